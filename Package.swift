@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Meridian",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "meridian", targets: ["meridian"]),
+        .library(name: "MeridianGeometry", targets: ["MeridianGeometry"]),
+        .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
+        .library(name: "MeridianRaster", targets: ["MeridianRaster"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // System libraries: C API headers only, found through pkg-config.
+        .systemLibrary(
+            name: "CGDAL",
+            pkgConfig: "gdal",
+            providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]
+        ),
+        .systemLibrary(
+            name: "CExpat",
+            pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"]), .brew(["expat"])]
+        ),
+
+        // Pure Swift: positions, geometries, features, ordered JSON values.
+        .target(
+            name: "MeridianGeometry",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+        ),
+
+        // Streaming readers and writers, one folder per format, plus the format registry.
+        .target(
+            name: "MeridianFormats",
+            dependencies: ["MeridianGeometry", "CExpat"]
+        ),
+
+        // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles).
+        .target(name: "MeridianRaster", dependencies: ["CGDAL"]),
+
+        // The command-line tool: thin, one file per subcommand.
+        .executableTarget(
+            name: "meridian",
+            dependencies: [
+                "MeridianGeometry",
+                "MeridianFormats",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry"]),
+        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
+        .testTarget(
+            name: "MeridianFormatsTests",
+            dependencies: ["MeridianFormats", "MeridianGeometry"],
+            resources: [.copy("Fixtures")]
+        ),
+        // End-to-end: runs the built `meridian` binary as a user would.
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian"], resources: [.copy("Fixtures")]),
+    ]
+)

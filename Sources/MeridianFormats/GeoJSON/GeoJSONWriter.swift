@@ -1,0 +1,139 @@
+import MeridianGeometry
+
+/// Writes GeoJSON (RFC 7946) or GeoJSON text sequences (RFC 8142), streaming.
+///
+/// A FeatureCollection is written one feature per line (easy to grep and diff), or fully
+/// indented with `pretty`. Coordinates are exact by default (shortest round-trip text) or
+/// rounded to `precision` decimals. Collection members and foreign members are written back
+/// where they were read.
+public final class GeoJSONWriter: FeatureWriter {
+    private let emitter: JSONEmitter
+    private let sink: OutputSink
+    private let options: WriteOptions
+    private let sequence: Bool
+    private var count = 0
+
+    /// - Parameter sequence: write a text sequence (one Feature per record) instead of a collection.
+    public init(sink: OutputSink, options: WriteOptions = .init(), sequence: Bool = false) {
+        self.sink = sink
+        self.options = options
+        self.sequence = sequence
+        // A text sequence keeps each record on one line, whatever `pretty` says.
+        emitter = JSONEmitter(sink: sink, pretty: options.pretty && !sequence)
+    }
+
+    public func begin(_ metadata: CollectionMetadata) throws {
+        guard !sequence else { return }
+        emitter.openObject()
+        emitter.member("type", "FeatureCollection")
+        for (name, value) in metadata.members { emitter.member(name, value) }
+        emitter.key("features")
+        emitter.openArray(linePerElement: true)
+    }
+
+    public func write(_ feature: Feature) throws {
+        if sequence {
+            if options.recordSeparator == true { sink.write(byte: 0x1E) }
+            writeFeature(feature)
+            sink.write(byte: 0x0A)
+        } else {
+            writeFeature(feature)
+        }
+        count += 1
+        try sink.checkForErrors()
+    }
+
+    public func finish(_ trailingMetadata: CollectionMetadata) throws {
+        guard !sequence else { return }
+        emitter.closeArray()
+        for (name, value) in trailingMetadata.members { emitter.member(name, value) }
+        emitter.closeObject()
+        sink.write(byte: 0x0A)
+        try sink.checkForErrors()
+    }
+
+    private func writeFeature(_ feature: Feature) {
+        emitter.openObject()
+        emitter.member("type", "Feature")
+        if let id = feature.id {
+            switch id {
+            case .string(let s): emitter.member("id", .string(s))
+            case .integer(let i): emitter.member("id", .integer(i))
+            case .double(let d): emitter.member("id", .double(d))
+            }
+        }
+        if let bbox = feature.bbox {
+            emitter.key("bbox")
+            emitter.openArray(inline: true)
+            for v in bbox.values { emitter.coordinate(v, precision: options.precision) }
+            emitter.closeArray()
+        }
+        emitter.key("properties")
+        if let properties = feature.properties {
+            emitter.value(.object(properties))
+        } else {
+            emitter.scalar("null")
+        }
+        emitter.key("geometry")
+        if let geometry = feature.geometry {
+            writeGeometry(geometry)
+        } else {
+            emitter.scalar("null")
+        }
+        for (name, value) in feature.foreignMembers { emitter.member(name, value) }
+        emitter.closeObject()
+    }
+
+    private func writeGeometry(_ geometry: Geometry) {
+        emitter.openObject()
+        emitter.member("type", .string(geometry.type.rawValue))
+        switch geometry {
+        case .point(let p):
+            emitter.key("coordinates")
+            writePosition(p.coordinates)
+        case .lineString(let l):
+            emitter.key("coordinates")
+            writePositions(l.coordinates)
+        case .multiPoint(let m):
+            emitter.key("coordinates")
+            writePositions(m.coordinates)
+        case .polygon(let p):
+            emitter.key("coordinates")
+            writeLists(p.rings)
+        case .multiLineString(let m):
+            emitter.key("coordinates")
+            writeLists(m.lines)
+        case .multiPolygon(let m):
+            emitter.key("coordinates")
+            emitter.openArray()
+            for polygon in m.polygons { writeLists(polygon.rings) }
+            emitter.closeArray()
+        case .geometryCollection(let c):
+            emitter.key("geometries")
+            emitter.openArray()
+            for g in c.geometries { writeGeometry(g) }
+            emitter.closeArray()
+        }
+        emitter.closeObject()
+    }
+
+    private func writeLists(_ lists: [[Position]]) {
+        emitter.openArray()
+        for list in lists { writePositions(list) }
+        emitter.closeArray()
+    }
+
+    private func writePositions(_ positions: [Position]) {
+        emitter.openArray()
+        for p in positions { writePosition(p) }
+        emitter.closeArray()
+    }
+
+    private func writePosition(_ p: Position) {
+        emitter.openArray(inline: true)
+        emitter.coordinate(p.longitude, precision: options.precision)
+        emitter.coordinate(p.latitude, precision: options.precision)
+        if let altitude = p.altitude { emitter.coordinate(altitude, precision: options.precision) }
+        emitter.closeArray()
+    }
+}

@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file or standard input read in large chunks into one growable buffer.
+///
+/// Readers work on the bytes in place (`base[position..<limit]`) and ask for more with
+/// `fill(atLeast:)`, which keeps every byte from `position` on, so a token that straddles two
+/// reads is never copied twice. Memory is the buffer (64 KiB, or the largest single token),
+/// whatever the size of the input.
+public final class BufferedInput {
+    /// The name used in messages: the path as given, or `<stdin>`.
+    public let name: String
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+
+    @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) @usableFromInline var capacity: Int
+    /// Index in `base` of the next byte to consume.
+    @exclusivity(unchecked) @usableFromInline var position = 0
+    /// Index in `base` one past the last byte read.
+    @exclusivity(unchecked) @usableFromInline var limit = 0
+    /// How many bytes of the stream came before `base[0]`.
+    @exclusivity(unchecked) @usableFromInline var offsetOfBase = 0
+    /// True once the source has nothing more to give.
+    @exclusivity(unchecked) @usableFromInline var reachedEnd = false
+
+    static let chunkSize = 1 << 16
+    /// A single token (one JSON string, say) larger than this is refused instead of exhausting memory.
+    public static let maximumTokenSize = 1 << 30
+
+    /// Opens a path, or standard input for nil or `-`.
+    public static func open(_ path: String?) throws -> BufferedInput {
+        guard let path, path != "-" else {
+            return BufferedInput(fileDescriptor: STDIN_FILENO, name: "<stdin>", ownsDescriptor: false)
+        }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))",
+                                at: SourceLocation(file: path))
+        }
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw MeridianError(.inputUnavailable, "cannot read input: it is a directory", at: SourceLocation(file: path))
+        }
+        return BufferedInput(fileDescriptor: fd, name: path, ownsDescriptor: true)
+    }
+
+    public init(fileDescriptor: Int32, name: String, ownsDescriptor: Bool) {
+        self.fd = fileDescriptor
+        self.name = name
+        self.ownsDescriptor = ownsDescriptor
+        capacity = Self.chunkSize
+        base = .allocate(capacity: capacity)
+    }
+
+    /// An input over bytes already in memory (tests, small strings).
+    public init(bytes: some Collection<UInt8>, name: String = "<memory>") {
+        fd = -1
+        self.name = name
+        ownsDescriptor = false
+        capacity = max(bytes.count, 1)
+        base = .allocate(capacity: capacity)
+        _ = UnsafeMutableBufferPointer(start: base, count: capacity).initialize(from: bytes)
+        limit = bytes.count
+        reachedEnd = true
+    }
+
+    public convenience init(string: String, name: String = "<memory>") {
+        self.init(bytes: Array(string.utf8), name: name)
+    }
+
+    deinit {
+        base.deallocate()
+        if ownsDescriptor { close(fd) }
+    }
+
+    /// Bytes buffered and not yet consumed.
+    @inlinable public var available: Int { limit - position }
+
+    /// The absolute stream offset of `base[index]`.
+    @inlinable func offset(ofIndex index: Int) -> Int { offsetOfBase + index }
+
+    /// Makes at least `count` unconsumed bytes available, unless the input ends first.
+    /// Returns how many are available. May move the buffer: re-read `base` and `position` after.
+    @discardableResult
+    public func fill(atLeast count: Int) throws -> Int {
+        if limit - position >= count || reachedEnd { return limit - position }
+        if count > Self.maximumTokenSize {
+            throw MeridianError(.badInput, "a single token is larger than \(Self.maximumTokenSize >> 20) MiB",
+                                at: SourceLocation(file: name))
+        }
+        // Keep the unconsumed bytes, at the front.
+        if position > 0 {
+            let kept = limit - position
+            if kept > 0 { base.update(from: base + position, count: kept) }
+            offsetOfBase += position
+            limit = kept
+            position = 0
+        }
+        // Room for the request and at least one more chunk.
+        if capacity < count || capacity - limit < Self.chunkSize / 2 {
+            var newCapacity = capacity
+            while newCapacity < count || newCapacity - limit < Self.chunkSize / 2 { newCapacity *= 2 }
+            let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            grown.update(from: base, count: limit)
+            base.deallocate()
+            base = grown
+            capacity = newCapacity
+        }
+        while limit - position < count && !reachedEnd {
+            let n = read(fd, base + limit, capacity - limit)
+            if n > 0 {
+                limit += n
+            } else if n == 0 {
+                reachedEnd = true
+            } else if errno != EINTR {
+                throw MeridianError(.io, "read failed: \(String(cString: strerror(errno)))", at: SourceLocation(file: name))
+            }
+        }
+        return limit - position
+    }
+
+    /// The next `count` bytes (fewer at the end of input), without consuming them: for sniffing.
+    public func peek(_ count: Int) throws -> [UInt8] {
+        let n = min(try fill(atLeast: count), count)
+        return Array(UnsafeBufferPointer(start: base + position, count: n))
+    }
+
+    /// Consumes `count` bytes, which must be available.
+    @inlinable public func consume(_ count: Int) {
+        precondition(count <= limit - position)
+        position += count
+    }
+
+    /// Hands every remaining byte, chunk by chunk, to `body` (a push parser such as expat).
+    public func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>, _ isLast: Bool) throws -> Void) throws {
+        while true {
+            try fill(atLeast: 1)
+            let chunk = UnsafeBufferPointer(start: base + position, count: limit - position)
+            position = limit
+            if reachedEnd {
+                try body(chunk, true)
+                return
+            }
+            try body(chunk, false)
+        }
+    }
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A buffered byte writer over a file descriptor.
+///
+/// Writes never throw, so formatting code stays simple and `Double`'s allocation-free
+/// `TextOutputStreamable` path can write straight into the buffer. A failed flush is kept
+/// and thrown by the next `checkForErrors()` or `flush()`, which writers call between features.
+public final class OutputSink: TextOutputStream {
+    public let name: String
+    private let fd: Int32
+    @exclusivity(unchecked) @usableFromInline var buffer: UnsafeMutablePointer<UInt8>
+    @usableFromInline let capacity = 1 << 16
+    @exclusivity(unchecked) @usableFromInline var count = 0
+    private var pendingError: MeridianError?
+    /// Bytes handed to the operating system so far.
+    public private(set) var bytesWritten = 0
+
+    public init(fileDescriptor: Int32, name: String) {
+        fd = fileDescriptor
+        self.name = name
+        buffer = .allocate(capacity: capacity)
+    }
+
+    /// A sink that collects bytes in memory (`collected`), for tests and small reports.
+    public convenience init(collectingAs name: String = "<memory>") {
+        self.init(fileDescriptor: -1, name: name)
+    }
+
+    /// What a memory sink has been given, once flushed.
+    public private(set) var collected: [UInt8] = []
+
+    /// Flushes a memory sink and returns its text.
+    public func collectedText() -> String {
+        drain()
+        return String(decoding: collected, as: UTF8.self)
+    }
+
+    /// The standard output stream.
+    public static func standardOutput() -> OutputSink {
+        OutputSink(fileDescriptor: STDOUT_FILENO, name: "<stdout>")
+    }
+
+    deinit { buffer.deallocate() }
+
+    @inlinable
+    public func write(byte: UInt8) {
+        if count == capacity { drain() }
+        buffer[count] = byte
+        count += 1
+    }
+
+    /// Makes room for `count` more bytes in the buffer without draining in between.
+    @inlinable
+    public func reserve(_ count: Int) {
+        if capacity - self.count < count { drain() }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count > capacity - count {
+            drain()
+            if bytes.count > capacity {
+                writeOut(bytes)
+                return
+            }
+        }
+        (buffer + count).update(from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+        count += bytes.count
+    }
+
+    public func write(_ string: String) {
+        var string = string
+        string.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    public func write(_ string: StaticString) {
+        write(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
+    }
+
+    /// Called by `Double.write(to:)` and other standard library printers with ASCII digits.
+    public func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        write(UnsafeRawBufferPointer(buffer))
+    }
+
+    /// Sends buffered bytes to the descriptor and reports any write failure so far.
+    public func flush() throws {
+        drain()
+        try checkForErrors()
+    }
+
+    public func checkForErrors() throws {
+        if let pendingError { throw pendingError }
+    }
+
+    @usableFromInline
+    func drain() {
+        guard count > 0 else { return }
+        writeOut(UnsafeRawBufferPointer(start: buffer, count: count))
+        count = 0
+    }
+
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) {
+        guard pendingError == nil, var next = bytes.baseAddress else { return }
+        if fd < 0 {
+            collected.append(contentsOf: bytes)
+            return
+        }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, next, left)
+            if n >= 0 {
+                left -= n
+                next += n
+                bytesWritten += n
+            } else if errno != EINTR {
+                pendingError = MeridianError(.io, "write failed: \(String(cString: strerror(errno)))",
+                                             at: SourceLocation(file: name))
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a command's output goes: standard output, or a file written atomically.
+///
+/// A file is written to a hidden temporary file in the same folder and renamed into place by
+/// `commit()`, so readers of the path see the old file or the whole new one, never a part.
+/// A run that fails calls `abandon()`; a run killed by SIGINT/SIGTERM/SIGHUP has its temporary
+/// file removed by `TemporaryFiles`' signal handler.
+public final class OutputTarget {
+    public let sink: OutputSink
+    /// The final path, or nil for standard output.
+    public let path: String?
+    private let temporaryPath: String?
+    private let fd: Int32
+    private var finished = false
+
+    /// Opens `path` for atomic writing, or standard output for nil or `-`.
+    public static func open(_ path: String?) throws -> OutputTarget {
+        guard let path, path != "-" else {
+            return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
+        }
+        let (folder, file) = splitPath(path)
+        var template = Array("\(folder)/.\(file).meridian-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 {
+            let reason = String(cString: strerror(errno))
+            throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path),
+                                hint: errno == ENOENT ? "the folder \(folder) does not exist" : nil)
+        }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        // mkstemp makes the file 0600; give it the mode a new file would get.
+        let mask = umask(0)
+        umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+        TemporaryFiles.shared.register(temporary)
+        return OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
+    }
+
+    private init(fd: Int32, path: String?, temporaryPath: String?, name: String) {
+        self.fd = fd
+        self.path = path
+        self.temporaryPath = temporaryPath
+        sink = OutputSink(fileDescriptor: fd, name: name)
+    }
+
+    deinit {
+        if !finished { abandon() }
+    }
+
+    /// Flushes everything and, for a file, moves it into place.
+    public func commit() throws {
+        precondition(!finished, "OutputTarget committed twice")
+        do {
+            try sink.flush()
+        } catch {
+            abandon()
+            throw error
+        }
+        finished = true
+        guard let temporaryPath, let path else { return }
+        defer { TemporaryFiles.shared.unregister(temporaryPath) }
+        if fsync(fd) != 0 || close(fd) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))
+        }
+        if rename(temporaryPath, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporaryPath)
+            throw MeridianError(.cannotCreateOutput, "cannot move output into place: \(reason)", at: SourceLocation(file: path))
+        }
+    }
+
+    /// Drops a file output without touching `path`. Standard output cannot be taken back.
+    public func abandon() {
+        guard !finished else { return }
+        finished = true
+        guard let temporaryPath else { return }
+        close(fd)
+        unlink(temporaryPath)
+        TemporaryFiles.shared.unregister(temporaryPath)
+    }
+
+    static func splitPath(_ path: String) -> (folder: String, file: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    }
+}

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The temporary files this process has open, so a signal that ends the process removes them.
+///
+/// The handler may only do async-signal-safe work, so the paths live in a fixed table of C
+/// strings that it walks with `unlink(2)`; Swift arrays and locks are touched only outside it.
+public final class TemporaryFiles: @unchecked Sendable {
+    public static let shared = TemporaryFiles()
+
+    static let slots = 64
+    // A fixed table read by the signal handler: entries are swapped in and out atomically
+    // enough for a pointer-sized store, and freed only after they are cleared.
+    nonisolated(unsafe) static let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
+    private var lock = pthread_mutex_t()
+
+    private init() {
+        Self.table.initialize(repeating: nil, count: Self.slots)
+        pthread_mutex_init(&lock, nil)
+    }
+
+    func register(_ path: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        for i in 0..<Self.slots where Self.table[i] == nil {
+            Self.table[i] = strdup(path)
+            return
+        }
+    }
+
+    func unregister(_ path: String) {
+        pthread_mutex_lock(&lock)
+        defer { pthread_mutex_unlock(&lock) }
+        for i in 0..<Self.slots {
+            if let entry = Self.table[i], String(cString: entry) == path {
+                Self.table[i] = nil
+                free(entry)
+            }
+        }
+    }
+
+    /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered temporary
+    /// file and exit with 128 + the signal number, as a shell reports a killed command.
+    public static func removeOnSignals() {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig) { sig in
+                for i in 0..<TemporaryFiles.slots {
+                    if let entry = TemporaryFiles.table[i] { unlink(entry) }
+                }
+                _exit(128 + sig)
+            }
+        }
+    }
+}

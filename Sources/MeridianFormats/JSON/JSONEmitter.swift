@@ -1,0 +1,245 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MeridianGeometry
+
+/// Writes JSON text into an `OutputSink`, compact or indented, with exact numbers.
+///
+/// Structure is written through `openObject`/`key`/`closeObject` (and the array twins), which
+/// place commas, line breaks and indentation, so callers never handle separators themselves.
+final class JSONEmitter {
+    let sink: OutputSink
+    let pretty: Bool
+    /// One open object or array.
+    private struct Frame {
+        var hasElement = false
+        /// Compact mode still puts each element on its own line (a collection's features).
+        var linePerElement = false
+    }
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    /// Containers from this depth on are written on one line even when pretty (positions).
+    @exclusivity(unchecked) private var inlineFromDepth = Int.max
+
+    init(sink: OutputSink, pretty: Bool) {
+        self.sink = sink
+        self.pretty = pretty
+    }
+
+    var depth: Int { frames.count }
+
+    // MARK: Structure
+
+    func openObject() {
+        beforeValue()
+        sink.write(byte: UInt8(ascii: "{"))
+        frames.append(Frame())
+    }
+
+    func closeObject() { close(UInt8(ascii: "}")) }
+
+    /// Opens an array. `inline` keeps it (and everything in it) on one line in pretty mode;
+    /// `linePerElement` puts each element on its own line in compact mode.
+    func openArray(inline: Bool = false, linePerElement: Bool = false) {
+        beforeValue()
+        sink.write(byte: UInt8(ascii: "["))
+        frames.append(Frame(linePerElement: linePerElement))
+        if inline && inlineFromDepth == .max { inlineFromDepth = depth }
+    }
+
+    func closeArray() { close(UInt8(ascii: "]")) }
+
+    /// Writes a member name; the member's value must follow.
+    func key(_ name: String) {
+        separator()
+        writeString(name)
+        if pretty {
+            sink.write(": " as StaticString)
+        } else {
+            sink.write(byte: UInt8(ascii: ":"))
+        }
+        pendingValueAfterKey = true
+    }
+
+    /// Writes `"name": value` for a JSON value.
+    func member(_ name: String, _ value: JSONValue) {
+        key(name)
+        self.value(value)
+    }
+
+    @exclusivity(unchecked) private var pendingValueAfterKey = false
+
+    /// Called before every value: a value directly after `key` needs no separator.
+    private func beforeValue() {
+        if pendingValueAfterKey {
+            pendingValueAfterKey = false
+        } else if !frames.isEmpty {
+            separator()
+        }
+    }
+
+    /// A comma before all but the first element, then a line break and indentation when pretty.
+    private func separator() {
+        guard let frame = frames.last else { return }
+        if frame.hasElement {
+            sink.write(byte: UInt8(ascii: ","))
+            if pretty && depth >= inlineFromDepth { sink.write(byte: UInt8(ascii: " ")) }
+        }
+        frames[frames.count - 1].hasElement = true
+        if !pretty && frame.linePerElement { sink.write(byte: 0x0A) }
+        newline(indent: depth)
+    }
+
+    private func close(_ bracket: UInt8) {
+        let wasInline = depth >= inlineFromDepth
+        let frame = frames.removeLast()
+        if depth + 1 == inlineFromDepth { inlineFromDepth = .max }
+        if frame.hasElement && !wasInline { newline(indent: depth) }
+        if frame.hasElement && !pretty && frame.linePerElement { sink.write(byte: 0x0A) }
+        sink.write(byte: bracket)
+    }
+
+    /// A line break and indentation in pretty mode, outside inline containers.
+    func newline(indent: Int) {
+        guard pretty, depth < inlineFromDepth else { return }
+        sink.write(byte: 0x0A)
+        for _ in 0..<indent { sink.write("  " as StaticString) }
+    }
+
+    // MARK: Values
+
+    func value(_ value: JSONValue) {
+        switch value {
+        case .null: scalar("null")
+        case .bool(let b): scalar(b ? "true" : "false")
+        case .integer(let i):
+            beforeValue()
+            writeInteger(i)
+        case .double(let d):
+            beforeValue()
+            writeDouble(d)
+        case .string(let s):
+            beforeValue()
+            writeString(s)
+        case .array(let elements):
+            // Arrays of numbers and strings stay on one line when indented.
+            openArray(inline: elements.allSatisfy { $0.arrayValue == nil && $0.objectValue == nil })
+            for element in elements { self.value(element) }
+            closeArray()
+        case .object(let members):
+            openObject()
+            for (name, member) in members { self.member(name, member) }
+            closeObject()
+        }
+    }
+
+    func scalar(_ text: StaticString) {
+        beforeValue()
+        sink.write(text)
+    }
+
+    func string(_ s: String) {
+        beforeValue()
+        writeString(s)
+    }
+
+    /// A coordinate: the shortest text that reads back to the same double (integral values
+    /// keep their ".0", as ogr2ogr and Python write them); or rounded to `precision` decimals.
+    func coordinate(_ d: Double, precision: Int?) {
+        beforeValue()
+        writeCoordinate(d, precision: precision)
+    }
+
+    // MARK: Scalars
+
+    /// A JSON string, escaping only what JSON requires (quotes, backslashes, control characters).
+    func writeString(_ string: String) {
+        var string = string
+        string.withUTF8 { bytes in
+            sink.write(byte: UInt8(ascii: "\""))
+            var runStart = 0
+            for i in 0..<bytes.count {
+                let c = bytes[i]
+                guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
+                sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[runStart..<i]))
+                runStart = i + 1
+                switch c {
+                case UInt8(ascii: "\""): sink.write("\\\"" as StaticString)
+                case UInt8(ascii: "\\"): sink.write("\\\\" as StaticString)
+                case 0x0A: sink.write("\\n" as StaticString)
+                case 0x0D: sink.write("\\r" as StaticString)
+                case 0x09: sink.write("\\t" as StaticString)
+                case 0x08: sink.write("\\b" as StaticString)
+                case 0x0C: sink.write("\\f" as StaticString)
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    sink.write("\\u00" as StaticString)
+                    sink.write(byte: hex[Int(c >> 4)])
+                    sink.write(byte: hex[Int(c & 0xF)])
+                }
+            }
+            sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[runStart...]))
+            sink.write(byte: UInt8(ascii: "\""))
+        }
+    }
+
+    func writeInteger(_ value: Int64) {
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var n = 20
+            repeat {
+                n -= 1
+                digits[n] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { sink.write(byte: UInt8(ascii: "-")) }
+            sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[n...]))
+        }
+    }
+
+    /// A double in Swift's shortest round-trip form (`1.0`, `1e-07`, `-0.0`): valid JSON, and
+    /// the `.0` keeps an integral double a double for the next reader.
+    func writeDouble(_ value: Double) {
+        var sink = self.sink
+        value.write(to: &sink)
+    }
+
+    private func writeCoordinate(_ value: Double, precision: Int?) {
+        // Room first, so the number's text lands whole at the end of the buffer to inspect.
+        sink.reserve(48)
+        let start = sink.count
+        writeDouble(value)
+        let text = UnsafeBufferPointer(start: sink.buffer + start, count: sink.count - start)
+        var decimals = 0
+        var seenPoint = false
+        for c in text {
+            if c == UInt8(ascii: "e") { decimals = .max; break }
+            if seenPoint { decimals += 1 }
+            if c == UInt8(ascii: ".") { seenPoint = true }
+        }
+        if let precision, decimals > precision {
+            sink.count = start
+            writeRounded(value, precision)
+        }
+    }
+
+    /// `%.Nf` rounding (of the exact binary value, as printf does), trailing zeros removed.
+    private func writeRounded(_ value: Double, _ precision: Int) {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
+            let length = withVaList([Int32(precision), value]) {
+                vsnprintf(buffer.baseAddress!, buffer.count, "%.*f", $0)
+            }
+            var end = Int(min(length, Int32(buffer.count - 1)))
+            if buffer[0..<end].contains(CChar(UInt8(ascii: "."))) {
+                while end > 0 && buffer[end - 1] == CChar(UInt8(ascii: "0")) { end -= 1 }
+                if end > 0 && buffer[end - 1] == CChar(UInt8(ascii: ".")) { end -= 1 }
+            }
+            var start = 0
+            if end == 2 && buffer[0] == CChar(UInt8(ascii: "-")) && buffer[1] == CChar(UInt8(ascii: "0")) {
+                start = 1  // "-0" after rounding a tiny negative number is just 0
+            }
+            sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end]))
+        }
+    }
+}

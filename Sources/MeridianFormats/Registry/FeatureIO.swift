@@ -1,0 +1,68 @@
+import MeridianGeometry
+
+/// A source of features, read one at a time so memory does not grow with the input.
+public protocol FeatureReader: AnyObject {
+    /// Reads as far as the first feature and returns what the collection says about itself
+    /// (GeoJSON's `name`, `crs`, foreign members; a KML document's name). Idempotent.
+    func readMetadata() throws -> CollectionMetadata
+
+    /// The next feature, or nil at the end of the input.
+    func next() throws -> Feature?
+
+    /// Collection members that came after the features (GeoJSON allows any member order).
+    /// Complete once `next()` has returned nil.
+    var trailingMetadata: CollectionMetadata { get }
+}
+
+/// A destination for features: `begin`, then `write` for each feature, then `finish`.
+/// Writers format into an `OutputSink`; committing the output file is the caller's job.
+public protocol FeatureWriter: AnyObject {
+    func begin(_ metadata: CollectionMetadata) throws
+    func write(_ feature: Feature) throws
+    func finish(_ trailingMetadata: CollectionMetadata) throws
+}
+
+/// What a format's reader may be told.
+public struct ReadOptions {
+    /// Receives warnings about input the reader recovered from.
+    public var diagnostics: DiagnosticHandler?
+
+    public init(diagnostics: DiagnosticHandler? = nil) {
+        self.diagnostics = diagnostics
+    }
+}
+
+/// What a format's writer may be told; each writer uses the options that mean something to it.
+public struct WriteOptions: Sendable {
+    /// Round coordinates to this many decimal places; nil writes the shortest text that reads
+    /// back to the same double (a bit-exact round trip).
+    public var precision: Int?
+    /// Indent nested structures instead of writing one feature per line.
+    public var pretty: Bool
+    /// For GeoJSON text sequences: start each record with the RS byte (RFC 8142).
+    /// nil lets the format decide (yes for `.geojsons` files).
+    public var recordSeparator: Bool?
+
+    public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil) {
+        self.precision = precision
+        self.pretty = pretty
+        self.recordSeparator = recordSeparator
+    }
+}
+
+/// Copies every feature from `reader` to `writer`, keeping collection members before and after
+/// the features where they were. Returns the number of features.
+@discardableResult
+public func copyFeatures(from reader: some FeatureReader, to writer: some FeatureWriter,
+                         transform: (Feature) throws -> Feature? = { $0 }) throws -> Int {
+    try writer.begin(reader.readMetadata())
+    var count = 0
+    while let feature = try reader.next() {
+        if let output = try transform(feature) {
+            try writer.write(output)
+            count += 1
+        }
+    }
+    try writer.finish(reader.trailingMetadata)
+    return count
+}

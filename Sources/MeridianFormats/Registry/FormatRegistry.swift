@@ -1,0 +1,134 @@
+import MeridianGeometry
+
+/// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
+/// its bytes, and how to make its reader and writer. Every format plugs in here, so every
+/// subcommand's `--from`/`--to` and extension rules cover every format at once.
+public struct FeatureFormat: Sendable, Hashable {
+    /// The name used on the command line (`--to geojsonseq`).
+    public let id: String
+    /// The name shown to people.
+    public let displayName: String
+    /// Other names accepted on the command line.
+    public let aliases: [String]
+    /// File extensions, lowercase, without the dot; the first is the one to suggest.
+    public let extensions: [String]
+
+    let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
+    let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
+    /// Given the input's first bytes (after any BOM and whitespace), does it look like this format?
+    let sniff: @Sendable (ArraySlice<UInt8>) -> Bool
+
+    public var canRead: Bool { makeReader != nil }
+    public var canWrite: Bool { makeWriter != nil }
+
+    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String],
+                sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
+                reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
+                writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil) {
+        self.id = id
+        self.displayName = displayName
+        self.aliases = aliases
+        self.extensions = extensions
+        self.sniff = sniff
+        makeReader = reader
+        makeWriter = writer
+    }
+
+    public func reader(for input: BufferedInput, options: ReadOptions = .init()) throws -> any FeatureReader {
+        guard let makeReader else { throw MeridianError(.usage, "Meridian cannot read \(displayName)") }
+        return try makeReader(input, options)
+    }
+
+    public func writer(for sink: OutputSink, options: WriteOptions = .init()) throws -> any FeatureWriter {
+        guard let makeWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName)") }
+        return try makeWriter(sink, options)
+    }
+
+    public static func == (a: FeatureFormat, b: FeatureFormat) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// The formats Meridian knows, and the rules that pick one for an input or output.
+public struct FormatRegistry: Sendable {
+    public let formats: [FeatureFormat]
+
+    public init(_ formats: [FeatureFormat]) { self.formats = formats }
+
+    /// Every built-in format.
+    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq])
+
+    /// The format called `name` on the command line (id or alias, any case).
+    public func format(named name: String) throws -> FeatureFormat {
+        let wanted = name.lowercased()
+        if let format = formats.first(where: { $0.id == wanted || $0.aliases.contains(wanted) }) {
+            return format
+        }
+        throw MeridianError(.usage, "unknown format \"\(name)\"",
+                            hint: "known formats: \(formats.map(\.id).joined(separator: ", "))")
+    }
+
+    /// The format a path's extension names, if any.
+    public func format(forPath path: String) -> FeatureFormat? {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return nil }
+        let ext = file[file.index(after: dot)...].lowercased()
+        return formats.first { $0.extensions.contains(ext) }
+    }
+
+    /// The format whose signature the input's first bytes show.
+    public func sniff(_ input: BufferedInput) throws -> FeatureFormat? {
+        let head = try input.peek(4096)
+        var start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while start < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[start]) { start += 1 }
+        let bytes = head[start...]
+        return formats.first { $0.canRead && $0.sniff(bytes) }
+    }
+
+    /// Chooses the reader for an input: `--from`, else the extension, else the bytes.
+    public func inputFormat(for input: BufferedInput, path: String?, explicit: String?) throws -> FeatureFormat {
+        if let explicit { return try format(named: explicit) }
+        if let path, let format = format(forPath: path), format.canRead { return format }
+        if let format = try sniff(input) { return format }
+        if try input.peek(1).isEmpty {
+            throw MeridianError(.badInput, "the input is empty", at: SourceLocation(file: input.name))
+        }
+        throw MeridianError(.badInput, "cannot tell the input's format", at: SourceLocation(file: input.name),
+                            hint: "name it with --from (\(formats.filter(\.canRead).map(\.id).joined(separator: ", ")))")
+    }
+
+    /// Chooses the writer for an output: `--to`, else the extension, else `fallback`.
+    public func outputFormat(path: String?, explicit: String?, fallback: FeatureFormat) throws -> FeatureFormat {
+        if let explicit {
+            let format = try format(named: explicit)
+            guard format.canWrite else { throw MeridianError(.usage, "Meridian cannot write \(format.displayName)") }
+            return format
+        }
+        if let path, path != "-" {
+            guard let format = format(forPath: path) else {
+                throw MeridianError(.usage, "cannot tell the output format from \"\(path)\"",
+                                    hint: "name it with --to (\(formats.filter(\.canWrite).map(\.id).joined(separator: ", ")))")
+            }
+            return format
+        }
+        return fallback
+    }
+}
+
+extension FeatureFormat {
+    /// GeoJSON (RFC 7946). Reading also accepts a text sequence when one object follows another.
+    public static let geoJSON = FeatureFormat(
+        id: "geojson", displayName: "GeoJSON", aliases: ["json"], extensions: ["geojson", "json"],
+        sniff: { $0.first == UInt8(ascii: "{") },
+        reader: { input, options in GeoJSONReader(input: input, layout: .automatic, options: options) },
+        writer: { sink, options in GeoJSONWriter(sink: sink, options: options) }
+    )
+
+    /// GeoJSON text sequences (RFC 8142) and newline-delimited GeoJSON: one Feature per record.
+    public static let geoJSONSeq = FeatureFormat(
+        id: "geojsonseq", displayName: "GeoJSONSeq", aliases: ["geojsons", "geojsonl", "ndjson", "jsonl"],
+        extensions: ["geojsons", "geojsonseq", "geojsonl", "ndjson", "jsonl"],
+        sniff: { $0.first == 0x1E },
+        reader: { input, options in GeoJSONReader(input: input, layout: .sequence, options: options) },
+        writer: { sink, options in GeoJSONWriter(sink: sink, options: options, sequence: true) }
+    )
+}

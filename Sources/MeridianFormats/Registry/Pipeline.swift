@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MeridianGeometry
+
+/// An opened input: the file (or stdin), its format, and a reader over it.
+public final class FeatureInput {
+    public let input: BufferedInput
+    public let format: FeatureFormat
+    public let reader: any FeatureReader
+    /// The path as given; nil for standard input.
+    public let path: String?
+
+    /// Opens `path` (nil or `-` for stdin) and picks its format: `format` if given, else the
+    /// extension, else the first bytes.
+    public init(path: String?, format: String? = nil, options: ReadOptions = .init(),
+                registry: FormatRegistry = .standard) throws {
+        let path = path == "-" ? nil : path
+        input = try BufferedInput.open(path)
+        self.format = try registry.inputFormat(for: input, path: path, explicit: format)
+        reader = try self.format.reader(for: input, options: options)
+        self.path = path
+    }
+}
+
+/// An opened output: the atomic file (or stdout), its format, and a writer into it.
+public final class FeatureOutput {
+    public let target: OutputTarget
+    public let format: FeatureFormat
+    public let writer: any FeatureWriter
+
+    /// Opens `path` (nil or `-` for stdout) with the format `format`, else the extension's,
+    /// else `fallback`. Refuses to write over `protectedInput`.
+    public init(path: String?, format: String? = nil, options: WriteOptions = .init(),
+                fallback: FeatureFormat = .geoJSON, protectedInput: String? = nil,
+                registry: FormatRegistry = .standard) throws {
+        let path = path == "-" ? nil : path
+        self.format = try registry.outputFormat(path: path, explicit: format, fallback: fallback)
+        if let path, let protectedInput, Self.sameFile(path, protectedInput) {
+            throw MeridianError(.usage, "the output is the input file: Meridian never overwrites its input",
+                                at: SourceLocation(file: path), hint: "write to another path")
+        }
+        var options = options
+        if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
+            options.recordSeparator = true  // RFC 8142's extension: records start with RS
+        }
+        target = try OutputTarget.open(path)
+        writer = try self.format.writer(for: target.sink, options: options)
+    }
+
+    public func commit() throws { try target.commit() }
+    public func abandon() { target.abandon() }
+
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}

@@ -1,0 +1,88 @@
+import MeridianGeometry
+
+/// `meridian info`'s report: a `DatasetSummary` with the file's name, format and collection
+/// members, as text for people or JSON for scripts.
+public struct SummaryReport {
+    public var file: String
+    public var format: FeatureFormat
+    public var metadata: CollectionMetadata
+    public var trailing: CollectionMetadata
+    public var summary: DatasetSummary
+
+    public init(file: String, format: FeatureFormat, metadata: CollectionMetadata,
+                trailing: CollectionMetadata, summary: DatasetSummary) {
+        self.file = file
+        self.format = format
+        self.metadata = metadata
+        self.trailing = trailing
+        self.summary = summary
+    }
+
+    private var name: String? { metadata.name ?? trailing.name }
+
+    public var jsonValue: JSONValue {
+        var object: JSONObject = [
+            "file": .string(file),
+            "format": .string(format.id),
+        ]
+        if let name { object["name"] = .string(name) }
+        object["features"] = .integer(Int64(summary.featureCount))
+        object["geometryTypes"] = .object(JSONObject(uniqueKeysWithValues: summary.geometryTypes.map {
+            ($0.key.rawValue, JSONValue.integer(Int64($0.value)))
+        }))
+        object["nullGeometries"] = .integer(Int64(summary.nullGeometryCount))
+        object["positions"] = .integer(Int64(summary.positionCount))
+        object["positionsWithAltitude"] = .integer(Int64(summary.positionsWithAltitude))
+        object["bbox"] = summary.boundingBox.map { .array($0.values.map(JSONValue.double)) } ?? .null
+        object["properties"] = .array(summary.propertyKeys.map { key, info in
+            .object([
+                "name": .string(key),
+                "count": .integer(Int64(info.count)),
+                "types": .array(info.types.map(JSONValue.string)),
+            ])
+        })
+        return .object(object)
+    }
+
+    public var text: String {
+        var lines: [(String, String)] = [("file", "\(file) (\(format.displayName))")]
+        if let name { lines.append(("name", name)) }
+        lines.append(("features", grouped(summary.featureCount)))
+        var types = summary.geometryTypes.map { "\($0.key.rawValue) \(grouped($0.value))" }
+        if summary.nullGeometryCount > 0 { types.append("null \(grouped(summary.nullGeometryCount))") }
+        lines.append(("geometry", types.isEmpty ? "none" : types.joined(separator: ", ")))
+        var positions = grouped(summary.positionCount)
+        if summary.positionsWithAltitude > 0 { positions += " (\(grouped(summary.positionsWithAltitude)) with altitude)" }
+        lines.append(("positions", positions))
+        if let box = summary.boundingBox {
+            var bounds = "W \(box.west), S \(box.south), E \(box.east), N \(box.north)"
+            if let low = box.minAltitude, let high = box.maxAltitude { bounds += ", altitude \(low) … \(high)" }
+            lines.append(("bbox", bounds))
+        } else {
+            lines.append(("bbox", "none"))
+        }
+        let keys = summary.propertyKeys.map { key, info in "\(key) (\(info.types.joined(separator: "|")))" }
+        lines.append(("properties", keys.isEmpty ? "none" : "\(keys.count): " + keys.joined(separator: ", ")))
+        let width = lines.map(\.0.count).max()! + 2
+        return lines.map { label, value in
+            label + ":" + String(repeating: " ", count: width - label.count - 1) + value
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// 1234567 → "1,234,567".
+    private func grouped(_ n: Int) -> String {
+        let digits = String(n)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
+}
+
+/// Writes one JSON value as text, indented or compact, with exact numbers.
+public func writeJSON(_ value: JSONValue, to sink: OutputSink, pretty: Bool = true) {
+    JSONEmitter(sink: sink, pretty: pretty).value(value)
+    sink.write(byte: 0x0A)
+}

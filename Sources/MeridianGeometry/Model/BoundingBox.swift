@@ -1,0 +1,92 @@
+/// An axis-aligned box in longitude/latitude (and altitude, when every position has one).
+///
+/// A box that crosses the antimeridian has `west > east`, as RFC 7946 §5.2 writes it.
+/// `Accumulator` only ever grows a box, so a box it produces has `west <= east`.
+public struct BoundingBox: Hashable, Sendable {
+    public var west: Double
+    public var south: Double
+    public var east: Double
+    public var north: Double
+    /// Lowest and highest altitude, when every position that went into the box had one.
+    public var minAltitude: Double?
+    public var maxAltitude: Double?
+
+    public init(west: Double, south: Double, east: Double, north: Double,
+                minAltitude: Double? = nil, maxAltitude: Double? = nil) {
+        self.west = west
+        self.south = south
+        self.east = east
+        self.north = north
+        self.minAltitude = minAltitude
+        self.maxAltitude = maxAltitude
+    }
+
+    /// The box as GeoJSON's `bbox` member writes it: 4 numbers, or 6 with altitudes.
+    public var values: [Double] {
+        if let minAltitude, let maxAltitude {
+            return [west, south, minAltitude, east, north, maxAltitude]
+        }
+        return [west, south, east, north]
+    }
+
+    /// Reads a GeoJSON `bbox` array (4 or 6 numbers); nil for any other length.
+    public init?(values: [Double]) {
+        switch values.count {
+        case 4: self.init(west: values[0], south: values[1], east: values[2], north: values[3])
+        case 6:
+            self.init(west: values[0], south: values[1], east: values[3], north: values[4],
+                      minAltitude: values[2], maxAltitude: values[5])
+        default: return nil
+        }
+    }
+
+    /// The smallest box holding both boxes (neither may cross the antimeridian).
+    public func union(_ other: BoundingBox) -> BoundingBox {
+        var acc = Accumulator()
+        acc.add(self)
+        acc.add(other)
+        return acc.result!
+    }
+
+    /// Grows a box one position (or box) at a time; streaming readers use it feature by feature.
+    public struct Accumulator: Sendable {
+        private var west = Double.infinity, south = Double.infinity
+        private var east = -Double.infinity, north = -Double.infinity
+        private var minZ = Double.infinity, maxZ = -Double.infinity
+        private var count = 0
+        private var allHaveAltitude = true
+
+        public init() {}
+
+        @inlinable
+        public mutating func add(_ p: Position) {
+            add(longitude: p.longitude, latitude: p.latitude, altitude: p.altitude)
+        }
+
+        @usableFromInline
+        mutating func add(longitude: Double, latitude: Double, altitude: Double?) {
+            west = min(west, longitude); east = max(east, longitude)
+            south = min(south, latitude); north = max(north, latitude)
+            if let altitude {
+                minZ = min(minZ, altitude); maxZ = max(maxZ, altitude)
+            } else {
+                allHaveAltitude = false
+            }
+            count += 1
+        }
+
+        public mutating func add(_ box: BoundingBox) {
+            add(longitude: box.west, latitude: box.south, altitude: box.minAltitude)
+            add(longitude: box.east, latitude: box.north, altitude: box.maxAltitude)
+        }
+
+        public var isEmpty: Bool { count == 0 }
+
+        public var result: BoundingBox? {
+            guard count > 0 else { return nil }
+            return BoundingBox(west: west, south: south, east: east, north: north,
+                               minAltitude: allHaveAltitude ? minZ : nil,
+                               maxAltitude: allHaveAltitude ? maxZ : nil)
+        }
+    }
+}

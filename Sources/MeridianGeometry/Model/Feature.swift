@@ -1,0 +1,55 @@
+import OrderedCollections
+
+/// A GeoJSON Feature (RFC 7946 §3.2): a geometry (or none) with properties.
+public struct Feature: Hashable, Sendable {
+    /// The feature's `id`: a string or a number.
+    public var id: FeatureID?
+    /// The geometry; nil when the feature has `"geometry": null`.
+    public var geometry: Geometry?
+    /// The properties; nil when the feature has `"properties": null` (kept apart from `{}`).
+    public var properties: JSONObject?
+    /// The feature's own `bbox` member as read. Code that changes the geometry should clear it.
+    public var bbox: BoundingBox?
+    /// Members RFC 7946 does not define (§6.1), kept in order so nothing a producer wrote is lost.
+    public var foreignMembers: JSONObject
+
+    public init(id: FeatureID? = nil, geometry: Geometry?, properties: JSONObject? = [:],
+                bbox: BoundingBox? = nil, foreignMembers: JSONObject = [:]) {
+        self.id = id
+        self.geometry = geometry
+        self.properties = properties
+        self.bbox = bbox
+        self.foreignMembers = foreignMembers
+    }
+}
+
+/// A feature identifier: RFC 7946 allows a string or a number.
+public enum FeatureID: Hashable, Sendable {
+    case string(String)
+    case integer(Int64)
+    case double(Double)
+}
+
+/// Everything a feature collection says besides its features: `name`, `crs`, `bbox` and any
+/// foreign member, in document order. GeoJSON lets these come before or after `features`;
+/// streaming readers report the two groups separately so writers can keep them where they were.
+public struct CollectionMetadata: Hashable, Sendable {
+    public var members: JSONObject
+
+    public init(members: JSONObject = [:]) { self.members = members }
+
+    /// The collection's `name` member (ogr2ogr writes the layer name there).
+    public var name: String? { members["name"]?.stringValue }
+}
+
+/// A whole feature collection in memory. Streaming code uses `FeatureReader` instead;
+/// this is for small data and tests.
+public struct FeatureCollection: Hashable, Sendable {
+    public var features: [Feature]
+    public var metadata: CollectionMetadata
+
+    public init(features: [Feature] = [], metadata: CollectionMetadata = .init()) {
+        self.features = features
+        self.metadata = metadata
+    }
+}

@@ -1,0 +1,34 @@
+/// One position: longitude and latitude in degrees (WGS 84), and an optional altitude in metres.
+///
+/// GeoJSON writes positions `[longitude, latitude, altitude]`; people type `LAT,LON` (MapKit's order).
+/// The field names say which is which so the two orders never get mixed up.
+public struct Position: Hashable, Sendable {
+    public var longitude: Double
+    public var latitude: Double
+    public var altitude: Double?
+
+    @inlinable
+    public init(longitude: Double, latitude: Double, altitude: Double? = nil) {
+        self.longitude = longitude
+        self.latitude = latitude
+        self.altitude = altitude
+    }
+
+    /// True when the position carries an altitude (a 3D position).
+    @inlinable public var hasAltitude: Bool { altitude != nil }
+
+    /// Bit-for-bit equality: tells `0.0` from `-0.0`, which `==` does not.
+    /// Round-trip tests use it, since a converter must not change a sign bit either.
+    public func isIdentical(to other: Position) -> Bool {
+        longitude.bitPattern == other.longitude.bitPattern
+            && latitude.bitPattern == other.latitude.bitPattern
+            && altitude?.bitPattern == other.altitude?.bitPattern
+    }
+}
+
+extension Position: CustomStringConvertible {
+    public var description: String {
+        if let altitude { return "[\(longitude), \(latitude), \(altitude)]" }
+        return "[\(longitude), \(latitude)]"
+    }
+}

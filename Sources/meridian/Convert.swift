@@ -1,0 +1,36 @@
+import ArgumentParser
+import MeridianFormats
+
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert features from one format to another, streaming.",
+        discussion: """
+            Reads any supported format and writes any other, one feature at a time, so memory \
+            stays flat whatever the input's size. Coordinates are copied bit for bit unless \
+            --precision rounds them; properties, ids, foreign members and collection members are kept.
+
+            Examples:
+              meridian convert countries.geojson -o countries.geojsons
+              cat route.geojson | meridian convert --to geojsonseq > route.geojsonl
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+    @Flag(name: .shortAndLong, help: "Print no warnings.") var quiet = false
+
+    func run() throws {
+        let reporter = Reporter(quiet: quiet)
+        try reporter.run {
+            let source = try input.open(reporter: reporter)
+            let destination = try output.open(protecting: source.path)
+            do {
+                try copyFeatures(from: source.reader, to: destination.writer)
+                try destination.commit()
+            } catch {
+                destination.abandon()
+                throw error
+            }
+        }
+    }
+}

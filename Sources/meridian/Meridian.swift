@@ -1,0 +1,22 @@
+import ArgumentParser
+import MeridianFormats
+
+@main
+struct Meridian: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "meridian",
+        abstract: "Convert, check and tile geospatial data for maps.",
+        discussion: """
+            Every subcommand reads a file or standard input and writes a file or standard output, \
+            so subcommands compose in pipelines. Formats follow the file extension, else the \
+            input's first bytes; --from and --to override.
+
+            Exit codes: 0 ok, 1 a check said no, 64 usage, 65 bad input data, \
+            66 input missing or unreadable, 73 cannot create output, 74 I/O error.
+            """,
+        version: "meridian \(version) (expat \(LibraryVersions.expat))",
+        subcommands: [Convert.self, Info.self]
+    )
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import MeridianFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Prints diagnostics and errors on stderr in the `meridian: error: FILE:LINE:COLUMN: message`
+/// form, and turns errors into the exit codes of sysexits(3).
+struct Reporter {
+    var quiet = false
+
+    func report(_ diagnostic: Diagnostic) {
+        if quiet && diagnostic.severity < .error { return }
+        var line = "meridian: \(diagnostic.severity.rawValue): "
+        if let location = diagnostic.location { line += "\(location): " }
+        line += diagnostic.message
+        if let hint = diagnostic.hint { line += "\n  hint: \(hint)" }
+        Self.printError(line)
+    }
+
+    static func printError(_ text: String) {
+        var text = text + "\n"
+        // write(2) on the descriptor: unbuffered, so messages keep their order with the output.
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+
+    /// Runs a subcommand's work: a `MeridianError` is printed and becomes its exit code.
+    func run(_ body: () throws -> Void) throws {
+        TemporaryFiles.removeOnSignals()
+        do {
+            try body()
+        } catch let error as MeridianError {
+            report(Diagnostic(.error, error.message, at: error.location, hint: error.hint))
+            throw ExitCode(error.exitCode)
+        }
+    }
+}

@@ -54,12 +54,9 @@ let package = Package(
 
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
-        .testTarget(
-            name: "MeridianFormatsTests",
-            dependencies: ["MeridianFormats", "MeridianGeometry"],
-            resources: [.copy("Fixtures")]
-        ),
-        // End-to-end: runs the built `meridian` binary as a user would.
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MeridianFormatsTests", dependencies: ["MeridianFormats", "MeridianGeometry"]),
+        // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
+        // targets live in Tests/Fixtures and are found from the source tree (#filePath).
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian"]),
     ]
 )

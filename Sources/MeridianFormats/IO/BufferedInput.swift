@@ -27,14 +27,15 @@ public final class BufferedInput {
     /// True once the source has nothing more to give.
     @exclusivity(unchecked) @usableFromInline var reachedEnd = false
 
-    static let chunkSize = 1 << 16
+    /// How much one `read(2)` asks for; tests make it tiny to cross every buffer boundary.
+    let chunkSize: Int
     /// A single token (one JSON string, say) larger than this is refused instead of exhausting memory.
     public static let maximumTokenSize = 1 << 30
 
     /// Opens a path, or standard input for nil or `-`.
-    public static func open(_ path: String?) throws -> BufferedInput {
+    public static func open(_ path: String?, chunkSize: Int = 1 << 16) throws -> BufferedInput {
         guard let path, path != "-" else {
-            return BufferedInput(fileDescriptor: STDIN_FILENO, name: "<stdin>", ownsDescriptor: false)
+            return BufferedInput(fileDescriptor: STDIN_FILENO, name: "<stdin>", ownsDescriptor: false, chunkSize: chunkSize)
         }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -46,14 +47,15 @@ public final class BufferedInput {
             close(fd)
             throw MeridianError(.inputUnavailable, "cannot read input: it is a directory", at: SourceLocation(file: path))
         }
-        return BufferedInput(fileDescriptor: fd, name: path, ownsDescriptor: true)
+        return BufferedInput(fileDescriptor: fd, name: path, ownsDescriptor: true, chunkSize: chunkSize)
     }
 
-    public init(fileDescriptor: Int32, name: String, ownsDescriptor: Bool) {
+    public init(fileDescriptor: Int32, name: String, ownsDescriptor: Bool, chunkSize: Int = 1 << 16) {
         self.fd = fileDescriptor
         self.name = name
         self.ownsDescriptor = ownsDescriptor
-        capacity = Self.chunkSize
+        self.chunkSize = chunkSize
+        capacity = chunkSize
         base = .allocate(capacity: capacity)
     }
 
@@ -62,6 +64,7 @@ public final class BufferedInput {
         fd = -1
         self.name = name
         ownsDescriptor = false
+        chunkSize = 1 << 16
         capacity = max(bytes.count, 1)
         base = .allocate(capacity: capacity)
         _ = UnsafeMutableBufferPointer(start: base, count: capacity).initialize(from: bytes)
@@ -102,9 +105,9 @@ public final class BufferedInput {
             position = 0
         }
         // Room for the request and at least one more chunk.
-        if capacity < count || capacity - limit < Self.chunkSize / 2 {
+        if capacity < count || capacity - limit < chunkSize / 2 {
             var newCapacity = capacity
-            while newCapacity < count || newCapacity - limit < Self.chunkSize / 2 { newCapacity *= 2 }
+            while newCapacity < count || newCapacity - limit < chunkSize / 2 { newCapacity *= 2 }
             let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
             grown.update(from: base, count: limit)
             base.deallocate()
@@ -112,7 +115,7 @@ public final class BufferedInput {
             capacity = newCapacity
         }
         while limit - position < count && !reachedEnd {
-            let n = read(fd, base + limit, capacity - limit)
+            let n = read(fd, base + limit, min(capacity - limit, chunkSize))
             if n > 0 {
                 limit += n
             } else if n == 0 {

@@ -224,7 +224,8 @@ final class JSONEmitter {
         }
     }
 
-    /// `%.Nf` rounding (of the exact binary value, as printf does), trailing zeros removed.
+    /// `%.Nf` rounding (of the exact binary value, as printf does), trailing zeros removed but
+    /// one kept after the point ("-74.0"), as exact output writes integral values.
     private func writeRounded(_ value: Double, _ precision: Int) {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
             let length = withVaList([Int32(precision), value]) {
@@ -232,12 +233,11 @@ final class JSONEmitter {
             }
             var end = Int(min(length, Int32(buffer.count - 1)))
             if buffer[0..<end].contains(CChar(UInt8(ascii: "."))) {
-                while end > 0 && buffer[end - 1] == CChar(UInt8(ascii: "0")) { end -= 1 }
-                if end > 0 && buffer[end - 1] == CChar(UInt8(ascii: ".")) { end -= 1 }
+                while buffer[end - 1] == CChar(UInt8(ascii: "0")) && buffer[end - 2] != CChar(UInt8(ascii: ".")) { end -= 1 }
             }
             var start = 0
-            if end == 2 && buffer[0] == CChar(UInt8(ascii: "-")) && buffer[1] == CChar(UInt8(ascii: "0")) {
-                start = 1  // "-0" after rounding a tiny negative number is just 0
+            if buffer[0] == CChar(UInt8(ascii: "-")) && !buffer[1..<end].contains(where: { $0 > CChar(UInt8(ascii: "0")) }) {
+                start = 1  // "-0.0" after rounding a tiny negative number is just 0.0
             }
             sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end]))
         }

@@ -61,7 +61,17 @@ final class JSONScanner {
         guard let byte = try peek() else {
             return error("expected \(expected), but the input ends here", hint: "the file may be truncated")
         }
-        return error("expected \(expected), found \(Self.describe(byte))")
+        return error("expected \(expected), found \(Self.describe(byte))", hint: Self.hint(for: byte))
+    }
+
+    /// Hints for the usual ways hand-edited JSON goes wrong.
+    private static func hint(for byte: UInt8) -> String? {
+        switch byte {
+        case UInt8(ascii: "/"), UInt8(ascii: "#"): "JSON does not allow comments"
+        case UInt8(ascii: "'"): "JSON strings and member names use double quotes"
+        case UInt8(ascii: "]"), UInt8(ascii: "}"): "JSON does not allow a comma before a closing bracket"
+        default: nil
+        }
     }
 
     static func describe(_ byte: UInt8) -> String {

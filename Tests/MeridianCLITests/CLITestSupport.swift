@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Tests/Fixtures, found from this file's place in the source tree.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
+
+/// The `meridian` binary that `swift test` built: $MERIDIAN_BINARY, else beside the test bundle,
+/// else in .build/debug.
+let meridianBinary: String = {
+    if let path = ProcessInfo.processInfo.environment["MERIDIAN_BINARY"] { return path }
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("meridian").path
+    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return packageRoot.appendingPathComponent(".build/debug/meridian").path
+}()
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutData: Data
+}
+
+/// Runs `meridian` with arguments (and optional standard input) as a user would. Standard
+/// streams go through files, so no pipe can fill up and block the process.
+@discardableResult
+func meridian(_ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) throws -> RunResult {
+    try withTemporaryFolder { streams in
+        let inURL = streams.appendingPathComponent("stdin"), outURL = streams.appendingPathComponent("stdout"),
+            errURL = streams.appendingPathComponent("stderr")
+        try (stdin ?? Data()).write(to: inURL)
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = try FileHandle(forReadingFrom: inURL)
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        process.waitUntilExit()
+        let out = try Data(contentsOf: outURL)
+        return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                         stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self), stdoutData: out)
+    }
+}
+
+/// A fresh empty folder, removed when `body` returns.
+func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-cli-\(UUID())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try body(folder)
+}
+
+func contents(of folder: URL) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+}

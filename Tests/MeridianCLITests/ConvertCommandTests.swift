@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@Suite(.serialized) struct ConvertCommandTests {
+    @Test func convertsAFileIntoAFileExactly() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out.geojson").path
+            let run = try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", out])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            let golden = try String(contentsOfFile: fixture("geojson/edge-cases.golden.geojson"), encoding: .utf8)
+            #expect(try String(contentsOfFile: out, encoding: .utf8) == golden)
+            #expect(contents(of: folder) == ["out.geojson"])  // no temporary file left behind
+        }
+    }
+
+    @Test func streamsStdinToStdout() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: fixture("geojson/edge-cases.geojson")))
+        let run = try meridian(["convert"], stdin: input)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == (try String(contentsOfFile: fixture("geojson/edge-cases.golden.geojson"), encoding: .utf8)))
+
+        let dash = try meridian(["convert", "-", "--to", "geojsonseq"], stdin: input)
+        #expect(dash.status == 0)
+        #expect(dash.stdout.split(separator: "\n").count == 6)
+    }
+
+    @Test func outputFormatFollowsTheExtension() throws {
+        try withTemporaryFolder { folder in
+            let rs = folder.appendingPathComponent("a.geojsons").path
+            #expect(try meridian(["convert", fixture("geojson/sequence.geojsonl"), "-o", rs]).status == 0)
+            let text = try String(contentsOfFile: rs, encoding: .utf8)
+            #expect(text.hasPrefix("\u{1E}{\"type\":\"Feature\""))
+            #expect(text.components(separatedBy: "\u{1E}").count == 4)
+
+            let back = folder.appendingPathComponent("b.geojson").path
+            #expect(try meridian(["convert", rs, "-o", back, "--pretty"]).status == 0)
+            #expect(try String(contentsOfFile: back, encoding: .utf8).hasPrefix("{\n  \"type\": \"FeatureCollection\""))
+        }
+    }
+
+    @Test func precisionRoundsCoordinates() throws {
+        let run = try meridian(["convert", fixture("geojson/bare-geometry.geojson"), "--precision", "1"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("[[-122.4,37.8],[-74.0,40.7]]"))
+        #expect(try meridian(["convert", fixture("geojson/bare-geometry.geojson"), "--precision", "40"]).status == 64)
+    }
+
+    @Test func missingInputExits66() throws {
+        let run = try meridian(["convert", "/nonexistent/route.geojson"])
+        #expect(run.status == 66)
+        #expect(run.stderr.hasPrefix("meridian: error: /nonexistent/route.geojson: cannot open input: No such file or directory"))
+    }
+
+    @Test func unwritableOutputExits73AndLeavesNothing() throws {
+        let run = try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", "/nonexistent-folder/out.geojson"])
+        #expect(run.status == 73)
+        #expect(run.stderr.contains("cannot create output"))
+        try withTemporaryFolder { folder in
+            // A folder where the output file should go: the rename fails, and nothing is left.
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("taken.geojson"), withIntermediateDirectories: false)
+            let blocked = try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", folder.appendingPathComponent("taken.geojson").path])
+            #expect(blocked.status == 73)
+            #expect(contents(of: folder) == ["taken.geojson"])
+        }
+    }
+
+    @Test func usageErrorsExit64() throws {
+        #expect(try meridian(["convert", fixture("geojson/edge-cases.geojson"), "--to", "shapefile-please"]).status == 64)
+        #expect(try meridian(["convert", "--no-such-flag"]).status == 64)
+        #expect(try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", "out.unknown-extension"]).status == 64)
+    }
+
+    @Test func neverOverwritesItsInput() throws {
+        try withTemporaryFolder { folder in
+            let path = folder.appendingPathComponent("data.geojson").path
+            try FileManager.default.copyItem(atPath: fixture("geojson/edge-cases.geojson"), toPath: path)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let run = try meridian(["convert", path, "-o", path])
+            #expect(run.status == 64)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(contents(of: folder) == ["data.geojson"])
+        }
+    }
+
+    /// Every malformed fixture: exit 65, `meridian: error: FILE:LINE:COLUMN: message`, no output
+    /// file, and an existing output file left as it was.
+    @Test func malformedInputExits65AndLeavesOutputUntouched() throws {
+        let table = try String(contentsOfFile: fixture("malformed/expected.tsv"), encoding: .utf8)
+        let cases = table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
+        #expect(cases.count >= 25)
+        try withTemporaryFolder { folder in
+            let existing = folder.appendingPathComponent("existing.geojson").path
+            try "previous contents\n".write(toFile: existing, atomically: true, encoding: .utf8)
+            for fields in cases {
+                let path = fixture("malformed/\(fields[0])")
+                let fresh = try meridian(["convert", path, "-o", folder.appendingPathComponent("new.geojson").path])
+                #expect(fresh.status == 65, "\(fields[0])")
+                #expect(fresh.stderr.hasPrefix("meridian: error: \(path):\(fields[1]): \(fields[2])"), "\(fresh.stderr)")
+                let over = try meridian(["convert", path, "-o", existing])
+                #expect(over.status == 65)
+                #expect(contents(of: folder) == ["existing.geojson"], "\(fields[0]) left a file behind")
+                #expect(try String(contentsOfFile: existing, encoding: .utf8) == "previous contents\n")
+            }
+        }
+    }
+}

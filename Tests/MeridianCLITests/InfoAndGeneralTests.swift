@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@Suite struct InfoCommandTests {
+    @Test func summarisesAsJSON() throws {
+        let run = try meridian(["info", fixture("geojson/ne_10m_countries_sample.geojson"), "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: run.stdoutData) as? [String: Any])
+        #expect(report["features"] as? Int == 31)
+        #expect(report["format"] as? String == "geojson")
+        #expect(report["name"] as? String == "ne_10m_admin_0_countries_deu")
+        let types = try #require(report["geometryTypes"] as? [String: Int])
+        #expect(types.values.reduce(0, +) == 31)
+        #expect(report["nullGeometries"] as? Int == 0)
+        let bbox = try #require(report["bbox"] as? [Double])
+        #expect(bbox.count == 4)
+        #expect(bbox[0] == -180 && bbox[2] == 180)  // Fiji reaches both sides of the antimeridian
+        let properties = try #require(report["properties"] as? [[String: Any]])
+        #expect(properties.first?["name"] as? String == "ADM0_A3_DE")
+        #expect(properties.contains { $0["name"] as? String == "NAME" && ($0["types"] as? [String]) == ["string"] })
+    }
+
+    @Test func summarisesAsText() throws {
+        let run = try meridian(["info", fixture("geojson/edge-cases.geojson")])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("features:   6"))
+        #expect(run.stdout.contains("geometry:   Point 1, GeometryCollection 1, Polygon 1, MultiPolygon 1, MultiLineString 1, null 1"))
+        #expect(run.stdout.contains("with altitude"))
+    }
+
+    @Test func readsStandardInput() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture("geojson/sequence.geojsonl")))
+        let run = try meridian(["info", "--format", "json"], stdin: data)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("\"features\": 3"))
+        #expect(run.stdout.contains("\"file\": \"<stdin>\""))
+    }
+}
+
+@Suite struct GeneralCommandTests {
+    @Test func printsItsVersion() throws {
+        let run = try meridian(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("meridian 0."))
+        #expect(run.stdout.contains("expat 2."))
+    }
+
+    @Test(arguments: [[], ["convert"], ["info"]])
+    func everySubcommandHasHelp(_ subcommand: [String]) throws {
+        let run = try meridian(subcommand + ["--help"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("USAGE: meridian"))
+    }
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func generatesShellCompletions(_ shell: String) throws {
+        let run = try meridian(["--generate-completion-script", shell])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("meridian"))
+    }
+}

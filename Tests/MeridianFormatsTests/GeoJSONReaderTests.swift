@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import MeridianGeometry
+@testable import MeridianFormats
+
+@Suite struct GeoJSONReaderTests {
+    @Test func readsEveryEdgeCase() throws {
+        let result = try readAll(path: fixture("geojson/edge-cases.geojson"))
+        let f = result.features
+        try #require(f.count == 6)
+
+        // Unicode and nested objects in properties; a string id; 3D position.
+        #expect(f[0].id == .string("a-1"))
+        #expect(f[0].properties?["name"] == .string("Zürich ☃ 東京 🗺"))
+        #expect(f[0].properties?["nested"] == ["list": [1, 2.5, "x", nil, true, ["deep": [[]]]], "empty": [:]])
+        #expect(f[0].geometry == .point(Point(Position(longitude: 8.5417, latitude: 47.3769, altitude: 408))))
+
+        // Numeric id; null properties kept apart from {}; null geometry.
+        #expect(f[1].id == .integer(42))
+        #expect(f[1].properties == nil)
+        #expect(f[1].geometry == nil)
+        #expect(f[2].id == .double(1.5))
+        #expect(f[2].properties == [:])
+
+        // GeometryCollection, nested, with 1e-7, -0.0 and an empty MultiPoint.
+        guard case .geometryCollection(let collection)? = f[2].geometry else {
+            Issue.record("expected a GeometryCollection")
+            return
+        }
+        #expect(collection.geometries.count == 3)
+        guard case .point(let point) = collection.geometries[0] else { return }
+        #expect(point.coordinates.longitude == 1e-7)
+        #expect(point.coordinates.latitude.bitPattern == (-0.0).bitPattern)
+        #expect(collection.geometries[2] == .geometryCollection(GeometryCollection([.multiPoint(MultiPoint([]))])))
+
+        // Members in any order ("type" last), escapes, foreign members kept in order.
+        #expect(f[3].properties?["escapes"] == .string("quote \" backslash \\ slash / tab \t newline \n nul \u{0} é é clef 𝄞"))
+        #expect(f[3].geometry?.type == .polygon)
+        #expect(f[3].geometry?.positionCount == 8)
+        #expect(Array(f[3].foreignMembers.keys) == ["title", "extra"])
+        #expect(f[3].foreignMembers["extra"] == ["kept": true])
+
+        // bbox, numbers at the edges of their types.
+        #expect(f[4].bbox == BoundingBox(west: 100, south: 0, east: 101, north: 1))
+        let numbers = try #require(f[4].properties)
+        #expect(numbers["big"] == .double(12345678901234567890))
+        #expect(numbers["min"] == .integer(.min))
+        #expect(numbers["tiny"] == .double(5e-324))
+        #expect(numbers["huge"] == .double(.greatestFiniteMagnitude))
+        #expect(numbers["neg"]?.doubleValue?.sign == .minus)
+        #expect(f[4].geometry?.type == .multiPolygon)
+        #expect(f[5].geometry?.type == .multiLineString)
+
+        // Collection members before and after "features".
+        #expect(result.metadata.members == ["name": "edge cases"])
+        #expect(Array(result.trailing.members.keys) == ["crs", "generator"])
+        #expect(result.warnings.isEmpty)
+    }
+
+    @Test func everyChunkBoundaryGivesTheSameFeatures() throws {
+        for file in ["geojson/edge-cases.geojson", "geojson/ne_10m_countries_sample.geojson"] {
+            let whole = try readAll(path: fixture(file))
+            for chunkSize in [1, 2, 3, 7, 64, 1000] where file.contains("edge") || chunkSize >= 7 {
+                let chunked = try readAll(path: fixture(file), chunkSize: chunkSize)
+                #expect(identical(chunked.features, whole.features), "\(file) read \(chunkSize) bytes at a time")
+                #expect(chunked.trailing == whole.trailing)
+            }
+        }
+    }
+
+    @Test func memoryHoldsOneFeatureNotTheFile() throws {
+        // 20,000 features (about 2 MB) stream through a buffer that never grows past 64 KiB.
+        var text = "{\"type\":\"FeatureCollection\",\"features\":["
+        for i in 0..<20_000 {
+            if i > 0 { text += ",\n" }
+            text += "{\"type\":\"Feature\",\"properties\":{\"i\":\(i)},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[\(i).5,1.25],[2.5,3.75]]}}"
+        }
+        text += "]}"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-stream-\(UUID()).geojson").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let input = try BufferedInput.open(path)
+        let reader = GeoJSONReader(input: input)
+        var count = 0
+        while try reader.next() != nil { count += 1 }
+        #expect(count == 20_000)
+        #expect(input.capacity <= 1 << 16)
+    }
+
+    @Test func readsTextSequencesWithAndWithoutRS() throws {
+        let lines = try readAll(path: fixture("geojson/sequence.geojsonl"))
+        #expect(lines.features.count == 3)
+        #expect(lines.features[2].geometry?.type == .lineString)
+        #expect(lines.features[1].properties == ["n": 2])
+
+        let rs = try readAll(path: fixture("geojson/sequence-rs.geojsons"), layout: .sequence)
+        #expect(rs.features.count == 2)
+        #expect(rs.features[1].geometry == nil)
+
+        // Sniffed: the RS byte alone says "sequence".
+        let sniffed = try readAll(path: fixture("geojson/sequence-rs.geojsons"))
+        #expect(sniffed.features == rs.features)
+    }
+
+    @Test func readsABareGeometryAndAnEmptyCollection() throws {
+        let bare = try readAll(path: fixture("geojson/bare-geometry.geojson"))
+        #expect(bare.features.count == 1)
+        #expect(bare.features[0].geometry?.positionCount == 2)
+        #expect(try readAll(path: fixture("geojson/empty-collection.geojson")).features.isEmpty)
+        #expect(try readAll(text: "\u{FEFF}{\"type\":\"FeatureCollection\",\"features\":[]}").features.isEmpty)
+    }
+
+    @Test func warnsButKeepsGoing() throws {
+        let result = try readAll(text: """
+            {"type": "FeatureCollection", "crs": {"type": "name", "properties": {"name": "EPSG:3857"}},
+             "features": [{"type": "Feature", "properties": {"a": 1, "a": 2},
+                           "geometry": {"type": "Point", "coordinates": [1, 2, 3, 4]}}]}
+            """)
+        #expect(result.features[0].properties == ["a": 2])
+        #expect(result.features[0].geometry == .point(Point(Position(longitude: 1, latitude: 2, altitude: 3))))
+        let messages = result.warnings.map(\.message)
+        #expect(messages.contains { $0.contains("duplicate key \"a\"") })
+        #expect(messages.contains { $0.contains("more than three numbers") })
+        #expect(messages.contains { $0.contains("EPSG:3857") })
+        #expect(result.warnings.first { $0.message.contains("duplicate") }?.location?.line == 2)
+    }
+
+    @Test func severalObjectsOnOneLineAreTrailingData() throws {
+        #expect(throws: MeridianError.self) {
+            try readAll(text: #"{"type":"Point","coordinates":[1,2]} {"type":"Point","coordinates":[3,4]}"#)
+        }
+        #expect(throws: MeridianError.self) {
+            try readAll(text: "{\"type\":\"Point\",\"coordinates\":[1,2]}\n{\"type\":\"Point\",\"coordinates\":[3,4]}", layout: .document)
+        }
+    }
+
+    /// Tests/Fixtures/malformed/expected.tsv: each broken file, where the error is, what it says.
+    @Test(arguments: malformedCases())
+    func malformedInputIsRejectedWithItsLocation(_ testCase: MalformedCase) throws {
+        do {
+            _ = try readAll(path: fixture("malformed/\(testCase.file)"))
+            Issue.record("\(testCase.file) was accepted")
+        } catch let error as MeridianError {
+            #expect(error.kind == .badInput)
+            #expect(error.location.map { "\($0.line ?? 0):\($0.column ?? 0)" } == testCase.lineColumn)
+            #expect(error.message.contains(testCase.message), "\(error.message)")
+        }
+    }
+}
+
+struct MalformedCase: CustomTestStringConvertible, Sendable {
+    var file: String
+    var lineColumn: String
+    var message: String
+    var testDescription: String { file }
+}
+
+func malformedCases() -> [MalformedCase] {
+    let table = (try? String(contentsOfFile: fixture("malformed/expected.tsv"), encoding: .utf8)) ?? ""
+    return table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
+        let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        return MalformedCase(file: fields[0], lineColumn: fields[1], message: fields[2])
+    }
+}

@@ -1,0 +1,108 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import MeridianFormats
+
+/// The number parser must give exactly what a correctly rounding `strtod` gives.
+@Suite struct NumberTextTests {
+    func parse(_ text: String) -> JSONScanner.Number? {
+        var text = text
+        return text.withUTF8 { NumberText.parse($0) }
+    }
+
+    func expectMatchesStrtod(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        let expected = strtod(text, nil)
+        guard let parsed = parse(text) else {
+            Issue.record("\(text) did not parse", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(parsed.value.bitPattern == expected.bitPattern,
+                "\(text): got \(parsed.value), strtod gives \(expected)", sourceLocation: sourceLocation)
+    }
+
+    @Test func hardCases() {
+        let cases = [
+            "0", "-0", "0.0", "-0.0", "1", "-1", "1e-7", "1E-7", "1e+2", "0.1", "0.2", "0.30000000000000004",
+            "9007199254740992", "9007199254740993", "9007199254740995", "18446744073709551615", "18446744073709551616",
+            "2.2250738585072011e-308", "2.2250738585072014e-308", "4.9406564584124654e-324", "5e-324", "2.4703282292062327e-324",
+            "2.4703282292062328e-324", "1e-400", "1.7976931348623157e308", "1.7976931348623158e308",
+            "117.703607903955245", "4.163414542001791", "-73.98765432101234567891", "123456789012345678901234567890",
+            "0.000000000000000000000000000000000000000001", "1e22", "1e23", "8.98846567431158e307", "3.141592653589793238462643383279",
+            "7.2057594037927933e16", "1448997445238699", "9.5e-323", "2.2204460492503131e-16", "179.99999999999997",
+            "-180.0", "85.0511287798066", "0.1e-310", "123.456e-2", "1234567890123456789e-10", "12345678901234567890e-30",
+        ]
+        for text in cases { expectMatchesStrtod(text) }
+        #expect(parse("1e309")?.value == .infinity)  // the scanner turns this into an error
+    }
+
+    @Test func randomShortestAndLongForms() {
+        var rng = SplitMix64(seed: 0x4D45_5249_4449_414E)
+        for _ in 0..<60_000 {
+            let bits = rng.next()
+            let d = Double(bitPattern: bits)
+            guard d.isFinite else { continue }
+            expectMatchesStrtod(d.description)
+            let coordinate = Double(rng.next() % 360_000_000_000) / 1e9 - 180
+            expectMatchesStrtod(coordinate.description)
+            expectMatchesStrtod(String(format17: coordinate))
+        }
+    }
+
+    @Test func randomDigitStringsAndExponents() {
+        var rng = SplitMix64(seed: 42)
+        for _ in 0..<60_000 {
+            let digitCount = Int(rng.next() % 24) + 1
+            var text = rng.next() % 2 == 0 ? "" : "-"
+            text += String(rng.next() % 9 + 1)
+            for _ in 1..<digitCount { text += String(rng.next() % 10) }
+            if rng.next() % 2 == 0 {
+                let point = Int(rng.next() % UInt64(text.count))
+                if point > 1 || (point > 0 && !text.hasPrefix("-")) {
+                    text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+                }
+            }
+            text += "e\(Int(rng.next() % 700) - 360)"
+            expectMatchesStrtod(text)
+        }
+    }
+
+    @Test func integersStayIntegers() {
+        #expect(parse("9223372036854775807")?.integer == .max)
+        #expect(parse("-9223372036854775808")?.integer == .min)
+        #expect(parse("9223372036854775808")?.integer == nil)
+        #expect(parse("42")?.integer == 42)
+        #expect(parse("42.0")?.integer == nil)
+        #expect(parse("4e1")?.integer == nil)
+        let minusZero = parse("-0")
+        #expect(minusZero?.integer == nil)
+        #expect(minusZero?.value.sign == .minus)
+    }
+
+    @Test(arguments: ["", "-", "01", "-01", "1.", ".5", "1e", "1e+", "+1", "--1", "0x10", "1.2.3", "1e5e5", "1-2"])
+    func rejectsWhatJSONDoes(_ text: String) {
+        #expect(parse(text) == nil)
+    }
+}
+
+/// A small deterministic generator, so failures reproduce.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension String {
+    /// `%.17g`: 17 significant digits, more than the shortest form needs.
+    init(format17 value: Double) {
+        var buffer = [CChar](repeating: 0, count: 64)
+        _ = withVaList([value]) { vsnprintf(&buffer, 64, "%.17g", $0) }
+        self = String(cString: buffer)
+    }
+}

@@ -17,10 +17,10 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
-    @Flag(name: .shortAndLong, help: "Print no warnings.") var quiet = false
+    @OptionGroup var reporting: ReportingOptions
 
     func run() throws {
-        let reporter = Reporter(quiet: quiet)
+        let reporter = reporting.reporter
         try reporter.run {
             let source = try input.open(reporter: reporter)
             let destination = try output.open(protecting: source.path)

@@ -20,10 +20,10 @@ struct Info: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @Option(help: "How to print the summary.") var format: ReportFormat = .text
-    @Flag(name: .shortAndLong, help: "Print no warnings.") var quiet = false
+    @OptionGroup var reporting: ReportingOptions
 
     func run() throws {
-        let reporter = Reporter(quiet: quiet)
+        let reporter = reporting.reporter
         try reporter.run {
             let source = try input.open(reporter: reporter)
             let metadata = try source.reader.readMetadata()

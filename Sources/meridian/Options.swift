@@ -51,3 +51,11 @@ enum Formats {
     static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") }
     static var writable: String { FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ") }
 }
+
+/// How a subcommand reports: warnings on stderr unless --quiet.
+struct ReportingOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print no warnings (errors are still printed).")
+    var quiet = false
+
+    var reporter: Reporter { Reporter(quiet: quiet) }
+}

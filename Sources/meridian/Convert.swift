@@ -24,8 +24,10 @@ struct Convert: ParsableCommand {
         try reporter.run {
             let source = try input.open(reporter: reporter)
             let destination = try output.open(protecting: source.path)
+            let progress = ProgressLine(reporting: reporting, input: source.input)
+            defer { progress.finish() }
             do {
-                try copyFeatures(from: source.reader, to: destination.writer)
+                try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update)
                 try destination.commit()
             } catch {
                 destination.abandon()

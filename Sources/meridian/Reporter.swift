@@ -20,8 +20,8 @@ struct Reporter {
         Self.printError(line)
     }
 
-    static func printError(_ text: String) {
-        var text = text + "\n"
+    static func printError(_ text: String, newline: Bool = true) {
+        var text = newline ? text + "\n" : text
         // write(2) on the descriptor: unbuffered, so messages keep their order with the output.
         text.withUTF8 { bytes in
             var offset = 0

@@ -104,7 +104,7 @@ public final class GeoJSONReader: FeatureReader {
         }
         var parts = ObjectParts(start: scanner.mark)
         scanner.advance()
-        if try readTopLevelMembers(&parts, afterMember: false) {
+        if try readTopLevelMembers(&parts, resuming: false) {
             topLevel = parts
             metadata = CollectionMetadata(members: parts.foreignMembers)
             state = .features(first: true)
@@ -118,22 +118,20 @@ public final class GeoJSONReader: FeatureReader {
     }
 
     /// Reads top-level members until `features` opens (true) or the object closes (false).
-    private func readTopLevelMembers(_ parts: inout ObjectParts, afterMember: Bool) throws -> Bool {
-        var afterMember = afterMember
+    /// `resuming` is true after the `features` array, when a ',' or '}' comes first.
+    private func readTopLevelMembers(_ parts: inout ObjectParts, resuming: Bool) throws -> Bool {
+        var first = !resuming
         while true {
-            if afterMember || parts.memberCount > 0 {
-                switch try scanner.peek() {
-                case UInt8(ascii: ","): scanner.advance()
-                case UInt8(ascii: "}"):
-                    scanner.advance()
-                    return false
-                default: throw try scanner.unexpected(expected: "',' or '}' after an object member")
-                }
-            } else if try scanner.peek() == UInt8(ascii: "}") {
+            let c = try scanner.peek()
+            if c == UInt8(ascii: "}") {
                 scanner.advance()
                 return false
             }
-            afterMember = false
+            if !first {
+                guard c == UInt8(ascii: ",") else { throw try scanner.unexpected(expected: "',' or '}' after an object member") }
+                scanner.advance()
+            }
+            first = false
             guard try scanner.peek() == UInt8(ascii: "\"") else {
                 throw try scanner.unexpected(expected: "a member name in double quotes")
             }
@@ -142,7 +140,6 @@ public final class GeoJSONReader: FeatureReader {
             try scanner.expect(UInt8(ascii: ":"))
             if key == "features", parts.type == nil || parts.type == "FeatureCollection", !parts.sawFeatures {
                 parts.sawFeatures = true
-                parts.memberCount += 1
                 guard try scanner.peek() == UInt8(ascii: "[") else {
                     throw try scanner.unexpected(expected: "an array of features after \"features\"")
                 }
@@ -157,7 +154,7 @@ public final class GeoJSONReader: FeatureReader {
     private func finishTopLevel() throws {
         guard var parts = topLevel else { return }
         let leading = parts.foreignMembers.count
-        _ = try readTopLevelMembers(&parts, afterMember: true)
+        _ = try readTopLevelMembers(&parts, resuming: true)
         if let type = parts.type, type != "FeatureCollection" {
             throw scanner.error("an object with \"features\" must be a FeatureCollection, not \"\(type)\"",
                                 at: parts.typeMark ?? parts.start)
@@ -219,7 +216,6 @@ public final class GeoJSONReader: FeatureReader {
     /// The members of one object as read, before its `type` decides what it is.
     struct ObjectParts {
         var start: JSONScanner.Mark
-        var memberCount = 0
         var type: String?
         var typeMark: JSONScanner.Mark?
         var sawFeatures = false
@@ -298,7 +294,6 @@ public final class GeoJSONReader: FeatureReader {
 
     /// Reads the value of one member into `parts`.
     private func readMember(_ key: String, _ keyMark: JSONScanner.Mark, into parts: inout ObjectParts, _ context: Context) throws {
-        parts.memberCount += 1
         switch key {
         case "type":
             guard try scanner.peek() == UInt8(ascii: "\"") else {

@@ -81,6 +81,16 @@ public final class BufferedInput {
         if ownsDescriptor { close(fd) }
     }
 
+    /// Bytes of the stream consumed so far (for progress reports).
+    public var bytesConsumed: Int { offsetOfBase + position }
+
+    /// The input's size when it is a regular file (nil for pipes and terminals).
+    public private(set) lazy var fileSize: Int? = {
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }()
+
     /// Bytes buffered and not yet consumed.
     @inlinable public var available: Int { limit - position }
 

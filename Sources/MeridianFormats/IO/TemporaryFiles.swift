@@ -45,6 +45,12 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered temporary
     /// file and exit with 128 + the signal number, as a shell reports a killed command.
     public static func removeOnSignals() {
+        // A parent may have started us with these signals blocked (Foundation's Process does):
+        // unblock them, or Ctrl-C and `kill` would never reach the handler.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblock, sig) }
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig) { sig in
                 for i in 0..<TemporaryFiles.slots {

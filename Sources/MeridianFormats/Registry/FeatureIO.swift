@@ -51,18 +51,23 @@ public struct WriteOptions: Sendable {
 }
 
 /// Copies every feature from `reader` to `writer`, keeping collection members before and after
-/// the features where they were. Returns the number of features.
+/// the features where they were. `transform` may change or drop each feature; `progress` is
+/// called with the number of features read after each one (it throttles its own output).
+/// Returns the number of features written.
 @discardableResult
 public func copyFeatures(from reader: some FeatureReader, to writer: some FeatureWriter,
+                         progress: ((Int) -> Void)? = nil,
                          transform: (Feature) throws -> Feature? = { $0 }) throws -> Int {
     try writer.begin(reader.readMetadata())
-    var count = 0
+    var read = 0, written = 0
     while let feature = try reader.next() {
+        read += 1
+        progress?(read)
         if let output = try transform(feature) {
             try writer.write(output)
-            count += 1
+            written += 1
         }
     }
     try writer.finish(reader.trailingMetadata)
-    return count
+    return written
 }

@@ -1,0 +1,52 @@
+import MeridianFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A one-line progress report on stderr, redrawn in place, for long runs on a terminal.
+/// Silent when stderr is not a terminal (pipelines, CI logs) or with --quiet.
+final class ProgressLine {
+    private let enabled: Bool
+    private let input: BufferedInput?
+    private var lastDraw = 0.0
+    private var drawn = false
+    private let start = ProgressLine.now()
+
+    init(reporting: ReportingOptions, input: BufferedInput? = nil) {
+        enabled = !reporting.quiet && isatty(STDERR_FILENO) == 1
+        self.input = input
+    }
+
+    /// Redraws at most ten times a second.
+    func update(features: Int) {
+        guard enabled else { return }
+        let now = Self.now()
+        guard now - lastDraw >= 0.1 else { return }
+        lastDraw = now
+        var line = "\r\u{1B}[K\(features) features"
+        if let input {
+            let megabytes = Double(input.bytesConsumed) / 1_048_576
+            line += ", \(Int(megabytes)) MB"
+            if let size = input.fileSize, size > 0 {
+                line += " of \(size / 1_048_576) MB (\(input.bytesConsumed * 100 / size)%)"
+            }
+            let elapsed = now - start
+            if elapsed > 0 { line += ", \(Int(megabytes / elapsed)) MB/s" }
+        }
+        Reporter.printError(line, newline: false)
+        drawn = true
+    }
+
+    /// Clears the line, so what follows starts clean.
+    func finish() {
+        if drawn { Reporter.printError("\r\u{1B}[K", newline: false) }
+    }
+
+    private static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}

@@ -87,32 +87,25 @@ public final class GeoJSONWriter: FeatureWriter {
     private func writeGeometry(_ geometry: Geometry) {
         emitter.openObject()
         emitter.member("type", .string(geometry.type.rawValue))
-        switch geometry {
-        case .point(let p):
-            emitter.key("coordinates")
-            writePosition(p.coordinates)
-        case .lineString(let l):
-            emitter.key("coordinates")
-            writePositions(l.coordinates)
-        case .multiPoint(let m):
-            emitter.key("coordinates")
-            writePositions(m.coordinates)
-        case .polygon(let p):
-            emitter.key("coordinates")
-            writeLists(p.rings)
-        case .multiLineString(let m):
-            emitter.key("coordinates")
-            writeLists(m.lines)
-        case .multiPolygon(let m):
-            emitter.key("coordinates")
-            emitter.openArray()
-            for polygon in m.polygons { writeLists(polygon.rings) }
-            emitter.closeArray()
-        case .geometryCollection(let c):
+        if case .geometryCollection(let collection) = geometry {
             emitter.key("geometries")
             emitter.openArray()
-            for g in c.geometries { writeGeometry(g) }
+            for member in collection.geometries { writeGeometry(member) }
             emitter.closeArray()
+        } else {
+            emitter.key("coordinates")
+            switch geometry {
+            case .point(let p): writePosition(p.coordinates)
+            case .lineString(let l): writePositions(l.coordinates)
+            case .multiPoint(let m): writePositions(m.coordinates)
+            case .polygon(let p): writeLists(p.rings)
+            case .multiLineString(let m): writeLists(m.lines)
+            case .multiPolygon(let m):
+                emitter.openArray()
+                for polygon in m.polygons { writeLists(polygon.rings) }
+                emitter.closeArray()
+            case .geometryCollection: break  // written above
+            }
         }
         emitter.closeObject()
     }

@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // System libraries: C API headers only, found through pkg-config.
@@ -36,7 +37,11 @@ let package = Package(
         // Streaming readers and writers, one folder per format, plus the format registry.
         .target(
             name: "MeridianFormats",
-            dependencies: ["MeridianGeometry", "CExpat"]
+            dependencies: [
+                "MeridianGeometry", "CExpat",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles).

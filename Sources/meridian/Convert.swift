@@ -27,12 +27,30 @@ struct Convert: ParsableCommand {
             let progress = ProgressLine(reporting: reporting, input: source.input)
             defer { progress.finish() }
             do {
-                try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update)
+                if input.folders == .tree {
+                    try writeFolderTree(from: source, to: destination)
+                } else {
+                    try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update)
+                }
                 try destination.commit()
             } catch {
                 destination.abandon()
                 throw error
             }
         }
+    }
+}
+
+extension Convert {
+    /// `--folders tree`: the KML document's folders and features as one nested JSON tree.
+    func writeFolderTree(from source: FeatureInput, to destination: FeatureOutput) throws {
+        guard let reader = source.reader as? KMLReader, let tree = reader.folderTree else {
+            throw MeridianError(.usage, "--folders tree needs KML or KMZ input")
+        }
+        guard destination.format == .geoJSON else {
+            throw MeridianError(.usage, "--folders tree writes JSON: use a .json or .geojson output, or --to geojson")
+        }
+        while try reader.next() != nil {}
+        try tree.write(to: destination.target.sink, options: WriteOptions(precision: output.precision, pretty: output.pretty))
     }
 }

@@ -11,9 +11,17 @@ struct InputOptions: ParsableArguments {
         valueName: "format"))
     var format: String?
 
+    @Option(help: ArgumentHelp("KML folders: 'flat' (a folder property on each feature) or 'tree' (nested, like togeojson's kmlWithFolders; convert only).",
+                               valueName: "flat|tree"))
+    var folders: KMLReadOptions.Folders = .flat
+
+    @Option(help: ArgumentHelp("KML: keep only the features inside the Folder or Document of this name.", valueName: "name"))
+    var layer: String?
+
     /// Opens the input, sending the reader's warnings to stderr.
     func open(reporter: Reporter) throws -> FeatureInput {
-        try FeatureInput(path: input, format: format, options: ReadOptions(diagnostics: reporter.report))
+        try FeatureInput(path: input, format: format,
+                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders, layer: layer)))
     }
 }
 
@@ -59,3 +67,5 @@ struct ReportingOptions: ParsableArguments {
 
     var reporter: Reporter { Reporter(quiet: quiet) }
 }
+
+extension KMLReadOptions.Folders: ExpressibleByArgument {}

@@ -7,7 +7,7 @@ import MeridianGeometry
 /// rounded to `precision` decimals. Collection members and foreign members are written back
 /// where they were read.
 public final class GeoJSONWriter: FeatureWriter {
-    private let emitter: JSONEmitter
+    let emitter: JSONEmitter
     private let sink: OutputSink
     private let options: WriteOptions
     private let sequence: Bool
@@ -52,7 +52,9 @@ public final class GeoJSONWriter: FeatureWriter {
         try sink.checkForErrors()
     }
 
-    private func writeFeature(_ feature: Feature) {
+    /// One Feature object, through the emitter (also used inside other structures, such as
+    /// the KML folder tree).
+    func writeFeature(_ feature: Feature) {
         emitter.openObject()
         emitter.member("type", "Feature")
         if let id = feature.id {

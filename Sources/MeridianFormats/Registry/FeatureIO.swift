@@ -26,9 +26,12 @@ public protocol FeatureWriter: AnyObject {
 public struct ReadOptions {
     /// Receives warnings about input the reader recovered from.
     public var diagnostics: DiagnosticHandler?
+    /// Folder handling and layer selection, for KML and KMZ.
+    public var kml: KMLReadOptions
 
-    public init(diagnostics: DiagnosticHandler? = nil) {
+    public init(diagnostics: DiagnosticHandler? = nil, kml: KMLReadOptions = .init()) {
         self.diagnostics = diagnostics
+        self.kml = kml
     }
 }
 

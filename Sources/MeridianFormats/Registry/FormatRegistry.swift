@@ -55,7 +55,7 @@ public struct FormatRegistry: Sendable {
     public init(_ formats: [FeatureFormat]) { self.formats = formats }
 
     /// Every built-in format.
-    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq])
+    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml])
 
     /// The format called `name` on the command line (id or alias, any case).
     public func format(named name: String) throws -> FeatureFormat {
@@ -130,5 +130,21 @@ extension FeatureFormat {
         sniff: { $0.first == 0x1E },
         reader: { input, options in GeoJSONReader(input: input, layout: .sequence, options: options) },
         writer: { sink, options in GeoJSONWriter(sink: sink, options: options, sequence: true) }
+    )
+}
+
+extension FeatureFormat {
+    /// KML 2.2 (with Google's gx extensions), read streaming on expat.
+    public static let kml = FeatureFormat(
+        id: "kml", displayName: "KML", extensions: ["kml"],
+        sniff: { bytes in
+            // UTF-8 text starting with '<', or UTF-16 with a byte-order mark, naming KML early on.
+            let isUTF16 = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
+            guard bytes.first == UInt8(ascii: "<") || isUTF16 else { return false }
+            let ascii = String(decoding: bytes.prefix(2048).filter { $0 != 0 }, as: UTF8.self).lowercased()
+            return ascii.contains("<kml") || ascii.contains("opengis.net/kml") || ascii.contains("earth.google.com/kml")
+                || ascii.contains("<placemark") || ascii.contains("<document")
+        },
+        reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) }
     )
 }

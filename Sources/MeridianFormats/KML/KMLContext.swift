@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import MeridianGeometry
+
+/// What a KML document has said so far that later features depend on (shared styles, style
+/// maps, schema field types), and the conversion of one feature element into a `Feature`.
+final class KMLContext {
+    let file: String
+    let diagnostics: DiagnosticHandler?
+    weak var parser: XMLEventParser?
+
+    /// Shared styles by `#id`, as simplestyle properties.
+    private(set) var styles: [String: JSONObject] = [:]
+    /// StyleMaps by `#id`: the styleUrl of their first Pair (the `normal` one, in practice).
+    private(set) var styleMaps: [String: String] = [:]
+    /// SimpleField types by field name, from every Schema so far (togeojson's document-global rule).
+    private(set) var fieldTypes: [String: String] = [:]
+    private(set) var styleCount = 0
+    private var unclosedRings = 0
+    private var warnedAboutUnclosedRings = false
+
+    init(file: String, diagnostics: DiagnosticHandler?) {
+        self.file = file
+        self.diagnostics = diagnostics
+    }
+
+    func warn(_ message: String, line: Int) {
+        diagnostics?(Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)))
+    }
+
+    func noteUnclosedRing(line: Int) {
+        unclosedRings += 1
+        if !warnedAboutUnclosedRings {
+            warnedAboutUnclosedRings = true
+            warn("a LinearRing is not closed; closing it (and any others like it)", line: line)
+        }
+    }
+
+    static func normalizedID(_ id: String) -> String { id.hasPrefix("#") ? id : "#" + id }
+
+    /// Takes in a shared Style, StyleMap or Schema.
+    func register(_ element: XMLElement) {
+        switch element.name {
+        case "Style":
+            styleCount += 1
+            // gx:CascadingStyle (Google Earth web) carries the id on itself as kml:id.
+            let id = element.attributes["id"] ?? element.attributes["kml:id"] ?? ""
+            styles[Self.normalizedID(id)] = KMLStyles.properties(of: element)
+        case "gx:CascadingStyle":
+            // Google Earth for the web: the id is on the wrapper (kml:id), the Style inside has none.
+            styleCount += 1
+            if let style = element.child("Style") {
+                let id = element.attributes["kml:id"] ?? element.attributes["id"] ?? ""
+                styles[Self.normalizedID(id)] = KMLStyles.properties(of: style)
+            }
+        case "StyleMap":
+            styleCount += 1
+            if let url = element.descendant("styleUrl")?.textContent, !url.isEmpty {
+                styleMaps[Self.normalizedID(element.attributes["id"] ?? "")] = Self.normalizedID(url)
+            }
+        case "Schema":
+            for field in element.descendants("SimpleField") + element.descendants("gx:SimpleArrayField") {
+                if let name = field.attributes["name"] { fieldTypes[name] = field.attributes["type"] ?? "string" }
+            }
+        default:
+            break
+        }
+    }
+
+    /// The simplestyle properties a styleUrl points at, through a StyleMap if need be.
+    func sharedStyle(_ url: String) -> JSONObject? {
+        if let style = styles[url] { return style }
+        if let target = styleMaps[url] { return styles[target] ?? styleMaps[target].flatMap { styles[$0] } }
+        return nil
+    }
+
+    /// A SimpleData value typed by its SimpleField: integers and reals as numbers, bool as
+    /// true/false, anything else (or a value that does not parse) as the string.
+    func typedValue(_ text: String, field: String) -> JSONValue {
+        switch fieldTypes[field] {
+        case "int", "uint", "short", "ushort", "long", "ulong":
+            let trimmed = text.trimmingWhitespace()
+            if let integer = Int64(trimmed) { return .integer(integer) }
+            return JSNumber.parseFloat(trimmed).map(JSNumber.value) ?? .string(text)
+        case "float", "double":
+            return JSNumber.parseFloat(text).map(JSNumber.value) ?? .string(text)
+        case "bool":
+            switch text.trimmingWhitespace().lowercased() {
+            case "1", "true": return .bool(true)
+            case "0", "false": return .bool(false)
+            default: return .string(text)
+            }
+        default:
+            return .string(text)
+        }
+    }
+
+    // MARK: - Features
+
+    func feature(from element: XMLElement, in containers: [KMLDocumentBuilder.Container],
+                 options: KMLReadOptions) -> Feature? {
+        var feature: Feature
+        switch element.name {
+        case "Placemark": feature = placemark(element)
+        case "GroundOverlay": feature = groundOverlay(element)
+        case "NetworkLink": feature = networkLink(element)
+        default: return nil  // PhotoOverlay, ScreenOverlay: no place on the map
+        }
+        if let id = element.attributes["id"], !id.isEmpty { feature.id = .string(id) }
+        let folders = containers.filter { $0.kind == "Folder" }.map { $0.name ?? "" }
+        if !folders.isEmpty, options.folders == .flat {
+            feature.properties?["folder"] = .string(folders.joined(separator: "/"))
+        }
+        return feature
+    }
+
+    /// name, address, visibility, open, phoneNumber, description, styles, ExtendedData and times:
+    /// togeojson's property set and order.
+    private func commonProperties(_ element: XMLElement, into properties: inout JSONObject) {
+        for key in ["name", "address", "visibility", "open", "phoneNumber", "description"] {
+            if let value = element.descendant(key)?.textContent, !value.isEmpty { properties[key] = .string(value) }
+        }
+        if let description = element.descendant("description"), let html = description.cdataSections.first {
+            properties["description"] = ["@type": "html", "value": .string(String(decoding: html, as: UTF8.self))]
+        }
+        if let url = element.descendant("styleUrl")?.textContent, !url.isEmpty {
+            let normalized = Self.normalizedID(url)
+            properties["styleUrl"] = .string(normalized)
+            if let shared = sharedStyle(normalized) { properties.merge(shared) { _, new in new } }
+        }
+        properties.merge(KMLStyles.properties(of: element)) { _, new in new }
+    }
+
+    private func extendedDataAndTimes(_ element: XMLElement, into properties: inout JSONObject) {
+        if let extended = element.descendant("ExtendedData") {
+            for data in extended.descendants("Data") {
+                properties[data.attributes["name"] ?? ""] = .string(data.descendant("value")?.textContent ?? "")
+            }
+            for data in extended.descendants("SimpleData") {
+                let name = data.attributes["name"] ?? ""
+                properties[name] = typedValue(data.textContent, field: name)
+            }
+        }
+        if let span = element.descendant("TimeSpan") {
+            properties["timespan"] = ["begin": .string(span.descendant("begin")?.textContent ?? ""),
+                                      "end": .string(span.descendant("end")?.textContent ?? "")]
+        }
+        if let stamp = element.descendant("TimeStamp") {
+            properties["timestamp"] = .string(stamp.descendant("when")?.textContent ?? "")
+        }
+    }
+
+    private func finishVisibility(_ properties: inout JSONObject) {
+        if let visibility = properties["visibility"]?.stringValue {
+            properties["visibility"] = .bool(visibility != "0")
+        }
+    }
+
+    private func placemark(_ element: XMLElement) -> Feature {
+        var properties = JSONObject()
+        commonProperties(element, into: &properties)
+        extendedDataAndTimes(element, into: &properties)
+        let geometry = KMLGeometryReader(context: self).read(element)
+        var coordinateProperties = JSONObject()
+        if geometry.times.count == 1 {
+            coordinateProperties["times"] = .array(geometry.times[0].map(JSONValue.string))
+        } else if geometry.times.count > 1 {
+            coordinateProperties["times"] = .array(geometry.times.map { .array($0.map(JSONValue.string)) })
+        }
+        for (name, values) in geometry.arrays.first ?? [] where geometry.arrays.count == 1 {
+            coordinateProperties[name] = .array(values)
+        }
+        if geometry.arrays.count > 1 {
+            let names = geometry.arrays.flatMap { $0.map(\.0) }
+            for name in names where coordinateProperties[name] == nil {
+                coordinateProperties[name] = .array(geometry.arrays.map { arrays in
+                    .array(arrays.first { $0.0 == name }?.1 ?? [])
+                })
+            }
+        }
+        if !coordinateProperties.isEmpty { properties["coordinateProperties"] = .object(coordinateProperties) }
+        if let mode = geometry.altitudeMode, !mode.isEmpty { properties["altitudeMode"] = .string(mode) }
+        finishVisibility(&properties)
+        return Feature(geometry: geometry.geometry, properties: properties)
+    }
+
+    /// A GroundOverlay as the polygon its image covers: a LatLonBox (turned by its rotation,
+    /// counter-clockwise degrees about the centre) or a gx:LatLonQuad. The image is in `icon`.
+    private func groundOverlay(_ element: XMLElement) -> Feature {
+        var properties: JSONObject = ["@geometry-type": "groundoverlay"]
+        commonProperties(element, into: &properties)
+        if let href = element.descendant("Icon")?.descendant("href")?.textContent, !href.isEmpty {
+            properties["icon"] = .string(href)
+        }
+        extendedDataAndTimes(element, into: &properties)
+        finishVisibility(&properties)
+        var geometry: Geometry?
+        var bbox: BoundingBox?
+        if let quad = element.descendant("gx:LatLonQuad") {
+            var ring = KMLGeometryReader(context: self).positions(quad.child("coordinates"), in: quad)
+            if let first = ring.first, let last = ring.last, !first.isIdentical(to: last) { ring.append(first) }
+            if ring.count >= 4 { geometry = .polygon(Polygon([ring])) }
+        } else if let box = element.descendant("LatLonBox"),
+                  let north = box.childText("north").flatMap(JSNumber.parseFloat),
+                  let south = box.childText("south").flatMap(JSNumber.parseFloat),
+                  let east = box.childText("east").flatMap(JSNumber.parseFloat),
+                  let west = box.childText("west").flatMap(JSNumber.parseFloat) {
+            bbox = BoundingBox(west: west, south: south, east: east, north: north)
+            var ring = [(west, north), (east, north), (east, south), (west, south), (west, north)]
+            if let rotation = box.childText("rotation").flatMap(JSNumber.parseFloat) {
+                let center = ((west + east) / 2, (south + north) / 2)
+                ring = ring.map { x, y in
+                    let dx = x - center.0, dy = y - center.1
+                    let distance = (dy * dy + dx * dx).squareRoot()
+                    let angle = atan2(dy, dx) + rotation * .pi / 180
+                    return (center.0 + cos(angle) * distance, center.1 + sin(angle) * distance)
+                }
+            }
+            geometry = .polygon(Polygon([ring.map { Position(longitude: $0.0, latitude: $0.1) }]))
+        }
+        return Feature(geometry: geometry, properties: properties, bbox: bbox)
+    }
+
+    /// A NetworkLink as a feature carrying its link (never fetched), and its Region's box if any.
+    private func networkLink(_ element: XMLElement) -> Feature {
+        var properties: JSONObject = ["@geometry-type": "networklink"]
+        for key in ["name", "address", "visibility", "open", "phoneNumber", "styleUrl", "refreshVisibility", "flyToView", "description"] {
+            if let value = element.descendant(key)?.textContent, !value.isEmpty { properties[key] = .string(value) }
+        }
+        commonProperties(element, into: &properties)
+        if let href = element.descendant("Icon")?.descendant("href")?.textContent, !href.isEmpty {
+            properties["icon"] = .string(href)
+        }
+        extendedDataAndTimes(element, into: &properties)
+        if let link = element.descendant("Link") ?? element.descendant("Url") {
+            for key in ["href", "refreshMode", "refreshInterval", "viewRefreshMode", "viewRefreshTime", "viewBoundScale", "viewFormat", "httpQuery"] {
+                if let value = link.descendant(key)?.textContent, !value.isEmpty { properties[key] = .string(value) }
+            }
+        }
+        var geometry: Geometry?
+        var bbox: BoundingBox?
+        if let region = element.descendant("Region") {
+            if let box = region.descendant("LatLonAltBox"),
+               let north = box.childText("north").flatMap(JSNumber.parseFloat),
+               let south = box.childText("south").flatMap(JSNumber.parseFloat),
+               let east = box.childText("east").flatMap(JSNumber.parseFloat),
+               let west = box.childText("west").flatMap(JSNumber.parseFloat) {
+                bbox = BoundingBox(west: west, south: south, east: east, north: north)
+                geometry = .polygon(Polygon([[(west, north), (east, north), (east, south), (west, south), (west, north)]
+                    .map { Position(longitude: $0.0, latitude: $0.1) }]))
+            }
+            if let lod = region.descendant("Lod") {
+                func number(_ key: String) -> JSONValue? { lod.childText(key).flatMap(JSNumber.parseFloat).map(JSNumber.value) }
+                properties["lod"] = .array([number("minLodPixels") ?? .integer(-1), number("maxLodPixels") ?? .integer(-1),
+                                            number("minFadeExtent") ?? .null, number("maxFadeExtent") ?? .null])
+            }
+        }
+        finishVisibility(&properties)
+        return Feature(geometry: geometry, properties: properties, bbox: bbox)
+    }
+}

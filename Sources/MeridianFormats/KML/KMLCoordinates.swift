@@ -1,0 +1,77 @@
+import MeridianGeometry
+
+/// KML's `<coordinates>` text: tuples `lon,lat[,alt]` separated by white space.
+///
+/// Real files put spaces after the commas ("0.0, 0.0, 0.0"), so white space next to a comma
+/// belongs to the tuple, and only white space between two numbers separates tuples.
+/// Numbers are read exactly (the same converter as GeoJSON); KML's looser forms ("+1", ".5",
+/// "1.") are accepted too.
+enum KMLCoordinates {
+    struct Result {
+        var positions: [Position] = []
+        /// Tuples with fewer than two numbers, or text that is not a number: skipped.
+        var skipped = 0
+    }
+
+    static func parse(_ bytes: [UInt8]) -> Result {
+        bytes.withUnsafeBufferPointer { parse($0) }
+    }
+
+    static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Result {
+        var result = Result()
+        var tuple: [Double] = []
+        tuple.reserveCapacity(3)
+        var tupleBroken = false
+        var i = 0
+        let n = t.count
+        @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        func finishTuple() {
+            if tuple.count >= 2 && !tupleBroken {
+                result.positions.append(Position(longitude: tuple[0], latitude: tuple[1], altitude: tuple.count > 2 ? tuple[2] : nil))
+            } else if !tuple.isEmpty || tupleBroken {
+                result.skipped += 1
+            }
+            tuple.removeAll(keepingCapacity: true)
+            tupleBroken = false
+        }
+        while i < n {
+            while i < n && isSpace(t[i]) { i += 1 }
+            guard i < n else { break }
+            // One number (or a stray token).
+            let start = i
+            while i < n && !isSpace(t[i]) && t[i] != UInt8(ascii: ",") { i += 1 }
+            if i > start {
+                if let value = number(UnsafeBufferPointer(rebasing: t[start..<i])) {
+                    tuple.append(value)
+                } else {
+                    tupleBroken = true
+                }
+            }
+            // A comma (with white space around it) continues the tuple; anything else ends it.
+            var j = i
+            while j < n && isSpace(t[j]) { j += 1 }
+            if j < n && t[j] == UInt8(ascii: ",") {
+                i = j + 1
+            } else {
+                finishTuple()
+                i = j
+            }
+        }
+        finishTuple()
+        return result
+    }
+
+    /// A number in KML's text: JSON's grammar first (exact and fast), then the looser forms.
+    static func number(_ token: UnsafeBufferPointer<UInt8>) -> Double? {
+        if let parsed = NumberText.parse(token), parsed.value.isFinite { return parsed.value }
+        guard token.count < 64 else { return nil }
+        var text = String(decoding: token, as: UTF8.self)
+        if text.hasPrefix("+") { text.removeFirst() }
+        if text.hasPrefix(".") { text = "0" + text }
+        if text.hasPrefix("-.") { text = "-0" + text.dropFirst() }
+        if text.hasSuffix(".") { text += "0" }
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            NumberText.parse(bytes).flatMap { $0.value.isFinite ? $0.value : nil }
+        } ?? nil
+    }
+}

@@ -1,0 +1,144 @@
+import MeridianGeometry
+
+/// Turns expat's events into KML objects, one at a time: each Placemark, GroundOverlay or
+/// NetworkLink is built as a small element tree and converted to a feature as soon as it ends;
+/// shared Styles, StyleMaps and Schemas are kept (they are small and referenced by id);
+/// Documents and Folders are tracked as a stack of containers with their names.
+final class KMLDocumentBuilder: XMLEventHandler {
+    /// A Document or Folder that is open.
+    final class Container {
+        let kind: String
+        let id: String?
+        /// Direct children that describe it: name, description, visibility, ExtendedData, …
+        var meta: [XMLElement] = []
+        init(kind: String, id: String?) {
+            self.kind = kind
+            self.id = id
+        }
+        var name: String? { meta.first { $0.name == "name" }?.textContent.trimmingWhitespace() }
+    }
+
+    /// Elements captured whole as small trees when they end.
+    static let capturedRoots: Set<String> = [
+        "Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay", "Style", "StyleMap", "Schema",
+        "gx:CascadingStyle",
+    ]
+    static let containers: Set<String> = ["Document", "Folder"]
+    static let features: Set<String> = ["Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay"]
+
+    weak var parser: XMLEventParser?
+    let context: KMLContext
+    /// Called for each feature element as it ends, with the containers it sits in.
+    var onFeature: ((XMLElement, [Container]) -> Void)?
+    /// Called when a container opens and closes (the folder tree listens).
+    var onContainerStart: ((Container) -> Void)?
+    var onContainerEnd: ((Container) -> Void)?
+
+    private(set) var containerStack: [Container] = []
+    /// The elements being built, innermost last.
+    private var captureStack: [XMLElement] = []
+    /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
+    private var prefixes: [String: String] = [:]
+    private var canonicalNames: [String: String] = [:]
+    private var warnedAboutCase = false
+    /// The first Document's own members (its name becomes the collection's name).
+    private(set) var documentName: String?
+
+    init(context: KMLContext) {
+        self.context = context
+    }
+
+    private var line: Int { parser?.location.line ?? 0 }
+
+    private func canonicalName(_ raw: UnsafePointer<CChar>) -> String {
+        let rawName = String(cString: raw)
+        if let known = canonicalNames[rawName] { return known }
+        let (name, corrected) = KMLNames.canonical(rawName, prefixes: prefixes)
+        if corrected && !warnedAboutCase {
+            warnedAboutCase = true
+            context.warn("element <\(rawName)> read as <\(name)> (KML names are case-sensitive)", line: line)
+        }
+        canonicalNames[rawName] = name
+        return name
+    }
+
+    func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        var attributeMap: [String: String] = [:]
+        var i = 0
+        while let key = attributes[i], let value = attributes[i + 1] {
+            let name = String(cString: key)
+            let text = String(cString: value)
+            if name.hasPrefix("xmlns:") {
+                prefixes[String(name.dropFirst(6))] = text
+                canonicalNames.removeAll()
+            }
+            attributeMap[name] = text
+            i += 2
+        }
+        let name = canonicalName(rawName)
+
+        if let parent = captureStack.last {
+            let element = XMLElement(name: name, attributes: attributeMap, line: line)
+            parent.append(element)
+            captureStack.append(element)
+            return
+        }
+        if Self.containers.contains(name) {
+            let container = Container(kind: name, id: attributeMap["id"])
+            containerStack.append(container)
+            onContainerStart?(container)
+            return
+        }
+        if Self.capturedRoots.contains(name) || !containerStack.isEmpty {
+            // A feature or shared style, or a member of a Document or Folder (its name, …).
+            captureStack.append(XMLElement(name: name, attributes: attributeMap, line: line))
+        }
+        // Anything else outside containers (the <kml> root, NetworkLinkControl) is passed over.
+    }
+
+    func endElement(_ rawName: UnsafePointer<CChar>) {
+        guard let element = captureStack.popLast() else {
+            if let container = containerStack.last, Self.containers.contains(canonicalName(rawName)) {
+                containerStack.removeLast()
+                onContainerEnd?(container)
+            }
+            return
+        }
+        guard captureStack.isEmpty else { return }  // still inside a captured tree
+        switch element.name {
+        case "Style", "StyleMap", "Schema", "gx:CascadingStyle":
+            context.register(element)
+            if let container = containerStack.last, element.name != "Schema" { container.meta.append(element) }
+        case _ where Self.features.contains(element.name):
+            onFeature?(element, containerStack)
+        default:
+            if let container = containerStack.last {
+                container.meta.append(element)
+                if element.name == "name", documentName == nil, container.kind == "Document", containerStack.count == 1 {
+                    documentName = container.name
+                }
+            }
+        }
+    }
+
+    /// Inside a CDATA section: its text also goes to the element's `cdataSections`.
+    private var inCDATA = false
+    private var cdataStarted = false
+
+    func characters(_ text: UnsafeBufferPointer<UInt8>) {
+        guard let element = captureStack.last else { return }
+        element.textBytes.append(contentsOf: text)
+        if inCDATA {
+            if cdataStarted {
+                element.cdataSections.append([])
+                cdataStarted = false
+            }
+            element.cdataSections[element.cdataSections.count - 1].append(contentsOf: text)
+        }
+    }
+
+    func cdata(starts: Bool) {
+        inCDATA = starts
+        cdataStarted = starts
+    }
+}

@@ -1,0 +1,87 @@
+import DequeModule
+import MeridianGeometry
+
+/// A streaming KML reader on expat: features arrive one at a time as their Placemark (or
+/// GroundOverlay, NetworkLink) ends, so memory holds one feature and the shared styles, whatever
+/// the file's size.
+///
+/// Semantics follow placemark/togeojson v7 (styles as simplestyle properties, ExtendedData as
+/// properties, gx:Track as lines with `coordinateProperties.times`), plus what it drops: the
+/// folder path (`folder` property), typed SchemaData, altitudeMode, Model locations.
+public final class KMLReader: FeatureReader {
+    private let input: BufferedInput
+    private let parser: XMLEventParser
+    private let builder: KMLDocumentBuilder
+    private let context: KMLContext
+    private let options: KMLReadOptions
+    private var queue = Deque<Feature>()
+    private var finished = false
+    private var started = false
+    public private(set) var trailingMetadata = CollectionMetadata()
+    /// The folder tree, when `options.folders == .tree` (built as the document is read).
+    public private(set) var folderTree: KMLFolderTree?
+
+    public init(input: BufferedInput, options: KMLReadOptions = .init(), readOptions: ReadOptions = .init()) {
+        self.input = input
+        self.options = options
+        context = KMLContext(file: input.name, diagnostics: readOptions.diagnostics)
+        builder = KMLDocumentBuilder(context: context)
+        parser = XMLEventParser(name: input.name, handler: builder)
+        builder.parser = parser
+        context.parser = parser
+        if options.folders == .tree { folderTree = KMLFolderTree() }
+        builder.onFeature = { [unowned self] element, containers in
+            guard let feature = context.feature(from: element, in: containers, options: options) else { return }
+            if let layer = options.layer, !containers.contains(where: { $0.name == layer }) { return }
+            folderTree?.add(feature)
+            queue.append(feature)
+        }
+        if let tree = folderTree {
+            builder.onContainerStart = { tree.open($0) }
+            builder.onContainerEnd = { tree.close($0) }
+        }
+    }
+
+    public func readMetadata() throws -> CollectionMetadata {
+        try fillQueue()
+        var members = JSONObject()
+        if let name = builder.documentName { members["name"] = .string(name) }
+        return CollectionMetadata(members: members)
+    }
+
+    public func next() throws -> Feature? {
+        try fillQueue()
+        return queue.popFirst()
+    }
+
+    /// Feeds expat until a feature is waiting or the input ends.
+    private func fillQueue() throws {
+        while queue.isEmpty && !finished {
+            let available = try input.fill(atLeast: 1)
+            let isFinal = input.reachedEnd
+            let chunk = UnsafeBufferPointer(start: input.base + input.position, count: available)
+            try parser.parse(chunk, isFinal: isFinal)
+            input.consume(available)
+            if isFinal { finished = true }
+        }
+    }
+}
+
+/// What the KML reader is asked to do beyond reading.
+public struct KMLReadOptions: Sendable {
+    public enum Folders: String, Sendable, CaseIterable {
+        /// Features one after another, each with its folder path in a `folder` property.
+        case flat
+        /// The nested tree of folders and features, like togeojson's kmlWithFolders.
+        case tree
+    }
+
+    public var folders: Folders
+    /// Keep only features inside a Folder or Document of this name.
+    public var layer: String?
+
+    public init(folders: Folders = .flat, layer: String? = nil) {
+        self.folders = folders
+        self.layer = layer
+    }
+}

@@ -1,0 +1,96 @@
+/// A small element tree, built by the KML reader for one Placemark, Style or Schema at a time
+/// (never for a whole document), so memory stays bounded by the largest single feature.
+final class XMLElement {
+    /// The element's name with KML's own namespace dropped (`Placemark`) and Google's extension
+    /// namespace written `gx:` (`gx:Track`), whatever prefixes the file used.
+    let name: String
+    let attributes: [String: String]
+    private(set) var children: [XMLElement] = []
+    /// The element's own character data (not its children's), as bytes: coordinates stay bytes
+    /// until they are parsed into numbers.
+    var textBytes: [UInt8] = []
+    /// The element's own CDATA sections, each whole, in order (empty ones are not recorded):
+    /// KML marks HTML descriptions this way.
+    var cdataSections: [[UInt8]] = []
+    /// Where the element starts, for messages.
+    let line: Int
+
+    init(name: String, attributes: [String: String], line: Int) {
+        self.name = name
+        self.attributes = attributes
+        self.line = line
+    }
+
+    /// For each child, how much of `textBytes` came before it, so text and children interleave
+    /// again in `textContent`.
+    private var childTextOffsets: [Int] = []
+
+    func append(_ child: XMLElement) {
+        children.append(child)
+        childTextOffsets.append(textBytes.count)
+    }
+
+    /// The first child called `name`.
+    func child(_ name: String) -> XMLElement? { children.first { $0.name == name } }
+
+    /// Every child called `name`.
+    func children(_ name: String) -> [XMLElement] { children.filter { $0.name == name } }
+
+    /// Every descendant called `name`, depth first, in document order.
+    func descendants(_ name: String) -> [XMLElement] {
+        var found: [XMLElement] = []
+        func walk(_ element: XMLElement) {
+            for child in element.children {
+                if child.name == name { found.append(child) }
+                walk(child)
+            }
+        }
+        walk(self)
+        return found
+    }
+
+    /// The first descendant called `name`.
+    func descendant(_ name: String) -> XMLElement? {
+        for child in children {
+            if child.name == name { return child }
+            if let found = child.descendant(name) { return found }
+        }
+        return nil
+    }
+
+    /// The element's own text, as a string.
+    var text: String { String(decoding: textBytes, as: UTF8.self) }
+
+    /// All text inside the element, children's included, in document order (the DOM's
+    /// `textContent`).
+    var textContent: String {
+        if children.isEmpty { return text }
+        var bytes: [UInt8] = []
+        appendTextContent(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func appendTextContent(to bytes: inout [UInt8]) {
+        var taken = 0
+        for (child, offset) in zip(children, childTextOffsets) {
+            bytes += textBytes[taken..<offset]
+            taken = offset
+            child.appendTextContent(to: &bytes)
+        }
+        bytes += textBytes[taken...]
+    }
+
+    /// The trimmed text of the child called `name`, nil when there is no such child.
+    func childText(_ name: String) -> String? {
+        child(name).map { $0.textContent.trimmingWhitespace() }
+    }
+}
+
+extension StringProtocol {
+    /// The string without leading and trailing spaces, tabs and line breaks.
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,138 @@
+import CExpat
+
+/// What an `XMLEventParser` reports, in document order.
+protocol XMLEventHandler: AnyObject {
+    /// An element opens. `attributes` alternate name, value, …, ending with nil.
+    func startElement(_ name: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>)
+    func endElement(_ name: UnsafePointer<CChar>)
+    /// Character data, in pieces of any size (expat splits text at buffer ends and entities).
+    func characters(_ text: UnsafeBufferPointer<UInt8>)
+    /// A CDATA section opens or closes (its text arrives through `characters`).
+    func cdata(starts: Bool)
+}
+
+/// expat, set up for files from strangers, driven chunk by chunk from a `BufferedInput`.
+///
+/// - No external entity or DTD is ever read (no handler is installed for them, and parameter
+///   entities are off), and any entity declaration stops the parse: KML needs none, and
+///   declarations are how billion-laughs and quadratic-blowup attacks start.
+/// - The encodings expat knows (UTF-8, UTF-16, ISO-8859-1, US-ASCII) plus Windows-1252,
+///   which real KML declares and expat does not know, through an encoding handler.
+/// - Errors carry expat's line and column (made 1-based).
+final class XMLEventParser {
+    private let parser: OpaquePointer
+    private unowned let handler: any XMLEventHandler
+    let name: String
+    /// Set by a callback that must stop the parse; thrown after `XML_Parse` returns.
+    private var callbackError: MeridianError?
+
+    init(name: String, handler: any XMLEventHandler) {
+        self.name = name
+        self.handler = handler
+        parser = XML_ParserCreate(nil)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        XML_SetUserData(parser, me)
+        XML_SetParamEntityParsing(parser, XML_PARAM_ENTITY_PARSING_NEVER)
+        XML_SetElementHandler(parser, { data, name, attributes in
+            guard let data, let name, let attributes else { return }
+            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.startElement(name, attributes: attributes)
+        }, { data, name in
+            guard let data, let name else { return }
+            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.endElement(name)
+        })
+        XML_SetCharacterDataHandler(parser) { data, text, length in
+            guard let data, let text, length > 0 else { return }
+            let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler
+                .characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+        }
+        XML_SetCdataSectionHandler(parser, { data in
+            guard let data else { return }
+            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.cdata(starts: true)
+        }, { data in
+            guard let data else { return }
+            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.cdata(starts: false)
+        })
+        XML_SetEntityDeclHandler(parser) { data, entityName, _, _, _, _, _, _, _ in
+            guard let data else { return }
+            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
+            let entity = entityName.map { String(cString: $0) } ?? "?"
+            me.stop(MeridianError(.badInput, "the document declares the entity \"\(entity)\"; Meridian reads no entity declarations",
+                                  at: me.location, hint: "KML needs no DTD or entities; entity declarations are how XML bombs work"))
+        }
+        XML_SetUnknownEncodingHandler(parser, { _, encodingName, info in
+            // expat's contract: 1 when the encoding is filled in, 0 when it is unknown.
+            guard let encodingName, let info else { return 0 }
+            return XMLEncodings.fill(info, for: String(cString: encodingName)) ? 1 : 0
+        }, nil)
+    }
+
+    deinit { XML_ParserFree(parser) }
+
+    /// Where the parser is now (1-based line and column).
+    var location: SourceLocation {
+        SourceLocation(file: name, line: Int(XML_GetCurrentLineNumber(parser)),
+                       column: Int(XML_GetCurrentColumnNumber(parser)) + 1)
+    }
+
+    /// Stops the parse from inside a callback; `parse` throws `error`.
+    func stop(_ error: MeridianError) {
+        if callbackError == nil { callbackError = error }
+        XML_StopParser(parser, XML_FALSE)
+    }
+
+    /// Feeds one chunk; `isFinal` for the last one.
+    func parse(_ chunk: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws {
+        let status = chunk.withMemoryRebound(to: CChar.self) { bytes in
+            XML_Parse(parser, bytes.baseAddress, Int32(bytes.count), isFinal ? 1 : 0)
+        }
+        if let callbackError { throw callbackError }
+        guard status != XML_STATUS_ERROR else {
+            let code = XML_GetErrorCode(parser)
+            var message = String(cString: XML_ErrorString(code))
+            var hint: String?
+            switch code {
+            case XML_ERROR_NO_ELEMENTS:
+                message = chunk.isEmpty && isFinal ? "the input is empty" : "the input ends before the document's first element"
+            case XML_ERROR_UNCLOSED_TOKEN, XML_ERROR_UNCLOSED_CDATA_SECTION:
+                hint = "the file may be truncated"
+            case XML_ERROR_UNKNOWN_ENCODING, XML_ERROR_INCORRECT_ENCODING:
+                hint = "convert the file to UTF-8 with iconv first"
+            case XML_ERROR_INVALID_TOKEN:
+                hint = "not well-formed XML: a stray '<' or '&', or bytes not in the declared encoding"
+            default: break
+            }
+            if code == XML_ERROR_NO_ELEMENTS || code == XML_ERROR_UNCLOSED_TOKEN, isFinal {
+                hint = hint ?? "the file may be truncated"
+            }
+            throw MeridianError(.badInput, message, at: location, hint: hint)
+        }
+    }
+}
+
+/// Single-byte encodings expat does not know itself.
+enum XMLEncodings {
+    /// Windows-1252's code points for bytes 0x80–0x9F (the rest equal ISO-8859-1).
+    static let windows1252High: [Int32] = [
+        0x20AC, -1, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, -1, 0x017D, -1,
+        -1, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, -1, 0x017E, 0x0178,
+    ]
+
+    static func fill(_ info: UnsafeMutablePointer<XML_Encoding>, for name: String) -> Bool {
+        switch name.uppercased() {
+        case "WINDOWS-1252", "CP1252", "X-CP1252":
+            withUnsafeMutableBytes(of: &info.pointee.map) { raw in
+                let map = raw.bindMemory(to: Int32.self)
+                for byte in 0..<256 {
+                    map[byte] = (0x80...0x9F).contains(byte) ? windows1252High[byte - 0x80] : Int32(byte)
+                }
+            }
+            info.pointee.data = nil
+            info.pointee.convert = nil
+            info.pointee.release = nil
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -44,7 +44,7 @@ struct Convert: ParsableCommand {
 extension Convert {
     /// `--folders tree`: the KML document's folders and features as one nested JSON tree.
     func writeFolderTree(from source: FeatureInput, to destination: FeatureOutput) throws {
-        guard let reader = source.reader as? KMLReader, let tree = reader.folderTree else {
+        guard let reader = source.reader as? any KMLDocumentReader, let tree = reader.folderTree else {
             throw MeridianError(.usage, "--folders tree needs KML or KMZ input")
         }
         guard destination.format == .geoJSON else {

@@ -13,6 +13,8 @@ import Darwin
 public final class BufferedInput {
     /// The name used in messages: the path as given, or `<stdin>`.
     public let name: String
+    /// The file's path; nil for standard input and memory.
+    public let path: String?
     private let fd: Int32
     private let ownsDescriptor: Bool
 
@@ -47,12 +49,13 @@ public final class BufferedInput {
             close(fd)
             throw MeridianError(.inputUnavailable, "cannot read input: it is a directory", at: SourceLocation(file: path))
         }
-        return BufferedInput(fileDescriptor: fd, name: path, ownsDescriptor: true, chunkSize: chunkSize)
+        return BufferedInput(fileDescriptor: fd, name: path, path: path, ownsDescriptor: true, chunkSize: chunkSize)
     }
 
-    public init(fileDescriptor: Int32, name: String, ownsDescriptor: Bool, chunkSize: Int = 1 << 16) {
+    public init(fileDescriptor: Int32, name: String, path: String? = nil, ownsDescriptor: Bool, chunkSize: Int = 1 << 16) {
         self.fd = fileDescriptor
         self.name = name
+        self.path = path
         self.ownsDescriptor = ownsDescriptor
         self.chunkSize = chunkSize
         capacity = chunkSize
@@ -63,6 +66,7 @@ public final class BufferedInput {
     public init(bytes: some Collection<UInt8>, name: String = "<memory>") {
         fd = -1
         self.name = name
+        path = nil
         ownsDescriptor = false
         chunkSize = 1 << 16
         capacity = max(bytes.count, 1)
@@ -147,6 +151,19 @@ public final class BufferedInput {
     @inlinable public func consume(_ count: Int) {
         precondition(count <= limit - position)
         position += count
+    }
+
+    /// Everything not yet consumed, up to `maximum` bytes (beyond it: a bad-input error).
+    public func readAll(maximum: Int) throws -> [UInt8] {
+        while !reachedEnd && available <= maximum {
+            try fill(atLeast: available + chunkSize)
+        }
+        guard available <= maximum else {
+            throw MeridianError(.badInput, "the input is larger than \(maximum >> 20) MiB", at: SourceLocation(file: name))
+        }
+        let bytes = Array(UnsafeBufferPointer(start: base + position, count: available))
+        position = limit
+        return bytes
     }
 
     /// Hands every remaining byte, chunk by chunk, to `body` (a push parser such as expat).

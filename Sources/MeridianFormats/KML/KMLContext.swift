@@ -19,8 +19,6 @@ final class KMLContext {
     /// SimpleField types by field name, from every Schema so far (togeojson's document-global rule).
     private(set) var fieldTypes: [String: String] = [:]
     private(set) var styleCount = 0
-    private var unclosedRings = 0
-    private var warnedAboutUnclosedRings = false
 
     init(file: String, diagnostics: DiagnosticHandler?) {
         self.file = file
@@ -31,12 +29,19 @@ final class KMLContext {
         diagnostics?(Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)))
     }
 
+    /// Warnings that would repeat for every ring of a big file are given once, at the first.
+    private var warnedOnce: Set<String> = []
+
+    func warnOnce(_ kind: String, _ message: String, line: Int) {
+        if warnedOnce.insert(kind).inserted { warn(message, line: line) }
+    }
+
     func noteUnclosedRing(line: Int) {
-        unclosedRings += 1
-        if !warnedAboutUnclosedRings {
-            warnedAboutUnclosedRings = true
-            warn("a LinearRing is not closed; closing it (and any others like it)", line: line)
-        }
+        warnOnce("unclosed", "a LinearRing is not closed; closing it (and any others like it)", line: line)
+    }
+
+    func noteDroppedRing(line: Int) {
+        warnOnce("short", "a LinearRing has fewer than 4 positions; dropping it (and any others like it)", line: line)
     }
 
     static func normalizedID(_ id: String) -> String { id.hasPrefix("#") ? id : "#" + id }

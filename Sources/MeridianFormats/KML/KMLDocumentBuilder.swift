@@ -35,6 +35,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
     var onContainerEnd: ((Container) -> Void)?
 
     private(set) var containerStack: [Container] = []
+    /// Folders opened so far.
+    private(set) var folderCount = 0
     /// The elements being built, innermost last.
     private var captureStack: [XMLElement] = []
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
@@ -85,6 +87,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
         if Self.containers.contains(name) {
             let container = Container(kind: name, id: attributeMap["id"])
+            if name == "Folder" { folderCount += 1 }
             containerStack.append(container)
             onContainerStart?(container)
             return

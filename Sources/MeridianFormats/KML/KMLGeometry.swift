@@ -102,7 +102,11 @@ struct KMLGeometryReader {
                 ring.append(first)
                 context.noteUnclosedRing(line: ringElement.line)
             }
-            if ring.count >= 4 { rings.append(ring) }
+            if ring.count >= 4 {
+                rings.append(ring)
+            } else {
+                context.noteDroppedRing(line: ringElement.line)
+            }
         }
         return rings.isEmpty ? nil : Polygon(rings)
     }

@@ -8,7 +8,7 @@ import MeridianGeometry
 /// Semantics follow placemark/togeojson v7 (styles as simplestyle properties, ExtendedData as
 /// properties, gx:Track as lines with `coordinateProperties.times`), plus what it drops: the
 /// folder path (`folder` property), typed SchemaData, altitudeMode, Model locations.
-public final class KMLReader: FeatureReader {
+public final class KMLReader: FeatureReader, KMLDocumentReader {
     private let input: BufferedInput
     private let parser: XMLEventParser
     private let builder: KMLDocumentBuilder
@@ -40,6 +40,11 @@ public final class KMLReader: FeatureReader {
             builder.onContainerStart = { tree.open($0) }
             builder.onContainerEnd = { tree.close($0) }
         }
+    }
+
+    /// Folders and styles seen so far (all of them once `next()` has returned nil).
+    public var statistics: KMLStatistics {
+        KMLStatistics(folders: builder.folderCount, styles: context.styleCount)
     }
 
     public func readMetadata() throws -> CollectionMetadata {
@@ -84,4 +89,17 @@ public struct KMLReadOptions: Sendable {
         self.folders = folders
         self.layer = layer
     }
+}
+
+/// What KML and KMZ readers tell beyond features.
+public protocol KMLDocumentReader: FeatureReader {
+    var folderTree: KMLFolderTree? { get }
+    var statistics: KMLStatistics { get }
+}
+
+/// Counts `meridian info` reports for KML.
+public struct KMLStatistics: Sendable, Hashable {
+    public var folders: Int
+    /// Shared styles and style maps.
+    public var styles: Int
 }

@@ -55,7 +55,7 @@ public struct FormatRegistry: Sendable {
     public init(_ formats: [FeatureFormat]) { self.formats = formats }
 
     /// Every built-in format.
-    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml])
+    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz])
 
     /// The format called `name` on the command line (id or alias, any case).
     public func format(named name: String) throws -> FeatureFormat {
@@ -146,5 +146,14 @@ extension FeatureFormat {
                 || ascii.contains("<placemark") || ascii.contains("<document")
         },
         reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) }
+    )
+}
+
+extension FeatureFormat {
+    /// KMZ: a zip archive with a KML document inside.
+    public static let kmz = FeatureFormat(
+        id: "kmz", displayName: "KMZ", extensions: ["kmz"],
+        sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
+        reader: { input, options in try KMZReader(input: input, options: options) }
     )
 }

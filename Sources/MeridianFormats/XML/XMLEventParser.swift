@@ -81,8 +81,11 @@ final class XMLEventParser {
         XML_StopParser(parser, XML_FALSE)
     }
 
+    private var bytesParsed = 0
+
     /// Feeds one chunk; `isFinal` for the last one.
     func parse(_ chunk: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws {
+        bytesParsed += chunk.count
         let status = chunk.withMemoryRebound(to: CChar.self) { bytes in
             XML_Parse(parser, bytes.baseAddress, Int32(bytes.count), isFinal ? 1 : 0)
         }
@@ -93,7 +96,7 @@ final class XMLEventParser {
             var hint: String?
             switch code {
             case XML_ERROR_NO_ELEMENTS:
-                message = chunk.isEmpty && isFinal ? "the input is empty" : "the input ends before the document's first element"
+                message = bytesParsed == 0 ? "the input is empty" : "the input ends before the document is complete"
             case XML_ERROR_UNCLOSED_TOKEN, XML_ERROR_UNCLOSED_CDATA_SECTION:
                 hint = "the file may be truncated"
             case XML_ERROR_UNKNOWN_ENCODING, XML_ERROR_INCORRECT_ENCODING:

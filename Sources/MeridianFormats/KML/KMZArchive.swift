@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import MeridianGeometry
+import ZIPFoundation
+
+/// KMZ: a zip archive holding a KML document (`doc.kml`, else the first `.kml` at the root) and
+/// the files it refers to. Read with ZIPFoundation, guarded against zip bombs (an entry may not
+/// inflate past its declared size, nor past `maximumDocumentSize`) and path traversal (entries
+/// named with `..` or an absolute path are never used).
+enum KMZArchive {
+    static let maximumDocumentSize: UInt64 = 4 << 30
+    static let maximumArchiveInMemory = 1 << 30
+
+    /// Opens the archive an input holds: from its path, or (for stdin) from memory.
+    static func open(_ input: BufferedInput) throws -> Archive {
+        do {
+            if let path = input.path {
+                return try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            }
+            return try Archive(data: Data(try input.readAll(maximum: maximumArchiveInMemory)), accessMode: .read)
+        } catch let error as MeridianError {
+            throw error
+        } catch {
+            throw MeridianError(.badInput, "not a readable KMZ (zip) archive: \(error)", at: SourceLocation(file: input.name),
+                                hint: "the file may be truncated")
+        }
+    }
+
+    static func isSafe(_ path: String) -> Bool {
+        !path.hasPrefix("/") && !path.split(separator: "/").contains("..") && !path.contains("\\")
+    }
+
+    /// The archive's main KML document.
+    static func mainDocument(in archive: Archive, name: String) throws -> Entry {
+        let documents = archive.filter { $0.type == .file && $0.path.lowercased().hasSuffix(".kml") && isSafe($0.path) }
+        if let doc = documents.first(where: { $0.path.lowercased() == "doc.kml" }) { return doc }
+        if let root = documents.first(where: { !$0.path.contains("/") }) { return root }
+        if let any = documents.first { return any }
+        throw MeridianError(.badInput, "this KMZ archive holds no .kml document", at: SourceLocation(file: name),
+                            hint: "a KMZ is a zip with doc.kml at its root")
+    }
+
+    /// Inflates one entry into an unlinked temporary file and returns an input over it: the KML
+    /// then streams from disk like any other, in constant memory.
+    static func extract(_ entry: Entry, from archive: Archive, archiveName: String) throws -> BufferedInput {
+        let declared = entry.uncompressedSize
+        let where_ = SourceLocation(file: "\(archiveName):\(entry.path)")
+        guard declared <= maximumDocumentSize else {
+            throw MeridianError(.badInput, "\(entry.path) would inflate to \(declared >> 20) MiB, more than Meridian extracts",
+                                at: where_, hint: "this looks like a zip bomb")
+        }
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        var template = Array("\(folder)/meridian-kmz-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }  // gone from the folder; the descriptor keeps it
+        var written: UInt64 = 0
+        do {
+            _ = try archive.extract(entry, bufferSize: 1 << 16) { data in
+                written += UInt64(data.count)
+                if written > declared || written > maximumDocumentSize {
+                    throw MeridianError(.badInput, "\(entry.path) inflates past its declared size", at: where_,
+                                        hint: "this looks like a zip bomb")
+                }
+                try data.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            throw MeridianError(.io, "cannot write a temporary file: \(String(cString: strerror(errno)))")
+                        }
+                        offset += n
+                    }
+                }
+            }
+        } catch let error as MeridianError {
+            close(fd)
+            throw error
+        } catch {
+            close(fd)
+            throw MeridianError(.badInput, "cannot inflate \(entry.path): \(error)", at: where_)
+        }
+        lseek(fd, 0, SEEK_SET)
+        return BufferedInput(fileDescriptor: fd, name: "\(archiveName):\(entry.path)", ownsDescriptor: true)
+    }
+}
+
+/// A KMZ reader: the archive's main document through the streaming KML reader.
+public final class KMZReader: KMLDocumentReader {
+    private let kml: KMLReader
+    /// The archive's other files (images of GroundOverlays, icons), by path.
+    public let entries: [String]
+
+    public init(input: BufferedInput, options: ReadOptions = .init()) throws {
+        let archive = try KMZArchive.open(input)
+        let document = try KMZArchive.mainDocument(in: archive, name: input.name)
+        entries = archive.filter { $0.type == .file && KMZArchive.isSafe($0.path) }.map(\.path)
+        for entry in archive where !KMZArchive.isSafe(entry.path) {
+            options.diagnostics?(Diagnostic(.warning, "ignoring the archive entry \"\(entry.path)\": it points outside the archive",
+                                            at: SourceLocation(file: input.name)))
+        }
+        let inner = try KMZArchive.extract(document, from: archive, archiveName: input.name)
+        kml = KMLReader(input: inner, options: options.kml, readOptions: options)
+    }
+
+    public func readMetadata() throws -> CollectionMetadata { try kml.readMetadata() }
+    public func next() throws -> Feature? { try kml.next() }
+    public var trailingMetadata: CollectionMetadata { kml.trailingMetadata }
+    public var folderTree: KMLFolderTree? { kml.folderTree }
+    public var statistics: KMLStatistics { kml.statistics }
+}

@@ -30,7 +30,8 @@ struct Info: ParsableCommand {
             var summary = DatasetSummary()
             while let feature = try source.reader.next() { summary.add(feature) }
             let report = SummaryReport(file: source.input.name, format: source.format, metadata: metadata,
-                                       trailing: source.reader.trailingMetadata, summary: summary)
+                                       trailing: source.reader.trailingMetadata, summary: summary,
+                                       kml: (source.reader as? any KMLDocumentReader)?.statistics)
             let out = OutputSink.standardOutput()
             switch format {
             case .text: out.write(report.text)

@@ -83,9 +83,12 @@ final class KMLContext {
     }
 
     /// A SimpleData value typed by its SimpleField: integers and reals as numbers, bool as
-    /// true/false, anything else (or a value that does not parse) as the string.
+    /// true/false, empty as null, anything else (or a value that does not parse) as the string.
     func typedValue(_ text: String, field: String) -> JSONValue {
-        switch fieldTypes[field] {
+        let type = fieldTypes[field]
+        // An empty value of a number or bool field is no value (togeojson's Number("") makes it 0).
+        if let type, type != "string", text.trimmingWhitespace().isEmpty { return .null }
+        switch type {
         case "int", "uint", "short", "ushort", "long", "ulong":
             let trimmed = text.trimmingWhitespace()
             if let integer = Int64(trimmed) { return .integer(integer) }

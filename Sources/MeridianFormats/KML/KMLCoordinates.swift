@@ -19,20 +19,21 @@ enum KMLCoordinates {
 
     static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Result {
         var result = Result()
-        var tuple: [Double] = []
-        tuple.reserveCapacity(3)
-        var tupleBroken = false
+        // The tuple being read: up to three numbers kept (a fourth, M, is dropped as togeojson does).
+        var x = 0.0, y = 0.0, z = 0.0
+        var count = 0
+        var broken = false
         var i = 0
         let n = t.count
         @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-        func finishTuple() {
-            if tuple.count >= 2 && !tupleBroken {
-                result.positions.append(Position(longitude: tuple[0], latitude: tuple[1], altitude: tuple.count > 2 ? tuple[2] : nil))
-            } else if !tuple.isEmpty || tupleBroken {
+        @inline(__always) func finishTuple() {
+            if count >= 2 && !broken {
+                result.positions.append(Position(longitude: x, latitude: y, altitude: count > 2 ? z : nil))
+            } else if count > 0 || broken {
                 result.skipped += 1
             }
-            tuple.removeAll(keepingCapacity: true)
-            tupleBroken = false
+            count = 0
+            broken = false
         }
         while i < n {
             while i < n && isSpace(t[i]) { i += 1 }
@@ -42,9 +43,15 @@ enum KMLCoordinates {
             while i < n && !isSpace(t[i]) && t[i] != UInt8(ascii: ",") { i += 1 }
             if i > start {
                 if let value = number(UnsafeBufferPointer(rebasing: t[start..<i])) {
-                    tuple.append(value)
+                    switch count {
+                    case 0: x = value
+                    case 1: y = value
+                    case 2: z = value
+                    default: break
+                    }
+                    count += 1
                 } else {
-                    tupleBroken = true
+                    broken = true
                 }
             }
             // A comma (with white space around it) continues the tuple; anything else ends it.

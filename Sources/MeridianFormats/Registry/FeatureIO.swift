@@ -56,21 +56,44 @@ public struct WriteOptions: Sendable {
 /// Copies every feature from `reader` to `writer`, keeping collection members before and after
 /// the features where they were. `transform` may change or drop each feature; `progress` is
 /// called with the number of features read after each one (it throttles its own output).
-/// Returns the number of features written.
+/// Reading (and transforming) runs on the calling thread, writing on a second one, so the two
+/// halves of a conversion use two cores. Returns the number of features written.
 @discardableResult
 public func copyFeatures(from reader: some FeatureReader, to writer: some FeatureWriter,
                          progress: ((Int) -> Void)? = nil,
                          transform: (Feature) throws -> Feature? = { $0 }) throws -> Int {
     try writer.begin(reader.readMetadata())
-    var read = 0, written = 0
-    while let feature = try reader.next() {
-        read += 1
-        progress?(read)
-        if let output = try transform(feature) {
-            try writer.write(output)
-            written += 1
+    let pipe = FeaturePipe()
+    nonisolated(unsafe) let writer = writer
+    nonisolated(unsafe) var writeError: Error?
+    nonisolated(unsafe) var written = 0
+    let worker = WorkerThread {
+        do {
+            while let feature = pipe.take() {
+                try writer.write(feature)
+                written += 1
+            }
+        } catch {
+            writeError = error
+            pipe.cancel()
         }
     }
+    var read = 0
+    do {
+        while let feature = try reader.next() {
+            read += 1
+            progress?(read)
+            if let output = try transform(feature), !pipe.put(output) { break }
+        }
+    } catch {
+        pipe.cancel()
+        pipe.close()
+        worker.join()
+        throw error
+    }
+    pipe.close()
+    worker.join()
+    if let writeError { throw writeError }
     try writer.finish(reader.trailingMetadata)
     return written
 }

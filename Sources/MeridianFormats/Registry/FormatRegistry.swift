@@ -145,7 +145,8 @@ extension FeatureFormat {
             return ascii.contains("<kml") || ascii.contains("opengis.net/kml") || ascii.contains("earth.google.com/kml")
                 || ascii.contains("<placemark") || ascii.contains("<document")
         },
-        reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) }
+        reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) },
+        writer: { sink, options in KMLWriter(sink: sink, options: options) }
     )
 }
 
@@ -154,6 +155,7 @@ extension FeatureFormat {
     public static let kmz = FeatureFormat(
         id: "kmz", displayName: "KMZ", extensions: ["kmz"],
         sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
-        reader: { input, options in try KMZReader(input: input, options: options) }
+        reader: { input, options in try KMZReader(input: input, options: options) },
+        writer: { sink, options in try KMZWriter(sink: sink, options: options) }
     )
 }

@@ -8,14 +8,17 @@ public struct SummaryReport {
     public var metadata: CollectionMetadata
     public var trailing: CollectionMetadata
     public var summary: DatasetSummary
+    /// Folders and styles, for KML and KMZ.
+    public var kml: KMLStatistics?
 
     public init(file: String, format: FeatureFormat, metadata: CollectionMetadata,
-                trailing: CollectionMetadata, summary: DatasetSummary) {
+                trailing: CollectionMetadata, summary: DatasetSummary, kml: KMLStatistics? = nil) {
         self.file = file
         self.format = format
         self.metadata = metadata
         self.trailing = trailing
         self.summary = summary
+        self.kml = kml
     }
 
     private var name: String? { metadata.name ?? trailing.name }
@@ -27,6 +30,10 @@ public struct SummaryReport {
         ]
         if let name { object["name"] = .string(name) }
         object["features"] = .integer(Int64(summary.featureCount))
+        if let kml {
+            object["folders"] = .integer(Int64(kml.folders))
+            object["styles"] = .integer(Int64(kml.styles))
+        }
         object["geometryTypes"] = .object(JSONObject(uniqueKeysWithValues: summary.geometryTypes.map {
             ($0.key.rawValue, JSONValue.integer(Int64($0.value)))
         }))
@@ -48,6 +55,10 @@ public struct SummaryReport {
         var lines: [(String, String)] = [("file", "\(file) (\(format.displayName))")]
         if let name { lines.append(("name", name)) }
         lines.append(("features", grouped(summary.featureCount)))
+        if let kml {
+            lines.append(("folders", grouped(kml.folders)))
+            lines.append(("styles", grouped(kml.styles)))
+        }
         var types = summary.geometryTypes.map { "\($0.key.rawValue) \(grouped($0.value))" }
         if summary.nullGeometryCount > 0 { types.append("null \(grouped(summary.nullGeometryCount))") }
         lines.append(("geometry", types.isEmpty ? "none" : types.joined(separator: ", ")))

@@ -49,14 +49,25 @@ final class XMLElement {
         return found
     }
 
-    /// The first descendant called `name`.
+    /// The first descendant called `name` (depth first, in document order). Feature conversion
+    /// asks this a dozen times per Placemark, so the first call indexes the whole tree once.
     func descendant(_ name: String) -> XMLElement? {
-        for child in children {
-            if child.name == name { return child }
-            if let found = child.descendant(name) { return found }
+        if firstDescendants == nil {
+            var index: [String: XMLElement] = [:]
+            func walk(_ element: XMLElement) {
+                for child in element.children {
+                    if index[child.name] == nil { index[child.name] = child }
+                    walk(child)
+                }
+            }
+            walk(self)
+            firstDescendants = index
         }
-        return nil
+        return firstDescendants?[name]
     }
+
+    /// Built by `descendant(_:)`; valid because a tree is complete before anyone searches it.
+    private var firstDescendants: [String: XMLElement]?
 
     /// The element's own text, as a string.
     var text: String { String(decoding: textBytes, as: UTF8.self) }

@@ -1,0 +1,50 @@
+# Shared by the benchmark scripts: set-up, timing and summary helpers. Source it; do not run it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+Scripts/bootstrap
+command -v ogr2ogr >/dev/null && [ -x /usr/bin/time ] || {
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get install -y -qq gdal-bin time >/dev/null
+}
+swift build -c release --product meridian >&2
+meridian="$PWD/.build/release/meridian"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# One timed run: prints "seconds peak-KiB".
+measure() {
+    /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+    cat "$work/time"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+calc() { awk "BEGIN { print $1 }"; }
+
+# compare RUNS LABEL -- MERIDIAN-COMMAND… -- OGR2OGR-COMMAND…
+# Runs both commands RUNS times, alternating, and prints medians, peak RSS and the ratios.
+compare() {
+    local runs="$1" label="$2"; shift 3
+    local mine=() theirs=()
+    while [ "$1" != "--" ]; do mine+=("$1"); shift; done; shift
+    theirs=("$@")
+    : > "$work/a.txt"; : > "$work/b.txt"
+    for _ in $(seq "$runs"); do
+        measure "${mine[@]}" >> "$work/a.txt"
+        rm -f "$work"/ogr-out.*
+        measure "${theirs[@]}" >> "$work/b.txt"
+    done
+    m_time=$(cut -d' ' -f1 "$work/a.txt" | median); m_rss=$(cut -d' ' -f2 "$work/a.txt" | sort -n | tail -1)
+    o_time=$(cut -d' ' -f1 "$work/b.txt" | median); o_rss=$(cut -d' ' -f2 "$work/b.txt" | sort -n | tail -1)
+    echo "$label, $runs runs each, alternating"
+    printf "  %-9s median %6.2f s   peak RSS %6.1f MB\n" meridian "$m_time" "$(calc "$m_rss / 1024")"
+    printf "  %-9s median %6.2f s   peak RSS %6.1f MB   (%s)\n" ogr2ogr "$o_time" "$(calc "$o_rss / 1024")" "$(ogr2ogr --version)"
+    printf "  meridian is %.1fx faster and uses %.1fx less memory\n" "$(calc "$o_time / $m_time")" "$(calc "$o_rss / $m_rss")"
+}
+
+# Peak RSS of one meridian run on a big input, beside the small input's: memory must not grow.
+memory_check() {
+    local label="$1"; shift
+    local result; result=$(measure "$@")
+    printf "  %s: meridian %.2f s, peak RSS %.1f MB (small input: %.1f MB)\n" "$label" \
+        "$(echo "$result" | cut -d' ' -f1)" "$(calc "$(echo "$result" | cut -d' ' -f2) / 1024")" "$(calc "$m_rss / 1024")"
+}

@@ -1,0 +1,359 @@
+import MeridianGeometry
+
+/// Writes features as KML 2.2, streaming: the inverse of `KMLReader`.
+///
+/// - simplestyle properties become shared `<Style>` elements (one per distinct style, written
+///   where first needed) referenced by `styleUrl`;
+/// - the `folder` property becomes nested `<Folder>`s (features of one folder in a row share it);
+/// - other properties become ExtendedData: strings as `<Data>`, numbers, booleans and nulls as
+///   `<SimpleData>` typed by `<Schema>` fields (so they read back typed); arrays and objects as
+///   JSON text;
+/// - a line with `coordinateProperties.times` becomes a `gx:Track` (a MultiLineString a
+///   `gx:MultiTrack`); Multi* geometries and collections become `<MultiGeometry>`.
+/// Coordinates are written in their shortest round-trip form, so geometry comes back exactly.
+public final class KMLWriter: FeatureWriter {
+    private let xml: XMLTextWriter
+    private let sink: OutputSink
+    private var folders: [String] = []
+    private var styleIDs: [JSONObject: String] = [:]
+    private var fieldTypes: [String: String] = [:]
+    private var schemaCount = 0
+
+    /// Properties the writer turns into KML elements rather than ExtendedData.
+    static let elementProperties: Set<String> = [
+        "name", "description", "visibility", "timestamp", "timespan", "styleUrl", "folder", "altitudeMode",
+        "coordinateProperties", "address", "phoneNumber", "@geometry-type",
+    ]
+    static let styleProperties: Set<String> = [
+        "stroke", "stroke-opacity", "stroke-width", "fill", "fill-opacity", "marker-color", "icon", "icon-color",
+        "icon-opacity", "icon-scale", "icon-heading", "icon-offset", "icon-offset-units", "label-color", "label-opacity", "label-scale",
+    ]
+
+    public init(sink: OutputSink, options: WriteOptions = .init()) {
+        self.sink = sink
+        xml = XMLTextWriter(sink: sink)
+    }
+
+    public func begin(_ metadata: CollectionMetadata) throws {
+        sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" as StaticString)
+        xml.start("kml", [("xmlns", "http://www.opengis.net/kml/2.2"), ("xmlns:gx", "http://www.google.com/kml/ext/2.2")])
+        xml.start("Document")
+        if let name = metadata.name { xml.element("name", name) }
+    }
+
+    public func write(_ feature: Feature) throws {
+        let properties = feature.properties ?? [:]
+        enterFolders(properties["folder"]?.stringValue.map { $0.split(separator: "/", omittingEmptySubsequences: false).map(String.init) } ?? [])
+        let styleURL = sharedStyle(for: properties)
+        declareFields(for: properties)
+
+        xml.start("Placemark", feature.id.map { [("id", Self.text($0))] } ?? [])
+        if let name = properties["name"] { xml.element("name", Self.text(name)) }
+        for key in ["address", "phoneNumber"] { if let value = properties[key] { xml.element(key, Self.text(value)) } }
+        if properties["visibility"] == .bool(false) { xml.element("visibility", "0") }
+        switch properties["description"] {
+        case .object(let html)?: xml.cdataElement("description", html["value"]?.stringValue ?? "")
+        case let value?: xml.element("description", Self.text(value))
+        case nil: break
+        }
+        if let stamp = properties["timestamp"]?.stringValue {
+            xml.start("TimeStamp")
+            xml.element("when", stamp)
+            xml.close()
+        }
+        if let span = properties["timespan"]?.objectValue {
+            xml.start("TimeSpan")
+            if let begin = span["begin"]?.stringValue, !begin.isEmpty { xml.element("begin", begin) }
+            if let end = span["end"]?.stringValue, !end.isEmpty { xml.element("end", end) }
+            xml.close()
+        }
+        if let styleURL { xml.element("styleUrl", styleURL) }
+        writeExtendedData(properties)
+        if let geometry = feature.geometry {
+            writeGeometry(geometry, altitudeMode: properties["altitudeMode"]?.stringValue,
+                          coordinateProperties: properties["coordinateProperties"]?.objectValue)
+        }
+        xml.close()
+        try sink.checkForErrors()
+    }
+
+    public func finish(_ trailingMetadata: CollectionMetadata) throws {
+        enterFolders([])
+        xml.close()  // Document
+        xml.close()  // kml
+        try sink.checkForErrors()
+    }
+
+    // MARK: - Folders, styles, schemas
+
+    private func enterFolders(_ path: [String]) {
+        var common = 0
+        while common < min(path.count, folders.count) && path[common] == folders[common] { common += 1 }
+        while folders.count > common {
+            xml.close()
+            folders.removeLast()
+        }
+        for name in path.dropFirst(common) {
+            xml.start("Folder")
+            xml.element("name", name)
+            folders.append(name)
+        }
+    }
+
+    /// The `#id` of the shared Style for the feature's simplestyle properties (writing the Style
+    /// the first time it is needed), else the feature's own styleUrl.
+    private func sharedStyle(for properties: JSONObject) -> String? {
+        let style = properties.filter { Self.styleProperties.contains($0.key) }
+        guard !style.isEmpty else { return properties["styleUrl"]?.stringValue }
+        if let id = styleIDs[style] { return "#" + id }
+        let id = "style-\(styleIDs.count + 1)"
+        styleIDs[style] = id
+        writeStyle(style, id: id)
+        return "#" + id
+    }
+
+    private func writeStyle(_ style: JSONObject, id: String) {
+        func number(_ key: String) -> Double? { style[key]?.doubleValue }
+        func color(_ key: String, _ opacity: String) -> String? {
+            style[key]?.stringValue.flatMap { KMLStyles.kmlColor($0, opacity: number(opacity)) }
+        }
+        xml.start("Style", [("id", id)])
+        let iconColor = color("icon-color", "icon-opacity") ?? color("marker-color", "icon-opacity")
+        if iconColor != nil || style["icon"] != nil || number("icon-scale") != nil || number("icon-heading") != nil {
+            xml.start("IconStyle")
+            if let iconColor { xml.element("color", iconColor) }
+            if let scale = number("icon-scale") { xml.inline("scale") { xml.number(scale) } }
+            if let heading = number("icon-heading") { xml.inline("heading") { xml.number(heading) } }
+            if let href = style["icon"]?.stringValue {
+                xml.start("Icon")
+                xml.element("href", href)
+                xml.close()
+            }
+            if let offset = style["icon-offset"]?.arrayValue?.compactMap(\.doubleValue), offset.count == 2 {
+                let units = style["icon-offset-units"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                xml.empty("hotSpot", [("x", "\(offset[0])"), ("y", "\(offset[1])"),
+                                      ("xunits", units.first ?? "pixels"), ("yunits", units.dropFirst().first ?? "pixels")])
+            }
+            xml.close()
+        }
+        let labelColor = color("label-color", "label-opacity"), labelScale = number("label-scale")
+        if labelColor != nil || labelScale != nil {
+            xml.start("LabelStyle")
+            if let labelColor { xml.element("color", labelColor) }
+            if let labelScale { xml.inline("scale") { xml.number(labelScale) } }
+            xml.close()
+        }
+        let lineColor = color("stroke", "stroke-opacity")
+        if lineColor != nil || number("stroke-width") != nil {
+            xml.start("LineStyle")
+            if let lineColor { xml.element("color", lineColor) }
+            if let width = number("stroke-width") { xml.inline("width") { xml.number(width) } }
+            xml.close()
+        }
+        let fillColor = color("fill", "fill-opacity")
+        let noFill = style["fill"] == nil && number("fill-opacity") == 0
+        let noOutline = style["stroke"] == nil && number("stroke-opacity") == 0
+        if fillColor != nil || noFill || noOutline {
+            xml.start("PolyStyle")
+            if let fillColor { xml.element("color", fillColor) }
+            if noFill { xml.element("fill", "0") }
+            if noOutline { xml.element("outline", "0") }
+            xml.close()
+        }
+        xml.close()
+    }
+
+    /// Declares a typed SimpleField (in a new Schema) for each number, boolean or null property
+    /// not declared yet, so ExtendedData reads back with its types.
+    private func declareFields(for properties: JSONObject) {
+        var new: [(String, String)] = []
+        for (key, value) in properties where !Self.elementProperties.contains(key) && !Self.styleProperties.contains(key) {
+            guard fieldTypes[key] == nil, let type = Self.schemaType(value) else { continue }
+            fieldTypes[key] = type
+            new.append((key, type))
+        }
+        guard !new.isEmpty else { return }
+        schemaCount += 1
+        xml.start("Schema", [("name", "meridian-\(schemaCount)"), ("id", "meridian-\(schemaCount)")])
+        for (name, type) in new { xml.empty("SimpleField", [("name", name), ("type", type)]) }
+        xml.close()
+    }
+
+    static func schemaType(_ value: JSONValue) -> String? {
+        switch value {
+        case .integer: "int"
+        case .double, .null: "double"
+        case .bool: "bool"
+        default: nil
+        }
+    }
+
+    private func writeExtendedData(_ properties: JSONObject) {
+        let data = properties.filter { !Self.elementProperties.contains($0.key) && !Self.styleProperties.contains($0.key) }
+        guard !data.isEmpty else { return }
+        xml.start("ExtendedData")
+        let typed = data.filter { fieldTypes[$0.key] != nil && Self.schemaType($0.value) != nil }
+        for (key, value) in data where typed[key] == nil {
+            xml.start("Data", [("name", key)])
+            xml.element("value", Self.text(value))
+            xml.close()
+        }
+        if !typed.isEmpty {
+            xml.start("SchemaData", [("schemaUrl", "#meridian-1")])
+            for (key, value) in typed {
+                if value == .null {
+                    xml.empty("SimpleData", [("name", key)])
+                } else {
+                    xml.element("SimpleData", Self.text(value), [("name", key)])
+                }
+            }
+            xml.close()
+        }
+        xml.close()
+    }
+
+    /// A value as KML text: strings as they are, numbers in shortest form, the rest as JSON.
+    static func text(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .bool(let b): return b ? "1" : "0"
+        case .null: return ""
+        case .array, .object:
+            let sink = OutputSink(collectingAs: "value")
+            writeJSON(value, to: sink, pretty: false)
+            return sink.collectedText().trimmingWhitespace()
+        }
+    }
+
+    static func text(_ id: FeatureID) -> String {
+        switch id {
+        case .string(let s): s
+        case .integer(let i): String(i)
+        case .double(let d): "\(d)"
+        }
+    }
+
+    // MARK: - Geometry
+
+    private func writeGeometry(_ geometry: Geometry, altitudeMode: String?, coordinateProperties: JSONObject?) {
+        let times = coordinateProperties?["times"]?.arrayValue
+        switch geometry {
+        case .point(let p):
+            xml.start("Point")
+            writeAltitudeMode(altitudeMode)
+            writeCoordinates([p.coordinates])
+            xml.close()
+        case .lineString(let l):
+            if let times = times?.compactMap(\.stringValue), times.count == l.coordinates.count {
+                writeTrack(l.coordinates, times: times, altitudeMode: altitudeMode, arrays: coordinateProperties ?? [:], index: nil)
+            } else {
+                writeLine(l.coordinates, altitudeMode: altitudeMode)
+            }
+        case .polygon(let p):
+            writePolygon(p, altitudeMode: altitudeMode)
+        case .multiPoint(let m):
+            xml.start("MultiGeometry")
+            for p in m.coordinates { writeGeometry(.point(Point(p)), altitudeMode: altitudeMode, coordinateProperties: nil) }
+            xml.close()
+        case .multiLineString(let m):
+            let perLine = times?.compactMap { $0.arrayValue?.compactMap(\.stringValue) } ?? []
+            if perLine.count == m.lines.count, zip(perLine, m.lines).allSatisfy({ $0.count == $1.count }) {
+                xml.start("gx:MultiTrack")
+                for (index, (line, lineTimes)) in zip(m.lines, perLine).enumerated() {
+                    writeTrack(line, times: lineTimes, altitudeMode: altitudeMode, arrays: coordinateProperties ?? [:], index: index)
+                }
+                xml.close()
+            } else {
+                xml.start("MultiGeometry")
+                for line in m.lines { writeLine(line, altitudeMode: altitudeMode) }
+                xml.close()
+            }
+        case .multiPolygon(let m):
+            xml.start("MultiGeometry")
+            for polygon in m.polygons { writePolygon(polygon, altitudeMode: altitudeMode) }
+            xml.close()
+        case .geometryCollection(let c):
+            xml.start("MultiGeometry")
+            for member in c.geometries { writeGeometry(member, altitudeMode: altitudeMode, coordinateProperties: nil) }
+            xml.close()
+        }
+    }
+
+    private func writeAltitudeMode(_ mode: String?) {
+        guard let mode else { return }
+        xml.element(mode == "clampToSeaFloor" || mode == "relativeToSeaFloor" ? "gx:altitudeMode" : "altitudeMode", mode)
+    }
+
+    private func writeLine(_ positions: [Position], altitudeMode: String?) {
+        xml.start("LineString")
+        writeAltitudeMode(altitudeMode)
+        writeCoordinates(positions)
+        xml.close()
+    }
+
+    private func writePolygon(_ polygon: Polygon, altitudeMode: String?) {
+        xml.start("Polygon")
+        writeAltitudeMode(altitudeMode)
+        for (index, ring) in polygon.rings.enumerated() {
+            xml.start(index == 0 ? "outerBoundaryIs" : "innerBoundaryIs")
+            xml.start("LinearRing")
+            writeCoordinates(ring)
+            xml.close()
+            xml.close()
+        }
+        xml.close()
+    }
+
+    private func writeCoordinates(_ positions: [Position]) {
+        xml.inline("coordinates") {
+            for (i, p) in positions.enumerated() {
+                if i > 0 { sink.write(byte: UInt8(ascii: " ")) }
+                xml.number(p.longitude)
+                sink.write(byte: UInt8(ascii: ","))
+                xml.number(p.latitude)
+                if let altitude = p.altitude {
+                    sink.write(byte: UInt8(ascii: ","))
+                    xml.number(altitude)
+                }
+            }
+        }
+    }
+
+    /// A gx:Track, with the other per-point arrays of coordinateProperties as gx:SimpleArrayData
+    /// (`index` picks this track's arrays inside a multi-track's nested arrays).
+    private func writeTrack(_ positions: [Position], times: [String], altitudeMode: String?, arrays: JSONObject, index: Int?) {
+        xml.start("gx:Track")
+        writeAltitudeMode(altitudeMode)
+        for time in times { xml.element("when", time) }
+        for p in positions {
+            xml.inline("gx:coord") {
+                xml.number(p.longitude)
+                sink.write(byte: UInt8(ascii: " "))
+                xml.number(p.latitude)
+                if let altitude = p.altitude {
+                    sink.write(byte: UInt8(ascii: " "))
+                    xml.number(altitude)
+                }
+            }
+        }
+        let perPoint = arrays.compactMap { key, value -> (String, [JSONValue])? in
+            guard key != "times", var values = value.arrayValue else { return nil }
+            if let index { values = values.indices.contains(index) ? values[index].arrayValue ?? [] : [] }
+            return values.count == positions.count ? (key, values) : nil
+        }
+        if !perPoint.isEmpty {
+            xml.start("ExtendedData")
+            xml.start("SchemaData")
+            for (name, values) in perPoint {
+                xml.start("gx:SimpleArrayData", [("name", name)])
+                for value in values { xml.element("gx:value", Self.text(value)) }
+                xml.close()
+            }
+            xml.close()
+            xml.close()
+        }
+        xml.close()
+    }
+}

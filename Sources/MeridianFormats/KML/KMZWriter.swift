@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import MeridianGeometry
+import ZIPFoundation
+
+/// Writes KMZ: the KML writer's output, streamed to a temporary file, then deflated into a zip
+/// as `doc.kml` and copied to the output. Memory stays constant; disk holds the KML once.
+public final class KMZWriter: FeatureWriter {
+    private let destination: OutputSink
+    private let kmlPath: String
+    private let kmlFD: Int32
+    private let kmlSink: OutputSink
+    private let kml: KMLWriter
+
+    public init(sink: OutputSink, options: WriteOptions = .init()) throws {
+        destination = sink
+        (kmlFD, kmlPath) = try Self.temporaryFile("kml")
+        kmlSink = OutputSink(fileDescriptor: kmlFD, name: "doc.kml")
+        kml = KMLWriter(sink: kmlSink, options: options)
+    }
+
+    deinit {
+        close(kmlFD)
+        unlink(kmlPath)
+        TemporaryFiles.shared.unregister(kmlPath)
+    }
+
+    public func begin(_ metadata: CollectionMetadata) throws { try kml.begin(metadata) }
+    public func write(_ feature: Feature) throws { try kml.write(feature) }
+
+    public func finish(_ trailingMetadata: CollectionMetadata) throws {
+        try kml.finish(trailingMetadata)
+        try kmlSink.flush()
+        let size = Int64(lseek(kmlFD, 0, SEEK_END))
+        let (zipFD, zipPath) = try Self.temporaryFile("zip")
+        close(zipFD)
+        unlink(zipPath)  // ZIPFoundation creates the archive itself
+        defer {
+            unlink(zipPath)
+            TemporaryFiles.shared.unregister(zipPath)
+        }
+        do {
+            let archive = try Archive(url: URL(fileURLWithPath: zipPath), accessMode: .create)
+            try archive.addEntry(with: "doc.kml", type: .file, uncompressedSize: size, compressionMethod: .deflate,
+                                 bufferSize: 1 << 16) { position, count in
+                var data = Data(count: count)
+                let read = data.withUnsafeMutableBytes { pread(self.kmlFD, $0.baseAddress, count, off_t(position)) }
+                guard read == count else { throw MeridianError(.io, "cannot read back the KML written for the KMZ") }
+                return data
+            }
+        } catch let error as MeridianError {
+            throw error
+        } catch {
+            throw MeridianError(.io, "cannot write the KMZ archive: \(error)")
+        }
+        // Copy the archive into the output.
+        let input = try BufferedInput.open(zipPath)
+        try input.forEachChunk { chunk, _ in destination.write(UnsafeRawBufferPointer(chunk)) }
+        try destination.checkForErrors()
+    }
+
+    private static func temporaryFile(_ suffix: String) throws -> (Int32, String) {
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        var template = Array("\(folder)/meridian-\(suffix)-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
+        }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        TemporaryFiles.shared.register(path)
+        return (fd, path)
+    }
+}

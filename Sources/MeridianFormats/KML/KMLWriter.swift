@@ -22,7 +22,7 @@ public final class KMLWriter: FeatureWriter {
     /// Properties the writer turns into KML elements rather than ExtendedData.
     static let elementProperties: Set<String> = [
         "name", "description", "visibility", "timestamp", "timespan", "styleUrl", "folder", "altitudeMode",
-        "coordinateProperties", "address", "phoneNumber", "@geometry-type",
+        "coordinateProperties", "address", "phoneNumber",
     ]
     static let styleProperties: Set<String> = [
         "stroke", "stroke-opacity", "stroke-width", "fill", "fill-opacity", "marker-color", "icon", "icon-color",
@@ -43,14 +43,19 @@ public final class KMLWriter: FeatureWriter {
 
     public func write(_ feature: Feature) throws {
         let properties = feature.properties ?? [:]
+        // ExtendedData: what no KML element carries (and the altitudeMode, when no geometry does).
+        let data = properties.filter { key, _ in
+            !Self.styleProperties.contains(key)
+                && (!Self.elementProperties.contains(key) || (key == "altitudeMode" && feature.geometry == nil))
+        }
         enterFolders(properties["folder"]?.stringValue.map { $0.split(separator: "/", omittingEmptySubsequences: false).map(String.init) } ?? [])
         let styleURL = sharedStyle(for: properties)
-        declareFields(for: properties)
+        declareFields(for: data)
 
         xml.start("Placemark", feature.id.map { [("id", Self.text($0))] } ?? [])
         if let name = properties["name"] { xml.element("name", Self.text(name)) }
         for key in ["address", "phoneNumber"] { if let value = properties[key] { xml.element(key, Self.text(value)) } }
-        if properties["visibility"] == .bool(false) { xml.element("visibility", "0") }
+        if case .bool(let visible)? = properties["visibility"] { xml.element("visibility", visible ? "1" : "0") }
         switch properties["description"] {
         case .object(let html)?: xml.cdataElement("description", html["value"]?.stringValue ?? "")
         case let value?: xml.element("description", Self.text(value))
@@ -68,7 +73,7 @@ public final class KMLWriter: FeatureWriter {
             xml.close()
         }
         if let styleURL { xml.element("styleUrl", styleURL) }
-        writeExtendedData(properties)
+        writeExtendedData(data)
         if let geometry = feature.geometry {
             writeGeometry(geometry, altitudeMode: properties["altitudeMode"]?.stringValue,
                           coordinateProperties: properties["coordinateProperties"]?.objectValue)
@@ -163,11 +168,11 @@ public final class KMLWriter: FeatureWriter {
         xml.close()
     }
 
-    /// Declares a typed SimpleField (in a new Schema) for each number, boolean or null property
-    /// not declared yet, so ExtendedData reads back with its types.
+    /// Declares a typed SimpleField (in a new Schema) for each number, boolean or null value of
+    /// `properties` not declared yet, so ExtendedData reads back with its types.
     private func declareFields(for properties: JSONObject) {
         var new: [(String, String)] = []
-        for (key, value) in properties where !Self.elementProperties.contains(key) && !Self.styleProperties.contains(key) {
+        for (key, value) in properties {
             guard fieldTypes[key] == nil, let type = Self.schemaType(value) else { continue }
             fieldTypes[key] = type
             new.append((key, type))
@@ -188,8 +193,7 @@ public final class KMLWriter: FeatureWriter {
         }
     }
 
-    private func writeExtendedData(_ properties: JSONObject) {
-        let data = properties.filter { !Self.elementProperties.contains($0.key) && !Self.styleProperties.contains($0.key) }
+    private func writeExtendedData(_ data: JSONObject) {
         guard !data.isEmpty else { return }
         xml.start("ExtendedData")
         let typed = data.filter { fieldTypes[$0.key] != nil && Self.schemaType($0.value) != nil }

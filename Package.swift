@@ -59,7 +59,10 @@ let package = Package(
 
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
-        .testTarget(name: "MeridianFormatsTests", dependencies: ["MeridianFormats", "MeridianGeometry"]),
+        .testTarget(
+            name: "MeridianFormatsTests",
+            dependencies: ["MeridianFormats", "MeridianGeometry", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
         .testTarget(name: "MeridianCLITests", dependencies: ["meridian"]),

@@ -125,7 +125,7 @@ let togeojsonFixtures: [String] = {
 
     @Test func toleratesSloppyFilesWithWarnings() throws {
         let (features, _, warnings) = try readKML(fixture("kml/encodings/sloppy.kml"))
-        try #require(features.count == 3)
+        try #require(features.count == 4)
         // Lower-case element names, spaces after commas, an unclosed ring, a byte-order mark.
         #expect(features[0].geometry == .polygon(Polygon([[
             Position(longitude: 0, latitude: 0, altitude: 0), Position(longitude: 1, latitude: 0, altitude: 0),
@@ -135,7 +135,10 @@ let togeojsonFixtures: [String] = {
         #expect(features[1].geometry?.type == .lineString)
         #expect(features[1].properties?["coordinateProperties"] == ["times": ["2020-01-01T00:00:00Z", "2020-01-01T00:01:00Z"],
                                                                    "heartrate": ["90", "95"]])
-        #expect(features[2].geometry == nil)
+        // A Model is placed at its Location, with its altitudeMode.
+        #expect(features[2].geometry == .point(Point(Position(longitude: 7.5, latitude: 46.9, altitude: 12))))
+        #expect(features[2].properties?["altitudeMode"] == "relativeToGround")
+        #expect(features[3].geometry == nil)
         #expect(warnings.contains { $0.message.contains("<placemark> read as <Placemark>") && $0.location?.line == 3 })
         #expect(warnings.contains { $0.message.contains("not closed") })
     }

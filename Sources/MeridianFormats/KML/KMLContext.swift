@@ -75,9 +75,21 @@ final class KMLContext {
         }
     }
 
+    /// Styles of the other KML documents in a KMZ, by `path#id` (for styleUrl="styles.kml#id").
+    var externalStyles: [String: JSONObject] = [:]
+
+    /// Every style this document defines, resolved through its StyleMaps, by id (no `#`).
+    var resolvedStyles: [String: JSONObject] {
+        var all: [String: JSONObject] = [:]
+        for (id, style) in styles { all[String(id.dropFirst())] = style }
+        for id in styleMaps.keys { if let style = sharedStyle(id) { all[String(id.dropFirst())] = style } }
+        return all
+    }
+
     /// The simplestyle properties a styleUrl points at, through a StyleMap if need be.
     func sharedStyle(_ url: String) -> JSONObject? {
         if let style = styles[url] { return style }
+        if url.contains(".kml#"), let style = externalStyles[String(url.drop { $0 == "#" })] { return style }
         if let target = styleMaps[url] { return styles[target] ?? styleMaps[target].flatMap { styles[$0] } }
         return nil
     }

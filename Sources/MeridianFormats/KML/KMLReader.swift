@@ -42,6 +42,15 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         }
     }
 
+    /// Styles of other documents (in a KMZ), by `path#id`.
+    var externalStyles: [String: JSONObject] {
+        get { context.externalStyles }
+        set { context.externalStyles = newValue }
+    }
+
+    /// The document's own styles by id, resolved through StyleMaps.
+    var styles: [String: JSONObject] { context.resolvedStyles }
+
     /// Folders and styles seen so far (all of them once `next()` has returned nil).
     public var statistics: KMLStatistics {
         KMLStatistics(folders: builder.folderCount, styles: context.styleCount)

@@ -108,6 +108,20 @@ public final class KMZReader: KMLDocumentReader {
         }
         let inner = try KMZArchive.extract(document, from: archive, archiveName: input.name)
         kml = KMLReader(input: inner, options: options.kml, readOptions: options)
+        kml.externalStyles = try Self.stylesOfOtherDocuments(in: archive, besides: document, name: input.name, options: options)
+    }
+
+    /// The styles of the archive's other KML documents, for styleUrls like `styles.kml#red`.
+    private static func stylesOfOtherDocuments(in archive: Archive, besides main: Entry, name: String,
+                                               options: ReadOptions) throws -> [String: JSONObject] {
+        var styles: [String: JSONObject] = [:]
+        let others = archive.filter { $0.type == .file && $0.path != main.path && $0.path.lowercased().hasSuffix(".kml") && KMZArchive.isSafe($0.path) }
+        for entry in others.prefix(32) {
+            let reader = KMLReader(input: try KMZArchive.extract(entry, from: archive, archiveName: name), readOptions: options)
+            while try reader.next() != nil {}
+            for (id, style) in reader.styles { styles["\(entry.path)#\(id)"] = style }
+        }
+        return styles
     }
 
     public func readMetadata() throws -> CollectionMetadata { try kml.readMetadata() }

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import ZIPFoundation
+import MeridianGeometry
+@testable import MeridianFormats
+
+/// Builds a zip from (path, contents) pairs.
+func makeZip(_ entries: [(String, String)], at url: URL) throws {
+    let archive = try Archive(url: url, accessMode: .create)
+    for (path, text) in entries {
+        let data = Data(text.utf8)
+        try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+            data.subdata(in: Int(position)..<Int(position) + size)
+        }
+    }
+}
+
+@Suite struct KMZTests {
+    func withFolder<T>(_ body: (URL) throws -> T) throws -> T {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kmz-test-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try body(folder)
+    }
+
+    static let placemark = """
+        <kml xmlns="http://www.opengis.net/kml/2.2"><Document>
+        <Placemark><name>p</name><styleUrl>styles.kml#red</styleUrl><Point><coordinates>1,2</coordinates></Point></Placemark>
+        </Document></kml>
+        """
+
+    @Test func resolvesStylesInOtherDocumentsOfTheArchive() throws {
+        try withFolder { folder in
+            let url = folder.appendingPathComponent("a.kmz")
+            try makeZip([("doc.kml", Self.placemark),
+                         ("styles.kml", "<kml><Document><Style id=\"red\"><LineStyle><color>ff0000ff</color></LineStyle></Style></Document></kml>")],
+                        at: url)
+            let (features, _, _) = try readKML(url.path)
+            #expect(features.first?.properties?["stroke"] == "#ff0000")
+            #expect(features.first?.properties?["styleUrl"] == "#styles.kml#red")
+        }
+    }
+
+    @Test func picksTheFirstRootKMLWithoutDocKML() throws {
+        try withFolder { folder in
+            let url = folder.appendingPathComponent("b.kmz")
+            try makeZip([("images/readme.txt", "x"), ("sub/other.kml", "<kml/>"), ("main.kml", Self.placemark)], at: url)
+            #expect(try readKML(url.path).features.count == 1)
+        }
+    }
+
+    @Test func ignoresEntriesThatPointOutsideTheArchive() throws {
+        try withFolder { folder in
+            let url = folder.appendingPathComponent("c.kmz")
+            try makeZip([("../evil.kml", Self.placemark)], at: url)
+            #expect {
+                _ = try readKML(url.path)
+            } throws: { ($0 as? MeridianError)?.message.contains("holds no .kml document") == true }
+
+            let mixed = folder.appendingPathComponent("d.kmz")
+            try makeZip([("doc.kml", Self.placemark), ("../../etc/x.png", "x")], at: mixed)
+            let (features, _, warnings) = try readKML(mixed.path)
+            #expect(features.count == 1)
+            #expect(warnings.contains { $0.message.contains("points outside the archive") })
+        }
+    }
+
+    /// An entry that inflates past the size its header declares is refused as a zip bomb.
+    @Test func refusesAnEntryLargerThanItsHeaderSays() throws {
+        try withFolder { folder in
+            let url = folder.appendingPathComponent("bomb.kmz")
+            let big = "<kml><Document>" + String(repeating: " ", count: 2_000_000) + "</Document></kml>"
+            try makeZip([("doc.kml", big)], at: url)
+            var bytes = try [UInt8](Data(contentsOf: url))
+            // Declare 1,000 bytes in the local header (offset 22) and the central directory (offset 24).
+            func patch(signature: [UInt8], offset: Int) {
+                for i in 0..<(bytes.count - 4) where Array(bytes[i..<i + 4]) == signature {
+                    bytes.replaceSubrange(i + offset..<i + offset + 4, with: [0xE8, 0x03, 0x00, 0x00])
+                }
+            }
+            patch(signature: [0x50, 0x4B, 0x03, 0x04], offset: 22)
+            patch(signature: [0x50, 0x4B, 0x01, 0x02], offset: 24)
+            try Data(bytes).write(to: url)
+            #expect {
+                _ = try readKML(url.path)
+            } throws: { error in
+                guard let error = error as? MeridianError else { return false }
+                return error.kind == .badInput && (error.message.contains("declared size") || error.message.contains("inflate"))
+            }
+        }
+    }
+
+    @Test func truncatedArchiveIsBadInput() throws {
+        try withFolder { folder in
+            let url = folder.appendingPathComponent("t.kmz")
+            try makeZip([("doc.kml", Self.placemark)], at: url)
+            let data = try Data(contentsOf: url)
+            try data.prefix(data.count / 2).write(to: url)
+            #expect {
+                _ = try readKML(url.path)
+            } throws: { ($0 as? MeridianError)?.kind == .badInput }
+        }
+    }
+}

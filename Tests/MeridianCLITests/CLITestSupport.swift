@@ -32,8 +32,8 @@ func meridian(_ arguments: [String], stdin: Data? = nil, in directory: URL? = ni
         let inURL = streams.appendingPathComponent("stdin"), outURL = streams.appendingPathComponent("stdout"),
             errURL = streams.appendingPathComponent("stderr")
         try (stdin ?? Data()).write(to: inURL)
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: meridianBinary)
         process.arguments = arguments

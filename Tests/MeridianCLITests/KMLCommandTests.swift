@@ -48,7 +48,7 @@ import Testing
             process.executableURL = URL(fileURLWithPath: Self.ogrinfo!)
             process.arguments = ["-so", "-al", path]
             let out = folder.appendingPathComponent("ogrinfo.txt")
-            FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: out)
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -87,7 +87,7 @@ import MeridianGeometry
         let xz = Process()
         xz.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         xz.arguments = ["xz", "-dc", sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz").path]
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         xz.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try xz.run()
         xz.waitUntilExit()

@@ -103,6 +103,6 @@ extension String {
     init(format17 value: Double) {
         var buffer = [CChar](repeating: 0, count: 64)
         _ = withVaList([value]) { vsnprintf(&buffer, 64, "%.17g", $0) }
-        self = String(cString: buffer)
+        self = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -50,7 +50,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         self.context = context
     }
 
-    private var line: Int { parser?.location.line ?? 0 }
+    private var line: Int { parser?.line ?? 0 }
 
     private func canonicalName(_ raw: UnsafePointer<CChar>) -> String {
         let rawName = String(cString: raw)

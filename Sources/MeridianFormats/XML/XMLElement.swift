@@ -97,11 +97,14 @@ final class XMLElement {
     }
 }
 
-extension StringProtocol {
-    /// The string without leading and trailing spaces, tabs and line breaks.
+extension String {
+    /// The string without leading and trailing spaces, tabs and line breaks (by UTF-8 bytes:
+    /// hot in KML reading, where Character-by-Character trimming shows in profiles).
     func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
+        let bytes = utf8
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
+              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

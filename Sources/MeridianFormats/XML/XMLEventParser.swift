@@ -69,6 +69,9 @@ final class XMLEventParser {
 
     deinit { XML_ParserFree(parser) }
 
+    /// The line the parser is on (1-based): cheaper than `location`, for every element.
+    var line: Int { Int(XML_GetCurrentLineNumber(parser)) }
+
     /// Where the parser is now (1-based line and column).
     var location: SourceLocation {
         SourceLocation(file: name, line: Int(XML_GetCurrentLineNumber(parser)),

@@ -223,14 +223,11 @@ final class KMLContext {
             var ring = KMLGeometryReader(context: self).positions(quad.child("coordinates"), in: quad)
             if let first = ring.first, let last = ring.last, !first.isIdentical(to: last) { ring.append(first) }
             if ring.count >= 4 { geometry = .polygon(Polygon([ring])) }
-        } else if let box = element.descendant("LatLonBox"),
-                  let north = box.childText("north").flatMap(JSNumber.parseFloat),
-                  let south = box.childText("south").flatMap(JSNumber.parseFloat),
-                  let east = box.childText("east").flatMap(JSNumber.parseFloat),
-                  let west = box.childText("west").flatMap(JSNumber.parseFloat) {
-            bbox = BoundingBox(west: west, south: south, east: east, north: north)
-            var ring = [(west, north), (east, north), (east, south), (west, south), (west, north)]
+        } else if let box = element.descendant("LatLonBox"), let bounds = Self.bounds(of: box) {
+            bbox = bounds
+            var ring = Self.corners(of: bounds)
             if let rotation = box.childText("rotation").flatMap(JSNumber.parseFloat) {
+                let (west, south, east, north) = (bounds.west, bounds.south, bounds.east, bounds.north)
                 let center = ((west + east) / 2, (south + north) / 2)
                 ring = ring.map { x, y in
                     let dx = x - center.0, dy = y - center.1
@@ -242,6 +239,20 @@ final class KMLContext {
             geometry = .polygon(Polygon([ring.map { Position(longitude: $0.0, latitude: $0.1) }]))
         }
         return Feature(geometry: geometry, properties: properties, bbox: bbox)
+    }
+
+    /// A LatLonBox's or LatLonAltBox's north, south, east and west, when all four are numbers.
+    private static func bounds(of box: XMLElement) -> BoundingBox? {
+        guard let north = box.childText("north").flatMap(JSNumber.parseFloat),
+              let south = box.childText("south").flatMap(JSNumber.parseFloat),
+              let east = box.childText("east").flatMap(JSNumber.parseFloat),
+              let west = box.childText("west").flatMap(JSNumber.parseFloat) else { return nil }
+        return BoundingBox(west: west, south: south, east: east, north: north)
+    }
+
+    /// The closed ring around a box, from its north-west corner, as togeojson draws it.
+    private static func corners(of b: BoundingBox) -> [(Double, Double)] {
+        [(b.west, b.north), (b.east, b.north), (b.east, b.south), (b.west, b.south), (b.west, b.north)]
     }
 
     /// A NetworkLink as a feature carrying its link (never fetched), and its Region's box if any.
@@ -263,14 +274,9 @@ final class KMLContext {
         var geometry: Geometry?
         var bbox: BoundingBox?
         if let region = element.descendant("Region") {
-            if let box = region.descendant("LatLonAltBox"),
-               let north = box.childText("north").flatMap(JSNumber.parseFloat),
-               let south = box.childText("south").flatMap(JSNumber.parseFloat),
-               let east = box.childText("east").flatMap(JSNumber.parseFloat),
-               let west = box.childText("west").flatMap(JSNumber.parseFloat) {
-                bbox = BoundingBox(west: west, south: south, east: east, north: north)
-                geometry = .polygon(Polygon([[(west, north), (east, north), (east, south), (west, south), (west, north)]
-                    .map { Position(longitude: $0.0, latitude: $0.1) }]))
+            if let box = region.descendant("LatLonAltBox"), let bounds = Self.bounds(of: box) {
+                bbox = bounds
+                geometry = .polygon(Polygon([Self.corners(of: bounds).map { Position(longitude: $0.0, latitude: $0.1) }]))
             }
             if let lod = region.descendant("Lod") {
                 func number(_ key: String) -> JSONValue? { lod.childText(key).flatMap(JSNumber.parseFloat).map(JSNumber.value) }

@@ -314,14 +314,19 @@ public final class KMLWriter: FeatureWriter {
         xml.inline("coordinates") {
             for (i, p) in positions.enumerated() {
                 if i > 0 { sink.write(byte: UInt8(ascii: " ")) }
-                xml.number(p.longitude)
-                sink.write(byte: UInt8(ascii: ","))
-                xml.number(p.latitude)
-                if let altitude = p.altitude {
-                    sink.write(byte: UInt8(ascii: ","))
-                    xml.number(altitude)
-                }
+                writePosition(p, separator: UInt8(ascii: ","))
             }
+        }
+    }
+
+    /// `lon,lat[,alt]` for `<coordinates>`, `lon lat [alt]` for `<gx:coord>`.
+    private func writePosition(_ p: Position, separator: UInt8) {
+        xml.number(p.longitude)
+        sink.write(byte: separator)
+        xml.number(p.latitude)
+        if let altitude = p.altitude {
+            sink.write(byte: separator)
+            xml.number(altitude)
         }
     }
 
@@ -332,15 +337,7 @@ public final class KMLWriter: FeatureWriter {
         writeAltitudeMode(altitudeMode)
         for time in times { xml.element("when", time) }
         for p in positions {
-            xml.inline("gx:coord") {
-                xml.number(p.longitude)
-                sink.write(byte: UInt8(ascii: " "))
-                xml.number(p.latitude)
-                if let altitude = p.altitude {
-                    sink.write(byte: UInt8(ascii: " "))
-                    xml.number(altitude)
-                }
-            }
+            xml.inline("gx:coord") { writePosition(p, separator: UInt8(ascii: " ")) }
         }
         let perPoint = arrays.compactMap { key, value -> (String, [JSONValue])? in
             guard key != "times", var values = value.arrayValue else { return nil }

@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "meridian", targets: ["meridian"]),
         .library(name: "MeridianGeometry", targets: ["MeridianGeometry"]),
         .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
+        .library(name: "MeridianCoverage", targets: ["MeridianCoverage"]),
         .library(name: "MeridianRaster", targets: ["MeridianRaster"]),
     ],
     dependencies: [
@@ -44,6 +45,9 @@ let package = Package(
             ]
         ),
 
+        // Routing-app coverage files: rules, validation, route checks.
+        .target(name: "MeridianCoverage", dependencies: ["MeridianGeometry", "MeridianFormats"]),
+
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles).
         .target(name: "MeridianRaster", dependencies: ["CGDAL"]),
 
@@ -53,12 +57,14 @@ let package = Package(
             dependencies: [
                 "MeridianGeometry",
                 "MeridianFormats",
+                "MeridianCoverage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
+        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianFormatsTests",
             dependencies: ["MeridianFormats", "MeridianGeometry", .product(name: "ZIPFoundation", package: "ZIPFoundation")]

@@ -1,0 +1,104 @@
+import MeridianFormats
+import MeridianGeometry
+
+/// The result of validating one coverage file.
+public struct CoverageReport: Sendable {
+    public var file: String
+    public var issues: [CoverageIssue]
+
+    public init(file: String, issues: [CoverageIssue]) {
+        self.file = file
+        self.issues = issues
+    }
+
+    public var errors: [CoverageIssue] { issues.filter { $0.severity == .error } }
+    public var warnings: [CoverageIssue] { issues.filter { $0.severity == .warning } }
+    /// App Store Connect would accept it (warnings allowed).
+    public var isValid: Bool { errors.isEmpty }
+
+    /// `{"file", "valid", "errors": [...], "warnings": [...]}`.
+    public var jsonValue: JSONValue {
+        func issue(_ i: CoverageIssue) -> JSONValue {
+            var object: JSONObject = ["rule": .string(i.rule.id), "message": .string(i.message)]
+            object["line"] = i.line.map { .integer(Int64($0)) } ?? .null
+            object["column"] = i.column.map { .integer(Int64($0)) } ?? .null
+            object["polygon"] = i.polygon.map { .integer(Int64($0)) } ?? .null
+            object["ring"] = i.ring.map { .integer(Int64($0)) } ?? .null
+            object["position"] = i.position.map { .integer(Int64($0)) } ?? .null
+            object["hint"] = .string(i.rule.hint)
+            return .object(object)
+        }
+        return [
+            "file": .string(file), "valid": .bool(isValid),
+            "errors": .array(errors.map(issue)), "warnings": .array(warnings.map(issue)),
+        ]
+    }
+
+    /// The human report: a verdict line, then each finding with its place and hint.
+    /// `colour` adds ANSI colours (for a terminal).
+    public func text(colour: Bool) -> String {
+        func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        var verdict = isValid ? paint("valid", "32") : paint("INVALID", "1;31")
+        let counts = [(errors.count, "error"), (warnings.count, "warning")].filter { $0.0 > 0 }
+            .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
+        if !counts.isEmpty { verdict += ", " + counts.joined(separator: ", ") }
+        var lines = ["\(file): \(verdict)"]
+        for i in errors + warnings {
+            let label = i.severity == .error ? paint("error", "31") : paint("warning", "33")
+            var line = "  \(label)[\(i.rule.id)]: \(file)"
+            if let l = i.line { line += ":\(l)" + (i.column.map { ":\($0)" } ?? "") }
+            line += ": "
+            if let whereText = i.whereText { line += "\(whereText): " }
+            lines.append(line + i.message)
+            lines.append("    hint: \(i.rule.hint)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Would Maps suggest the app for a route? Both its start and its end must lie in some polygon
+/// of the coverage (the boundary counts as inside), across the antimeridian too.
+public struct CoverageArea: Sendable {
+    /// Each polygon's outer ring.
+    public let polygons: [[Position]]
+
+    public init(polygons: [[Position]]) { self.polygons = polygons }
+
+    /// Reads a coverage file's polygons (any readable format; the first ring of each polygon).
+    public init(path: String?) throws {
+        let source = try FeatureInput(path: path)
+        var rings: [[Position]] = []
+        while let feature = try source.reader.next() {
+            func collect(_ geometry: Geometry) {
+                switch geometry {
+                case .polygon(let p): if let exterior = p.exterior { rings.append(exterior) }
+                case .multiPolygon(let m): rings += m.polygons.compactMap(\.exterior)
+                case .geometryCollection(let c): c.geometries.forEach(collect)
+                default: break
+                }
+            }
+            feature.geometry.map(collect)
+        }
+        guard !rings.isEmpty else {
+            throw MeridianError(.badInput, "the coverage file has no polygons", at: SourceLocation(file: source.input.name))
+        }
+        polygons = rings
+    }
+
+    /// The polygons (0-based) that cover a position.
+    public func polygons(covering position: Position) -> [Int] {
+        polygons.indices.filter { Rings.covers(polygons[$0], position) }
+    }
+
+    public struct Route: Sendable {
+        public var from: Position
+        public var to: Position
+        public var fromPolygons: [Int]
+        public var toPolygons: [Int]
+        public var isCovered: Bool { !fromPolygons.isEmpty && !toPolygons.isEmpty }
+    }
+
+    public func check(from: Position, to: Position) -> Route {
+        Route(from: from, to: to, fromPolygons: polygons(covering: from), toPolygons: polygons(covering: to))
+    }
+}

@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A point in the plane of longitude (x) and latitude (y), in degrees.
+public struct PlanePoint: Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+    public init(_ x: Double, _ y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// Planar computations on rings of longitude/latitude, with the antimeridian in mind: a ring
+/// that crosses ±180° is first "unwrapped" so its longitudes run on continuously (179 → 181).
+public enum Rings {
+    /// The ring's points with longitudes made continuous: each step moves less than 180°.
+    public static func unwrapped(_ ring: [Position]) -> [PlanePoint] {
+        var out: [PlanePoint] = []
+        out.reserveCapacity(ring.count)
+        var offset = 0.0
+        var previous: Double?
+        for p in ring {
+            if let previous, jumpsAntimeridian(previous, p.longitude) {
+                offset += p.longitude > previous ? -360 : 360
+            }
+            previous = p.longitude
+            out.append(PlanePoint(p.longitude + offset, p.latitude))
+        }
+        return out
+    }
+
+    /// True when some edge jumps more than 180° of longitude: it crosses the antimeridian.
+    public static func crossesAntimeridian(_ ring: [Position]) -> Bool {
+        zip(ring, ring.dropFirst()).contains { jumpsAntimeridian($0.longitude, $1.longitude) }
+    }
+
+    /// An edge between longitudes more than 180° apart takes the short way, across ±180°;
+    /// except an edge from -180 to 180 (or back), which is the whole parallel of a ring that was
+    /// already cut at the antimeridian (or a world-wide band).
+    static func jumpsAntimeridian(_ a: Double, _ b: Double) -> Bool {
+        abs(b - a) > 180 && !(abs(a) == 180 && abs(b) == 180)
+    }
+
+    /// Twice the signed area (shoelace): positive when the ring runs counter-clockwise.
+    public static func signedArea(_ ring: [PlanePoint]) -> Double {
+        guard ring.count >= 3 else { return 0 }
+        var sum = 0.0
+        for i in 0..<ring.count {
+            let a = ring[i], b = ring[(i + 1) % ring.count]
+            sum += a.x * b.y - b.x * a.y
+        }
+        return sum
+    }
+
+    /// Counter-clockwise (RFC 7946's right-hand rule for exterior rings)?
+    public static func isCounterClockwise(_ ring: [Position]) -> Bool {
+        signedArea(unwrapped(ring)) > 0
+    }
+
+    /// Whether segments ab and cd share a point (touching counts).
+    public static func segmentsIntersect(_ a: PlanePoint, _ b: PlanePoint, _ c: PlanePoint, _ d: PlanePoint) -> Bool {
+        func orientation(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Double {
+            (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
+        }
+        func onSegment(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Bool {
+            min(p.x, q.x) <= r.x && r.x <= max(p.x, q.x) && min(p.y, q.y) <= r.y && r.y <= max(p.y, q.y)
+        }
+        let d1 = orientation(c, d, a), d2 = orientation(c, d, b)
+        let d3 = orientation(a, b, c), d4 = orientation(a, b, d)
+        if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) { return true }
+        if d1 == 0 && onSegment(c, d, a) { return true }
+        if d2 == 0 && onSegment(c, d, b) { return true }
+        if d3 == 0 && onSegment(a, b, c) { return true }
+        if d4 == 0 && onSegment(a, b, d) { return true }
+        return false
+    }
+
+    /// Whether segments ab and cd cross at a single point inside both (a proper crossing;
+    /// touching at an end or running along each other does not count).
+    public static func segmentsCross(_ a: PlanePoint, _ b: PlanePoint, _ c: PlanePoint, _ d: PlanePoint) -> Bool {
+        func orientation(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Double {
+            (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
+        }
+        let d1 = orientation(c, d, a), d2 = orientation(c, d, b)
+        let d3 = orientation(a, b, c), d4 = orientation(a, b, d)
+        return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+    }
+
+    /// Whether `point` lies on one of the ring's edges.
+    public static func onBoundary(_ ring: [PlanePoint], _ point: PlanePoint) -> Bool {
+        guard ring.count >= 2 else { return false }
+        for i in 0..<(ring.count - 1) {
+            let a = ring[i], b = ring[i + 1]
+            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+            if cross == 0 && min(a.x, b.x) <= point.x && point.x <= max(a.x, b.x)
+                && min(a.y, b.y) <= point.y && point.y <= max(a.y, b.y) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// The first pair of non-adjacent edges of a closed ring that meet, as edge indices.
+    public static func selfIntersection(_ ring: [PlanePoint]) -> (Int, Int)? {
+        let n = ring.count - 1  // edges of a closed ring
+        guard n >= 3 else { return nil }
+        for i in 0..<(n - 2) {
+            for j in (i + 2)..<n where !(i == 0 && j == n - 1) {
+                if segmentsIntersect(ring[i], ring[i + 1], ring[j], ring[j + 1]) { return (i, j) }
+            }
+        }
+        return nil
+    }
+
+    /// Whether `point` lies inside the ring or on its boundary (which counts as inside).
+    public static func contains(_ ring: [PlanePoint], _ point: PlanePoint) -> Bool {
+        guard ring.count >= 3 else { return false }
+        var inside = false
+        var j = ring.count - 1
+        for i in 0..<ring.count {
+            let a = ring[i], b = ring[j]
+            // On the edge: collinear and within its box.
+            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
+            if cross == 0 && min(a.x, b.x) <= point.x && point.x <= max(a.x, b.x)
+                && min(a.y, b.y) <= point.y && point.y <= max(a.y, b.y) {
+                return true
+            }
+            if (a.y > point.y) != (b.y > point.y) {
+                let x = (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
+                if point.x < x { inside.toggle() }
+            }
+            j = i
+        }
+        return inside
+    }
+
+    /// Whether a ring given in longitude/latitude (possibly crossing ±180°) covers a position:
+    /// the point is tried at its longitude and one turn either side, against the unwrapped ring.
+    public static func covers(_ ring: [Position], _ position: Position) -> Bool {
+        let plane = unwrapped(ring)
+        return [0.0, 360, -360, 720, -720].contains { shift in
+            contains(plane, PlanePoint(position.longitude + shift, position.latitude))
+        }
+    }
+
+    /// The area a ring encloses on the WGS 84 authalic sphere, in square metres (always positive).
+    public static func sphericalArea(_ ring: [Position]) -> Double {
+        let radius = 6_371_007.2
+        let points = unwrapped(ring)
+        guard points.count >= 3 else { return 0 }
+        var sum = 0.0
+        for i in 0..<points.count {
+            let a = points[i], b = points[(i + 1) % points.count]
+            sum += (b.x - a.x) * .pi / 180 * (2 + sin(a.y * .pi / 180) + sin(b.y * .pi / 180))
+        }
+        return abs(sum * radius * radius / 2)
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import MeridianCoverage
+import MeridianFormats
+import MeridianGeometry
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct Coverage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check routing-app coverage files before App Store submission.",
+        discussion: """
+            A routing app's coverage file tells Maps where to suggest the app: one GeoJSON \
+            MultiPolygon of at most 20 polygons. 'validate' checks every rule App Store Connect \
+            and Maps apply (and RFC 7946's); 'test' says whether a route would be covered.
+            """,
+        subcommands: [CoverageValidate.self, CoverageTest.self]
+    )
+}
+
+struct CoverageValidate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check coverage files against every rule, with the place and fix of each problem.",
+        discussion: """
+            Errors (App Store Connect rejects the file or Maps misreads it): \
+            \(CoverageRule.allCases.filter { $0.severity == .error }.map(\.id).joined(separator: ", ")). \
+            Warnings: \(CoverageRule.allCases.filter { $0.severity == .warning }.map(\.id).joined(separator: ", ")).
+            Polygon, ring and position numbers count from 1 in the text report and from 0 in JSON.
+            Exit status: 0 when every file is valid (warnings allowed), 1 when any has an error \
+            (or, with --strict, a warning).
+
+            Example:
+              meridian coverage validate RoutingAppCoverage.geojson --format json
+            """
+    )
+
+    enum ReportFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: ArgumentHelp("Coverage files ('-' for standard input).", valueName: "file"))
+    var files: [String] = ["-"]
+
+    @Option(help: "How to print the reports.") var format: ReportFormat = .text
+    @Flag(help: "Fail on warnings too.") var strict = false
+
+    func run() throws {
+        let validator = CoverageValidator()
+        var reports: [CoverageReport] = []
+        try Reporter().run {
+            for file in files { reports.append(try validator.validate(path: file)) }
+        }
+        let out = OutputSink.standardOutput()
+        switch format {
+        case .json:
+            let values = reports.map(\.jsonValue)
+            writeJSON(values.count == 1 ? values[0] : .array(values), to: out)
+        case .text:
+            let colour = isatty(STDOUT_FILENO) == 1
+            for report in reports { out.write(report.text(colour: colour)) }
+        }
+        try out.flush()
+        let failed = reports.contains { !$0.isValid || (strict && !$0.warnings.isEmpty) }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+struct CoverageTest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Would Maps suggest the app for a route? Both ends must lie inside the coverage.",
+        discussion: """
+            Points are LAT,LON (MapKit's order). The boundary of a polygon counts as inside; \
+            polygons that cross the antimeridian work. --routes reads a CSV of \
+            from_lat,from_lon,to_lat,to_lon lines (a header line is skipped). Exit status 0 when \
+            every route is covered, 1 when one is not.
+
+            Example:
+              meridian coverage test coverage.geojson --from 37.7749,-122.4194 --to 37.3382,-121.8863
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The coverage file.", valueName: "file")) var file: String
+    @Option(help: ArgumentHelp("Where the route starts.", valueName: "lat,lon")) var from: LatLon?
+    @Option(help: ArgumentHelp("Where the route ends.", valueName: "lat,lon")) var to: LatLon?
+    @Option(help: ArgumentHelp("A CSV file of routes: from_lat,from_lon,to_lat,to_lon per line.", valueName: "csv"))
+    var routes: String?
+
+    func validate() throws {
+        if routes == nil && (from == nil || to == nil) {
+            throw ValidationError("give --from and --to, or --routes")
+        }
+    }
+
+    func run() throws {
+        var allCovered = true
+        try Reporter().run {
+            let area = try CoverageArea(path: file)
+            var pairs: [(Position, Position)] = []
+            if let from, let to { pairs.append((from.position, to.position)) }
+            if let routes { pairs += try Self.readRoutes(routes) }
+            let out = OutputSink.standardOutput()
+            for (start, end) in pairs {
+                let route = area.check(from: start, to: end)
+                allCovered = allCovered && route.isCovered
+                func describe(_ p: Position, _ polygons: [Int]) -> String {
+                    "\(p.latitude),\(p.longitude) " + (polygons.isEmpty ? "outside every polygon"
+                        : "in polygon " + polygons.map { String($0 + 1) }.joined(separator: ", "))
+                }
+                out.write("\(route.isCovered ? "covered" : "NOT covered"): from \(describe(start, route.fromPolygons)); to \(describe(end, route.toPolygons))\n")
+            }
+            try out.flush()
+        }
+        if !allCovered { throw ExitCode(1) }
+    }
+
+    static func readRoutes(_ path: String) throws -> [(Position, Position)] {
+        let input = try BufferedInput.open(path)
+        let text = String(decoding: try input.readAll(maximum: 256 << 20), as: UTF8.self)
+        var pairs: [(Position, Position)] = []
+        for (index, line) in text.split(whereSeparator: \.isNewline).enumerated() {
+            let fields = line.split(separator: ",").map { Double($0.trimmingCharacters(in: " \t\"")) }
+            guard fields.count >= 4, let a = fields[0], let b = fields[1], let c = fields[2], let d = fields[3] else {
+                if index == 0 { continue }  // a header
+                throw MeridianError(.badInput, "expected from_lat,from_lon,to_lat,to_lon", at: SourceLocation(file: path, line: index + 1))
+            }
+            pairs.append((Position(longitude: b, latitude: a), Position(longitude: d, latitude: c)))
+        }
+        return pairs
+    }
+}
+
+/// A point typed by a person: `LAT,LON`, MapKit's order.
+struct LatLon: ExpressibleByArgument {
+    var position: Position
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: " ")) }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1], (-90...90).contains(lat), (-180...180).contains(lon) else {
+            return nil
+        }
+        position = Position(longitude: lon, latitude: lat)
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> Substring {
+        var s = self
+        while let first = s.first, set.contains(first) { s.removeFirst() }
+        while let last = s.last, set.contains(last) { s.removeLast() }
+        return s
+    }
+}

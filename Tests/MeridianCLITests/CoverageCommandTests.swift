@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@Suite struct CoverageCommandTests {
+    @Test func validateReportsJSONAndExitCodes() throws {
+        let valid = try meridian(["coverage", "validate", fixture("coverage/cases/bay-area.geojson")])
+        #expect(valid.status == 0)
+        #expect(valid.stdout.hasPrefix("\(fixture("coverage/cases/bay-area.geojson")): valid"))
+
+        let several = try meridian(["coverage", "validate", "--format", "json",
+                                    fixture("coverage/cases/clockwise.geojson"), fixture("coverage/cases/hole.geojson")])
+        #expect(several.status == 1)
+        let reports = try #require(try JSONSerialization.jsonObject(with: several.stdoutData) as? [[String: Any]])
+        #expect(reports.count == 2)
+        #expect(reports[0]["valid"] as? Bool == true)
+        let warning = try #require((reports[0]["warnings"] as? [[String: Any]])?.first)
+        #expect(warning["rule"] as? String == "winding")
+        #expect(warning["polygon"] as? Int == 0)
+        #expect(warning["line"] is Int && warning["column"] is Int)
+        let error = try #require((reports[1]["errors"] as? [[String: Any]])?.first)
+        #expect(error["rule"] as? String == "holes")
+        #expect(error["ring"] as? Int == 1)
+    }
+
+    @Test func strictFailsOnWarnings() throws {
+        #expect(try meridian(["coverage", "validate", fixture("coverage/cases/clockwise.geojson")]).status == 0)
+        #expect(try meridian(["coverage", "validate", "--strict", fixture("coverage/cases/clockwise.geojson")]).status == 1)
+    }
+
+    @Test func validateReadsStandardInput() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixture("coverage/cases/comment.geojson")))
+        let run = try meridian(["coverage", "validate"], stdin: data)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("error[comments]: <stdin>:1:1"))
+    }
+
+    @Test func testAnswersForRoutes() throws {
+        let file = fixture("coverage/cases/bay-area.geojson")
+        let covered = try meridian(["coverage", "test", file, "--from", "37.3382,-121.8863", "--to", "37.5,-122.0"])
+        #expect(covered.status == 0, "\(covered.stderr)")
+        #expect(covered.stdout.hasPrefix("covered: from 37.3382,-121.8863 in polygon 1"))
+        let outside = try meridian(["coverage", "test", file, "--from", "37.3382,-121.8863", "--to", "38.5816,-121.4944"])
+        #expect(outside.status == 1)
+        #expect(outside.stdout.contains("NOT covered"))
+        #expect(try meridian(["coverage", "test", file, "--from", "37.3,-121.8"]).status == 64)
+    }
+
+    @Test func testReadsRoutesFromCSV() throws {
+        try withTemporaryFolder { folder in
+            let csv = folder.appendingPathComponent("routes.csv")
+            try "from_lat,from_lon,to_lat,to_lon\n-16.5,179.5,-16.5,-179.5\n-16.5,179.5,-16.5,178.0\n".write(to: csv, atomically: true, encoding: .utf8)
+            let run = try meridian(["coverage", "test", fixture("coverage/cases/crosses-antimeridian.geojson"), "--routes", csv.path])
+            #expect(run.status == 1)
+            let lines = run.stdout.split(separator: "\n")
+            #expect(lines.count == 2)
+            #expect(lines[0].hasPrefix("covered"))
+            #expect(lines[1].hasPrefix("NOT covered"))
+        }
+    }
+}

@@ -16,7 +16,7 @@ struct Coverage: ParsableCommand {
             MultiPolygon of at most 20 polygons. 'validate' checks every rule App Store Connect \
             and Maps apply (and RFC 7946's); 'test' says whether a route would be covered.
             """,
-        subcommands: [CoverageValidate.self, CoverageTest.self]
+        subcommands: [CoverageValidate.self, CoverageTest.self, CoverageFix.self]
     )
 }
 
@@ -82,8 +82,9 @@ struct CoverageTest: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("The coverage file.", valueName: "file")) var file: String
-    @Option(help: ArgumentHelp("Where the route starts.", valueName: "lat,lon")) var from: LatLon?
-    @Option(help: ArgumentHelp("Where the route ends.", valueName: "lat,lon")) var to: LatLon?
+    // .unconditional: a southern latitude ("-16.5,179.5") is a value, not an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the route starts.", valueName: "lat,lon")) var from: LatLon?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the route ends.", valueName: "lat,lon")) var to: LatLon?
     @Option(help: ArgumentHelp("A CSV file of routes: from_lat,from_lon,to_lat,to_lon per line.", valueName: "csv"))
     var routes: String?
 
@@ -150,5 +151,49 @@ extension Substring {
         while let first = s.first, set.contains(first) { s.removeFirst() }
         while let last = s.last, set.contains(last) { s.removeLast() }
         return s
+    }
+}
+
+struct CoverageFix: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fix",
+        abstract: "Repair what is safe in a coverage file, and list each change.",
+        discussion: """
+            Unwraps a Feature or FeatureCollection, makes a Polygon a MultiPolygon, strips \
+            comments, closes rings, drops repeated points and altitudes, rounds to 6 decimals, cuts \
+            polygons at the antimeridian and makes outer rings counter-clockwise. Refuses (exit 65) \
+            what would change the covered area: holes, more than 20 polygons, broken positions; \
+            'meridian coverage make' builds a valid file from any polygons instead.
+
+            Example:
+              meridian coverage fix RoutingAppCoverage.json -o RoutingAppCoverage.geojson
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The coverage file ('-' for standard input).", valueName: "file"))
+    var file: String = "-"
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("The repaired file (written atomically); standard output if omitted.", valueName: "path"))
+    var output: String?
+
+    @OptionGroup var reporting: ReportingOptions
+
+    func run() throws {
+        let reporter = reporting.reporter
+        try reporter.run {
+            let result = try CoverageFixer().fix(path: file)
+            let target = try OutputTarget.open(output)
+            do {
+                try writeGeoJSONGeometry(.multiPolygon(result.coverage), to: target.sink,
+                                         options: WriteOptions(precision: 6, pretty: true))
+                try target.commit()
+            } catch {
+                target.abandon()
+                throw error
+            }
+            let summary = result.changes.isEmpty ? "nothing to change" : result.changes.joined(separator: "; ")
+            if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
+        }
     }
 }

@@ -58,3 +58,31 @@ import Testing
         }
     }
 }
+
+@Suite struct CoverageFixCommandTests {
+    @Test func fixWritesAValidFileAndListsChanges() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("fixed.geojson").path
+            let run = try meridian(["coverage", "fix", fixture("coverage/cases/feature-collection.geojson"), "-o", out])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("unwrapped the geometry from its FeatureCollection"))
+            #expect(try meridian(["coverage", "validate", "--strict", out]).status == 0)
+        }
+    }
+
+    @Test func fixRefusesHolesWithExit65() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("fixed.geojson").path
+            let run = try meridian(["coverage", "fix", fixture("coverage/cases/hole.geojson"), "-o", out])
+            #expect(run.status == 65)
+            #expect(run.stderr.contains("has a hole"))
+            #expect(contents(of: folder).isEmpty)
+        }
+    }
+
+    @Test func southernLatitudesNeedNoEqualsSign() throws {
+        let run = try meridian(["coverage", "test", fixture("coverage/cases/crosses-antimeridian.geojson"),
+                                "--from", "-16.5,179.5", "--to", "-16.5,-179.5"])
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+}

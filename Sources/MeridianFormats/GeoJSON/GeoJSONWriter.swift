@@ -86,7 +86,7 @@ public final class GeoJSONWriter: FeatureWriter {
         emitter.closeObject()
     }
 
-    private func writeGeometry(_ geometry: Geometry) {
+    func writeGeometry(_ geometry: Geometry) {
         emitter.openObject()
         emitter.member("type", .string(geometry.type.rawValue))
         if case .geometryCollection(let collection) = geometry {
@@ -131,4 +131,13 @@ public final class GeoJSONWriter: FeatureWriter {
         if let altitude = p.altitude { emitter.coordinate(altitude, precision: options.precision) }
         emitter.closeArray()
     }
+}
+
+/// Writes one bare geometry as a GeoJSON document (a coverage file is one MultiPolygon, not a
+/// FeatureCollection).
+public func writeGeoJSONGeometry(_ geometry: Geometry, to sink: OutputSink, options: WriteOptions = .init()) throws {
+    let writer = GeoJSONWriter(sink: sink, options: options)
+    writer.writeGeometry(geometry)
+    sink.write(byte: 0x0A)
+    try sink.checkForErrors()
 }

@@ -1,0 +1,196 @@
+import MeridianFormats
+import MeridianGeometry
+
+/// Repairs what can be repaired in a coverage file without changing the area it covers, and
+/// says what it changed; refuses (bad input) what cannot be (holes, too many polygons, broken
+/// positions), pointing to `coverage make`.
+public struct CoverageFixer: Sendable {
+    public var decimals = 6
+    public var maximumPolygons = 20
+
+    public init() {}
+
+    /// The repaired coverage and the list of changes, in the order made.
+    public struct Result: Sendable {
+        public var coverage: MultiPolygon
+        public var changes: [String]
+    }
+
+    public func fix(path: String?) throws -> Result {
+        let input = try BufferedInput.open(path == "-" ? nil : path)
+        return try fix(bytes: try input.readAll(maximum: 64 << 20), name: input.name)
+    }
+
+    public func fix(bytes: [UInt8], name: String) throws -> Result {
+        var changes: [String] = []
+        var text = bytes
+        if let place = CoverageValidator.stripComments(&text) {
+            changes.append("removed comments (the first at line \(place.line))")
+        }
+        let document = try LocatedJSON.parse(BufferedInput(bytes: text, name: name))
+        func refuse(_ message: String, at place: LocatedJSON.Place? = nil, hint: String? = nil) -> MeridianError {
+            MeridianError(.badInput, message, at: SourceLocation(file: name, line: place?.line, column: place?.column), hint: hint)
+        }
+
+        // The geometry, out of any Feature or FeatureCollection wrapper.
+        var geometry = document
+        switch document["type"]?.string {
+        case "Feature":
+            guard let inner = document["geometry"], inner.members != nil else { throw refuse("the Feature has no geometry") }
+            geometry = inner
+            changes.append("unwrapped the geometry from its Feature")
+        case "FeatureCollection":
+            let features = document["features"]?.elements ?? []
+            let geometries = features.compactMap { $0["geometry"] }.filter { $0.members != nil }
+            guard geometries.count == 1 else {
+                throw refuse("the FeatureCollection holds \(geometries.count) geometries; only one can be unwrapped safely",
+                             at: document.place, hint: "merge them with meridian coverage make")
+            }
+            geometry = geometries[0]
+            changes.append("unwrapped the geometry from its FeatureCollection")
+        default:
+            break
+        }
+
+        var polygonValues: [LocatedJSON]
+        switch geometry["type"]?.string?.lowercased() {
+        case "multipolygon":
+            if geometry["type"]?.string != "MultiPolygon" { changes.append("spelled the type \"MultiPolygon\"") }
+            polygonValues = geometry["coordinates"]?.elements ?? []
+        case "polygon":
+            polygonValues = geometry["coordinates"].map { [$0] } ?? []
+            changes.append("made the Polygon a MultiPolygon")
+        default:
+            throw refuse("the geometry is not a Polygon or MultiPolygon", at: geometry.place,
+                         hint: "make coverage from any geometry with meridian coverage make")
+        }
+        if geometry["crs"] != nil { changes.append("removed the crs member") }
+        if geometry["bbox"] != nil { changes.append("removed the bbox member (it is optional)") }
+
+        var polygons: [Polygon] = []
+        var notes = Set<String>()
+        for (p, polygonValue) in polygonValues.enumerated() {
+            guard let rings = polygonValue.elements, let exterior = rings.first else {
+                throw refuse("polygon \(p + 1) has no ring", at: polygonValue.place)
+            }
+            if rings.count > 1 {
+                throw refuse("polygon \(p + 1) has a hole; removing it would change the covered area", at: rings[1].place,
+                             hint: "decide what to cover and run meridian coverage make")
+            }
+            var ring: [Position] = []
+            for (i, element) in (exterior.elements ?? []).enumerated() {
+                guard let values = element.elements, values.count >= 2, values.count <= 4,
+                      let lon = values[0].number, let lat = values[1].number, lon.isFinite, lat.isFinite,
+                      (-180...180).contains(lon), (-90...90).contains(lat) else {
+                    throw refuse("position \(i + 1) of polygon \(p + 1) is not a valid longitude, latitude", at: element.place)
+                }
+                if values.count > 2 { notes.insert("dropped altitudes") }
+                ring.append(Position(longitude: lon, latitude: lat))
+            }
+            for part in repair(ring, polygon: p, notes: &notes) {
+                guard part.count >= 4 else {
+                    throw refuse("polygon \(p + 1) has fewer than 3 distinct positions", at: exterior.place)
+                }
+                polygons.append(Polygon([part]))
+            }
+        }
+        if polygons.isEmpty { throw refuse("the file has no polygons", at: geometry.place) }
+        if polygons.count > maximumPolygons {
+            throw refuse("the coverage needs \(polygons.count) polygons; Apple allows \(maximumPolygons)",
+                         hint: "merge regions with meridian coverage make")
+        }
+        changes += notes.sorted()
+        return Result(coverage: MultiPolygon(polygons), changes: changes)
+    }
+
+    /// One ring made right: repeated points dropped, rounded, closed, cut at the antimeridian,
+    /// counter-clockwise. Returns the ring, or its two halves.
+    func repair(_ ring: [Position], polygon p: Int, notes: inout Set<String>) -> [[Position]] {
+        var points: [Position] = []
+        for position in ring {
+            let rounded = Position(longitude: round(position.longitude), latitude: round(position.latitude))
+            if rounded != position { notes.insert("rounded coordinates to \(decimals) decimals") }
+            if let last = points.last, last == rounded {
+                notes.insert("dropped repeated positions")
+                continue
+            }
+            points.append(rounded)
+        }
+        if let first = points.first, let last = points.last, first != last {
+            points.append(first)
+            notes.insert("closed open rings")
+        }
+        var parts = [points]
+        if Rings.crossesAntimeridian(points) {
+            parts = Antimeridian.cut(points).map { $0.map { Position(longitude: round($0.longitude), latitude: round($0.latitude)) } }
+            notes.insert("cut polygons that cross the antimeridian in two")
+        }
+        return parts.map { part in
+            if Rings.signedArea(Rings.unwrapped(part)) < 0 {
+                notes.insert("made outer rings counter-clockwise")
+                return part.reversed()
+            }
+            return part
+        }
+    }
+
+    private func round(_ value: Double) -> Double {
+        let scale = (0..<decimals).reduce(1.0) { acc, _ in acc * 10 }
+        return (value * scale).rounded() / scale
+    }
+}
+
+/// Cutting rings at the antimeridian (RFC 7946 §3.1.9): the ring is unwrapped to continuous
+/// longitudes, clipped against each 360°-wide band, and each piece moved back into ±180°.
+public enum Antimeridian {
+    public static func cut(_ ring: [Position]) -> [[Position]] {
+        let plane = Rings.unwrapped(ring)
+        let low = plane.map(\.x).min() ?? 0, high = plane.map(\.x).max() ?? 0
+        var pieces: [[Position]] = []
+        var band = ((low + 180) / 360).rounded(.down)
+        while band * 360 - 180 < high {
+            let west = band * 360 - 180, east = west + 360
+            var piece = clip(plane, keepingAbove: west)
+            piece = clip(piece, keepingBelow: east)
+            if piece.count >= 3 {
+                var positions = piece.map { Position(longitude: $0.x - band * 360, latitude: $0.y) }
+                if let first = positions.first, first != positions.last { positions.append(first) }
+                pieces.append(positions)
+            }
+            band += 1
+        }
+        return pieces
+    }
+
+    /// Sutherland–Hodgman against the half-plane x ≥ `limit` (a convex region, so any simple ring works).
+    static func clip(_ ring: [PlanePoint], keepingAbove limit: Double) -> [PlanePoint] {
+        clip(ring) { $0.x >= limit } crossing: { a, b in
+            let t = (limit - a.x) / (b.x - a.x)
+            return PlanePoint(limit, a.y + t * (b.y - a.y))
+        }
+    }
+
+    static func clip(_ ring: [PlanePoint], keepingBelow limit: Double) -> [PlanePoint] {
+        clip(ring) { $0.x <= limit } crossing: { a, b in
+            let t = (limit - a.x) / (b.x - a.x)
+            return PlanePoint(limit, a.y + t * (b.y - a.y))
+        }
+    }
+
+    private static func clip(_ ring: [PlanePoint], inside: (PlanePoint) -> Bool,
+                             crossing: (PlanePoint, PlanePoint) -> PlanePoint) -> [PlanePoint] {
+        var points = ring
+        if points.count > 1, points.first == points.last { points.removeLast() }
+        var out: [PlanePoint] = []
+        for i in 0..<points.count {
+            let current = points[i], previous = points[(i + points.count - 1) % points.count]
+            switch (inside(previous), inside(current)) {
+            case (true, true): out.append(current)
+            case (true, false): out.append(crossing(previous, current))
+            case (false, true): out.append(crossing(previous, current)); out.append(current)
+            case (false, false): break
+            }
+        }
+        return out
+    }
+}

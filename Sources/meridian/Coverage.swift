@@ -16,7 +16,7 @@ struct Coverage: ParsableCommand {
             MultiPolygon of at most 20 polygons. 'validate' checks every rule App Store Connect \
             and Maps apply (and RFC 7946's); 'test' says whether a route would be covered.
             """,
-        subcommands: [CoverageValidate.self, CoverageTest.self, CoverageFix.self]
+        subcommands: [CoverageValidate.self, CoverageTest.self, CoverageFix.self, CoverageMake.self]
     )
 }
 
@@ -194,6 +194,77 @@ struct CoverageFix: ParsableCommand {
             }
             let summary = result.changes.isEmpty ? "nothing to change" : result.changes.joined(separator: "; ")
             if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
+        }
+    }
+}
+
+struct CoverageMake: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "make",
+        abstract: "Make a coverage file that passes 'validate --strict' from any polygons, lines or points.",
+        discussion: """
+            Every input point stays covered: outlines are simplified outward only (convex hulls, \
+            corners cut outward), nearby parts are merged when there are more than --max-polygons, \
+            and polygons are cut at the antimeridian. Reports the area covered and how much the \
+            input's polygons grew.
+
+            Examples:
+              meridian coverage make service-area.kml -o RoutingAppCoverage.geojson
+              meridian coverage make --bbox -122.6,37.2,-121.6,38.1 -o bay-area.geojson
+              meridian coverage make stops.csv --buffer-km 5 -o coverage.geojson
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Polygons, lines or points in any readable format ('-' for standard input).", valueName: "input"))
+    var input: String?
+
+    @Option(name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("The coverage file (written atomically); standard output if omitted.", valueName: "path"))
+    var output: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Cover this box instead of an input: west,south,east,north.", valueName: "w,s,e,n"))
+    var bbox: String?
+
+    @Option(help: ArgumentHelp("Grow each input point into a circle of this radius.", valueName: "km"))
+    var bufferKm: Double?
+
+    @Option(help: "At most this many polygons (Apple's limit is 20).") var maxPolygons = 20
+    @Option(help: "At most this many positions per polygon (Apple recommends 20).") var maxPoints = 20
+    @OptionGroup var reporting: ReportingOptions
+
+    func validate() throws {
+        if input == nil && bbox == nil { throw ValidationError("give an input file or --bbox") }
+        if maxPoints < 5 { throw ValidationError("--max-points must be at least 5") }
+        if maxPolygons < 1 { throw ValidationError("--max-polygons must be at least 1") }
+    }
+
+    func run() throws {
+        try reporting.reporter.run {
+            var maker = CoverageMaker()
+            maker.maximumPolygons = maxPolygons
+            maker.maximumPoints = maxPoints
+            let result: CoverageMaker.Result
+            if let bbox {
+                let numbers = bbox.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: " ")) }
+                guard numbers.count == 4 else { throw MeridianError(.usage, "--bbox takes west,south,east,north") }
+                result = try maker.make(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
+            } else {
+                result = try maker.make(path: input, bufferKilometres: bufferKm)
+            }
+            let target = try OutputTarget.open(output)
+            do {
+                try writeGeoJSONGeometry(.multiPolygon(result.coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true))
+                try target.commit()
+            } catch {
+                target.abandon()
+                throw error
+            }
+            if !reporting.quiet {
+                let km2 = { (m2: Double) in String(Int((m2 / 1e6).rounded())) }
+                var line = "meridian: made \(result.coverage.polygons.count) polygon(s) covering \(km2(result.coverageArea)) km²"
+                if result.inputArea > 0 { line += ", \(km2(result.coverageArea - result.inputArea)) km² more than the input's polygons" }
+                Reporter.printError(line)
+            }
         }
     }
 }

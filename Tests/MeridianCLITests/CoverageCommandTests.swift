@@ -86,3 +86,19 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
     }
 }
+
+@Suite struct CoverageMakeCommandTests {
+    @Test func makeWritesAFileThatPassesStrictValidation() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("coverage.geojson").path
+            let run = try meridian(["coverage", "make", fixture("kml/togeojson/polygon.kml"), "-o", out])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("polygon(s) covering"))
+            #expect(try meridian(["coverage", "validate", "--strict", out]).status == 0)
+
+            let box = folder.appendingPathComponent("box.geojson").path
+            #expect(try meridian(["coverage", "make", "--bbox", "-122.6,37.2,-121.6,38.1", "-o", box]).status == 0)
+            #expect(try meridian(["coverage", "test", box, "--from", "37.33,-121.88", "--to", "37.77,-122.41"]).status == 0)
+        }
+    }
+}

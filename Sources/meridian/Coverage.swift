@@ -260,7 +260,10 @@ struct CoverageMake: ParsableCommand {
                 throw error
             }
             if !reporting.quiet {
-                let km2 = { (m2: Double) in String(Int((m2 / 1e6).rounded())) }
+                let km2 = { (m2: Double) -> String in
+                    let value = m2 / 1e6
+                    return value >= 100 ? String(Int(value.rounded())) : "\((value * 100).rounded() / 100)"
+                }
                 var line = "meridian: made \(result.coverage.polygons.count) polygon(s) covering \(km2(result.coverageArea)) km²"
                 if result.inputArea > 0 { line += ", \(km2(result.coverageArea - result.inputArea)) km² more than the input's polygons" }
                 Reporter.printError(line)

@@ -183,15 +183,7 @@ struct CoverageFix: ParsableCommand {
         let reporter = reporting.reporter
         try reporter.run {
             let result = try CoverageFixer().fix(path: file)
-            let target = try OutputTarget.open(output)
-            do {
-                try writeGeoJSONGeometry(.multiPolygon(result.coverage), to: target.sink,
-                                         options: WriteOptions(precision: 6, pretty: true))
-                try target.commit()
-            } catch {
-                target.abandon()
-                throw error
-            }
+            try writeCoverage(result.coverage, to: output)
             let summary = result.changes.isEmpty ? "nothing to change" : result.changes.joined(separator: "; ")
             if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
         }
@@ -251,14 +243,7 @@ struct CoverageMake: ParsableCommand {
             } else {
                 result = try maker.make(path: input, bufferKilometres: bufferKm)
             }
-            let target = try OutputTarget.open(output)
-            do {
-                try writeGeoJSONGeometry(.multiPolygon(result.coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true))
-                try target.commit()
-            } catch {
-                target.abandon()
-                throw error
-            }
+            try writeCoverage(result.coverage, to: output)
             if !reporting.quiet {
                 let km2 = { (m2: Double) -> String in
                     let value = m2 / 1e6
@@ -269,5 +254,17 @@ struct CoverageMake: ParsableCommand {
                 Reporter.printError(line)
             }
         }
+    }
+}
+
+/// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
+func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {
+    let target = try OutputTarget.open(output)
+    do {
+        try writeGeoJSONGeometry(.multiPolygon(coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true))
+        try target.commit()
+    } catch {
+        target.abandon()
+        throw error
     }
 }

@@ -132,28 +132,6 @@ struct CoverageTest: ParsableCommand {
     }
 }
 
-/// A point typed by a person: `LAT,LON`, MapKit's order.
-struct LatLon: ExpressibleByArgument {
-    var position: Position
-
-    init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: " ")) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1], (-90...90).contains(lat), (-180...180).contains(lon) else {
-            return nil
-        }
-        position = Position(longitude: lon, latitude: lat)
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> Substring {
-        var s = self
-        while let first = s.first, set.contains(first) { s.removeFirst() }
-        while let last = s.last, set.contains(last) { s.removeLast() }
-        return s
-    }
-}
-
 struct CoverageFix: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fix",
@@ -256,6 +234,7 @@ struct CoverageMake: ParsableCommand {
         }
     }
 }
+
 
 /// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
 func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {

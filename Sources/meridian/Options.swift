@@ -1,5 +1,6 @@
 import ArgumentParser
 import MeridianFormats
+import MeridianGeometry
 
 /// The input every reading subcommand takes: a path or stdin, and an optional format override.
 struct InputOptions: ParsableArguments {
@@ -25,16 +26,11 @@ struct InputOptions: ParsableArguments {
     }
 }
 
-/// The output every writing subcommand takes: a path or stdout, a format, and how to write it.
-struct OutputOptions: ParsableArguments {
+/// Where and how a subcommand writes: a path or stdout, exact or rounded, compact or indented.
+struct OutputFileOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
         "The output file, written atomically; '-' or nothing writes standard output.", valueName: "path"))
     var output: String?
-
-    @Option(name: .customLong("to"), help: ArgumentHelp(
-        "The output format, when the extension does not tell (\(Formats.writable)); default geojson.",
-        valueName: "format"))
-    var format: String?
 
     @Option(help: ArgumentHelp("Round coordinates to this many decimal places (default: exact).", valueName: "digits"))
     var precision: Int?
@@ -48,10 +44,40 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
+    var writeOptions: WriteOptions { WriteOptions(precision: precision, pretty: pretty) }
+
+    /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
+    func open(format: String? = nil, protecting input: String? = nil) throws -> FeatureOutput {
+        try FeatureOutput(path: output, format: format, options: writeOptions, protectedInput: input)
+    }
+
+    /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
+    func write(_ features: [Feature], format: String? = nil) throws {
+        let destination = try open(format: format)
+        do {
+            try copyFeatures(from: FeatureList(features), to: destination.writer)
+            try destination.commit()
+        } catch {
+            destination.abandon()
+            throw error
+        }
+    }
+}
+
+/// The output of a converting subcommand: the file options plus `--to FORMAT`.
+struct OutputOptions: ParsableArguments {
+    @OptionGroup var file: OutputFileOptions
+
+    @Option(name: .customLong("to"), help: ArgumentHelp(
+        "The output format, when the extension does not tell (\(Formats.writable)); default geojson.",
+        valueName: "format"))
+    var format: String?
+
+    var precision: Int? { file.precision }
+    var pretty: Bool { file.pretty }
+
     func open(protecting input: String?) throws -> FeatureOutput {
-        try FeatureOutput(path: output, format: format,
-                          options: WriteOptions(precision: precision, pretty: pretty),
-                          protectedInput: input)
+        try file.open(format: format, protecting: input)
     }
 }
 
@@ -69,3 +95,33 @@ struct ReportingOptions: ParsableArguments {
 }
 
 extension KMLReadOptions.Folders: ExpressibleByArgument {}
+
+/// A point typed by a person: `LAT,LON`, MapKit's order.
+struct LatLon: ExpressibleByArgument {
+    var position: Position
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: " ")) }
+        guard parts.count == 2, let lat = parts[0], let lon = parts[1], (-90...90).contains(lat), (-180...180).contains(lon) else {
+            return nil
+        }
+        position = Position(longitude: lon, latitude: lat)
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> Substring {
+        var s = self
+        while let first = s.first, set.contains(first) { s.removeFirst() }
+        while let last = s.last, set.contains(last) { s.removeLast() }
+        return s
+    }
+}
+
+/// How an overlay that reaches over ±180° is written.
+enum AntimeridianMode: String, ExpressibleByArgument, CaseIterable {
+    /// Cut into parts within ±180° (RFC 7946 §3.1.9).
+    case split
+    /// Longitudes continue past ±180° (MapKit's view; one unbroken overlay).
+    case continuous
+}

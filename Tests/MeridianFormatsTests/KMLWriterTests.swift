@@ -101,19 +101,10 @@ func readKML(text: String) throws -> [Feature] {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("out.kmz").path
         let output = try FeatureOutput(path: path)
-        try copyFeatures(from: StaticReader(original), to: output.writer)
+        try copyFeatures(from: FeatureList(original), to: output.writer)
         try output.commit()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)).starts(with: [0x50, 0x4B, 0x03, 0x04]))
         let back = try readKML(path).features
         #expect(back.map(\.geometry) == original.map(\.geometry))
     }
-}
-
-/// A reader over features in memory.
-final class StaticReader: FeatureReader {
-    private var features: [Feature]
-    init(_ features: [Feature]) { self.features = features.reversed() }
-    func readMetadata() throws -> CollectionMetadata { .init() }
-    func next() throws -> Feature? { features.popLast() }
-    var trailingMetadata: CollectionMetadata { .init() }
 }

@@ -97,3 +97,18 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
     try writer.finish(reader.trailingMetadata)
     return written
 }
+
+/// A reader over features already in memory (a subcommand's own results).
+public final class FeatureList: FeatureReader {
+    private var features: [Feature]
+    private let metadata: CollectionMetadata
+
+    public init(_ features: [Feature], metadata: CollectionMetadata = .init()) {
+        self.features = features.reversed()
+        self.metadata = metadata
+    }
+
+    public func readMetadata() throws -> CollectionMetadata { metadata }
+    public func next() throws -> Feature? { features.popLast() }
+    public var trailingMetadata: CollectionMetadata { .init() }
+}

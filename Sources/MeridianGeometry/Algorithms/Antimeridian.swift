@@ -1,0 +1,91 @@
+/// Cutting rings at the antimeridian (RFC 7946 §3.1.9): the ring is unwrapped to continuous
+/// longitudes, clipped against each 360°-wide band, and each piece moved back into ±180°.
+public enum Antimeridian {
+    /// The pieces of a closed ring, each within ±180°, each closed.
+    public static func cut(_ ring: [Position]) -> [[Position]] {
+        let plane = Rings.unwrapped(ring)
+        let low = plane.map(\.x).min() ?? 0, high = plane.map(\.x).max() ?? 0
+        var pieces: [[Position]] = []
+        var band = ((low + 180) / 360).rounded(.down)
+        while band * 360 - 180 < high {
+            let west = band * 360 - 180, east = west + 360
+            var piece = clip(plane, keepingAbove: west)
+            piece = clip(piece, keepingBelow: east)
+            if piece.count >= 3 {
+                var positions = piece.map { Position(longitude: $0.x - band * 360, latitude: $0.y) }
+                if let first = positions.first, first != positions.last { positions.append(first) }
+                pieces.append(positions)
+            }
+            band += 1
+        }
+        return pieces
+    }
+
+    /// Sutherland–Hodgman against the half-plane x ≥ `limit` (a convex region, so any simple ring works).
+    static func clip(_ ring: [PlanePoint], keepingAbove limit: Double) -> [PlanePoint] {
+        clip(ring) { $0.x >= limit } crossing: { a, b in
+            let t = (limit - a.x) / (b.x - a.x)
+            return PlanePoint(limit, a.y + t * (b.y - a.y))
+        }
+    }
+
+    static func clip(_ ring: [PlanePoint], keepingBelow limit: Double) -> [PlanePoint] {
+        clip(ring) { $0.x <= limit } crossing: { a, b in
+            let t = (limit - a.x) / (b.x - a.x)
+            return PlanePoint(limit, a.y + t * (b.y - a.y))
+        }
+    }
+
+    private static func clip(_ ring: [PlanePoint], inside: (PlanePoint) -> Bool,
+                             crossing: (PlanePoint, PlanePoint) -> PlanePoint) -> [PlanePoint] {
+        var points = ring
+        if points.count > 1, points.first == points.last { points.removeLast() }
+        var out: [PlanePoint] = []
+        for i in 0..<points.count {
+            let current = points[i], previous = points[(i + points.count - 1) % points.count]
+            switch (inside(previous), inside(current)) {
+            case (true, true): out.append(current)
+            case (true, false): out.append(crossing(previous, current))
+            case (false, true): out.append(crossing(previous, current)); out.append(current)
+            case (false, false): break
+            }
+        }
+        return out
+    }
+}
+
+extension Antimeridian {
+    /// MapKit's view of a line: longitudes continue past ±180° (179 → 181) so it draws unbroken.
+    public static func continuous(_ line: [Position]) -> [Position] {
+        zip(line, Rings.unwrapped(line)).map { Position(longitude: $1.x, latitude: $1.y, altitude: $0.altitude) }
+    }
+
+    /// RFC 7946's view: a line cut where it crosses ±180°, each part within ±180°, the
+    /// crossing point interpolated (in longitude/latitude) and added to both parts.
+    public static func split(_ line: [Position]) -> [[Position]] {
+        let plane = Rings.unwrapped(line)
+        var parts: [[Position]] = []
+        var current: [Position] = []
+        func band(_ x: Double) -> Double { ((x + 180) / 360).rounded(.down) }
+        for (i, point) in plane.enumerated() {
+            let altitude = line[i].altitude
+            if i > 0 {
+                let previous = plane[i - 1]
+                var b = band(previous.x)
+                // Each 180° line crossed between the two points ends a part.
+                while band(point.x) != b {
+                    let edge = point.x > previous.x ? (b + 1) * 360 - 180 : b * 360 - 180
+                    let t = (edge - previous.x) / (point.x - previous.x)
+                    let latitude = previous.y + t * (point.y - previous.y)
+                    current.append(Position(longitude: edge - b * 360, latitude: latitude))
+                    parts.append(current)
+                    b += point.x > previous.x ? 1 : -1
+                    current = [Position(longitude: edge - b * 360, latitude: latitude)]
+                }
+            }
+            current.append(Position(longitude: point.x - band(point.x) * 360, latitude: point.y, altitude: altitude))
+        }
+        parts.append(current)
+        return parts.filter { $0.count >= 2 }
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Great circles on a sphere of the Earth's mean radius, as MKGeodesicPolyline draws them.
+public enum GreatCircle {
+    /// The IUGG mean Earth radius, in metres.
+    public static let earthRadius = 6_371_008.8
+
+    /// The great-circle distance in metres (haversine).
+    public static func distance(_ a: Position, _ b: Position) -> Double {
+        let phi1 = a.latitude * .pi / 180, phi2 = b.latitude * .pi / 180
+        let dPhi = phi2 - phi1, dLambda = (b.longitude - a.longitude) * .pi / 180
+        let h = sin(dPhi / 2) * sin(dPhi / 2) + cos(phi1) * cos(phi2) * sin(dLambda / 2) * sin(dLambda / 2)
+        return 2 * earthRadius * asin(min(1, h.squareRoot()))
+    }
+
+    /// Points along the great circle from `a` to `b`, both included, about `spacing` metres
+    /// apart (MKGeodesicPolyline puts about one per kilometre).
+    public static func points(from a: Position, to b: Position, spacing: Double = 1000) -> [Position] {
+        let d = distance(a, b)
+        let segments = max(1, Int((d / spacing).rounded(.up)))
+        let omega = d / earthRadius
+        guard omega > 1e-12, abs(sin(omega)) > 1e-12 else { return [a, b] }
+        let va = vector(a), vb = vector(b)
+        return (0...segments).map { i in
+            if i == 0 { return a }
+            if i == segments { return b }
+            let t = Double(i) / Double(segments)
+            let wa = sin((1 - t) * omega) / sin(omega), wb = sin(t * omega) / sin(omega)
+            return position((wa * va.0 + wb * vb.0, wa * va.1 + wb * vb.1, wa * va.2 + wb * vb.2))
+        }
+    }
+
+    /// A line densified along great circles between its points.
+    public static func densify(_ line: [Position], spacing: Double = 1000) -> [Position] {
+        guard var out = line.first.map({ [$0] }) else { return [] }
+        for (a, b) in zip(line, line.dropFirst()) { out += points(from: a, to: b, spacing: spacing).dropFirst() }
+        return out
+    }
+
+    /// The point halfway along the great circle (a closed formula, to check interpolation by).
+    public static func midpoint(_ a: Position, _ b: Position) -> Position {
+        let va = vector(a), vb = vector(b)
+        return position((va.0 + vb.0, va.1 + vb.1, va.2 + vb.2))
+    }
+
+    static func vector(_ p: Position) -> (Double, Double, Double) {
+        let phi = p.latitude * .pi / 180, lambda = p.longitude * .pi / 180
+        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
+    }
+
+    static func position(_ v: (Double, Double, Double)) -> Position {
+        Position(longitude: atan2(v.1, v.0) * 180 / .pi, latitude: atan2(v.2, (v.0 * v.0 + v.1 * v.1).squareRoot()) * 180 / .pi)
+    }
+}
+
+/// MKCircle: a circle in map-point space (round on the map, not on the ground), its radius in
+/// map points taken at the centre's latitude.
+public enum MapCircle {
+    /// The ring of `segments` points (closed), longitudes continuing past ±180° where the circle
+    /// reaches over the antimeridian.
+    public static func ring(center: Position, radius meters: Double, segments: Int = 64) -> [Position] {
+        let c = MapPoint(center)
+        let r = meters * MapWorld.mapPointsPerMeter(atLatitude: center.latitude)
+        var ring = (0..<segments).map { i -> Position in
+            let angle = 2 * .pi * Double(i) / Double(segments)
+            // Counter-clockwise on the map: map y grows south, so go the other way round.
+            return MapPoint(x: c.x + r * cos(angle), y: c.y - r * sin(angle)).position
+        }
+        ring.append(ring[0])
+        return ring
+    }
+}

@@ -1,0 +1,205 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// MapKit's flat world: Web Mercator on a grid of 2^28 × 2^28 map points, origin at the top
+/// left (longitude −180°, latitude +85.0511°), y growing south. The same numbers as
+/// MKMapPoint, MKMapRect and MKMapSizeWorld, so values here can be pasted into MapKit code.
+public enum MapWorld {
+    /// MKMapSizeWorld's width and height.
+    public static let size = 268_435_456.0
+    /// The latitude where the square world ends (north and south).
+    public static let maximumLatitude = 85.0511287798066
+    /// WGS 84, for the metres-per-map-point fit.
+    static let semiMajorAxis = 6_378_137.0
+    static let eccentricitySquared = 0.00669437999014
+
+    /// Metres per map point at a latitude, as MKMetersPerMapPointAtLatitude gives them: Apple's
+    /// values fit 2π·M(φ)·cos φ / W, with M the WGS 84 meridional radius of curvature
+    /// (0.123522 m at 33.861315°).
+    public static func metersPerMapPoint(atLatitude latitude: Double) -> Double {
+        let phi = latitude * .pi / 180
+        let s = sin(phi)
+        let meridional = semiMajorAxis * (1 - eccentricitySquared) / pow(1 - eccentricitySquared * s * s, 1.5)
+        return 2 * .pi * meridional * cos(phi) / size
+    }
+
+    public static func mapPointsPerMeter(atLatitude latitude: Double) -> Double {
+        1 / metersPerMapPoint(atLatitude: latitude)
+    }
+}
+
+/// MKMapPoint: a point on the 2^28 world.
+public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    /// MKMapPoint(coordinate): latitudes beyond ±85.0511° are clamped, as Web Mercator must.
+    public init(_ position: Position) {
+        let latitude = min(max(position.latitude, -MapWorld.maximumLatitude), MapWorld.maximumLatitude)
+        let phi = latitude * .pi / 180
+        x = (position.longitude + 180) / 360 * MapWorld.size
+        y = (0.5 - log(tan(.pi / 4 + phi / 2)) / (2 * .pi)) * MapWorld.size
+    }
+
+    /// The coordinate back (x beyond the world's edge gives longitudes beyond ±180°).
+    public var position: Position {
+        Position(longitude: 360 * x / MapWorld.size - 180,
+                 latitude: 90 - 360 / .pi * atan(exp((y / MapWorld.size - 0.5) * 2 * .pi)))
+    }
+
+    public var description: String { "MKMapPoint(x: \(x), y: \(y))" }
+}
+
+/// MKMapSize.
+public struct MapSize: Hashable, Sendable {
+    public var width: Double
+    public var height: Double
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+    public static let world = MapSize(width: MapWorld.size, height: MapWorld.size)
+}
+
+/// MKMapRect: an origin (top left) and a size in map points.
+public struct MapRect: Hashable, Sendable, CustomStringConvertible {
+    public var origin: MapPoint
+    public var size: MapSize
+
+    public init(origin: MapPoint, size: MapSize) {
+        self.origin = origin
+        self.size = size
+    }
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.init(origin: MapPoint(x: x, y: y), size: MapSize(width: width, height: height))
+    }
+
+    public static let world = MapRect(x: 0, y: 0, width: MapWorld.size, height: MapWorld.size)
+    /// MKMapRectNull.
+    public static let null = MapRect(x: .infinity, y: .infinity, width: 0, height: 0)
+
+    public var minX: Double { origin.x }
+    public var minY: Double { origin.y }
+    public var maxX: Double { origin.x + size.width }
+    public var maxY: Double { origin.y + size.height }
+    public var midX: Double { origin.x + size.width / 2 }
+    public var midY: Double { origin.y + size.height / 2 }
+    public var isNull: Bool { origin.x.isInfinite || origin.y.isInfinite }
+
+    /// MKMapRectUnion.
+    public func union(_ other: MapRect) -> MapRect {
+        if isNull { return other }
+        if other.isNull { return self }
+        let x = min(minX, other.minX), y = min(minY, other.minY)
+        return MapRect(x: x, y: y, width: max(maxX, other.maxX) - x, height: max(maxY, other.maxY) - y)
+    }
+
+    /// MKMapRectIntersection: null when they do not meet.
+    public func intersection(_ other: MapRect) -> MapRect {
+        let x = max(minX, other.minX), y = max(minY, other.minY)
+        let right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        guard !isNull, !other.isNull, x <= right, y <= bottom else { return .null }
+        return MapRect(x: x, y: y, width: right - x, height: bottom - y)
+    }
+
+    /// Whether the rects share a point (closed intervals, so rects that touch meet).
+    public func intersects(_ other: MapRect) -> Bool { !intersection(other).isNull }
+
+    public func contains(_ point: MapPoint) -> Bool {
+        minX <= point.x && point.x <= maxX && minY <= point.y && point.y <= maxY
+    }
+
+    /// A rect grown by `dx` and `dy` on every side (MKMapRectInset with negative insets).
+    public func insetBy(dx: Double, dy: Double) -> MapRect {
+        MapRect(x: minX + dx, y: minY + dy, width: size.width - 2 * dx, height: size.height - 2 * dy)
+    }
+
+    /// MKMapRectSpans180thMeridian: part of the rect lies beyond the world's east or west edge.
+    public var spans180thMeridian: Bool { minX < 0 || maxX > MapWorld.size }
+
+    /// MKMapRectRemainder: the part beyond the world's edge, moved to the other side.
+    public var remainder: MapRect {
+        guard spans180thMeridian else { return .null }
+        if maxX > MapWorld.size {
+            return MapRect(x: 0, y: minY, width: maxX - MapWorld.size, height: size.height)
+        }
+        return MapRect(x: MapWorld.size + minX, y: minY, width: -minX, height: size.height)
+    }
+
+    public var description: String { "MKMapRect(x: \(minX), y: \(minY), width: \(size.width), height: \(size.height))" }
+}
+
+/// Zoom scales (screen points per map point) and zoom levels, as MapKit and its tile overlays
+/// use them with 256-point tiles: level = 20 + log2(scale).
+public enum ZoomScale {
+    public static func level(forScale scale: Double) -> Double { 20 + log2(scale) }
+    public static func scale(forLevel level: Double) -> Double { pow(2, level - 20) }
+
+    /// The whole level Apple's TileMap sample picks for a scale: max(0, 20 + floor(log2(s) + 0.5)).
+    public static func roundedLevel(forScale scale: Double) -> Int { max(0, 20 + Int((log2(scale) + 0.5).rounded(.down))) }
+
+    /// MKRoadWidthAtZoomScale, in map points: the screen widths Apple's function gives for
+    /// scales 2^0 … 2^−9 (21, 16, 15, 12, 11, 9, 7, 6, 6, 4 points), divided by the scale.
+    public static func roadWidth(atScale scale: Double) -> Double {
+        let widths: [Double] = [21, 16, 15, 12, 11, 9, 7, 6, 6, 4]
+        let index = min(max(Int((-log2(scale)).rounded()), 0), widths.count - 1)
+        return widths[index] / scale
+    }
+}
+
+/// A map tile: zoom, column and row, counted XYZ-style (rows from the top) or TMS-style (from
+/// the bottom).
+public struct MapTile: Hashable, Sendable, CustomStringConvertible {
+    public var zoom: Int
+    public var x: Int
+    /// The XYZ row (from the top, as MapKit's MKTileOverlayPath and OpenStreetMap count).
+    public var y: Int
+
+    public init(zoom: Int, x: Int, y: Int) {
+        self.zoom = zoom
+        self.x = x
+        self.y = y
+    }
+
+    public init(zoom: Int, x: Int, tmsY: Int) {
+        self.init(zoom: zoom, x: x, y: (1 << zoom) - 1 - tmsY)
+    }
+
+    /// The tile holding a point at a zoom level.
+    public init(containing point: MapPoint, zoom: Int) {
+        let size = MapWorld.size / Double(1 << zoom)
+        let count = (1 << zoom) - 1
+        self.init(zoom: zoom, x: min(max(Int((point.x / size).rounded(.down)), 0), count),
+                  y: min(max(Int((point.y / size).rounded(.down)), 0), count))
+    }
+
+    /// The TMS row (from the bottom).
+    public var tmsY: Int { (1 << zoom) - 1 - y }
+
+    public var isValid: Bool { zoom >= 0 && zoom <= 30 && (0..<(1 << zoom)).contains(x) && (0..<(1 << zoom)).contains(y) }
+
+    /// The tile's MKMapRect.
+    public var mapRect: MapRect {
+        let size = MapWorld.size / Double(1 << zoom)
+        return MapRect(x: Double(x) * size, y: Double(y) * size, width: size, height: size)
+    }
+
+    /// The tile's bounds in degrees.
+    public var boundingBox: BoundingBox {
+        let rect = mapRect
+        let northWest = MapPoint(x: rect.minX, y: rect.minY).position
+        let southEast = MapPoint(x: rect.maxX, y: rect.maxY).position
+        return BoundingBox(west: northWest.longitude, south: southEast.latitude, east: southEast.longitude, north: northWest.latitude)
+    }
+
+    public var description: String { "\(zoom)/\(x)/\(y)" }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import MeridianFormats
+import MeridianGeometry
+
+struct Geodesic: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Great-circle lines, like MKGeodesicPolyline: between two points, or along any lines.",
+        discussion: """
+            With --from and --to, writes the great circle between them with a point about every \
+            --spacing-km; with an input, densifies its lines and polygon rings along great circles. \
+            --antimeridian split cuts lines at ±180° (RFC 7946); continuous keeps longitudes \
+            running past it, as MapKit draws.
+
+            Examples:
+              meridian geodesic --from 33.9416,-118.4085 --to 40.6413,-73.7781 -o lax-jfk.geojson
+              meridian geodesic flights.geojson --spacing-km 10 -o flights-curved.geojson
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Lines to densify, in any readable format.", valueName: "input")) var input: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: "lat,lon")) var from: LatLon?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: "lat,lon")) var to: LatLon?
+    @Option(help: "Kilometres between points.") var spacingKm: Double = 1
+    @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: AntimeridianMode = .split
+    @OptionGroup var output: OutputFileOptions
+    @OptionGroup var reporting: ReportingOptions
+
+    func validate() throws {
+        if input == nil && (from == nil || to == nil) { throw ValidationError("give --from and --to, or an input file") }
+        if spacingKm <= 0 { throw ValidationError("--spacing-km must be positive") }
+    }
+
+    func run() throws {
+        try reporting.reporter.run {
+            let spacing = spacingKm * 1000
+            var features: [Feature] = []
+            if let from, let to {
+                let line = GreatCircle.points(from: from.position, to: to.position, spacing: spacing)
+                let distance = GreatCircle.distance(from.position, to.position)
+                features.append(Feature(geometry: lineGeometry(line),
+                                        properties: ["distance_m": .double((distance * 10).rounded() / 10), "points": .integer(Int64(line.count))]))
+            }
+            if let input {
+                let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report))
+                while var feature = try source.reader.next() {
+                    feature.geometry = feature.geometry.map { densify($0, spacing: spacing) }
+                    feature.bbox = nil
+                    features.append(feature)
+                }
+            }
+            try output.write(features)
+        }
+    }
+
+    func lineGeometry(_ line: [Position]) -> Geometry {
+        switch antimeridian {
+        case .continuous: return .lineString(LineString(Antimeridian.continuous(line)))
+        case .split:
+            let parts = Antimeridian.split(line)
+            return parts.count == 1 ? .lineString(LineString(parts[0])) : .multiLineString(MultiLineString(parts))
+        }
+    }
+
+    func densify(_ geometry: Geometry, spacing: Double) -> Geometry {
+        switch geometry {
+        case .lineString(let l): return lineGeometry(GreatCircle.densify(l.coordinates, spacing: spacing))
+        case .multiLineString(let m):
+            return .multiLineString(MultiLineString(m.lines.flatMap { line -> [[Position]] in
+                let dense = GreatCircle.densify(line, spacing: spacing)
+                return antimeridian == .split ? Antimeridian.split(dense) : [Antimeridian.continuous(dense)]
+            }))
+        case .polygon(let p): return .polygon(Polygon(p.rings.map { GreatCircle.densify($0, spacing: spacing) }))
+        case .multiPolygon(let m):
+            return .multiPolygon(MultiPolygon(m.polygons.map { Polygon($0.rings.map { GreatCircle.densify($0, spacing: spacing) }) }))
+        case .geometryCollection(let c): return .geometryCollection(GeometryCollection(c.geometries.map { densify($0, spacing: spacing) }))
+        case .point, .multiPoint: return geometry
+        }
+    }
+}
+
+struct Circle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A circle overlay like MKCircle: round on the map, its radius in metres at the centre.",
+        discussion: """
+            Example:
+              meridian circle --center 37.3349,-122.0090 --radius 5000 -o park.geojson
+            """
+    )
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The centre.", valueName: "lat,lon")) var center: LatLon
+    @Option(help: "The radius in metres.") var radius: Double
+    @Option(help: "Points around the circle.") var segments: Int = 64
+    @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: AntimeridianMode = .split
+    @OptionGroup var output: OutputFileOptions
+    @OptionGroup var reporting: ReportingOptions
+
+    func validate() throws {
+        if radius <= 0 { throw ValidationError("--radius must be positive") }
+        if segments < 3 { throw ValidationError("--segments must be at least 3") }
+    }
+
+    func run() throws {
+        try reporting.reporter.run {
+            let ring = MapCircle.ring(center: center.position, radius: radius, segments: segments)
+            let geometry: Geometry
+            if antimeridian == .split && Rings.unwrapped(ring).contains(where: { abs($0.x) > 180 }) || Rings.crossesAntimeridian(ring) {
+                geometry = .multiPolygon(MultiPolygon(Antimeridian.cut(ring).map { Polygon([$0]) }))
+            } else {
+                geometry = .polygon(Polygon([ring]))
+            }
+            try output.write([Feature(geometry: geometry, properties: ["radius_m": .double(radius)])])
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@Suite struct MapKitCommandTests {
+    @Test func pointZoomAndTile() throws {
+        let point = try meridian(["mapkit", "point", "37.7749,-122.4194", "--format", "json"])
+        #expect(point.status == 0, "\(point.stderr)")
+        let fields = try #require(try JSONSerialization.jsonObject(with: point.stdoutData) as? [String: Any])
+        #expect(fields["tile (xyz)"] as? String == "12/655/1583")
+        #expect(abs((fields["map point x"] as? Double ?? 0) - 42_935_207.27) < 0.01)
+
+        let zoom = try meridian(["mapkit", "zoom", "--scale", "0.00390625"])
+        #expect(zoom.stdout.contains("zoom level:") && zoom.stdout.contains("12.0"))
+        #expect(try meridian(["mapkit", "zoom"]).status == 64)
+
+        let tile = try meridian(["mapkit", "tile", "12/655/2512", "--tms"])
+        #expect(tile.stdout.contains("tile (xyz):     12/655/1583"))
+        #expect(try meridian(["mapkit", "tile", "3/9/0"]).status == 64)
+    }
+
+    @Test func geodesicAndCircleWriteGeoJSON() throws {
+        let geodesic = try meridian(["geodesic", "--from", "33.9416,-118.4085", "--to", "40.6413,-73.7781"])
+        #expect(geodesic.status == 0, "\(geodesic.stderr)")
+        #expect(geodesic.stdout.contains("\"type\":\"LineString\""))
+        let pacific = try meridian(["geodesic", "--from", "33.9416,-118.4085", "--to", "35.5494,139.7798", "--spacing-km", "50"])
+        #expect(pacific.stdout.contains("\"type\":\"MultiLineString\""))
+        let continuous = try meridian(["geodesic", "--from", "33.9416,-118.4085", "--to", "35.5494,139.7798",
+                                       "--spacing-km", "50", "--antimeridian", "continuous"])
+        #expect(continuous.stdout.contains("\"type\":\"LineString\"") && continuous.stdout.contains("-220.2202"))
+
+        let circle = try meridian(["circle", "--center", "-16.5,179.9", "--radius", "50000"])
+        #expect(circle.status == 0, "\(circle.stderr)")
+        #expect(circle.stdout.contains("\"type\":\"MultiPolygon\""))
+        try withTemporaryFolder { folder in
+            let kml = folder.appendingPathComponent("circle.kml").path
+            #expect(try meridian(["circle", "--center", "37.3349,-122.0090", "--radius", "5000", "-o", kml]).status == 0)
+            let text = try String(contentsOfFile: kml, encoding: .utf8)
+            #expect(text.contains("<Polygon>"))
+        }
+    }
+}

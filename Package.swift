@@ -32,7 +32,10 @@ let package = Package(
         // Pure Swift: positions, geometries, features, ordered JSON values.
         .target(
             name: "MeridianGeometry",
-            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
         ),
 
         // Streaming readers and writers, one folder per format, plus the format registry.

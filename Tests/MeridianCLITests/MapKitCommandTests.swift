@@ -39,3 +39,16 @@ import Testing
         }
     }
 }
+
+@Suite struct SimplifyCommandTests {
+    @Test func simplifiesAtAZoomLevel() throws {
+        let run = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-level", "4", "--format-free-check"])
+        #expect(run.status == 64)  // an unknown flag is a usage error
+        let z4 = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-level", "4"])
+        #expect(z4.status == 0, "\(z4.stderr)")
+        let z12 = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-level", "12", "--method", "radial"])
+        #expect(z12.status == 0)
+        #expect(z4.stdout.utf8.count < z12.stdout.utf8.count)
+        #expect(try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson")]).status == 64)
+    }
+}

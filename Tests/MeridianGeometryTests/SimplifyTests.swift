@@ -82,3 +82,35 @@ let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         #expect(Simplify.keptIndices(track, tolerance: 1e-9, method: .visvalingam).count == track.count)
     }
 }
+
+@Suite struct GeometrySimplifierTests {
+    static let square: [Position] = [
+        .init(longitude: 0, latitude: 0), .init(longitude: 1, latitude: 0), .init(longitude: 1, latitude: 1),
+        .init(longitude: 0, latitude: 1), .init(longitude: 0, latitude: 0),
+    ]
+
+    @Test func ringsStayClosedOrAreDropped() {
+        // A ring far smaller than the tolerance goes; the polygon around it stays.
+        let hole = Self.square.map { Position(longitude: 0.5 + $0.longitude * 1e-6, latitude: 0.5 + $0.latitude * 1e-6) }
+        var simplifier = GeometrySimplifier(tolerance: 100, method: .douglasPeucker)
+        let result = simplifier.simplify(.polygon(Polygon([Self.square, hole])))
+        #expect(result == .polygon(Polygon([Self.square])))
+        #expect(simplifier.droppedRings == 1)
+
+        // A thin triangle bigger than the tolerance but collapsing under it keeps its extremes.
+        let sliver: [Position] = [.init(longitude: 0, latitude: 0), .init(longitude: 1, latitude: 0.00001),
+                                  .init(longitude: 2, latitude: 0), .init(longitude: 0, latitude: 0)]
+        let kept = simplifier.simplify(.polygon(Polygon([sliver])))
+        if case .polygon(let p)? = kept { #expect(p.rings[0].count >= 4 && p.rings[0].first == p.rings[0].last) } else {
+            Issue.record("the sliver vanished")
+        }
+    }
+
+    @Test func keptPositionsAreTheInputsOwn() {
+        let line = (0..<500).map { i in Position(longitude: Double(i) * 0.001, latitude: sin(Double(i) / 20) * 0.01) }
+        var simplifier = GeometrySimplifier(tolerance: 50, method: .visvalingam)
+        guard case .lineString(let out)? = simplifier.simplify(.lineString(LineString(line))) else { return }
+        #expect(out.coordinates.count < line.count)
+        #expect(out.coordinates.allSatisfy { p in line.contains { $0.isIdentical(to: p) } })
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import MeridianFormats
+import MeridianGeometry
+
+struct SimplifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simplify",
+        abstract: "Simplify lines and polygons for a MapKit zoom scale or level.",
+        discussion: """
+            The tolerance is in screen points, turned into map points through the zoom scale, and \
+            the work happens in map-point space, as MapKit draws. 'radial' is Apple's Breadcrumb \
+            filter (a point is kept once it is --tolerance points from the last kept one); \
+            'douglas-peucker' matches shapely's simplify(preserve_topology=False); 'visvalingam' \
+            drops the smallest triangles. Rings that collapse (or are smaller than the tolerance) \
+            are dropped and counted on stderr.
+
+            Example:
+              meridian simplify route.geojson --zoom-level 12 --method radial -o route-z12.geojson
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+    @Option(help: "The zoom scale: screen points per map point (MKZoomScale).") var zoomScale: Double?
+    @Option(help: "The zoom level (20 + log2 of the zoom scale).") var zoomLevel: Double?
+    @Option(help: "The tolerance in screen points.") var tolerance: Double = 5
+    @Option(help: "radial, douglas-peucker or visvalingam.") var method: SimplifyMethod = .douglasPeucker
+    @OptionGroup var reporting: ReportingOptions
+
+    func validate() throws {
+        guard (zoomScale == nil) != (zoomLevel == nil) else { throw ValidationError("give --zoom-scale or --zoom-level") }
+        if let zoomScale, zoomScale <= 0 { throw ValidationError("--zoom-scale must be positive") }
+        if tolerance < 0 { throw ValidationError("--tolerance must not be negative") }
+    }
+
+    func run() throws {
+        let reporter = reporting.reporter
+        try reporter.run {
+            let scale = zoomScale ?? ZoomScale.scale(forLevel: zoomLevel!)
+            var simplifier = GeometrySimplifier(tolerance: tolerance / scale, method: method)
+            let source = try input.open(reporter: reporter)
+            let destination = try output.open(protecting: source.path)
+            do {
+                try copyFeatures(from: source.reader, to: destination.writer, transform: { feature in
+                    var feature = feature
+                    feature.geometry = feature.geometry.flatMap { simplifier.simplify($0) }
+                    feature.bbox = nil
+                    return feature
+                })
+                try destination.commit()
+            } catch {
+                destination.abandon()
+                throw error
+            }
+            if simplifier.droppedRings > 0 {
+                reporter.report(Diagnostic(.note, "\(simplifier.droppedRings) ring(s) smaller than the tolerance were dropped"))
+            }
+        }
+    }
+}
+
+extension SimplifyMethod: ExpressibleByArgument {}

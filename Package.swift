@@ -65,7 +65,8 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry"]),
+        // (MeridianFormats only to read fixtures.)
+        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(

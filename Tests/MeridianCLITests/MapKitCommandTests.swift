@@ -52,3 +52,25 @@ import Testing
         #expect(try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson")]).status == 64)
     }
 }
+
+@Suite struct ClipCommandTests {
+    @Test func clipsToATileABoxAndAMapRect() throws {
+        let file = fixture("geojson/ne_10m_countries_sample.geojson")
+        // Liechtenstein, San Marino, Monaco, Vatican, Andorra… lie in tile 5/16/11 or near it.
+        let tile = try meridian(["clip", file, "--tile", "3/4/2", "--format-check-off"])
+        #expect(tile.status == 64)
+        let europe = try meridian(["clip", file, "--tile", "3/4/2"])
+        #expect(europe.status == 0, "\(europe.stderr)")
+        #expect(europe.stdout.contains("Liechtenstein") && !europe.stdout.contains("Fiji"))
+        let tms = try meridian(["clip", file, "--tile", "3/4/5", "--tms"])
+        #expect(tms.stdout == europe.stdout)
+        let box = try meridian(["clip", file, "--bbox", "9.4,47.0,9.7,47.3"])
+        #expect(box.stdout.contains("Liechtenstein") && !box.stdout.contains("Monaco"))
+        let rect = try meridian(["clip", file, "--map-rect", "0,0,268435456,268435456"])
+        #expect(rect.status == 0)
+        let widened = try meridian(["clip", file, "--tile", "3/4/2", "--line-width", "auto"])
+        #expect(widened.status == 0)
+        #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--tile", "1/0/0"]).status == 64)
+        #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--buffer", "5"]).status == 64)
+    }
+}

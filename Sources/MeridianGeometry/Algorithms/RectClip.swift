@@ -1,0 +1,163 @@
+/// Clipping to an axis-aligned rectangle (a tile's map rect, or a longitude/latitude box),
+/// with closed intervals: what lies on an edge stays.
+///
+/// Polygons are cut one half-plane at a time. Within a half-plane, each ring splits into the
+/// runs that lie inside; a run that leaves is joined, along the cut line, to the next run that
+/// comes back in, walking so the inside stays on the ring's left. Runs are never joined by going
+/// out and back along the line, so no zero-width connecting edges appear (lineclip#1,
+/// tilemaker#594), and a ring that leaves and re-enters becomes several rings.
+public struct RectClip: Sendable {
+    public var minX: Double, minY: Double, maxX: Double, maxY: Double
+
+    public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        self.minX = minX
+        self.minY = minY
+        self.maxX = maxX
+        self.maxY = maxY
+    }
+
+    public init(_ rect: MapRect) {
+        self.init(minX: rect.minX, minY: rect.minY, maxX: rect.maxX, maxY: rect.maxY)
+    }
+
+    // MARK: Lines
+
+    /// The parts of a line inside the rect: split where it leaves, segments on an edge kept.
+    public func clip(line: [PlanePoint]) -> [[PlanePoint]] {
+        var parts: [[PlanePoint]] = []
+        var current: [PlanePoint] = []
+        for (a, b) in zip(line, line.dropFirst()) {
+            guard let (p, q) = clipSegment(a, b) else {
+                if current.count >= 2 { parts.append(current) }
+                current = []
+                continue
+            }
+            if current.last != p {
+                if current.count >= 2 { parts.append(current) }
+                current = [p]
+            }
+            current.append(q)
+            if q != b {  // left the rect
+                parts.append(current)
+                current = []
+            }
+        }
+        if current.count >= 2 { parts.append(current) }
+        return parts
+    }
+
+    /// Liang–Barsky, closed: nil when the segment misses the rect.
+    func clipSegment(_ a: PlanePoint, _ b: PlanePoint) -> (PlanePoint, PlanePoint)? {
+        var t0 = 0.0, t1 = 1.0
+        let dx = b.x - a.x, dy = b.y - a.y
+        for (p, q) in [(-dx, a.x - minX), (dx, maxX - a.x), (-dy, a.y - minY), (dy, maxY - a.y)] {
+            if p == 0 {
+                if q < 0 { return nil }
+            } else {
+                let r = q / p
+                if p < 0 { if r > t1 { return nil }; t0 = max(t0, r) } else { if r < t0 { return nil }; t1 = min(t1, r) }
+            }
+        }
+        let start = t0 == 0 ? a : PlanePoint(a.x + t0 * dx, a.y + t0 * dy)
+        let end = t1 == 1 ? b : PlanePoint(a.x + t1 * dx, a.y + t1 * dy)
+        return (start, end)
+    }
+
+    // MARK: Rings
+
+    /// The pieces of a closed ring inside the rect, each closed, keeping the ring's orientation.
+    public func clip(ring: [PlanePoint]) -> [[PlanePoint]] {
+        var rings = [ring]
+        // x ≥ minX, x ≤ maxX, y ≥ minY, y ≤ maxY, each written "value(p) ≥ limit".
+        rings = rings.flatMap { Self.clip($0, keeping: { $0.x }, atLeast: minX) }
+        rings = rings.flatMap { Self.clip($0, keeping: { -$0.x }, atLeast: -maxX) }
+        rings = rings.flatMap { Self.clip($0, keeping: { $0.y }, atLeast: minY) }
+        rings = rings.flatMap { Self.clip($0, keeping: { -$0.y }, atLeast: -maxY) }
+        return rings
+    }
+
+    /// The part of a closed ring where `value(p) ≥ limit`, as closed rings.
+    static func clip(_ ring: [PlanePoint], keeping value: (PlanePoint) -> Double, atLeast limit: Double) -> [[PlanePoint]] {
+        var points = ring
+        if points.count > 1, points.first == points.last { points.removeLast() }
+        guard points.count >= 3 else { return [] }
+        let inside = points.map { value($0) >= limit }
+        if inside.allSatisfy({ $0 }) { return [points + [points[0]]] }
+        if !inside.contains(true) { return [] }
+
+        // Runs of the ring inside the half-plane, each from its entry to its exit on the line.
+        struct Run { var points: [PlanePoint] }
+        var runs: [Run] = []
+        let n = points.count
+        let start = (0..<n).first { !inside[$0] }!  // begin outside, so every run is whole
+        var current: [PlanePoint]?
+        for k in 1...n {
+            let i = (start + k) % n, previous = (start + k - 1) % n
+            let a = points[previous], b = points[i]
+            switch (inside[previous], inside[i]) {
+            case (false, true):
+                let entry = value(b) == limit ? b : crossing(a, b, value, limit)
+                current = entry == b ? [b] : [entry, b]
+            case (true, true):
+                current?.append(b)
+            case (true, false):
+                let exit = value(a) == limit ? a : crossing(a, b, value, limit)
+                if var run = current {
+                    if run.last != exit { run.append(exit) }
+                    runs.append(Run(points: run))
+                }
+                current = nil
+            case (false, false):
+                break
+            }
+        }
+        // A run that only touches the line at one point has no area: drop it.
+        runs = runs.filter { run in Set(run.points).count >= 2 && !run.points.allSatisfy { value($0) == limit } }
+        guard !runs.isEmpty else { return [] }
+
+        // Along the line, the inside is on the ring's left: counter-clockwise rings (in these
+        // coordinates) walk one way from an exit to the next entry, clockwise ones the other.
+        let counterClockwise = Rings.signedArea(points) > 0
+        func along(_ p: PlanePoint) -> Double { position(alongLineOf: p, value) }
+        var used = [Bool](repeating: false, count: runs.count)
+        var result: [[PlanePoint]] = []
+        for first in runs.indices where !used[first] {
+            var ring: [PlanePoint] = []
+            var index = first
+            while !used[index] {
+                used[index] = true
+                ring += runs[index].points
+                let exit = along(runs[index].points.last!)
+                // The next entry in the walking direction (the nearest one).
+                let candidates = runs.indices.filter { !used[$0] || $0 == first }
+                    .map { ($0, along(runs[$0].points.first!)) }
+                    .filter { counterClockwise ? $0.1 <= exit : $0.1 >= exit }
+                guard let next = candidates.min(by: { abs($0.1 - exit) < abs($1.1 - exit) || (abs($0.1 - exit) == abs($1.1 - exit) && $0.0 == first) }) else { break }
+                index = next.0
+            }
+            var cleaned: [PlanePoint] = []
+            for p in ring where cleaned.last != p { cleaned.append(p) }
+            if cleaned.count > 1, cleaned.first == cleaned.last { cleaned.removeLast() }
+            if cleaned.count >= 3 { result.append(cleaned + [cleaned[0]]) }
+        }
+        return result
+    }
+
+    /// Where segment ab crosses value = limit.
+    static func crossing(_ a: PlanePoint, _ b: PlanePoint, _ value: (PlanePoint) -> Double, _ limit: Double) -> PlanePoint {
+        let t = (limit - value(a)) / (value(b) - value(a))
+        let p = PlanePoint(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y))
+        // Put it exactly on the line, whatever the rounding.
+        if value(PlanePoint(1, 0)) != 0 {  // the line is x = ±limit
+            return PlanePoint(value(PlanePoint(1, 0)) > 0 ? limit : -limit, p.y)
+        }
+        return PlanePoint(p.x, value(PlanePoint(0, 1)) > 0 ? limit : -limit)
+    }
+
+    /// A point's coordinate along the cut line, increasing to the left of the inward normal, so
+    /// a counter-clockwise ring walks from an exit towards smaller values.
+    static func position(alongLineOf p: PlanePoint, _ value: (PlanePoint) -> Double) -> Double {
+        let nx = value(PlanePoint(1, 0)), ny = value(PlanePoint(0, 1))  // the inward normal
+        return -ny * p.x + nx * p.y  // the normal turned a quarter to the left
+    }
+}

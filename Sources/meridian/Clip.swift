@@ -1,0 +1,89 @@
+import ArgumentParser
+import MeridianFormats
+import MeridianGeometry
+
+struct Clip: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Clip features to a box, a map tile or a map rect.",
+        discussion: """
+            Lines are split where they leave the rectangle (closed intervals: segments lying on \
+            an edge stay); polygons are cut without zero-width connecting edges, a ring that \
+            leaves and comes back becoming several. Tiles and map rects are clipped in MapKit's \
+            map points, a --bbox in degrees. With a tile, --buffer grows the rectangle by screen \
+            points at the tile's zoom, and --line-width auto by MapKit's road width there, as \
+            Apple's Breadcrumb sample does so lines drawn at a tile's edge are not cut short.
+
+            Examples:
+              meridian clip countries.geojson --tile 3/4/2 -o tile.geojson
+              meridian clip route.geojson --tile 12/655/1583 --line-width auto
+              meridian clip countries.geojson --bbox 5.9,45.8,10.5,47.8
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var output: OutputOptions
+    @Option(parsing: .unconditional, help: ArgumentHelp("A box in degrees: west,south,east,north.", valueName: "w,s,e,n"))
+    var bbox: String?
+    @Option(help: ArgumentHelp("A map tile, Z/X/Y (XYZ rows, from the top).", valueName: "z/x/y")) var tile: String?
+    @Flag(help: "The tile's Y counts from the bottom (TMS).") var tms = false
+    @Option(parsing: .unconditional, help: ArgumentHelp("A map rect in map points: x,y,width,height.", valueName: "x,y,w,h"))
+    var mapRect: String?
+    @Option(help: ArgumentHelp("With --tile: grow the tile by this many screen points.", valueName: "px")) var buffer: Double?
+    @Option(help: ArgumentHelp("With --tile: 'auto' grows the tile by MapKit's road width at its zoom.", valueName: "auto"))
+    var lineWidth: String?
+    @OptionGroup var reporting: ReportingOptions
+
+    func validate() throws {
+        guard [bbox, tile, mapRect].compactMap({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of --bbox, --tile and --map-rect")
+        }
+        if (buffer != nil || lineWidth != nil) && tile == nil { throw ValidationError("--buffer and --line-width need --tile") }
+        if let lineWidth, lineWidth != "auto" { throw ValidationError("--line-width takes 'auto'") }
+    }
+
+    func clipper() throws -> GeometryClipper {
+        func numbers(_ text: String, _ count: Int, _ name: String) throws -> [Double] {
+            let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: " ")) }
+            guard values.count == count else { throw ValidationError("\(name) takes \(count) comma-separated numbers") }
+            return values
+        }
+        if let bbox {
+            let v = try numbers(bbox, 4, "--bbox")
+            return GeometryClipper(rect: RectClip(minX: v[0], minY: v[1], maxX: v[2], maxY: v[3]), plane: .degrees)
+        }
+        if let mapRect {
+            let v = try numbers(mapRect, 4, "--map-rect")
+            return GeometryClipper(rect: RectClip(MapRect(x: v[0], y: v[1], width: v[2], height: v[3])), plane: .mapPoints)
+        }
+        let parts = tile!.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 3 else { throw ValidationError("--tile takes Z/X/Y") }
+        let t = tms ? MapTile(zoom: parts[0], x: parts[1], tmsY: parts[2]) : MapTile(zoom: parts[0], x: parts[1], y: parts[2])
+        guard t.isValid else { throw ValidationError("\(tile!) is not a tile: 0 <= X, Y < 2^Z") }
+        let scale = ZoomScale.scale(forLevel: Double(t.zoom))
+        var grow = (buffer ?? 0) / scale
+        if lineWidth == "auto" { grow += ZoomScale.roadWidth(atScale: scale) }
+        return GeometryClipper(rect: RectClip(t.mapRect.insetBy(dx: -grow, dy: -grow)), plane: .mapPoints)
+    }
+
+    func run() throws {
+        let reporter = reporting.reporter
+        try reporter.run {
+            let clipper = try clipper()
+            let source = try input.open(reporter: reporter)
+            let destination = try output.open(protecting: source.path)
+            do {
+                try copyFeatures(from: source.reader, to: destination.writer, transform: { feature in
+                    guard let geometry = feature.geometry, let clipped = clipper.clip(geometry) else { return nil }
+                    var feature = feature
+                    feature.geometry = clipped
+                    feature.bbox = nil
+                    return feature
+                })
+                try destination.commit()
+            } catch {
+                destination.abandon()
+                throw error
+            }
+        }
+    }
+}

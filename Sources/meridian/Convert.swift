@@ -1,5 +1,6 @@
 import ArgumentParser
 import MeridianFormats
+import MeridianGeometry
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +18,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
+    @Flag(help: "Cut lines and polygons that cross ±180° into parts (RFC 7946 §3.1.9).") var cutAntimeridian = false
     @OptionGroup var reporting: ReportingOptions
 
     func run() throws {
@@ -30,7 +32,12 @@ struct Convert: ParsableCommand {
                 if input.folders == .tree {
                     try writeFolderTree(from: source, to: destination)
                 } else {
-                    try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update)
+                    try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update, transform: { feature in
+                        guard cutAntimeridian, let geometry = feature.geometry else { return feature }
+                        var cut = feature
+                        cut.geometry = Antimeridian.cut(geometry)
+                        return cut
+                    })
                 }
                 try destination.commit()
             } catch {

@@ -74,3 +74,13 @@ import Testing
         #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--buffer", "5"]).status == 64)
     }
 }
+
+@Suite struct AntimeridianCommandTests {
+    @Test func convertCutsAtTheAntimeridianOnRequest() throws {
+        let line = Data(#"{"type":"LineString","coordinates":[[170,10],[-170,12]]}"#.utf8)
+        let cut = try meridian(["convert", "--cut-antimeridian"], stdin: line)
+        #expect(cut.stdout.contains(#"[[[170.0,10.0],[180.0,11.0]],[[-180.0,11.0],[-170.0,12.0]]]"#))
+        let kept = try meridian(["convert"], stdin: line)
+        #expect(kept.stdout.contains(#""type":"LineString""#))
+    }
+}

@@ -89,3 +89,41 @@ extension Antimeridian {
         return parts.filter { $0.count >= 2 }
     }
 }
+
+extension Antimeridian {
+    /// Any geometry cut at ±180° per RFC 7946 §3.1.9: lines and polygons that cross become
+    /// Multi* of their parts; what does not cross is returned as it is.
+    public static func cut(_ geometry: Geometry) -> Geometry {
+        switch geometry {
+        case .point, .multiPoint:
+            return geometry
+        case .lineString(let l):
+            guard Rings.crossesAntimeridian(l.coordinates) else { return geometry }
+            return .multiLineString(MultiLineString(split(l.coordinates)))
+        case .multiLineString(let m):
+            guard m.lines.contains(where: Rings.crossesAntimeridian) else { return geometry }
+            return .multiLineString(MultiLineString(m.lines.flatMap { Rings.crossesAntimeridian($0) ? split($0) : [$0] }))
+        case .polygon(let p):
+            let parts = cut(p)
+            return parts.count == 1 ? .polygon(parts[0]) : .multiPolygon(MultiPolygon(parts))
+        case .multiPolygon(let m):
+            guard m.polygons.contains(where: { $0.rings.contains(where: Rings.crossesAntimeridian) }) else { return geometry }
+            return .multiPolygon(MultiPolygon(m.polygons.flatMap(cut)))
+        case .geometryCollection(let c):
+            return .geometryCollection(GeometryCollection(c.geometries.map(cut)))
+        }
+    }
+
+    /// A polygon's pieces: its outer ring cut, each hole cut and given to the piece that covers it.
+    static func cut(_ polygon: Polygon) -> [Polygon] {
+        guard let exterior = polygon.exterior, polygon.rings.contains(where: Rings.crossesAntimeridian) else { return [polygon] }
+        var pieces = cut(exterior).map { [$0] }
+        for hole in polygon.holes {
+            for part in Rings.crossesAntimeridian(hole) ? cut(hole) : [hole] {
+                let probe = part[0]
+                if let owner = pieces.indices.first(where: { Rings.covers(pieces[$0][0], probe) }) { pieces[owner].append(part) }
+            }
+        }
+        return pieces.map(Polygon.init)
+    }
+}

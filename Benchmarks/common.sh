@@ -20,7 +20,8 @@ measure() {
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 calc() { awk "BEGIN { print $1 }"; }
 
-# compare RUNS LABEL -- MERIDIAN-COMMAND… -- OGR2OGR-COMMAND…
+# compare RUNS LABEL -- MERIDIAN-COMMAND… -- OTHER-COMMAND…
+# (the other tool is named by $other and $other_version, ogr2ogr by default)
 # Runs both commands RUNS times, alternating, and prints medians, peak RSS and the ratios.
 compare() {
     local runs="$1" label="$2"; shift 3
@@ -37,7 +38,7 @@ compare() {
     o_time=$(cut -d' ' -f1 "$work/b.txt" | median); o_rss=$(cut -d' ' -f2 "$work/b.txt" | sort -n | tail -1)
     echo "$label, $runs runs each, alternating"
     printf "  %-9s median %6.2f s   peak RSS %6.1f MB\n" meridian "$m_time" "$(calc "$m_rss / 1024")"
-    printf "  %-9s median %6.2f s   peak RSS %6.1f MB   (%s)\n" ogr2ogr "$o_time" "$(calc "$o_rss / 1024")" "$(ogr2ogr --version)"
+    printf "  %-9s median %6.2f s   peak RSS %6.1f MB   (%s)\n" "${other:-ogr2ogr}" "$o_time" "$(calc "$o_rss / 1024")" "${other_version:-$(ogr2ogr --version)}"
     printf "  meridian is %.1fx faster and uses %.1fx less memory\n" "$(calc "$o_time / $m_time")" "$(calc "$o_rss / $m_rss")"
 }
 

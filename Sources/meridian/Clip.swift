@@ -66,24 +66,7 @@ struct Clip: ParsableCommand {
     }
 
     func run() throws {
-        let reporter = reporting.reporter
-        try reporter.run {
-            let clipper = try clipper()
-            let source = try input.open(reporter: reporter)
-            let destination = try output.open(protecting: source.path)
-            do {
-                try copyFeatures(from: source.reader, to: destination.writer, transform: { feature in
-                    guard let geometry = feature.geometry, let clipped = clipper.clip(geometry) else { return nil }
-                    var feature = feature
-                    feature.geometry = clipped
-                    feature.bbox = nil
-                    return feature
-                })
-                try destination.commit()
-            } catch {
-                destination.abandon()
-                throw error
-            }
-        }
+        let clipper = try clipper()
+        try runGeometryPipeline(input: input, output: output, reporting: reporting) { clipper.clip($0) }
     }
 }

@@ -22,27 +22,16 @@ struct Convert: ParsableCommand {
     @OptionGroup var reporting: ReportingOptions
 
     func run() throws {
-        let reporter = reporting.reporter
-        try reporter.run {
-            let source = try input.open(reporter: reporter)
-            let destination = try output.open(protecting: source.path)
-            let progress = ProgressLine(reporting: reporting, input: source.input)
-            defer { progress.finish() }
-            do {
-                if input.folders == .tree {
-                    try writeFolderTree(from: source, to: destination)
-                } else {
-                    try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update, transform: { feature in
-                        guard cutAntimeridian, let geometry = feature.geometry else { return feature }
-                        var cut = feature
-                        cut.geometry = Antimeridian.cut(geometry)
-                        return cut
-                    })
-                }
-                try destination.commit()
-            } catch {
-                destination.abandon()
-                throw error
+        try runPipeline(input: input, output: output, reporting: reporting) { source, destination, progress in
+            if input.folders == .tree {
+                try writeFolderTree(from: source, to: destination)
+            } else {
+                try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update, transform: { feature in
+                    guard cutAntimeridian, let geometry = feature.geometry else { return feature }
+                    var cut = feature
+                    cut.geometry = Antimeridian.cut(geometry)
+                    return cut
+                })
             }
         }
     }

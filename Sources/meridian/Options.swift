@@ -125,3 +125,38 @@ enum AntimeridianMode: String, ExpressibleByArgument, CaseIterable {
     /// Longitudes continue past ±180° (MapKit's view; one unbroken overlay).
     case continuous
 }
+
+/// The shape every feature-to-feature subcommand shares: open the input and the output, let
+/// `body` move the features (with a progress line on a terminal), then commit the output
+/// atomically, or drop it if anything failed.
+func runPipeline(input: InputOptions, output: OutputOptions, reporting: ReportingOptions,
+                 _ body: (FeatureInput, FeatureOutput, ProgressLine) throws -> Void) throws {
+    let reporter = reporting.reporter
+    try reporter.run {
+        let source = try input.open(reporter: reporter)
+        let destination = try output.open(protecting: source.path)
+        let progress = ProgressLine(reporting: reporting, input: source.input)
+        defer { progress.finish() }
+        do {
+            try body(source, destination, progress)
+            try destination.commit()
+        } catch {
+            destination.abandon()
+            throw error
+        }
+    }
+}
+
+/// A pipeline that changes each feature's geometry; a nil geometry drops the feature.
+func runGeometryPipeline(input: InputOptions, output: OutputOptions, reporting: ReportingOptions,
+                         _ change: @escaping (Geometry) -> Geometry?) throws {
+    try runPipeline(input: input, output: output, reporting: reporting) { source, destination, progress in
+        try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update, transform: { feature in
+            guard let geometry = feature.geometry, let changed = change(geometry) else { return nil }
+            var feature = feature
+            feature.geometry = changed
+            feature.bbox = nil
+            return feature
+        })
+    }
+}

@@ -34,27 +34,11 @@ struct SimplifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        let reporter = reporting.reporter
-        try reporter.run {
-            let scale = zoomScale ?? ZoomScale.scale(forLevel: zoomLevel!)
-            var simplifier = GeometrySimplifier(tolerance: tolerance / scale, method: method)
-            let source = try input.open(reporter: reporter)
-            let destination = try output.open(protecting: source.path)
-            do {
-                try copyFeatures(from: source.reader, to: destination.writer, transform: { feature in
-                    var feature = feature
-                    feature.geometry = feature.geometry.flatMap { simplifier.simplify($0) }
-                    feature.bbox = nil
-                    return feature
-                })
-                try destination.commit()
-            } catch {
-                destination.abandon()
-                throw error
-            }
-            if simplifier.droppedRings > 0 {
-                reporter.report(Diagnostic(.note, "\(simplifier.droppedRings) ring(s) smaller than the tolerance were dropped"))
-            }
+        let scale = zoomScale ?? ZoomScale.scale(forLevel: zoomLevel!)
+        var simplifier = GeometrySimplifier(tolerance: tolerance / scale, method: method)
+        try runGeometryPipeline(input: input, output: output, reporting: reporting) { simplifier.simplify($0) }
+        if simplifier.droppedRings > 0 {
+            reporting.reporter.report(Diagnostic(.note, "\(simplifier.droppedRings) ring(s) smaller than the tolerance were dropped"))
         }
     }
 }

@@ -108,7 +108,7 @@ public struct CoverageFixer: Sendable {
     func repair(_ ring: [Position], polygon p: Int, notes: inout Set<String>) -> [[Position]] {
         var points: [Position] = []
         for position in ring {
-            let rounded = Position(longitude: round(position.longitude), latitude: round(position.latitude))
+            let rounded = position.rounded(toDecimals: decimals)
             if rounded != position { notes.insert("rounded coordinates to \(decimals) decimals") }
             if let last = points.last, last == rounded {
                 notes.insert("dropped repeated positions")
@@ -122,7 +122,7 @@ public struct CoverageFixer: Sendable {
         }
         var parts = [points]
         if Rings.crossesAntimeridian(points) {
-            parts = Antimeridian.cut(points).map { $0.map { Position(longitude: round($0.longitude), latitude: round($0.latitude)) } }
+            parts = Antimeridian.cut(points).map { $0.map { $0.rounded(toDecimals: decimals) } }
             notes.insert("cut polygons that cross the antimeridian in two")
         }
         return parts.map { part in
@@ -132,11 +132,6 @@ public struct CoverageFixer: Sendable {
             }
             return part
         }
-    }
-
-    private func round(_ value: Double) -> Double {
-        let scale = (0..<decimals).reduce(1.0) { acc, _ in acc * 10 }
-        return (value * scale).rounded() / scale
     }
 }
 

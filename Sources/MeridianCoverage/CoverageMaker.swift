@@ -40,7 +40,7 @@ public struct CoverageMaker: Sendable {
         var polygons: [Polygon] = []
         // A margin of a few times the rounding step keeps every input point inside; checked
         // below, and widened in the (rare) case it was not enough.
-        var margin = 4 / (0..<decimals).reduce(1.0) { acc, _ in acc * 10 }
+        var margin = 4 / pow(10, Double(decimals))
         for _ in 0..<6 {
             polygons = []
             for hull in hulls {
@@ -307,11 +307,10 @@ public struct CoverageMaker: Sendable {
     }
 
     func rounded(_ ring: [Position]) -> [Position] {
-        let scale = (0..<decimals).reduce(1.0) { acc, _ in acc * 10 }
         var out: [Position] = []
         for p in ring.dropLast() {
-            let q = Position(longitude: min(max((p.longitude * scale).rounded() / scale, -180), 180),
-                             latitude: min(max((p.latitude * scale).rounded() / scale, -90), 90))
+            let r = p.rounded(toDecimals: decimals)
+            let q = Position(longitude: min(max(r.longitude, -180), 180), latitude: min(max(r.latitude, -90), 90))
             if out.last != q { out.append(q) }
         }
         if out.count > 1, out.first == out.last { out.removeLast() }

@@ -24,14 +24,11 @@ public final class OutputTarget {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
         let (folder, file) = splitPath(path)
-        var template = Array("\(folder)/.\(file).meridian-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 {
+        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX") else {
             let reason = String(cString: strerror(errno))
             throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path),
                                 hint: errno == ENOENT ? "the folder \(folder) does not exist" : nil)
         }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         // mkstemp makes the file 0600; give it the mode a new file would get.
         let mask = umask(0)
         umask(mask)

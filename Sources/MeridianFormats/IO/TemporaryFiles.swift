@@ -22,6 +22,29 @@ public final class TemporaryFiles: @unchecked Sendable {
         pthread_mutex_init(&lock, nil)
     }
 
+    /// The folder for scratch files: $TMPDIR, else /tmp.
+    static var folder: String {
+        getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    }
+
+    /// mkstemp(3) on `template` (ending in XXXXXX): the open descriptor and the file's path, or
+    /// nil with `errno` set.
+    static func create(_ template: String) -> (fd: Int32, path: String)? {
+        var bytes = Array(template.utf8CString)
+        let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return nil }
+        return (fd, bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
+    /// A scratch file in `folder`, registered so a signal removes it.
+    static func scratch(_ name: String) throws -> (fd: Int32, path: String) {
+        guard let file = create("\(folder)/meridian-\(name)-XXXXXX") else {
+            throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
+        }
+        shared.register(file.path)
+        return file
+    }
+
     func register(_ path: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }

@@ -222,7 +222,7 @@ final class JSONScanner {
         case "true": return .bool(true)
         case "false": return .bool(false)
         case "null": return .null
-        case "NaN", "nan", "Infinity", "-Infinity", "inf":
+        case _ where Self.nonFiniteWords.contains(word):
             throw error("\(word) is not a JSON number", at: start, hint: "JSON numbers must be finite; write null for a missing value")
         case "":
             throw try unexpected(expected: "a value")
@@ -231,8 +231,18 @@ final class JSONScanner {
         }
     }
 
+    /// Words people write for numbers JSON cannot hold.
+    static let nonFiniteWords: Set<String> = ["NaN", "nan", "Infinity", "-Infinity", "inf"]
+
     /// Consumes a run of letters (for literals and error messages).
     private func scanWord() throws -> String {
+        let word = try peekWord()
+        input.position += word.utf8.count
+        return word
+    }
+
+    /// The run of letters at the current position, not consumed.
+    func peekWord() throws -> String {
         var length = 0
         while true {
             let available = try input.fill(atLeast: length + 1)
@@ -242,14 +252,7 @@ final class JSONScanner {
             guard isLetter || (length == 0 && c == UInt8(ascii: "-")), length < 16 else { break }
             length += 1
         }
-        let word = String(decoding: UnsafeBufferPointer(start: input.base + input.position, count: length), as: UTF8.self)
-        input.position += length
-        return word
-    }
-
-    /// Skips one value of any kind (used for members nobody keeps).
-    func skipValue() throws {
-        _ = try parseValue()
+        return String(decoding: UnsafeBufferPointer(start: input.base + input.position, count: length), as: UTF8.self)
     }
 
     // MARK: - Strings

@@ -102,18 +102,17 @@ public indirect enum LocatedJSON: Sendable {
             return .number(value, text: text, at: at)
         case UInt8(ascii: "N"), UInt8(ascii: "I"):
             // NaN and Infinity are not JSON, but coverage files carry them; name them, don't stop.
-            do {
-                _ = try scanner.parseLiteral()
-            } catch let error as MeridianError where error.message.contains("is not a JSON number") {
-                let word = error.message.split(separator: " ").first.map(String.init) ?? "NaN"
-                return .number(.nan, text: word, at: at)
-            }
-            throw try scanner.unexpected(expected: "a value")
+            let word = try scanner.peekWord()
+            guard JSONScanner.nonFiniteWords.contains(word) else { return try literal(scanner, at: at) }
+            scanner.input.position += word.utf8.count
+            return .number(.nan, text: word, at: at)
         default:
-            switch try scanner.parseLiteral() {
-            case .bool(let b): return .bool(b, at: at)
-            default: return .null(at: at)
-            }
+            return try literal(scanner, at: at)
         }
+    }
+
+    private static func literal(_ scanner: JSONScanner, at: Place) throws -> LocatedJSON {
+        if case .bool(let b) = try scanner.parseLiteral() { return .bool(b, at: at) }
+        return .null(at: at)
     }
 }

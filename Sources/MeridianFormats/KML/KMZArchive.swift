@@ -53,13 +53,9 @@ enum KMZArchive {
             throw MeridianError(.badInput, "\(entry.path) would inflate to \(declared >> 20) MiB, more than Meridian extracts",
                                 at: where_, hint: "this looks like a zip bomb")
         }
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        var template = Array("\(folder)/meridian-kmz-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
-        }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }  // gone from the folder; the descriptor keeps it
+        let (fd, path) = try TemporaryFiles.scratch("kmz")
+        unlink(path)  // gone from the folder; the descriptor keeps it
+        TemporaryFiles.shared.unregister(path)
         var written: UInt64 = 0
         do {
             _ = try archive.extract(entry, bufferSize: 1 << 16) { data in

@@ -18,7 +18,7 @@ public final class KMZWriter: FeatureWriter {
 
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         destination = sink
-        (kmlFD, kmlPath) = try Self.temporaryFile("kml")
+        (kmlFD, kmlPath) = try TemporaryFiles.scratch("kml")
         kmlSink = OutputSink(fileDescriptor: kmlFD, name: "doc.kml")
         kml = KMLWriter(sink: kmlSink, options: options)
     }
@@ -36,7 +36,7 @@ public final class KMZWriter: FeatureWriter {
         try kml.finish(trailingMetadata)
         try kmlSink.flush()
         let size = Int64(lseek(kmlFD, 0, SEEK_END))
-        let (zipFD, zipPath) = try Self.temporaryFile("zip")
+        let (zipFD, zipPath) = try TemporaryFiles.scratch("zip")
         close(zipFD)
         unlink(zipPath)  // ZIPFoundation creates the archive itself
         defer {
@@ -63,15 +63,4 @@ public final class KMZWriter: FeatureWriter {
         try destination.checkForErrors()
     }
 
-    private static func temporaryFile(_ suffix: String) throws -> (Int32, String) {
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        var template = Array("\(folder)/meridian-\(suffix)-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
-        }
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        TemporaryFiles.shared.register(path)
-        return (fd, path)
-    }
 }

@@ -57,10 +57,7 @@ public struct GeometryClipper: Sendable {
         }
     }
 
-    func inside(_ p: Position) -> Bool {
-        let q = project(p)
-        return rect.minX <= q.x && q.x <= rect.maxX && rect.minY <= q.y && q.y <= rect.maxY
-    }
+    func inside(_ p: Position) -> Bool { rect.contains(project(p)) }
 
     func lines(_ parts: [[Position]]) -> Geometry? {
         switch parts.count {

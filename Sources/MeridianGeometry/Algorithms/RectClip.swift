@@ -20,6 +20,11 @@ public struct RectClip: Sendable {
         self.init(minX: rect.minX, minY: rect.minY, maxX: rect.maxX, maxY: rect.maxY)
     }
 
+    /// Whether a point lies in the rect or on its edge.
+    public func contains(_ p: PlanePoint) -> Bool {
+        minX <= p.x && p.x <= maxX && minY <= p.y && p.y <= maxY
+    }
+
     // MARK: Lines
 
     /// The parts of a line inside the rect: split where it leaves, segments on an edge kept.

@@ -61,30 +61,29 @@ public enum Rings {
         signedArea(unwrapped(ring)) > 0
     }
 
+    /// Twice the signed area of triangle pqr: positive when r is left of p→q, zero when collinear.
+    static func orientation(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Double {
+        (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
+    }
+
+    /// Whether r lies within the box of segment pq (with orientation zero: on the segment).
+    static func inBox(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Bool {
+        min(p.x, q.x) <= r.x && r.x <= max(p.x, q.x) && min(p.y, q.y) <= r.y && r.y <= max(p.y, q.y)
+    }
+
+    /// Whether r lies on segment pq.
+    static func onSegment(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Bool {
+        orientation(p, q, r) == 0 && inBox(p, q, r)
+    }
+
     /// Whether segments ab and cd share a point (touching counts).
     public static func segmentsIntersect(_ a: PlanePoint, _ b: PlanePoint, _ c: PlanePoint, _ d: PlanePoint) -> Bool {
-        func orientation(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Double {
-            (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
-        }
-        func onSegment(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Bool {
-            min(p.x, q.x) <= r.x && r.x <= max(p.x, q.x) && min(p.y, q.y) <= r.y && r.y <= max(p.y, q.y)
-        }
-        let d1 = orientation(c, d, a), d2 = orientation(c, d, b)
-        let d3 = orientation(a, b, c), d4 = orientation(a, b, d)
-        if ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) { return true }
-        if d1 == 0 && onSegment(c, d, a) { return true }
-        if d2 == 0 && onSegment(c, d, b) { return true }
-        if d3 == 0 && onSegment(a, b, c) { return true }
-        if d4 == 0 && onSegment(a, b, d) { return true }
-        return false
+        segmentsCross(a, b, c, d) || onSegment(c, d, a) || onSegment(c, d, b) || onSegment(a, b, c) || onSegment(a, b, d)
     }
 
     /// Whether segments ab and cd cross at a single point inside both (a proper crossing;
     /// touching at an end or running along each other does not count).
     public static func segmentsCross(_ a: PlanePoint, _ b: PlanePoint, _ c: PlanePoint, _ d: PlanePoint) -> Bool {
-        func orientation(_ p: PlanePoint, _ q: PlanePoint, _ r: PlanePoint) -> Double {
-            (q.x - p.x) * (r.y - p.y) - (q.y - p.y) * (r.x - p.x)
-        }
         let d1 = orientation(c, d, a), d2 = orientation(c, d, b)
         let d3 = orientation(a, b, c), d4 = orientation(a, b, d)
         return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
@@ -93,15 +92,7 @@ public enum Rings {
     /// Whether `point` lies on one of the ring's edges.
     public static func onBoundary(_ ring: [PlanePoint], _ point: PlanePoint) -> Bool {
         guard ring.count >= 2 else { return false }
-        for i in 0..<(ring.count - 1) {
-            let a = ring[i], b = ring[i + 1]
-            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
-            if cross == 0 && min(a.x, b.x) <= point.x && point.x <= max(a.x, b.x)
-                && min(a.y, b.y) <= point.y && point.y <= max(a.y, b.y) {
-                return true
-            }
-        }
-        return false
+        return (0..<(ring.count - 1)).contains { onSegment(ring[$0], ring[$0 + 1], point) }
     }
 
     /// The first pair of non-adjacent edges of a closed ring that meet, as edge indices.
@@ -123,12 +114,7 @@ public enum Rings {
         var j = ring.count - 1
         for i in 0..<ring.count {
             let a = ring[i], b = ring[j]
-            // On the edge: collinear and within its box.
-            let cross = (b.x - a.x) * (point.y - a.y) - (b.y - a.y) * (point.x - a.x)
-            if cross == 0 && min(a.x, b.x) <= point.x && point.x <= max(a.x, b.x)
-                && min(a.y, b.y) <= point.y && point.y <= max(a.y, b.y) {
-                return true
-            }
+            if onSegment(a, b, point) { return true }  // the boundary counts as inside
             if (a.y > point.y) != (b.y > point.y) {
                 let x = (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
                 if point.x < x { inside.toggle() }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One position: longitude and latitude in degrees (WGS 84), and an optional altitude in metres.
 ///
 /// GeoJSON writes positions `[longitude, latitude, altitude]`; people type `LAT,LON` (MapKit's order).
@@ -16,6 +22,13 @@ public struct Position: Hashable, Sendable {
 
     /// True when the position carries an altitude (a 3D position).
     @inlinable public var hasAltitude: Bool { altitude != nil }
+
+    /// The position with longitude and latitude rounded to `decimals` places (half away from
+    /// zero); the altitude is dropped, as coverage files want.
+    public func rounded(toDecimals decimals: Int) -> Position {
+        let scale = pow(10, Double(decimals))
+        return Position(longitude: (longitude * scale).rounded() / scale, latitude: (latitude * scale).rounded() / scale)
+    }
 
     /// Bit-for-bit equality: tells `0.0` from `-0.0`, which `==` does not.
     /// Round-trip tests use it, since a converter must not change a sign bit either.

@@ -65,8 +65,8 @@ let package = Package(
             ]
         ),
 
-        // (MeridianFormats only to read fixtures.)
-        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats"]),
+        // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
+        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(

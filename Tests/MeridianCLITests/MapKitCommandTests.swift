@@ -51,6 +51,20 @@ import Testing
         #expect(z4.stdout.utf8.count < z12.stdout.utf8.count)
         #expect(try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson")]).status == 64)
     }
+
+    @Test func keepsTopologyOverTheWholeCollection() throws {
+        let file = fixture("geojson/ne_10m_countries_sample.geojson")
+        let plain = try meridian(["simplify", file, "--zoom-level", "6"])
+        let shared = try meridian(["simplify", file, "--zoom-level", "6", "--keep-topology"])
+        #expect(shared.status == 0, "\(shared.stderr)")
+        // The same countries come out, in the same order, with the collection's own members.
+        func names(_ text: String) -> [Substring] {
+            text.split(separator: "\"NAME\":").dropFirst().map { $0.prefix { $0 != "," } }
+        }
+        #expect(names(shared.stdout) == names(plain.stdout))
+        #expect(names(shared.stdout).count > 15)
+        #expect(shared.stdout.hasPrefix(String(plain.stdout.prefix { $0 != "[" })))
+    }
 }
 
 @Suite struct ClipCommandTests {

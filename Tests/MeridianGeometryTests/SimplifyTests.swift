@@ -97,7 +97,8 @@ let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         #expect(result == .polygon(Polygon([Self.square])))
         #expect(simplifier.droppedRings == 1)
 
-        // A thin triangle bigger than the tolerance but collapsing under it keeps its extremes.
+        // A thin triangle bigger than the tolerance but collapsing under it gets its farthest
+        // position back, so it still shows.
         let sliver: [Position] = [.init(longitude: 0, latitude: 0), .init(longitude: 1, latitude: 0.00001),
                                   .init(longitude: 2, latitude: 0), .init(longitude: 0, latitude: 0)]
         let kept = simplifier.simplify(.polygon(Polygon([sliver])))
@@ -112,5 +113,59 @@ let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         guard case .lineString(let out)? = simplifier.simplify(.lineString(LineString(line))) else { return }
         #expect(out.coordinates.count < line.count)
         #expect(out.coordinates.allSatisfy { p in line.contains { $0.isIdentical(to: p) } })
+    }
+
+    @Test func holesStayInsideTheirShell() {
+        // The shell's bump (0.5°, about 380,000 map points) is under the tolerance; the hole,
+        // wider than the tolerance, sits in the bump.
+        let shell: [Position] = [.init(longitude: 0, latitude: 0), .init(longitude: 10, latitude: 0), .init(longitude: 10, latitude: 10),
+                                 .init(longitude: 5.8, latitude: 10), .init(longitude: 5, latitude: 10.5), .init(longitude: 4.2, latitude: 10),
+                                 .init(longitude: 0, latitude: 10), .init(longitude: 0, latitude: 0)]
+        let hole: [Position] = [.init(longitude: 4.5, latitude: 10.05), .init(longitude: 5, latitude: 10.3), .init(longitude: 5.5, latitude: 10.05),
+                                .init(longitude: 4.5, latitude: 10.05)]
+        let plain = Simplify.keptIndices(shell.map(MapPoint.init), tolerance: 4e5, method: .douglasPeucker)
+        #expect(plain.count == 5, "the case must bite: the bump goes")
+        var simplifier = GeometrySimplifier(tolerance: 4e5, method: .douglasPeucker)
+        guard case .polygon(let p)? = simplifier.simplify(.polygon(Polygon([shell, hole]))) else {
+            Issue.record("the polygon vanished")
+            return
+        }
+        #expect(p.rings.count == 2)
+        let outer = p.rings[0].map { PlanePoint($0.longitude, $0.latitude) }
+        #expect(hole.allSatisfy { Rings.contains(outer, PlanePoint($0.longitude, $0.latitude)) })
+        #expect(p.rings[0].count < shell.count)
+    }
+
+    @Test func sharedBordersStayShared() {
+        // Two countries with a wiggly common border; each simplified alone, they would part.
+        let border = (0...200).map { i in Position(longitude: 1 + sin(Double(i) / 7) * 0.02, latitude: Double(i) * 0.01) }
+        // The west ring starts a third of the way down the border, so alone it splits elsewhere.
+        let westOpen = border.reversed() + [Position(longitude: 0, latitude: 0), Position(longitude: 0, latitude: 2)]
+        let west = Array(westOpen[70...] + westOpen[..<70]) + [westOpen[70]]
+        let east = border + [Position(longitude: 2, latitude: 2), Position(longitude: 2, latitude: 0), border[0]]
+        let features = [west, east].map { Feature(geometry: .polygon(Polygon([$0]))) }
+        var simplifier = GeometrySimplifier(tolerance: 2000, method: .douglasPeucker)
+        let out = simplifier.simplifyKeepingTopology(features)
+        func onBorder(_ feature: Feature) -> Set<ArcTopology.Key> {
+            guard case .polygon(let p)? = feature.geometry else { return [] }
+            return Set(p.rings[0].filter { $0.longitude > 0.5 && $0.longitude < 1.5 }.map(ArcTopology.Key.init))
+        }
+        #expect(out.count == 2)
+        #expect(onBorder(out[0]) == onBorder(out[1]))
+        #expect(onBorder(out[0]).count > 2 && onBorder(out[0]).count < border.count)
+        var alone = GeometrySimplifier(tolerance: 2000, method: .douglasPeucker)
+        let separately = features.map { Feature(geometry: alone.simplify($0.geometry!)) }
+        #expect(onBorder(separately[0]) != onBorder(separately[1]), "the case must bite")
+    }
+
+    @Test func anEnclaveAndItsHoleAreOneArc() {
+        let enclave = Self.square.map { Position(longitude: 4 + $0.longitude, latitude: 4 + $0.latitude) }
+        let outer: [Position] = [.init(longitude: 0, latitude: 0), .init(longitude: 10, latitude: 0), .init(longitude: 10, latitude: 10),
+                                 .init(longitude: 0, latitude: 10), .init(longitude: 0, latitude: 0)]
+        // The hole runs the other way round and starts elsewhere.
+        let hole = Array(enclave.dropLast().reversed().dropFirst()) + [enclave[3], enclave[2]]
+        let topology = ArcTopology(paths: [outer, hole, enclave], isRing: [true, true, true], shareArcs: true)
+        #expect(topology.arcs.count == 2)
+        #expect(topology.paths[1][0].arc == topology.paths[2][0].arc)
     }
 }

@@ -100,15 +100,35 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
 
 /// A reader over features already in memory (a subcommand's own results).
 public final class FeatureList: FeatureReader {
-    private var features: [Feature]
-    private let metadata: CollectionMetadata
+    /// The features, in order; `next()` hands them out from the first.
+    public var features: [Feature]
+    public var metadata: CollectionMetadata
+    public var trailingMetadata: CollectionMetadata
+    private var position = 0
 
-    public init(_ features: [Feature], metadata: CollectionMetadata = .init()) {
-        self.features = features.reversed()
+    public init(_ features: [Feature], metadata: CollectionMetadata = .init(), trailingMetadata: CollectionMetadata = .init()) {
+        self.features = features
         self.metadata = metadata
+        self.trailingMetadata = trailingMetadata
+    }
+
+    /// Reads all of `reader` into memory, for work that needs every feature at once (simplifying
+    /// shared borders); its collection members before and after the features are kept.
+    public convenience init(reading reader: some FeatureReader, progress: ((Int) -> Void)? = nil) throws {
+        let metadata = try reader.readMetadata()
+        var features: [Feature] = []
+        while let feature = try reader.next() {
+            features.append(feature)
+            progress?(features.count)
+        }
+        self.init(features, metadata: metadata, trailingMetadata: reader.trailingMetadata)
     }
 
     public func readMetadata() throws -> CollectionMetadata { metadata }
-    public func next() throws -> Feature? { features.popLast() }
-    public var trailingMetadata: CollectionMetadata { .init() }
+
+    public func next() throws -> Feature? {
+        guard position < features.count else { return nil }
+        defer { position += 1 }
+        return features[position]
+    }
 }

@@ -1,12 +1,14 @@
 /// Simplifies geometries at a tolerance in map points, working in MapKit's projection so a
 /// tolerance of "5 screen points at this zoom" means the same everywhere on the map.
-/// Lines keep their first and last positions; rings stay closed with at least 4 positions, and
-/// rings that would not (or that are smaller than the tolerance, "smaller than a pixel") are
-/// dropped and counted. Kept positions are the input's own, bit for bit.
+///
+/// Lines keep their first and last positions. Polygons stay valid: rings keep at least four
+/// positions and are repaired where simplifying made them cross or touch (see `ChainNetwork`);
+/// rings smaller than the tolerance ("smaller than a pixel") are dropped and counted. Kept
+/// positions are the input's own, bit for bit.
 public struct GeometrySimplifier: Sendable {
     public var tolerance: Double
     public var method: SimplifyMethod
-    /// Rings dropped so far because they collapsed.
+    /// Rings dropped so far because they were smaller than the tolerance or degenerate.
     public private(set) var droppedRings = 0
 
     public init(tolerance: Double, method: SimplifyMethod) {
@@ -14,23 +16,34 @@ public struct GeometrySimplifier: Sendable {
         self.method = method
     }
 
-    /// The simplified geometry; nil when nothing is left (a polygon whose outer ring collapsed).
+    /// The simplified geometry; nil when nothing is left (every outer ring dropped). The rings
+    /// of one geometry are repaired against each other; lines are simplified on their own.
     public mutating func simplify(_ geometry: Geometry) -> Geometry? {
-        switch geometry {
-        case .point, .multiPoint:
-            return geometry
-        case .lineString(let l):
-            return .lineString(LineString(line(l.coordinates)))
-        case .multiLineString(let m):
-            return .multiLineString(MultiLineString(m.lines.map(line)))
-        case .polygon(let p):
-            return polygon(p).map(Geometry.polygon)
-        case .multiPolygon(let m):
-            let polygons = m.polygons.compactMap { polygon($0) }
-            return polygons.isEmpty ? nil : .multiPolygon(MultiPolygon(polygons))
-        case .geometryCollection(let c):
-            let members = c.geometries.compactMap { simplify($0) }
-            return members.isEmpty ? nil : .geometryCollection(GeometryCollection(members))
+        let rings = geometry.paths.filter(\.isRing)
+        var simplified = simplifyPaths(rings, groups: [rings.indices], shareArcs: false)[...]
+        return geometry.rebuilt { path in
+            path.isRing ? simplified.popFirst()! : self.line(path.positions)
+        }
+    }
+
+    /// Simplifies a whole collection keeping its topology: borders that neighbouring polygons
+    /// (or lines) share are simplified once and stay shared, and no two features' outlines come
+    /// to cross or swallow one another. Features whose geometry vanished are left out.
+    public mutating func simplifyKeepingTopology(_ features: [Feature]) -> [Feature] {
+        var paths: [GeometryPath] = [], groups: [Range<Int>] = []
+        for feature in features {
+            let own = feature.geometry?.paths ?? []
+            groups.append(paths.count..<(paths.count + own.count))
+            paths += own
+        }
+        var simplified = simplifyPaths(paths, groups: groups, shareArcs: true)[...]
+        return features.compactMap { feature in
+            guard let geometry = feature.geometry else { return feature }
+            guard let changed = geometry.rebuilt({ _ in simplified.popFirst()! }) else { return nil }
+            var feature = feature
+            feature.geometry = changed
+            feature.bbox = nil
+            return feature
         }
     }
 
@@ -39,27 +52,126 @@ public struct GeometrySimplifier: Sendable {
         return Simplify.keptIndices(points, tolerance: tolerance, method: method).map { positions[$0] }
     }
 
-    mutating func polygon(_ polygon: Polygon) -> Polygon? {
-        var rings: [[Position]] = []
-        for (index, ring) in polygon.rings.enumerated() {
-            let points = ring.map(MapPoint.init)
-            let xs = points.map(\.x), ys = points.map(\.y)
-            let tiny = (xs.max() ?? 0) - (xs.min() ?? 0) < tolerance && (ys.max() ?? 0) - (ys.min() ?? 0) < tolerance
-            var indices = tiny ? [] : Simplify.keptIndices(points, tolerance: tolerance, method: method)
-            if !tiny && indices.count < 4 {
-                // Larger than a pixel but collapsed: keep its extreme points, so it still shows.
-                let extremes = [xs.indices.min { xs[$0] < xs[$1] }!, xs.indices.max { xs[$0] < xs[$1] }!,
-                                ys.indices.min { ys[$0] < ys[$1] }!, ys.indices.max { ys[$0] < ys[$1] }!]
-                indices = Array(Set(extremes + [0]).filter { $0 != ring.count - 1 }).sorted() + [ring.count - 1]
-            }
-            let kept = indices.map { ring[$0] }
-            if kept.count >= 4 {
-                rings.append(kept)
+    /// Simplifies rings and lines together; nil for a ring that was dropped. `groups` are the
+    /// paths of each geometry: one bigger than the tolerance keeps at least its largest outer
+    /// ring, even when every ring alone is smaller (a country of scattered islets).
+    mutating func simplifyPaths(_ paths: [GeometryPath], groups: [Range<Int>], shareArcs: Bool) -> [[Position]?] {
+        let topology = ArcTopology(paths: paths.map(\.positions), isRing: paths.map(\.isRing), shareArcs: shareArcs)
+        var network = ChainNetwork()
+        network.chains = topology.arcs.map { ChainNetwork.Chain($0[...]) }
+        let extents = paths.map { MapExtent($0.positions) }
+        var dropped = paths.indices.map { paths[$0].isRing && (paths[$0].positions.count < 4 || extents[$0].isSmaller(than: tolerance)) }
+        for group in groups where group.allSatisfy({ !paths[$0].isOuter || dropped[$0] }) {
+            let outers = group.filter { paths[$0].isOuter && paths[$0].positions.count >= 4 }
+            guard let largest = outers.max(by: { extents[$0].size < extents[$1].size }),
+                  !group.reduce(MapExtent(), { $0.union(extents[$1]) }).isSmaller(than: tolerance) else { continue }
+            dropped[largest] = false
+        }
+        var networkRing: [Int?] = []  // per path: its index in network.rings, nil if dropped
+        for index in paths.indices {
+            if paths[index].isRing && !dropped[index] {
+                networkRing.append(network.rings.count)
+                network.rings.append(topology.paths[index].map(\.arc))
             } else {
-                droppedRings += 1
-                if index == 0 { return nil }  // no outer ring, no polygon
+                networkRing.append(nil)
             }
         }
-        return Polygon(rings)
+        network.simplify(tolerance: tolerance, method: method)
+        let degenerate = network.restoreCollapsedRings()
+        network.repair()
+
+        let kept = zip(topology.arcs, network.chains).map { arc, chain in chain.keptIndices.map { arc[$0] } }
+        return paths.indices.map { index in
+            if paths[index].isRing {
+                guard let r = networkRing[index], !degenerate.contains(r) else {
+                    droppedRings += 1
+                    return nil
+                }
+            }
+            return topology.path(index, kept: kept)
+        }
+    }
+
+}
+
+/// The map-point box of some positions, to tell what is smaller than a pixel.
+struct MapExtent {
+    var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+
+    init() {}
+
+    init(_ positions: [Position]) {
+        for p in positions {
+            let m = MapPoint(p)
+            minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
+        }
+    }
+
+    func union(_ other: MapExtent) -> MapExtent {
+        var u = self
+        u.minX = min(minX, other.minX); u.minY = min(minY, other.minY)
+        u.maxX = max(maxX, other.maxX); u.maxY = max(maxY, other.maxY)
+        return u
+    }
+
+    /// The longer side (for an empty box, -infinity).
+    var size: Double { max(maxX - minX, maxY - minY) }
+
+    /// Smaller than `tolerance` both ways (an empty box is).
+    func isSmaller(than tolerance: Double) -> Bool { !(size >= tolerance) }
+}
+
+/// A ring or a line of a geometry, in the order `Geometry.rebuilt` asks for them back.
+struct GeometryPath {
+    var positions: [Position]
+    var isRing: Bool
+    /// A polygon's first ring.
+    var isOuter = false
+}
+
+extension Geometry {
+    /// The geometry's rings and lines, in order.
+    var paths: [GeometryPath] {
+        switch self {
+        case .point, .multiPoint: return []
+        case .lineString(let l): return [GeometryPath(positions: l.coordinates, isRing: false)]
+        case .multiLineString(let m): return m.lines.map { GeometryPath(positions: $0, isRing: false) }
+        case .polygon(let p): return p.paths
+        case .multiPolygon(let m): return m.polygons.flatMap(\.paths)
+        case .geometryCollection(let c): return c.geometries.flatMap(\.paths)
+        }
+    }
+
+    /// The geometry with each path replaced, in the order of `paths`: a nil ring is dropped, a
+    /// polygon without its outer ring is dropped, and nil comes back when nothing is left.
+    func rebuilt(_ replacement: (GeometryPath) -> [Position]?) -> Geometry? {
+        func polygon(_ p: Polygon) -> Polygon? {
+            let rings = p.rings.map { replacement(GeometryPath(positions: $0, isRing: true)) }
+            guard let outer = rings.first, let outer else { return nil }
+            return Polygon([outer] + rings.dropFirst().compactMap { $0 })
+        }
+        switch self {
+        case .point, .multiPoint:
+            return self
+        case .lineString(let l):
+            return replacement(GeometryPath(positions: l.coordinates, isRing: false)).map { .lineString(LineString($0)) }
+        case .multiLineString(let m):
+            let lines = m.lines.compactMap { replacement(GeometryPath(positions: $0, isRing: false)) }
+            return lines.isEmpty ? nil : .multiLineString(MultiLineString(lines))
+        case .polygon(let p):
+            return polygon(p).map(Geometry.polygon)
+        case .multiPolygon(let m):
+            let polygons = m.polygons.compactMap(polygon)
+            return polygons.isEmpty ? nil : .multiPolygon(MultiPolygon(polygons))
+        case .geometryCollection(let c):
+            let members = c.geometries.compactMap { $0.rebuilt(replacement) }
+            return members.isEmpty ? nil : .geometryCollection(GeometryCollection(members))
+        }
+    }
+}
+
+extension Polygon {
+    var paths: [GeometryPath] {
+        rings.enumerated().map { GeometryPath(positions: $1, isRing: true, isOuter: $0 == 0) }
     }
 }

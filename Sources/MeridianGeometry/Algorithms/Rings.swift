@@ -124,6 +124,22 @@ public enum Rings {
         return inside
     }
 
+    /// Even-odd test of a point against a closed path (the closing edge is implied); points on
+    /// the boundary may fall either way.
+    static func containsEvenOdd<C: RandomAccessCollection>(_ path: C, _ point: PlanePoint) -> Bool
+    where C.Element == PlanePoint {
+        guard var b = path.last else { return false }
+        var inside = false
+        for a in path {
+            if (a.y > point.y) != (b.y > point.y) {
+                let x = (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
+                if point.x < x { inside.toggle() }
+            }
+            b = a
+        }
+        return inside
+    }
+
     /// Whether a ring given in longitude/latitude (possibly crossing ±180°) covers a position:
     /// the point is tried at its longitude and one turn either side, against the unwrapped ring.
     public static func covers(_ ring: [Position], _ position: Position) -> Bool {

@@ -1,0 +1,221 @@
+/// Lines and rings simplified together so that the result stays valid: no two kept segments
+/// cross or touch where the input's did not, no simplified segment sweeps over another part of
+/// the network (a hole or an island left outside its shell), and every ring keeps at least
+/// three distinct positions.
+///
+/// Each chain is simplified on its own first (any `SimplifyMethod`); then repairs put back
+/// input positions, the one farthest from the offending segment first, until nothing
+/// conflicts. This is the idea of GEOS's TopologyPreservingSimplifier applied after the fact,
+/// so one repair serves radial, Douglas-Peucker and Visvalingam alike. Distances are measured
+/// in map points (MapKit's plane, where the tolerance lives); conflicts are tested in
+/// longitude/latitude, the plane the output is written and validated in.
+struct ChainNetwork {
+    struct Chain {
+        /// Where the tolerance is measured.
+        var map: [MapPoint]
+        /// Where validity is checked: the output's own coordinates.
+        var plane: [PlanePoint]
+        /// Which positions are kept; the first and the last always are.
+        var keep: [Bool]
+        var keptCount: Int
+
+        init(_ positions: ArraySlice<Position>) {
+            map = positions.map(MapPoint.init)
+            plane = positions.map { PlanePoint($0.longitude, $0.latitude) }
+            keep = [Bool](repeating: false, count: map.count)
+            keptCount = 0
+            mark(0)
+            mark(map.count - 1)
+        }
+
+        mutating func mark(_ index: Int) {
+            if !keep[index] {
+                keep[index] = true
+                keptCount += 1
+            }
+        }
+
+        var keptIndices: [Int] { keep.indices.filter { keep[$0] } }
+
+        /// The dropped position farthest from the kept segment a–b (nil when none lies between).
+        func farthest(from a: Int, to b: Int) -> (index: Int, distance: Double)? {
+            guard b - a > 1 else { return nil }
+            var best = (index: a + 1, distance: -1.0)
+            for i in (a + 1)..<b {
+                let d = Simplify.segmentDistance(map[i], map[a], map[b])
+                if d > best.distance { best = (i, d) }
+            }
+            return best
+        }
+
+        /// The dropped position farthest from its kept segment, over the whole chain.
+        func farthestDropped() -> (index: Int, distance: Double)? {
+            var best: (index: Int, distance: Double)?
+            var a = 0
+            for b in 1..<keep.count where keep[b] {
+                if let f = farthest(from: a, to: b), f.distance > (best?.distance ?? -1) { best = f }
+                a = b
+            }
+            return best
+        }
+    }
+
+    var chains: [Chain] = []
+    /// Rings as lists of chains; a closed chain alone, or arcs end to end.
+    var rings: [[Int]] = []
+
+    /// Simplifies every chain on its own.
+    mutating func simplify(tolerance: Double, method: SimplifyMethod) {
+        for c in chains.indices {
+            for index in Simplify.keptIndices(chains[c].map, tolerance: tolerance, method: method) {
+                chains[c].mark(index)
+            }
+        }
+    }
+
+    /// Distinct positions of a ring as kept now: each of its chains adds all but one of its
+    /// kept positions (a closed chain repeats its first; arcs share their ends).
+    func distinctPositions(ofRing ring: [Int]) -> Int {
+        ring.reduce(0) { $0 + chains[$1].keptCount - 1 }
+    }
+
+    /// Puts positions back into rings left with fewer than three distinct ones, the farthest
+    /// first. Returns the rings that cannot get there (their input is degenerate).
+    mutating func restoreCollapsedRings() -> Set<Int> {
+        var degenerate = Set<Int>()
+        for (r, ring) in rings.enumerated() {
+            while distinctPositions(ofRing: ring) < 3 {
+                let candidates = ring.compactMap { c in chains[c].farthestDropped().map { (c, $0) } }
+                guard let (c, f) = candidates.max(by: { $0.1.distance < $1.1.distance }) else {
+                    degenerate.insert(r)
+                    break
+                }
+                chains[c].mark(f.index)
+            }
+        }
+        return degenerate
+    }
+
+    /// A kept segment: chain, first and last input index, and its box in the plane.
+    struct Segment {
+        var chain: Int
+        var a: Int
+        var b: Int
+        var minX: Double, maxX: Double, minY: Double, maxY: Double
+    }
+
+    func keptSegments() -> [Segment] {
+        var segments: [Segment] = []
+        for (c, chain) in chains.enumerated() {
+            var a = 0
+            for b in 1..<chain.keep.count where chain.keep[b] {
+                let p = chain.plane[a], q = chain.plane[b]
+                segments.append(Segment(chain: c, a: a, b: b, minX: min(p.x, q.x), maxX: max(p.x, q.x),
+                                        minY: min(p.y, q.y), maxY: max(p.y, q.y)))
+                a = b
+            }
+        }
+        return segments
+    }
+
+    /// Repairs until no kept segment conflicts with another. Segments that are the input's
+    /// own (nothing left to put back) and still conflict were invalid in the input; they stay.
+    mutating func repair() {
+        while true {
+            let segments = keptSegments().sorted { $0.minX < $1.minX }
+            var refine = Set<SegmentKey>()
+            func flag(_ s: Segment) {
+                if s.b - s.a > 1 { refine.insert(SegmentKey(chain: s.chain, a: s.a)) }
+            }
+            for i in segments.indices {
+                let s = segments[i]
+                var j = i + 1
+                while j < segments.count && segments[j].minX <= s.maxX {
+                    let t = segments[j]
+                    j += 1
+                    guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+                    if conflict(s, t) {
+                        flag(s)
+                        flag(t)
+                    }
+                }
+            }
+            for s in sweepingSegments(segments) { flag(s) }
+            if refine.isEmpty { return }
+            for key in refine {
+                let b = chains[key.chain].keep[(key.a + 1)...].firstIndex(of: true)!
+                if let f = chains[key.chain].farthest(from: key.a, to: b) { chains[key.chain].mark(f.index) }
+            }
+        }
+    }
+
+    struct SegmentKey: Hashable {
+        var chain: Int
+        var a: Int
+    }
+
+    /// Whether two kept segments meet anywhere but at a position they both end at.
+    func conflict(_ s: Segment, _ t: Segment) -> Bool {
+        let p1 = chains[s.chain].plane[s.a], p2 = chains[s.chain].plane[s.b]
+        let q1 = chains[t.chain].plane[t.a], q2 = chains[t.chain].plane[t.b]
+        if p1 == p2 || q1 == q2 { return false }  // a repeated position draws nothing
+        let o1 = Rings.orientation(p1, p2, q1), o2 = Rings.orientation(p1, p2, q2)
+        let o3 = Rings.orientation(q1, q2, p1), o4 = Rings.orientation(q1, q2, p2)
+        if o1 == 0 && o2 == 0 {
+            // Collinear: they may share one end, but must not overlap along a stretch.
+            let alongX = p1.x != p2.x
+            func key(_ p: PlanePoint) -> Double { alongX ? p.x : p.y }
+            let overlap = min(max(key(p1), key(p2)), max(key(q1), key(q2))) - max(min(key(p1), key(p2)), min(key(q1), key(q2)))
+            return overlap > 0
+        }
+        if ((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0)) { return true }
+        // Touching: fine only where an end of one is an end of the other.
+        let shared: Set<PlanePoint> = Set([p1, p2]).intersection([q1, q2])
+        for (point, o, segment) in [(q1, o1, (p1, p2)), (q2, o2, (p1, p2)), (p1, o3, (q1, q2)), (p2, o4, (q1, q2))]
+        where o == 0 && Rings.inBox(segment.0, segment.1, point) && !shared.contains(point) {
+            return true
+        }
+        return false
+    }
+
+    /// Segments whose stretch of dropped positions, closed by the segment, encloses another
+    /// chain: flattening it would move that chain to the other side (an island swallowed by a
+    /// coast, a hole left outside its shell). Each other chain is tested at the middle of its
+    /// first kept segment, which lies on no other chain when nothing conflicts.
+    func sweepingSegments(_ segments: [Segment]) -> [Segment] {
+        struct Probe {
+            var chain: Int
+            var point: PlanePoint
+        }
+        var probes: [Probe] = chains.indices.compactMap { c in
+            let chain = chains[c]
+            guard chain.keep.count > 1, let b = chain.keep[1...].firstIndex(of: true) else { return nil }
+            let p = chain.plane[0], q = chain.plane[b]
+            return Probe(chain: c, point: PlanePoint((p.x + q.x) / 2, (p.y + q.y) / 2))
+        }
+        probes.sort { $0.point.x < $1.point.x }
+        var sweeping: [Segment] = []
+        for s in segments where s.b - s.a > 1 {
+            let chain = chains[s.chain]
+            // The stretch's own box, which the segment's may not cover.
+            var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+            for p in chain.plane[s.a...s.b] {
+                minX = min(minX, p.x); maxX = max(maxX, p.x); minY = min(minY, p.y); maxY = max(maxY, p.y)
+            }
+            var lower = 0, upper = probes.count
+            while lower < upper {
+                let middle = (lower + upper) / 2
+                if probes[middle].point.x < minX { lower = middle + 1 } else { upper = middle }
+            }
+            for probe in probes[lower...] {
+                if probe.point.x > maxX { break }
+                guard probe.chain != s.chain, probe.point.y >= minY, probe.point.y <= maxY else { continue }
+                if Rings.containsEvenOdd(chain.plane[s.a...s.b], probe.point) {
+                    sweeping.append(s)
+                    break
+                }
+            }
+        }
+        return sweeping
+    }
+}

@@ -65,6 +65,9 @@ let package = Package(
             ]
         ),
 
+        // In-library timings for Benchmarks/ (not a product; built with the package).
+        .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),
+
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),

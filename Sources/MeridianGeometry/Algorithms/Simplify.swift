@@ -58,23 +58,63 @@ public enum Simplify {
         keep[0] = true
         keep[points.count - 1] = true
         var stack = [(0, points.count - 1)]
-        while let (first, last) = stack.popLast() {
-            guard last - first > 1 else { continue }
-            var maxDistance = -1.0, index = first
-            for i in (first + 1)..<last {
-                let d = segmentDistance(points[i], points[first], points[last])
-                if d > maxDistance {
-                    maxDistance = d
-                    index = i
+        points.withUnsafeBufferPointer { points in
+            while let (first, last) = stack.popLast() {
+                guard last - first > 1 else { continue }
+                let (index, distance) = farthest(points, from: first, to: last)
+                if distance > tolerance {
+                    keep[index] = true
+                    stack.append((index, last))
+                    stack.append((first, index))
                 }
-            }
-            if maxDistance > tolerance {
-                keep[index] = true
-                stack.append((index, last))
-                stack.append((first, index))
             }
         }
         return keep.indices.filter { keep[$0] }
+    }
+
+    /// The point between `first` and `last` farthest from the segment joining them, and its
+    /// distance as `segmentDistance` gives it (the first such point on a tie, as GEOS).
+    ///
+    /// The hot loop is Douglas-Peucker's whole cost, so it avoids a division and a square root
+    /// per point: a cheap estimate (within a few ulps of the exact distance) rules out the points
+    /// that cannot beat the best so far, and only the others get GEOS's exact formula. The
+    /// points and distances chosen are therefore exactly those of `segmentDistance`.
+    static func farthest(_ points: UnsafeBufferPointer<MapPoint>, from first: Int, to last: Int) -> (Int, Double) {
+        let a = points[first], b = points[last]
+        let dx = b.x - a.x, dy = b.y - a.y
+        let length2 = dx * dx + dy * dy
+        var best = -1.0, index = first
+        guard length2 > 0 else {
+            for i in (first + 1)..<last {
+                let d = segmentDistance(points[i], a, b)
+                if d > best { (best, index) = (d, i) }
+            }
+            return (index, best)
+        }
+        let length = length2.squareRoot()
+        let estimate = length / length2   // |cross| × estimate ≈ the perpendicular distance
+        let slack = 1 - 1e-12             // far wider than the estimate's error
+        let nearOne = length2 * slack
+        for i in (first + 1)..<last {
+            let p = points[i]
+            let px = p.x - a.x, py = p.y - a.y
+            let along = px * dx + py * dy
+            if along <= 0 || (along >= nearOne && along / length2 >= 1) {
+                // Nearest to an end: compare squares first, take the root only for a contender.
+                let end = along <= 0 ? a : b
+                let ex = p.x - end.x, ey = p.y - end.y
+                let squared = ex * ex + ey * ey
+                guard squared >= best * best * slack || best < 0 else { continue }
+                let d = squared.squareRoot()
+                if d > best { (best, index) = (d, i) }
+            } else {
+                let cross = abs(py * dx - px * dy)  // GEOS's numerator, up to its sign
+                guard cross * estimate >= best * slack else { continue }
+                let d = abs(cross / length2) * length
+                if d > best { (best, index) = (d, i) }
+            }
+        }
+        return (index, best)
     }
 
     static func visvalingam(_ points: [MapPoint], tolerance: Double) -> [Int] {

@@ -38,13 +38,16 @@ struct OutputFileOptions: ParsableArguments {
     @Flag(help: "Indent the output instead of writing one feature per line.")
     var pretty = false
 
+    @Flag(help: "GPX: write lines as routes (rte) instead of tracks (trk).")
+    var gpxRoutes = false
+
     func validate() throws {
         if let precision, !(0...17).contains(precision) {
             throw ValidationError("--precision must be between 0 and 17")
         }
     }
 
-    var writeOptions: WriteOptions { WriteOptions(precision: precision, pretty: pretty) }
+    var writeOptions: WriteOptions { WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes) }
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
     func open(format: String? = nil, protecting input: String? = nil) throws -> FeatureOutput {

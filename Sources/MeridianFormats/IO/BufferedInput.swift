@@ -166,6 +166,31 @@ public final class BufferedInput {
         return bytes
     }
 
+    /// The next line, without its line break ("\n" or "\r\n"); nil at the end of the input. A
+    /// last line without a break still counts. Lines are limited like tokens.
+    public func nextLine() throws -> [UInt8]? {
+        var searched = 0
+        while true {
+            let start = base + position
+            if let newline = UnsafeBufferPointer(start: start + searched, count: limit - position - searched)
+                .firstIndex(of: UInt8(ascii: "\n")) {
+                let end = searched + newline
+                let length = end > 0 && start[end - 1] == UInt8(ascii: "\r") ? end - 1 : end
+                let line = Array(UnsafeBufferPointer(start: start, count: length))
+                position += end + 1
+                return line
+            }
+            searched = limit - position
+            if reachedEnd {
+                guard searched > 0 else { return nil }
+                let line = Array(UnsafeBufferPointer(start: start, count: searched))
+                position = limit
+                return line.last == UInt8(ascii: "\r") ? Array(line.dropLast()) : line
+            }
+            try fill(atLeast: searched + chunkSize)
+        }
+    }
+
     /// Hands every remaining byte, chunk by chunk, to `body` (a push parser such as expat).
     public func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>, _ isLast: Bool) throws -> Void) throws {
         while true {

@@ -200,46 +200,7 @@ final class JSONEmitter {
 
     /// A double in Swift's shortest round-trip form (`1.0`, `1e-07`, `-0.0`): valid JSON, and
     /// the `.0` keeps an integral double a double for the next reader.
-    func writeDouble(_ value: Double) {
-        var sink = self.sink
-        value.write(to: &sink)
-    }
+    func writeDouble(_ value: Double) { sink.writeShortest(value) }
 
-    private func writeCoordinate(_ value: Double, precision: Int?) {
-        // Room first, so the number's text lands whole at the end of the buffer to inspect.
-        sink.reserve(48)
-        let start = sink.count
-        writeDouble(value)
-        let text = UnsafeBufferPointer(start: sink.buffer + start, count: sink.count - start)
-        var decimals = 0
-        var seenPoint = false
-        for c in text {
-            if c == UInt8(ascii: "e") { decimals = .max; break }
-            if seenPoint { decimals += 1 }
-            if c == UInt8(ascii: ".") { seenPoint = true }
-        }
-        if let precision, decimals > precision {
-            sink.count = start
-            writeRounded(value, precision)
-        }
-    }
-
-    /// `%.Nf` rounding (of the exact binary value, as printf does), trailing zeros removed but
-    /// one kept after the point ("-74.0"), as exact output writes integral values.
-    private func writeRounded(_ value: Double, _ precision: Int) {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
-            let length = withVaList([Int32(precision), value]) {
-                vsnprintf(buffer.baseAddress!, buffer.count, "%.*f", $0)
-            }
-            var end = Int(min(length, Int32(buffer.count - 1)))
-            if buffer[0..<end].contains(CChar(UInt8(ascii: "."))) {
-                while buffer[end - 1] == CChar(UInt8(ascii: "0")) && buffer[end - 2] != CChar(UInt8(ascii: ".")) { end -= 1 }
-            }
-            var start = 0
-            if buffer[0] == CChar(UInt8(ascii: "-")) && !buffer[1..<end].contains(where: { $0 > CChar(UInt8(ascii: "0")) }) {
-                start = 1  // "-0.0" after rounding a tiny negative number is just 0.0
-            }
-            sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[start..<end]))
-        }
-    }
+    private func writeCoordinate(_ value: Double, precision: Int?) { sink.writeCoordinate(value, precision: precision) }
 }

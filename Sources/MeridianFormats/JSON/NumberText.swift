@@ -216,3 +216,24 @@ enum UTF8Validation {
         return nil
     }
 }
+
+extension NumberText {
+    /// A number in the looser forms text formats other than JSON allow (".5", "+1", "1."),
+    /// exact like JSON's; nil for anything else, infinities and NaN included.
+    static func parseLenient(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        if let number = parse(bytes) { return number.value }
+        guard !bytes.isEmpty, bytes.count < 400, bytes.allSatisfy(isNumberByte) else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
+            for (i, b) in bytes.enumerated() { text[i] = CChar(bitPattern: b) }
+            text[bytes.count] = 0
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtod(text.baseAddress!, &end)
+            guard end == text.baseAddress! + bytes.count, value.isFinite else { return nil }
+            return value
+        }
+    }
+
+    static func parseLenient(_ bytes: some Collection<UInt8>) -> Double? {
+        Array(bytes).withUnsafeBufferPointer { parseLenient($0) }
+    }
+}

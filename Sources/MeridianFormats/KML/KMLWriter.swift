@@ -216,28 +216,11 @@ public final class KMLWriter: FeatureWriter {
         xml.close()
     }
 
-    /// A value as KML text: strings as they are, numbers in shortest form, the rest as JSON.
-    static func text(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let s): return s
-        case .integer(let i): return String(i)
-        case .double(let d): return "\(d)"
-        case .bool(let b): return b ? "1" : "0"
-        case .null: return ""
-        case .array, .object:
-            let sink = OutputSink(collectingAs: "value")
-            writeJSON(value, to: sink, pretty: false)
-            return sink.collectedText().trimmingWhitespace()
-        }
-    }
+    /// A value as KML text: strings as they are, numbers in shortest form, booleans as 1 or 0,
+    /// the rest as JSON.
+    static func text(_ value: JSONValue) -> String { value.plainText(true: "1", false: "0") }
 
-    static func text(_ id: FeatureID) -> String {
-        switch id {
-        case .string(let s): s
-        case .integer(let i): String(i)
-        case .double(let d): "\(d)"
-        }
-    }
+    static func text(_ id: FeatureID) -> String { id.plainText }
 
     // MARK: - Geometry
 

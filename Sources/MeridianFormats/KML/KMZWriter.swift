@@ -11,22 +11,13 @@ import ZIPFoundation
 /// as `doc.kml` and copied to the output. Memory stays constant; disk holds the KML once.
 public final class KMZWriter: FeatureWriter {
     private let destination: OutputSink
-    private let kmlPath: String
-    private let kmlFD: Int32
-    private let kmlSink: OutputSink
+    private let scratch: ScratchFile
     private let kml: KMLWriter
 
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         destination = sink
-        (kmlFD, kmlPath) = try TemporaryFiles.scratch("kml")
-        kmlSink = OutputSink(fileDescriptor: kmlFD, name: "doc.kml")
-        kml = KMLWriter(sink: kmlSink, options: options)
-    }
-
-    deinit {
-        close(kmlFD)
-        unlink(kmlPath)
-        TemporaryFiles.shared.unregister(kmlPath)
+        scratch = try ScratchFile("doc.kml")
+        kml = KMLWriter(sink: scratch.sink, options: options)
     }
 
     public func begin(_ metadata: CollectionMetadata) throws { try kml.begin(metadata) }
@@ -34,8 +25,8 @@ public final class KMZWriter: FeatureWriter {
 
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try kml.finish(trailingMetadata)
-        try kmlSink.flush()
-        let size = Int64(lseek(kmlFD, 0, SEEK_END))
+        try scratch.sink.flush()
+        let size = Int64(lseek(scratch.fd, 0, SEEK_END))
         let (zipFD, zipPath) = try TemporaryFiles.scratch("zip")
         close(zipFD)
         unlink(zipPath)  // ZIPFoundation creates the archive itself
@@ -48,7 +39,7 @@ public final class KMZWriter: FeatureWriter {
             try archive.addEntry(with: "doc.kml", type: .file, uncompressedSize: size, compressionMethod: .deflate,
                                  bufferSize: 1 << 16) { position, count in
                 var data = Data(count: count)
-                let read = data.withUnsafeMutableBytes { pread(self.kmlFD, $0.baseAddress, count, off_t(position)) }
+                let read = data.withUnsafeMutableBytes { pread(self.scratch.fd, $0.baseAddress, count, off_t(position)) }
                 guard read == count else { throw MeridianError(.io, "cannot read back the KML written for the KMZ") }
                 return data
             }

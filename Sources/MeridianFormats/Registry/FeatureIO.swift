@@ -46,10 +46,14 @@ public struct WriteOptions: Sendable {
     /// nil lets the format decide (yes for `.geojsons` files).
     public var recordSeparator: Bool?
 
-    public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil) {
+    /// For GPX: write lines as routes (`rte`) rather than tracks.
+    public var gpxRoutes: Bool
+
+    public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
         self.precision = precision
         self.pretty = pretty
         self.recordSeparator = recordSeparator
+        self.gpxRoutes = gpxRoutes
     }
 }
 

@@ -6,7 +6,7 @@ final class XMLTextWriter {
 
     init(sink: OutputSink) { self.sink = sink }
 
-    private func indent() {
+    func indent() {
         for _ in 0..<open.count { sink.write("  " as StaticString) }
     }
 
@@ -17,6 +17,9 @@ final class XMLTextWriter {
         sink.write(">\n" as StaticString)
         open.append(name)
     }
+
+    /// Records an element whose start tag the caller wrote itself, so `close()` ends it.
+    func opened(_ name: String) { open.append(name) }
 
     func close() {
         let name = open.removeLast()
@@ -89,7 +92,7 @@ final class XMLTextWriter {
 
     /// XML's five specials (quotes only inside attributes); control characters XML cannot hold
     /// are dropped.
-    private func escaped(_ text: String, inAttribute: Bool) {
+    func escaped(_ text: String, inAttribute: Bool) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "&"): sink.write("&amp;" as StaticString)

@@ -1,0 +1,261 @@
+import MeridianGeometry
+import OrderedCollections
+
+// Hand-written rather than yaslab/CSV.swift or SwiftCSV: both read through Foundation streams
+// or whole strings and report no line and column, and RFC 4180 is a few dozen lines on top of
+// BufferedInput's lines.
+
+/// Writes CSV (RFC 4180): a header, then a row per feature. Points-only data gets `longitude`,
+/// `latitude` (and `altitude`) columns; anything else a `WKT` column (as ogr2ogr's
+/// GEOMETRY=AS_WKT). Properties follow, one column per key seen in any feature.
+///
+/// The header must name every column before the first row, so rows are spilled as GeoJSON
+/// text sequences to a scratch file and written out at `finish`: memory stays constant.
+public final class CSVWriter: FeatureWriter {
+    private let sink: OutputSink
+    private let options: WriteOptions
+    private let scratch: ScratchFile
+    private let spill: GeoJSONWriter
+    private var columns = OrderedSet<String>()
+    private var pointsOnly = true
+    private var anyGeometry = false
+    private var anyAltitude = false
+    private var anyID = false
+    private var rows = 0
+
+    public init(sink: OutputSink, options: WriteOptions = .init()) throws {
+        self.sink = sink
+        self.options = options
+        scratch = try ScratchFile("csv-rows")
+        spill = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
+    }
+
+    public func begin(_ metadata: CollectionMetadata) throws {
+        try spill.begin(.init())
+    }
+
+    public func write(_ feature: Feature) throws {
+        if let geometry = feature.geometry {
+            anyGeometry = true
+            if case .point = geometry {} else { pointsOnly = false }
+            if geometry.hasAltitude { anyAltitude = true }
+        }
+        if feature.id != nil { anyID = true }
+        for key in (feature.properties ?? [:]).keys { columns.append(key) }
+        try spill.write(feature)
+        rows += 1
+    }
+
+    public func finish(_ trailingMetadata: CollectionMetadata) throws {
+        try spill.finish(.init())
+        let usePoints = anyGeometry && pointsOnly
+        var geometryColumns = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
+        if anyID && !columns.contains("id") { geometryColumns.insert("id", at: 0) }
+        row(geometryColumns + columns.elements)
+        guard rows > 0 else { return }
+
+        let reader = GeoJSONReader(input: try scratch.readBack(), layout: .sequence)
+        _ = try reader.readMetadata()
+        while let feature = try reader.next() {
+            var cells: [String] = []
+            if anyID && !columns.contains("id") { cells.append(feature.id?.plainText ?? "") }
+            if usePoints {
+                if case .point(let p)? = feature.geometry {
+                    cells += [number(p.coordinates.longitude), number(p.coordinates.latitude)]
+                    if anyAltitude { cells.append(p.coordinates.altitude.map(number) ?? "") }
+                } else {
+                    cells += Array(repeating: "", count: anyAltitude ? 3 : 2)
+                }
+            } else {
+                cells.append(feature.geometry.map { WKT.text($0, precision: options.precision) } ?? "")
+            }
+            let properties = feature.properties ?? [:]
+            for key in columns { cells.append(properties[key]?.plainText() ?? "") }
+            row(cells)
+            try sink.checkForErrors()
+        }
+    }
+
+    private func number(_ value: Double) -> String {
+        let text = OutputSink(collectingAs: "number")
+        text.writeCoordinate(value, precision: options.precision)
+        return text.collectedText()
+    }
+
+    /// One record, quoting the fields that need it (a comma, a quote, a line break, or
+    /// spaces at either end).
+    private func row(_ fields: [String]) {
+        for (i, field) in fields.enumerated() {
+            if i > 0 { sink.write(byte: UInt8(ascii: ",")) }
+            let needsQuotes = field.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+                || field.first == " " || field.last == " "
+            if needsQuotes {
+                sink.write(byte: UInt8(ascii: "\""))
+                for byte in field.utf8 {
+                    sink.write(byte: byte)
+                    if byte == UInt8(ascii: "\"") { sink.write(byte: byte) }  // a quote doubled
+                }
+                sink.write(byte: UInt8(ascii: "\""))
+            } else {
+                sink.write(field)
+            }
+        }
+        sink.write("\r\n" as StaticString)  // RFC 4180's line break
+    }
+}
+
+/// Reads CSV (RFC 4180, or separated by semicolons or tabs, told by the header): geometry from
+/// a WKT (or hex WKB) column named WKT, geometry, the_geom or wkb_geometry, else from longitude
+/// and latitude columns (lon/lng/long/x, lat/y, and alt/altitude/ele/elevation/z); every other
+/// column becomes a property, typed when its text is a JSON number or true/false.
+public final class CSVReader: FeatureReader {
+    private let input: BufferedInput
+    private let options: ReadOptions
+    private var header: [String] = []
+    private var separator = UInt8(ascii: ",")
+    private var lineNumber = 0
+    private var geometryColumn: Int?
+    private var xColumn: Int?, yColumn: Int?, zColumn: Int?
+    private var started = false
+
+    public init(input: BufferedInput, options: ReadOptions = .init()) {
+        self.input = input
+        self.options = options
+    }
+
+    public var trailingMetadata: CollectionMetadata { .init() }
+
+    public func readMetadata() throws -> CollectionMetadata {
+        guard !started else { return .init() }
+        started = true
+        guard var first = try input.nextLine() else {
+            throw MeridianError(.badInput, "the CSV file is empty", at: SourceLocation(file: input.name))
+        }
+        lineNumber = 1
+        if first.starts(with: [0xEF, 0xBB, 0xBF]) { first.removeFirst(3) }
+        let counts = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09].map { s in (s, first.filter { $0 == s }.count) }
+        separator = counts.max { $0.1 < $1.1 }.flatMap { $0.1 > 0 ? $0.0 : nil } ?? UInt8(ascii: ",")
+        header = try fields(startingWith: first).map { String(decoding: $0, as: UTF8.self) }
+        let lowered = header.map { $0.lowercased().trimmingWhitespace() }
+        func column(_ names: [String]) -> Int? { names.lazy.compactMap { lowered.firstIndex(of: $0) }.first }
+        geometryColumn = column(["wkt", "geometry", "the_geom", "wkb_geometry", "geom"])
+        if geometryColumn == nil {
+            xColumn = column(["longitude", "lon", "lng", "long", "x"])
+            yColumn = column(["latitude", "lat", "y"])
+            zColumn = column(["altitude", "alt", "elevation", "ele", "z"])
+            if xColumn == nil || yColumn == nil { (xColumn, yColumn, zColumn) = (nil, nil, nil) }
+        }
+        return .init()
+    }
+
+    public func next() throws -> Feature? {
+        _ = try readMetadata()
+        while let line = try input.nextLine() {
+            lineNumber += 1
+            let recordLine = lineNumber
+            if line.isEmpty { continue }
+            let cells = try fields(startingWith: line)
+            let location = SourceLocation(file: input.name, line: recordLine)
+            if cells.count > header.count {
+                throw MeridianError(.badInput, "a row has \(cells.count) fields but the header names \(header.count)", at: location)
+            }
+            var geometry: Geometry?
+            var properties = JSONObject()
+            for (i, name) in header.enumerated() {
+                let cell = i < cells.count ? cells[i] : []
+                if i == geometryColumn {
+                    geometry = try parseGeometry(cell, location: location)
+                } else if i == xColumn || i == yColumn || i == zColumn {
+                    continue
+                } else {
+                    properties[name] = JSONValue.inferred(fromText: cell)
+                }
+            }
+            if let xColumn, let yColumn {
+                geometry = try point(cells, x: xColumn, y: yColumn, z: zColumn, location: location)
+            }
+            return Feature(geometry: geometry, properties: properties)
+        }
+        return nil
+    }
+
+    private func parseGeometry(_ cell: [UInt8], location: SourceLocation) throws -> Geometry? {
+        let text = cell.drop { $0 == 0x20 }
+        if text.isEmpty { return nil }
+        if let bytes = WKB.bytes(fromHex: text), bytes.count >= 5 { return try WKB.decode(bytes, location: location) }
+        return try WKT.parse(text, location: location)
+    }
+
+    private func point(_ cells: [[UInt8]], x: Int, y: Int, z: Int?, location: SourceLocation) throws -> Geometry? {
+        func value(_ i: Int) throws -> Double? {
+            let cell = i < cells.count ? cells[i].filter { $0 != 0x20 } : []
+            if cell.isEmpty { return nil }
+            guard let v = NumberText.parseLenient(cell) else {
+                throw MeridianError(.badInput, "\(header[i]) is not a number: \"\(String(decoding: cell, as: UTF8.self))\"", at: location)
+            }
+            return v
+        }
+        guard let lon = try value(x), let lat = try value(y) else { return nil }
+        return .point(Point(Position(longitude: lon, latitude: lat, altitude: try z.flatMap(value))))
+    }
+
+    /// The fields of the record that starts on `line`, reading further lines while a quoted
+    /// field runs on.
+    private func fields(startingWith line: [UInt8]) throws -> [[UInt8]] {
+        var fields: [[UInt8]] = []
+        var field: [UInt8] = []
+        var line = line
+        var i = 0
+        var quoted = false, wasQuoted = false
+        let startLine = lineNumber
+        while true {
+            if i == line.count {
+                if quoted {
+                    guard let more = try input.nextLine() else {
+                        throw MeridianError(.badInput, "a quoted field is never closed", at: SourceLocation(file: input.name, line: startLine),
+                                            hint: "a field that holds a quote must double it (\"\")")
+                    }
+                    lineNumber += 1
+                    field.append(0x0A)
+                    line = more
+                    i = 0
+                    continue
+                }
+                fields.append(field)
+                return fields
+            }
+            let c = line[i]
+            i += 1
+            if quoted {
+                if c == UInt8(ascii: "\"") {
+                    if i < line.count && line[i] == UInt8(ascii: "\"") {
+                        field.append(c)
+                        i += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(c)
+                }
+            } else if c == separator {
+                fields.append(field)
+                field = []
+                wasQuoted = false
+            } else if c == UInt8(ascii: "\"") && field.isEmpty && !wasQuoted {
+                quoted = true
+                wasQuoted = true
+            } else {
+                field.append(c)
+            }
+        }
+    }
+}
+
+extension FeatureFormat {
+    /// CSV: geometry as WKT or as longitude/latitude columns, properties as columns.
+    public static let csv = FeatureFormat(
+        id: "csv", displayName: "CSV", aliases: ["tsv"], extensions: ["csv", "tsv"],
+        reader: { input, options in CSVReader(input: input, options: options) },
+        writer: { sink, options in try CSVWriter(sink: sink, options: options) }
+    )
+}

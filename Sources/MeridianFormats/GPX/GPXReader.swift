@@ -1,0 +1,168 @@
+import DequeModule
+import MeridianGeometry
+
+/// Reads GPX 1.0 and 1.1 streaming on expat, as togeojson's `gpx()` does: each waypoint is a
+/// Point, each route a LineString, each track a LineString (one segment) or MultiLineString,
+/// with `_gpxType` ("wpt", "rte", "trk"), the text fields (name, cmt, desc, src, sym, type,
+/// time, number), the first link's href as `link`, elevations as altitudes, and point times as
+/// `coordinateProperties.times` (an array per segment for a MultiLineString).
+public final class GPXReader: FeatureReader, XMLEventHandler {
+    private let input: BufferedInput
+    private var parser: XMLEventParser!
+    private var queue = Deque<Feature>()
+    private var finished = false
+    private var depth = 0
+    private var capture: [XMLElement] = []
+    private var collectionName: String?
+    private var inMetadata = false
+    private var metadataNameText: [UInt8]?
+    public private(set) var trailingMetadata = CollectionMetadata()
+
+    public init(input: BufferedInput) {
+        self.input = input
+        parser = XMLEventParser(name: input.name, handler: self)
+    }
+
+    public func readMetadata() throws -> CollectionMetadata {
+        try fill()
+        var members = JSONObject()
+        if let collectionName { members["name"] = .string(collectionName) }
+        return CollectionMetadata(members: members)
+    }
+
+    public func next() throws -> Feature? {
+        try fill()
+        return queue.popFirst()
+    }
+
+    private func fill() throws {
+        while queue.isEmpty && !finished {
+            let available = try input.fill(atLeast: 1)
+            let chunk = UnsafeBufferPointer(start: input.base + input.position, count: available)
+            let isFinal = input.reachedEnd
+            try parser.parse(chunk, isFinal: isFinal)
+            input.consume(available)
+            if isFinal { finished = true }
+        }
+    }
+
+    /// The local name: GPX files use the default namespace, but some write a `gpx:` prefix.
+    private static func localName(_ raw: UnsafePointer<CChar>) -> String {
+        let name = String(cString: raw)
+        if let colon = name.firstIndex(of: ":"), name.hasPrefix("gpx:") { return String(name[name.index(after: colon)...]) }
+        return name
+    }
+
+    func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        depth += 1
+        let name = Self.localName(rawName)
+        if depth == 1 && name != "gpx" {
+            parser.stop(MeridianError(.badInput, "not GPX: the document's root is <\(name)>", at: parser.location))
+            return
+        }
+        if capture.isEmpty {
+            if depth == 2 && name == "metadata" { inMetadata = true }
+            if inMetadata && depth == 3 && name == "name" { metadataNameText = [] }
+            guard depth == 2, ["wpt", "rte", "trk"].contains(name) else { return }
+        }
+        var attributeMap: [String: String] = [:]
+        var i = 0
+        while let key = attributes[i], let value = attributes[i + 1] {
+            attributeMap[String(cString: key)] = String(cString: value)
+            i += 2
+        }
+        let element = XMLElement(name: name, attributes: attributeMap, line: parser.line)
+        capture.last?.append(element)
+        capture.append(element)
+    }
+
+    func endElement(_ rawName: UnsafePointer<CChar>) {
+        defer { depth -= 1 }
+        if capture.isEmpty {
+            if inMetadata && depth == 3, let text = metadataNameText {
+                collectionName = String(decoding: text, as: UTF8.self).trimmingWhitespace()
+                metadataNameText = nil
+            }
+            if depth == 2 { inMetadata = false }
+            // GPX 1.0 names the file with <name> right under <gpx>.
+            return
+        }
+        let element = capture.removeLast()
+        guard capture.isEmpty else { return }
+        do {
+            queue.append(try feature(from: element))
+        } catch let error as MeridianError {
+            parser.stop(error)
+        } catch {
+            parser.stop(MeridianError(.badInput, "\(error)", at: parser.location))
+        }
+    }
+
+    func characters(_ text: UnsafeBufferPointer<UInt8>) {
+        if let element = capture.last {
+            element.textBytes.append(contentsOf: text)
+        } else if metadataNameText != nil {
+            metadataNameText!.append(contentsOf: text)
+        }
+    }
+
+    func cdata(starts: Bool) {}
+
+    // MARK: - Features
+
+    private func location(_ element: XMLElement) -> SourceLocation {
+        SourceLocation(file: input.name, line: element.line)
+    }
+
+    private func position(_ point: XMLElement) throws -> Position {
+        func coordinate(_ key: String, _ range: ClosedRange<Double>) throws -> Double {
+            guard let text = point.attributes[key], let value = NumberText.parseLenient(Array(text.utf8)), range.contains(value) else {
+                throw MeridianError(.badInput, "<\(point.name)> has no valid \(key) attribute (\(point.attributes[key] ?? "none"))",
+                                    at: location(point))
+            }
+            return value
+        }
+        let elevation = point.childText("ele").flatMap { NumberText.parseLenient(Array($0.trimmingWhitespace().utf8)) }
+        return Position(longitude: try coordinate("lon", -180...180), latitude: try coordinate("lat", -90...90), altitude: elevation)
+    }
+
+    private func feature(from element: XMLElement) throws -> Feature {
+        var properties = JSONObject()
+        properties["_gpxType"] = .string(element.name)
+        for key in ["name", "cmt", "desc", "src", "sym", "type", "time", "number"] {
+            if let text = element.childText(key)?.trimmingWhitespace(), !text.isEmpty {
+                properties[key] = key == "number" ? JSONValue.inferred(fromText: Array(text.utf8)) : .string(text)
+            }
+        }
+        if let href = element.child("link")?.attributes["href"] { properties["link"] = .string(href) }
+
+        func times(_ points: [XMLElement]) -> JSONValue? {
+            let values = points.map { $0.childText("time")?.trimmingWhitespace() }
+            guard values.contains(where: { $0 != nil }) else { return nil }
+            return .array(values.map { $0.map(JSONValue.string) ?? .null })
+        }
+        let geometry: Geometry
+        switch element.name {
+        case "wpt":
+            geometry = .point(Point(try position(element)))
+        case "rte":
+            let points = element.children("rtept")
+            geometry = .lineString(LineString(try points.map(position)))
+            if let times = times(points) { properties["coordinateProperties"] = .object(["times": times]) }
+        default:
+            let segments = element.children("trkseg").map { $0.children("trkpt") }.filter { !$0.isEmpty }
+            let lines = try segments.map { try $0.map(position) }
+            let segmentTimes = segments.map(times)
+            if lines.count == 1 {
+                geometry = .lineString(LineString(lines[0]))
+                if let times = segmentTimes[0] { properties["coordinateProperties"] = .object(["times": times]) }
+            } else {
+                geometry = .multiLineString(MultiLineString(lines))
+                if segmentTimes.contains(where: { $0 != nil }) {
+                    properties["coordinateProperties"] = .object(["times": .array(segmentTimes.map { $0 ?? .array([]) })])
+                }
+            }
+        }
+        return Feature(geometry: geometry, properties: properties)
+    }
+}

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A temporary file a writer spills to and reads back (a KMZ's KML before zipping, a CSV's
+/// rows before its header is known), removed when the writer is done or a signal ends the
+/// process.
+final class ScratchFile {
+    let path: String
+    let fd: Int32
+    /// Where to write; flush before reading back.
+    let sink: OutputSink
+
+    init(_ name: String) throws {
+        (fd, path) = try TemporaryFiles.scratch(name)
+        sink = OutputSink(fileDescriptor: fd, name: name)
+    }
+
+    deinit {
+        close(fd)
+        unlink(path)
+        TemporaryFiles.shared.unregister(path)
+    }
+
+    /// Flushes what was written and opens it for reading from the start.
+    func readBack() throws -> BufferedInput {
+        try sink.flush()
+        return try BufferedInput.open(path)
+    }
+}

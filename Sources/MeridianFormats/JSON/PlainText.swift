@@ -1,0 +1,42 @@
+import MeridianGeometry
+
+extension JSONValue {
+    /// The value as a text field (KML's ExtendedData, a CSV cell): strings as they are, numbers
+    /// in shortest round-trip form, null as nothing, arrays and objects as compact JSON.
+    func plainText(true yes: String = "true", false no: String = "false") -> String {
+        switch self {
+        case .string(let s): return s
+        case .integer(let i): return String(i)
+        case .double(let d): return "\(d)"
+        case .bool(let b): return b ? yes : no
+        case .null: return ""
+        case .array, .object:
+            let sink = OutputSink(collectingAs: "value")
+            writeJSON(self, to: sink, pretty: false)
+            return sink.collectedText().trimmingWhitespace()
+        }
+    }
+
+    /// The typed value a text field most likely meant: an integer or a number (JSON's grammar,
+    /// so "007" and "1,5" stay text), true or false, null for an empty field, else the text.
+    static func inferred(fromText bytes: [UInt8]) -> JSONValue {
+        if bytes.isEmpty { return .null }
+        if bytes == Array("true".utf8) { return .bool(true) }
+        if bytes == Array("false".utf8) { return .bool(false) }
+        if let number = bytes.withUnsafeBufferPointer({ NumberText.parse($0) }) {
+            if let integer = number.integer { return .integer(integer) }
+            return .double(number.value)
+        }
+        return .string(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+extension FeatureID {
+    var plainText: String {
+        switch self {
+        case .string(let s): s
+        case .integer(let i): String(i)
+        case .double(let d): "\(d)"
+        }
+    }
+}

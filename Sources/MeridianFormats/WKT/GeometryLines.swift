@@ -1,0 +1,101 @@
+import MeridianGeometry
+
+/// Formats of one geometry per line (WKT, WKB as hex): what databases and scripts exchange.
+/// Only geometry travels; a feature without geometry is written as an empty geometry so that
+/// line N is still feature N.
+enum GeometryLine {
+    case wkt
+    case wkbHex
+
+    func write(_ geometry: Geometry?, to sink: OutputSink, precision: Int?) {
+        switch (self, geometry) {
+        case (.wkt, let geometry?): WKT.write(geometry, to: sink, precision: precision)
+        case (.wkt, nil): sink.write("GEOMETRYCOLLECTION EMPTY" as StaticString)
+        case (.wkbHex, let geometry?): sink.write(WKB.hex(WKB.encode(geometry)))
+        case (.wkbHex, nil): sink.write(WKB.hex(WKB.encode(.geometryCollection(GeometryCollection([])))))
+        }
+        sink.write(byte: UInt8(ascii: "\n"))
+    }
+
+    func read(_ line: [UInt8], location: SourceLocation) throws -> Geometry? {
+        switch self {
+        case .wkt:
+            return try WKT.parse(line, location: location)
+        case .wkbHex:
+            guard let bytes = WKB.bytes(fromHex: line) else {
+                throw MeridianError(.badInput, "not hexadecimal WKB", at: location)
+            }
+            let geometry = try WKB.decode(bytes, location: location)
+            if case .geometryCollection(let c)? = geometry, c.geometries.isEmpty { return nil }
+            return geometry
+        }
+    }
+}
+
+public final class GeometryLineWriter: FeatureWriter {
+    let sink: OutputSink
+    let options: WriteOptions
+    let format: GeometryLine
+
+    init(sink: OutputSink, options: WriteOptions, format: GeometryLine) {
+        self.sink = sink
+        self.options = options
+        self.format = format
+    }
+
+    public func begin(_ metadata: CollectionMetadata) throws {}
+
+    public func write(_ feature: Feature) throws {
+        format.write(feature.geometry, to: sink, precision: options.precision)
+        try sink.checkForErrors()
+    }
+
+    public func finish(_ trailingMetadata: CollectionMetadata) throws {}
+}
+
+public final class GeometryLineReader: FeatureReader {
+    let input: BufferedInput
+    let format: GeometryLine
+    var lineNumber = 0
+
+    init(input: BufferedInput, format: GeometryLine) {
+        self.input = input
+        self.format = format
+    }
+
+    public func readMetadata() throws -> CollectionMetadata { .init() }
+    public var trailingMetadata: CollectionMetadata { .init() }
+
+    public func next() throws -> Feature? {
+        while var line = try input.nextLine() {
+            lineNumber += 1
+            if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+            let leading = line.prefix { $0 == 0x20 || $0 == 0x09 }.count
+            guard leading < line.count else { continue }  // blank lines separate nothing
+            let geometry = try format.read(Array(line[leading...]), location: SourceLocation(file: input.name, line: lineNumber, column: leading + 1))
+            return Feature(geometry: geometry)
+        }
+        return nil
+    }
+}
+
+extension FeatureFormat {
+    /// Well-known text, one geometry per line.
+    public static let wkt = FeatureFormat(
+        id: "wkt", displayName: "WKT", extensions: ["wkt"],
+        sniff: { bytes in
+            let head = String(decoding: bytes.prefix(20), as: UTF8.self).uppercased()
+            return WKT.Parser.types.contains { head.hasPrefix($0) } || head.hasPrefix("SRID=")
+        },
+        reader: { input, _ in GeometryLineReader(input: input, format: .wkt) },
+        writer: { sink, options in GeometryLineWriter(sink: sink, options: options, format: .wkt) }
+    )
+
+    /// Well-known binary as hexadecimal text, one geometry per line (as PostGIS prints it).
+    public static let wkbHex = FeatureFormat(
+        id: "wkb", displayName: "WKB (hex)", aliases: ["wkb-hex", "hexwkb"], extensions: ["wkb", "hexwkb"],
+        sniff: { $0.starts(with: Array("0101000000".utf8)) || $0.starts(with: Array("0000000001".utf8)) },
+        reader: { input, _ in GeometryLineReader(input: input, format: .wkbHex) },
+        writer: { sink, options in GeometryLineWriter(sink: sink, options: options, format: .wkbHex) }
+    )
+}

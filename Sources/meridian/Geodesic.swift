@@ -37,13 +37,18 @@ struct Geodesic: ParsableCommand {
             if let from, let to {
                 let line = GreatCircle.points(from: from.position, to: to.position, spacing: spacing)
                 let distance = GreatCircle.distance(from.position, to.position)
-                features.append(Feature(geometry: lineGeometry(line),
-                                        properties: ["distance_m": .double((distance * 10).rounded() / 10), "points": .integer(Int64(line.count))]))
+                // `overlay`, `from` and `to` let `--to swift` declare an MKGeodesicPolyline.
+                features.append(Feature(geometry: lineGeometry(line), properties: [
+                    "overlay": .string("geodesic"), "from": Self.pair(from.position), "to": Self.pair(to.position),
+                    "distance_m": .double((distance * 10).rounded() / 10), "points": .integer(Int64(line.count)),
+                ]))
             }
             if let input {
                 let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report))
                 while var feature = try source.reader.next() {
                     feature.geometry = feature.geometry.map { densify($0, spacing: spacing) }
+                    feature.properties = feature.properties ?? [:]
+                    feature.properties?["overlay"] = .string("geodesic")
                     feature.bbox = nil
                     features.append(feature)
                 }
@@ -51,6 +56,8 @@ struct Geodesic: ParsableCommand {
             try output.write(features)
         }
     }
+
+    static func pair(_ p: Position) -> JSONValue { .array([.double(p.longitude), .double(p.latitude)]) }
 
     func lineGeometry(_ line: [Position]) -> Geometry {
         switch antimeridian {
@@ -108,7 +115,10 @@ struct Circle: ParsableCommand {
             } else {
                 geometry = .polygon(Polygon([ring]))
             }
-            try output.write([Feature(geometry: geometry, properties: ["radius_m": .double(radius)])])
+            // `overlay`, `center` and `radius_m` let `--to swift` declare an MKCircle.
+            try output.write([Feature(geometry: geometry, properties: [
+                "overlay": .string("circle"), "center": Geodesic.pair(center.position), "radius_m": .double(radius),
+            ])])
         }
     }
 }

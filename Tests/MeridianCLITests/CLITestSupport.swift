@@ -28,6 +28,12 @@ struct RunResult {
 /// streams go through files, so no pipe can fill up and block the process.
 @discardableResult
 func meridian(_ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) throws -> RunResult {
+    try run(meridianBinary, arguments, stdin: stdin, in: directory)
+}
+
+/// Runs any program (a path, or a name looked up on PATH through env) the same way.
+@discardableResult
+func run(_ program: String, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) throws -> RunResult {
     try withTemporaryFolder { streams in
         let inURL = streams.appendingPathComponent("stdin"), outURL = streams.appendingPathComponent("stdout"),
             errURL = streams.appendingPathComponent("stderr")
@@ -35,8 +41,13 @@ func meridian(_ arguments: [String], stdin: Data? = nil, in directory: URL? = ni
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: meridianBinary)
-        process.arguments = arguments
+        if program.contains("/") {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [program] + arguments
+        }
         if let directory { process.currentDirectoryURL = directory }
         process.standardInput = try FileHandle(forReadingFrom: inURL)
         process.standardOutput = try FileHandle(forWritingTo: outURL)

@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "expat",
             providers: [.apt(["libexpat1-dev"]), .brew(["expat"])]
         ),
+        // 2D drawing for PNG pictures (anti-aliased paths, text, PNG in and out).
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]
+        ),
 
         // Pure Swift: positions, geometries, features, ordered JSON values.
         .target(
@@ -42,7 +48,7 @@ let package = Package(
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat",
+                "MeridianGeometry", "CExpat", "CCairo",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]

@@ -41,13 +41,19 @@ struct OutputFileOptions: ParsableArguments {
     @Flag(help: "GPX: write lines as routes (rte) instead of tracks (trk).")
     var gpxRoutes = false
 
+    @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
+
     func validate() throws {
         if let precision, !(0...17).contains(precision) {
             throw ValidationError("--precision must be between 0 and 17")
         }
     }
 
-    var writeOptions: WriteOptions { WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes) }
+    var writeOptions: WriteOptions {
+        var options = WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes)
+        options.picture = picture.options
+        return options
+    }
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
     func open(format: String? = nil, protecting input: String? = nil) throws -> FeatureOutput {
@@ -64,6 +70,53 @@ struct OutputFileOptions: ParsableArguments {
             destination.abandon()
             throw error
         }
+    }
+}
+
+/// What an SVG or PNG output shows: size, scale, heading, view and basemap.
+struct PictureArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("The picture's size in points.", valueName: "WxH")) var size = "800x600"
+    @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens).", valueName: "n")) var scale = 1
+    @Option(help: ArgumentHelp("Degrees clockwise from north that point up.", valueName: "deg")) var heading = 0.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: "w,s,e,n"))
+    var view: String?
+    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: "z/x/y")) var viewTile: String?
+    @Option(help: ArgumentHelp("PNG: a tile folder made by `meridian tile` to draw underneath.", valueName: "folder"))
+    var basemap: String?
+
+    func validate() throws {
+        guard dimensions != nil else { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 800x600 (1 to 16384 each)") }
+        guard (1...3).contains(scale) else { throw ValidationError("--scale takes 1, 2 or 3") }
+        guard view == nil || viewTile == nil else { throw ValidationError("give --view or --view-tile, not both") }
+        _ = try viewRect()
+    }
+
+    var dimensions: (Int, Int)? {
+        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts.allSatisfy({ (1...16384).contains($0) }) else { return nil }
+        return (parts[0], parts[1])
+    }
+
+    func viewRect() throws -> MapRect? {
+        if let view {
+            let v = view.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: " ")) }
+            guard v.count == 4, v[0] < v[2], v[1] < v[3] else { throw ValidationError("--view takes west,south,east,north in degrees") }
+            let a = MapPoint(Position(longitude: v[0], latitude: v[3])), b = MapPoint(Position(longitude: v[2], latitude: v[1]))
+            return MapRect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
+        }
+        if let viewTile {
+            let parts = viewTile.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 3, MapTile(zoom: parts[0], x: parts[1], y: parts[2]).isValid else {
+                throw ValidationError("--view-tile takes Z/X/Y with 0 <= X, Y < 2^Z")
+            }
+            return MapTile(zoom: parts[0], x: parts[1], y: parts[2]).mapRect
+        }
+        return nil
+    }
+
+    var options: PictureOptions {
+        let (width, height) = dimensions ?? (800, 600)
+        return PictureOptions(width: width, height: height, scale: scale, heading: heading, view: try? viewRect(), basemap: basemap)
     }
 }
 

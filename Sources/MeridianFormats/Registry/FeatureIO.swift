@@ -48,6 +48,8 @@ public struct WriteOptions: Sendable {
 
     /// For GPX: write lines as routes (`rte`) rather than tracks.
     public var gpxRoutes: Bool
+    /// For SVG and PNG: size, view and basemap.
+    public var picture = PictureOptions()
 
     public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
         self.precision = precision

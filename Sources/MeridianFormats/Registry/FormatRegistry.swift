@@ -55,7 +55,7 @@ public struct FormatRegistry: Sendable {
     public init(_ formats: [FeatureFormat]) { self.formats = formats }
 
     /// Every built-in format.
-    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz, .gpx, .csv, .wkt, .wkbHex, .mapKitSwift])
+    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz, .gpx, .csv, .wkt, .wkbHex, .svg, .png, .mapKitSwift])
 
     /// The format called `name` on the command line (id or alias, any case).
     public func format(named name: String) throws -> FeatureFormat {

@@ -1,0 +1,131 @@
+import CCairo
+import Foundation
+import MeridianGeometry
+
+/// A PNG picture drawn with cairo, anti-aliased, at `scale` pixels per point: MKMapSnapshotter's
+/// idea offline. Points get pins (a drop in their marker colour, the tip on the spot) with
+/// their names beside; a basemap made by `meridian tile` can go underneath.
+final class CairoCanvas: PictureCanvas {
+    private let sink: OutputSink
+    private var surface: OpaquePointer?
+    private var cr: OpaquePointer?
+    /// Pins and labels are drawn last, over every line and polygon, as MapKit draws annotations.
+    private var pins: [(PixelPoint, OverlayStyle, String?)] = []
+
+    init(sink: OutputSink) { self.sink = sink }
+
+    deinit {
+        if let cr { cairo_destroy(cr) }
+        if let surface { cairo_surface_destroy(surface) }
+    }
+
+    func begin(_ viewport: Viewport, options: PictureOptions) throws {
+        let scale = Double(max(options.scale, 1))
+        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(options.width) * Int32(scale), Int32(options.height) * Int32(scale))
+        guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            throw MeridianError(.usage, "cannot make a \(options.width)×\(options.height) picture at scale \(options.scale)")
+        }
+        cr = cairo_create(surface)
+        cairo_scale(cr, scale, scale)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_paint(cr)
+        if options.heading != 0 {
+            // Turn the map so `heading` points up, about the picture's centre.
+            cairo_translate(cr, viewport.width / 2, viewport.height / 2)
+            cairo_rotate(cr, -options.heading * .pi / 180)
+            cairo_translate(cr, -viewport.width / 2, -viewport.height / 2)
+        }
+        if let basemap = options.basemap {
+            try Basemap(path: basemap).draw(on: cr!, viewport: viewport, heading: options.heading, pixelsPerPoint: scale)
+        }
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+    }
+
+    private func color(_ rgb: RGB, _ alpha: Double) {
+        cairo_set_source_rgba(cr, Double(rgb.red) / 255, Double(rgb.green) / 255, Double(rgb.blue) / 255, alpha)
+    }
+
+    private func trace(_ points: [PixelPoint], closed: Bool) {
+        guard let first = points.first else { return }
+        cairo_move_to(cr, first.x, first.y)
+        for p in points.dropFirst() { cairo_line_to(cr, p.x, p.y) }
+        if closed { cairo_close_path(cr) }
+    }
+
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?) {
+        cairo_new_path(cr)
+        for ring in rings { trace(ring, closed: true) }
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+        color(style.fill, style.fillOpacity)
+        cairo_fill_preserve(cr)
+        stroke(style)
+    }
+
+    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?) {
+        cairo_new_path(cr)
+        trace(points, closed: false)
+        stroke(style)
+    }
+
+    private func stroke(_ style: OverlayStyle) {
+        color(style.stroke, style.strokeOpacity)
+        cairo_set_line_width(cr, style.strokeWidth)
+        if style.strokeWidth > 0 { cairo_stroke(cr) } else { cairo_new_path(cr) }
+    }
+
+    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
+        pins.append((point, style, label))
+    }
+
+    private func drawPin(_ point: PixelPoint, _ style: OverlayStyle, _ label: String?) {
+        let r = style.markerRadius + 1
+        let cx = point.x, cy = point.y - 2 * r
+        cairo_new_path(cr)
+        cairo_move_to(cr, point.x, point.y)
+        cairo_arc(cr, cx, cy, r, 0.75 * .pi, 2.25 * .pi)
+        cairo_close_path(cr)
+        color(style.markerColor, 1)
+        cairo_fill_preserve(cr)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_set_line_width(cr, 1.5)
+        cairo_stroke(cr)
+        cairo_arc(cr, cx, cy, r * 0.35, 0, 2 * .pi)
+        cairo_fill(cr)
+        guard let label, !label.isEmpty else { return }
+        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        cairo_set_font_size(cr, 12)
+        cairo_new_path(cr)
+        cairo_move_to(cr, cx + r + 4, cy + 4)
+        cairo_text_path(cr, label)
+        cairo_set_source_rgb(cr, 1, 1, 1)  // a halo, so the label reads on any background
+        cairo_set_line_width(cr, 3)
+        cairo_stroke_preserve(cr)
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2)
+        cairo_fill(cr)
+    }
+
+    func finish() throws {
+        for (point, style, label) in pins { drawPin(point, style, label) }
+        cairo_surface_flush(surface)
+        // cairo hands the PNG over in pieces; the sink takes them as they come.
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<OutputSink>.fromOpaque(closure).takeUnretainedValue().write(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }, context)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw MeridianError(.io, "cannot encode the PNG: \(String(cString: cairo_status_to_string(status)))")
+        }
+        try sink.checkForErrors()
+    }
+}
+
+extension FeatureFormat {
+    /// A PNG picture of the features (and an optional basemap), drawn with cairo.
+    public static let png = FeatureFormat(
+        id: "png", displayName: "PNG picture", extensions: ["png"],
+        writer: { sink, options in try PictureWriter(canvas: CairoCanvas(sink: sink), options: options.picture) }
+    )
+}

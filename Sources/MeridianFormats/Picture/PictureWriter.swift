@@ -1,0 +1,91 @@
+import MeridianGeometry
+
+/// Something a picture is drawn on: SVG text, or a cairo image written as PNG. Coordinates
+/// arrive in picture points; the canvas applies `heading` itself.
+protocol PictureCanvas: AnyObject {
+    func begin(_ viewport: Viewport, options: PictureOptions) throws
+    /// Rings (the first outer, the rest holes), filled by the even-odd rule and stroked.
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?)
+    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?)
+    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?)
+    func finish() throws
+}
+
+/// Draws features on a canvas, fitted to the data unless `PictureOptions.view` is given.
+///
+/// Fitting needs the data's bounds before the first stroke, so features are spilled to a
+/// scratch file (GeoJSON text sequence) while the bounds add up, and drawn at `finish`:
+/// memory stays constant. Each geometry is first clipped to what the picture shows (plus a
+/// margin for stroke widths), so a city's picture from a continent's data stays small.
+final class PictureWriter: FeatureWriter {
+    private let canvas: PictureCanvas
+    private let options: PictureOptions
+    private let scratch: ScratchFile
+    private let spill: GeoJSONWriter
+    private var bounds = MapRect.null
+    private var count = 0
+
+    init(canvas: PictureCanvas, options: PictureOptions) throws {
+        self.canvas = canvas
+        self.options = options
+        scratch = try ScratchFile("picture")
+        spill = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
+    }
+
+    func begin(_ metadata: CollectionMetadata) throws { try spill.begin(.init()) }
+
+    func write(_ feature: Feature) throws {
+        guard let geometry = feature.geometry else { return }
+        if options.view == nil {
+            geometry.forEachPosition { p in
+                let m = MapPoint(p)
+                bounds = bounds.union(MapRect(x: m.x, y: m.y, width: 0, height: 0))
+            }
+        }
+        try spill.write(feature)
+        count += 1
+    }
+
+    func finish(_ trailingMetadata: CollectionMetadata) throws {
+        try spill.finish(.init())
+        let viewport = options.view.map { Viewport(showing: $0, width: options.width, height: options.height) }
+            ?? Viewport.fitting(bounds, width: options.width, height: options.height)
+        try canvas.begin(viewport, options: options)
+        if count > 0 {
+            // Clip a little outside the picture, so strokes along its edge stay whole.
+            let shown = viewport.rectCovering(heading: options.heading)
+            let margin = 20 / viewport.pointsPerMapPoint
+            let clipper = GeometryClipper(rect: RectClip(MapRect(x: shown.minX - margin, y: shown.minY - margin,
+                                                                 width: shown.size.width + 2 * margin, height: shown.size.height + 2 * margin)),
+                                          plane: .mapPoints)
+            let reader = GeoJSONReader(input: try scratch.readBack(), layout: .sequence)
+            _ = try reader.readMetadata()
+            while let feature = try reader.next() {
+                guard let geometry = feature.geometry else { continue }
+                let properties = feature.properties ?? [:]
+                let style = OverlayStyle(properties)
+                let title = properties["name"].flatMap { $0 == .null ? nil : $0.plainText() }
+                if case .point(let p) = geometry {
+                    // Markers are not clipped: one just outside still shows its edge.
+                    canvas.marker(viewport.point(p.coordinates), style: style, label: title)
+                } else if let clipped = clipper.clip(geometry) {
+                    draw(clipped, viewport: viewport, style: style, title: title)
+                }
+            }
+        }
+        try canvas.finish()
+    }
+
+    private func draw(_ geometry: Geometry, viewport: Viewport, style: OverlayStyle, title: String?) {
+        func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
+        switch geometry {
+        case .point(let p): canvas.marker(viewport.point(p.coordinates), style: style, label: title)
+        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.point(p), style: style, label: title) }
+        case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, title: title)
+        case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, title: title) }
+        case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, title: title)
+        case .multiPolygon(let m): for p in m.polygons { canvas.polygon(p.rings.map(pixels), style: style, title: title) }
+        case .geometryCollection(let c): for member in c.geometries { draw(member, viewport: viewport, style: style, title: title) }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import MeridianGeometry
+
+/// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
+/// marker with its name as a label, titles as tooltips. Coordinates to 1/100 of a point.
+final class SVGCanvas: PictureCanvas {
+    private let sink: OutputSink
+    private let xml: XMLTextWriter
+
+    init(sink: OutputSink) {
+        self.sink = sink
+        xml = XMLTextWriter(sink: sink)
+    }
+
+    func begin(_ viewport: Viewport, options: PictureOptions) throws {
+        let w = String(options.width), h = String(options.height)
+        sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" as StaticString)
+        xml.start("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"), ("width", w), ("height", h),
+                          ("viewBox", "0 0 \(w) \(h)")])
+        xml.empty("rect", [("width", w), ("height", h), ("fill", "#ffffff")])
+        var group: [(String, String)] = [("stroke-linejoin", "round"), ("stroke-linecap", "round")]
+        if options.heading != 0 {
+            group.append(("transform", "rotate(\(Self.fixed(-options.heading)) \(Self.fixed(viewport.width / 2)) \(Self.fixed(viewport.height / 2)))"))
+        }
+        xml.start("g", group)
+    }
+
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?) {
+        path(rings, closed: true, attributes: [
+            ("fill", style.fill.css), ("fill-opacity", Self.fixed(style.fillOpacity)), ("fill-rule", "evenodd"),
+        ] + stroke(style), title: title)
+    }
+
+    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?) {
+        path([points], closed: false, attributes: [("fill", "none")] + stroke(style), title: title)
+    }
+
+    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
+        let attributes = [("cx", Self.fixed(point.x)), ("cy", Self.fixed(point.y)), ("r", Self.fixed(style.markerRadius)),
+                          ("fill", style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
+        if let label {
+            xml.start("circle", attributes)
+            xml.element("title", label)
+            xml.close()
+            xml.element("text", label, [("x", Self.fixed(point.x + style.markerRadius + 3)), ("y", Self.fixed(point.y + 4)),
+                                        ("font-family", "sans-serif"), ("font-size", "12"), ("fill", "#333333")])
+        } else {
+            xml.empty("circle", attributes)
+        }
+    }
+
+    func finish() throws {
+        xml.close()  // g
+        xml.close()  // svg
+        try sink.checkForErrors()
+    }
+
+    private func stroke(_ style: OverlayStyle) -> [(String, String)] {
+        [("stroke", style.stroke.css), ("stroke-opacity", Self.fixed(style.strokeOpacity)), ("stroke-width", Self.fixed(style.strokeWidth))]
+    }
+
+    private func path(_ parts: [[PixelPoint]], closed: Bool, attributes: [(String, String)], title: String?) {
+        var d = ""
+        for part in parts where !part.isEmpty {
+            for (i, p) in part.enumerated() {
+                d += i == 0 ? "M" : "L"
+                d += Self.fixed(p.x) + " " + Self.fixed(p.y)
+            }
+            if closed { d += "Z" }
+        }
+        guard !d.isEmpty else { return }
+        if let title {
+            xml.start("path", [("d", d)] + attributes)
+            xml.element("title", title)
+            xml.close()
+        } else {
+            xml.empty("path", [("d", d)] + attributes)
+        }
+    }
+
+    /// A number to two decimals, without trailing zeros ("12.5", "3", "-0.25").
+    static func fixed(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let sign = hundredths < 0 ? "-" : ""
+        let magnitude = abs(hundredths)
+        let whole = magnitude / 100, fraction = magnitude % 100
+        if fraction == 0 { return sign + String(whole) }
+        if fraction % 10 == 0 { return sign + "\(whole).\(fraction / 10)" }
+        return sign + "\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+extension FeatureFormat {
+    /// SVG 1.1 in Web Mercator, fitted to the data or `--bbox`/`--tile`, styled by simplestyle.
+    public static let svg = FeatureFormat(
+        id: "svg", displayName: "SVG", extensions: ["svg"],
+        writer: { sink, options in try PictureWriter(canvas: SVGCanvas(sink: sink), options: options.picture) }
+    )
+}

@@ -47,3 +47,67 @@ import Testing
         }
     }
 }
+
+/// Outside tools accept what Meridian writes.
+@Suite struct OutsideToolsAcceptTheOutput {
+    static func available(_ tool: String) -> Bool {
+        ((try? run("which", [tool]))?.status ?? 1) == 0
+    }
+
+    static let corpus = [fixture("geojson/ne_10m_countries_sample.geojson"), fixture("gpx/mixed.gpx")]
+        + ["gxtrack.kml", "multigeometry.kml", "point.kml", "polygon.kml", "inline_style.kml", "multitrack.kml"].map { fixture("kml/togeojson/\($0)") }
+
+    @Test(.enabled(if: available("xmllint"))) func gpxValidatesAgainstTheSchema() throws {
+        try withTemporaryFolder { folder in
+            for (i, input) in Self.corpus.enumerated() {
+                let out = folder.appendingPathComponent("\(i).gpx").path
+                #expect(try meridian(["convert", input, "-o", out]).status == 0)
+                let check = try run("xmllint", ["--noout", "--schema", fixture("gpx/gpx-1.1.xsd"), out])
+                #expect(check.status == 0, "\(input): \(check.stderr)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: available("rsvg-convert"))) func svgRendersWithoutErrors() throws {
+        try withTemporaryFolder { folder in
+            for (i, input) in Self.corpus.enumerated() {
+                let svg = folder.appendingPathComponent("\(i).svg").path, png = folder.appendingPathComponent("\(i).png").path
+                let made = try meridian(["convert", input, "-o", svg, "--size", "400x300"])
+                #expect(made.status == 0, "\(made.stderr)")
+                let rendered = try run("rsvg-convert", [svg, "-o", png])
+                #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(input): \(rendered.stderr)")
+                #expect(FileManager.default.fileExists(atPath: png))
+            }
+        }
+    }
+
+    @Test(.enabled(if: available("gdalinfo"))) func pngOpensInGDALWithTheExpectedSize() throws {
+        try withTemporaryFolder { folder in
+            let png = folder.appendingPathComponent("countries.png").path
+            let made = try meridian(["render", Self.corpus[0], "-o", png, "--size", "300x200", "--scale", "2", "--heading", "30"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let info = try run("gdalinfo", [png])
+            #expect(info.status == 0)
+            #expect(info.stdout.contains("Driver: PNG/Portable Network Graphics"))
+            #expect(info.stdout.contains("Size is 600, 400"), "\(info.stdout)")
+            // A stated view with nothing in it still makes a picture (blank), not an error.
+            let empty = try meridian(["render", Self.corpus[0], "-o", png, "--view-tile", "10/0/0"])
+            #expect(empty.status == 0, "\(empty.stderr)")
+        }
+    }
+
+    @Test(.enabled(if: available("ogrinfo"))) func ogrReadsGPXAndCSVBack() throws {
+        try withTemporaryFolder { folder in
+            let csv = folder.appendingPathComponent("countries.csv").path
+            #expect(try meridian(["convert", Self.corpus[0], "-o", csv]).status == 0)
+            let info = try run("ogrinfo", ["-so", "-al", csv])
+            #expect(info.stdout.contains("Feature Count: 31"), "\(info.stdout)")
+            let gpx = folder.appendingPathComponent("walk.gpx").path
+            #expect(try meridian(["convert", Self.corpus[1], "-o", gpx]).status == 0)
+            let tracks = try run("ogrinfo", ["-so", gpx, "tracks"])
+            #expect(tracks.stdout.contains("Feature Count: 1"), "\(tracks.stdout)")
+            let waypoints = try run("ogrinfo", ["-so", gpx, "waypoints"])
+            #expect(waypoints.stdout.contains("Feature Count: 1"), "\(waypoints.stdout)")
+        }
+    }
+}

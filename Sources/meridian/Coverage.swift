@@ -44,12 +44,22 @@ struct CoverageValidate: ParsableCommand {
 
     @Option(help: "How to print the reports.") var format: ReportFormat = .text
     @Flag(help: "Fail on warnings too.") var strict = false
+    @Option(help: ArgumentHelp("Draw the file's polygons, coloured by their issues, as a picture (.png or .svg).", valueName: "path"))
+    var preview: String?
+    @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
+
+    func validate() throws {
+        if preview != nil && (files.count != 1 || files == ["-"]) { throw ValidationError("--preview draws one named file at a time") }
+    }
 
     func run() throws {
         let validator = CoverageValidator()
         var reports: [CoverageReport] = []
         try Reporter().run {
             for file in files { reports.append(try validator.validate(path: file)) }
+            if let preview, let report = reports.first {
+                try drawPreview(of: report, to: preview)
+            }
         }
         let out = OutputSink.standardOutput()
         switch format {
@@ -63,6 +73,25 @@ struct CoverageValidate: ParsableCommand {
         try out.flush()
         let failed = reports.contains { !$0.isValid || (strict && !$0.warnings.isEmpty) }
         if failed { throw ExitCode(1) }
+    }
+}
+
+extension CoverageValidate {
+    func drawPreview(of report: CoverageReport, to path: String) throws {
+        guard let area = try? CoverageArea(path: report.file) else {
+            Reporter().report(Diagnostic(.warning, "no preview: the file has no polygons to draw", at: SourceLocation(file: report.file)))
+            return
+        }
+        var options = WriteOptions()
+        options.picture = picture.options
+        let output = try FeatureOutput(path: path, options: options)
+        do {
+            try copyFeatures(from: FeatureList(CoveragePreview.features(area, report: report)), to: output.writer)
+            try output.commit()
+        } catch {
+            output.abandon()
+            throw error
+        }
     }
 }
 

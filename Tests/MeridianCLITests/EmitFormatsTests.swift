@@ -111,3 +111,21 @@ import Testing
         }
     }
 }
+
+@Suite struct CoveragePreviewTests {
+    @Test func colorsPolygonsByTheirWorstIssue() throws {
+        try withTemporaryFolder { folder in
+            let svg = folder.appendingPathComponent("preview.svg").path
+            let warned = try meridian(["coverage", "validate", fixture("coverage/cases/bowtie.geojson"), "--preview", svg])
+            #expect(warned.status == 0)
+            let text = try String(contentsOfFile: svg, encoding: .utf8)
+            #expect(text.contains("fill=\"#f0a020\""))            // the warned polygon is orange
+            #expect(text.contains(">self-intersection</text>"))   // and a pin names the rule
+            let clean = try meridian(["coverage", "validate", fixture("coverage/cases/three-cities.geojson"), "--preview", svg])
+            #expect(clean.status == 0)
+            let cleanText = try String(contentsOfFile: svg, encoding: .utf8)
+            #expect(cleanText.contains("fill=\"#2f7dd1\"") && !cleanText.contains("#f0a020"))
+            #expect(try meridian(["coverage", "validate", "--preview", svg]).status == 64)  // stdin cannot be drawn
+        }
+    }
+}

@@ -14,25 +14,20 @@ import OrderedCollections
 public final class CSVWriter: FeatureWriter {
     private let sink: OutputSink
     private let options: WriteOptions
-    private let scratch: ScratchFile
-    private let spill: GeoJSONWriter
+    private let spill: FeatureSpill
     private var columns = OrderedSet<String>()
     private var pointsOnly = true
     private var anyGeometry = false
     private var anyAltitude = false
     private var anyID = false
-    private var rows = 0
 
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
-        scratch = try ScratchFile("csv-rows")
-        spill = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
+        spill = try FeatureSpill("csv-rows")
     }
 
-    public func begin(_ metadata: CollectionMetadata) throws {
-        try spill.begin(.init())
-    }
+    public func begin(_ metadata: CollectionMetadata) throws {}
 
     public func write(_ feature: Feature) throws {
         if let geometry = feature.geometry {
@@ -42,21 +37,15 @@ public final class CSVWriter: FeatureWriter {
         }
         if feature.id != nil { anyID = true }
         for key in (feature.properties ?? [:]).keys { columns.append(key) }
-        try spill.write(feature)
-        rows += 1
+        try spill.append(feature)
     }
 
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
-        try spill.finish(.init())
         let usePoints = anyGeometry && pointsOnly
         var geometryColumns = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
         if anyID && !columns.contains("id") { geometryColumns.insert("id", at: 0) }
         row(geometryColumns + columns.elements)
-        guard rows > 0 else { return }
-
-        let reader = GeoJSONReader(input: try scratch.readBack(), layout: .sequence)
-        _ = try reader.readMetadata()
-        while let feature = try reader.next() {
+        try spill.forEach { feature in
             var cells: [String] = []
             if anyID && !columns.contains("id") { cells.append(feature.id?.plainText ?? "") }
             if usePoints {

@@ -14,20 +14,15 @@ public final class GPXWriter: FeatureWriter {
     private let sink: OutputSink
     private let xml: XMLTextWriter
     private let options: WriteOptions
-    private let routes: ScratchFile
-    private let tracks: ScratchFile
-    private let routeSpill: GeoJSONWriter
-    private let trackSpill: GeoJSONWriter
-    private var spilled = (routes: 0, tracks: 0)
+    private let routes: FeatureSpill
+    private let tracks: FeatureSpill
 
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
         xml = XMLTextWriter(sink: sink)
-        routes = try ScratchFile("gpx-routes")
-        tracks = try ScratchFile("gpx-tracks")
-        routeSpill = GeoJSONWriter(sink: routes.sink, options: WriteOptions(), sequence: true)
-        trackSpill = GeoJSONWriter(sink: tracks.sink, options: WriteOptions(), sequence: true)
+        routes = try FeatureSpill("gpx-routes")
+        tracks = try FeatureSpill("gpx-tracks")
     }
 
     public func begin(_ metadata: CollectionMetadata) throws {
@@ -40,8 +35,6 @@ public final class GPXWriter: FeatureWriter {
             xml.element("name", name)
             xml.close()
         }
-        try routeSpill.begin(.init())
-        try trackSpill.begin(.init())
     }
 
     public func write(_ feature: Feature) throws {
@@ -55,27 +48,19 @@ public final class GPXWriter: FeatureWriter {
             for member in c.geometries { try write(Feature(geometry: member, properties: feature.properties)) }
         case .lineString, .multiLineString, .polygon, .multiPolygon:
             let asRoute = (options.gpxRoutes || feature.properties?["_gpxType"]?.stringValue == "rte")
-            if asRoute, case .lineString = geometry {
-                try routeSpill.write(feature)
-                spilled.routes += 1
-            } else {
-                try trackSpill.write(feature)
-                spilled.tracks += 1
-            }
+            if asRoute, case .lineString = geometry { try routes.append(feature) } else { try tracks.append(feature) }
         }
         try sink.checkForErrors()
     }
 
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
-        try routeSpill.finish(.init())
-        try trackSpill.finish(.init())
-        for (file, isRoute, count) in [(routes, true, spilled.routes), (tracks, false, spilled.tracks)] where count > 0 {
-            let reader = GeoJSONReader(input: try file.readBack(), layout: .sequence)
-            _ = try reader.readMetadata()
-            while let feature = try reader.next() {
-                isRoute ? route(feature) : track(feature)
-                try sink.checkForErrors()
-            }
+        try routes.forEach { feature in
+            route(feature)
+            try sink.checkForErrors()
+        }
+        try tracks.forEach { feature in
+            track(feature)
+            try sink.checkForErrors()
         }
         xml.close()
     }

@@ -20,19 +20,16 @@ protocol PictureCanvas: AnyObject {
 final class PictureWriter: FeatureWriter {
     private let canvas: PictureCanvas
     private let options: PictureOptions
-    private let scratch: ScratchFile
-    private let spill: GeoJSONWriter
+    private let spill: FeatureSpill
     private var bounds = MapRect.null
-    private var count = 0
 
     init(canvas: PictureCanvas, options: PictureOptions) throws {
         self.canvas = canvas
         self.options = options
-        scratch = try ScratchFile("picture")
-        spill = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
+        spill = try FeatureSpill("picture")
     }
 
-    func begin(_ metadata: CollectionMetadata) throws { try spill.begin(.init()) }
+    func begin(_ metadata: CollectionMetadata) throws {}
 
     func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
@@ -42,35 +39,29 @@ final class PictureWriter: FeatureWriter {
                 bounds = bounds.union(MapRect(x: m.x, y: m.y, width: 0, height: 0))
             }
         }
-        try spill.write(feature)
-        count += 1
+        try spill.append(feature)
     }
 
     func finish(_ trailingMetadata: CollectionMetadata) throws {
-        try spill.finish(.init())
         let viewport = options.view.map { Viewport(showing: $0, width: options.width, height: options.height) }
             ?? Viewport.fitting(bounds, width: options.width, height: options.height)
         try canvas.begin(viewport, options: options)
-        if count > 0 {
-            // Clip a little outside the picture, so strokes along its edge stay whole.
-            let shown = viewport.rectCovering(heading: options.heading)
-            let margin = 20 / viewport.pointsPerMapPoint
-            let clipper = GeometryClipper(rect: RectClip(MapRect(x: shown.minX - margin, y: shown.minY - margin,
-                                                                 width: shown.size.width + 2 * margin, height: shown.size.height + 2 * margin)),
-                                          plane: .mapPoints)
-            let reader = GeoJSONReader(input: try scratch.readBack(), layout: .sequence)
-            _ = try reader.readMetadata()
-            while let feature = try reader.next() {
-                guard let geometry = feature.geometry else { continue }
-                let properties = feature.properties ?? [:]
-                let style = OverlayStyle(properties)
-                let title = properties["name"].flatMap { $0 == .null ? nil : $0.plainText() }
-                if case .point(let p) = geometry {
-                    // Markers are not clipped: one just outside still shows its edge.
-                    canvas.marker(viewport.point(p.coordinates), style: style, label: title)
-                } else if let clipped = clipper.clip(geometry) {
-                    draw(clipped, viewport: viewport, style: style, title: title)
-                }
+        // Clip a little outside the picture, so strokes along its edge stay whole.
+        let shown = viewport.rectCovering(heading: options.heading)
+        let margin = 20 / viewport.pointsPerMapPoint
+        let clipper = GeometryClipper(rect: RectClip(MapRect(x: shown.minX - margin, y: shown.minY - margin,
+                                                             width: shown.size.width + 2 * margin, height: shown.size.height + 2 * margin)),
+                                      plane: .mapPoints)
+        try spill.forEach { feature in
+            guard let geometry = feature.geometry else { return }
+            let properties = feature.properties ?? [:]
+            let style = OverlayStyle(properties)
+            let title = properties["name"].flatMap { $0 == .null ? nil : $0.plainText() }
+            if case .point(let p) = geometry {
+                // Markers are not clipped: one just outside still shows its edge.
+                canvas.marker(viewport.point(p.coordinates), style: style, label: title)
+            } else if let clipped = clipper.clip(geometry) {
+                draw(clipped, viewport: viewport, style: style, title: title)
             }
         }
         try canvas.finish()

@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
         .library(name: "MeridianCoverage", targets: ["MeridianCoverage"]),
         .library(name: "MeridianRaster", targets: ["MeridianRaster"]),
+        .library(name: "MeridianOGR", targets: ["MeridianOGR"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -60,6 +61,9 @@ let package = Package(
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles).
         .target(name: "MeridianRaster", dependencies: ["CGDAL"]),
 
+        // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
+        .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
+
         // The command-line tool: thin, one file per subcommand.
         .executableTarget(
             name: "meridian",
@@ -77,6 +81,7 @@ let package = Package(
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
+        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianFormatsTests",

@@ -4,25 +4,25 @@ import MeridianGeometry
 /// (a CSV header, GPX's element order, a picture fitted to the data, typed OGR fields): kept as a
 /// GeoJSON text sequence in a scratch file, so numbers come back bit for bit and memory stays
 /// constant.
-final class FeatureSpill {
+public final class FeatureSpill {
     private let scratch: ScratchFile
     private let writer: GeoJSONWriter
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    init(_ name: String) throws {
+    public init(_ name: String) throws {
         scratch = try ScratchFile(name)
         writer = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
         try writer.begin(.init())
     }
 
-    func append(_ feature: Feature) throws {
+    public func append(_ feature: Feature) throws {
         try writer.write(feature)
         try scratch.sink.checkForErrors()
         count += 1
     }
 
     /// Hands back every feature, in order.
-    func forEach(_ body: (Feature) throws -> Void) throws {
+    public func forEach(_ body: (Feature) throws -> Void) throws {
         try writer.finish(.init())
         guard count > 0 else { return }
         let reader = GeoJSONReader(input: try scratch.readBack(), layout: .sequence)

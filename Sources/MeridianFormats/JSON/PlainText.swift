@@ -3,7 +3,7 @@ import MeridianGeometry
 extension JSONValue {
     /// The value as a text field (KML's ExtendedData, a CSV cell): strings as they are, numbers
     /// in shortest round-trip form, null as nothing, arrays and objects as compact JSON.
-    func plainText(true yes: String = "true", false no: String = "false") -> String {
+    public func plainText(true yes: String = "true", false no: String = "false") -> String {
         switch self {
         case .string(let s): return s
         case .integer(let i): return String(i)

@@ -241,12 +241,3 @@ public enum WKT {
         }
     }
 }
-
-extension Geometry {
-    /// Whether any position carries an altitude.
-    var hasAltitude: Bool {
-        var found = false
-        forEachPosition { if $0.altitude != nil { found = true } }
-        return found
-    }
-}

@@ -52,6 +52,13 @@ public enum Geometry: Hashable, Sendable {
     /// True when the geometry has no positions at all (e.g. `"coordinates": []`).
     public var isEmpty: Bool { positionCount == 0 }
 
+    /// Whether any position carries an altitude (3D output formats then need one everywhere).
+    public var hasAltitude: Bool {
+        var found = false
+        forEachPosition { if $0.altitude != nil { found = true } }
+        return found
+    }
+
     /// The 2D (and altitude, when every position has one) bounds, or nil for an empty geometry.
     public var boundingBox: BoundingBox? {
         var box = BoundingBox.Accumulator()

@@ -1,0 +1,71 @@
+import CGDAL
+import MeridianFormats
+
+/// GDAL/OGR's vector drivers, for the formats Meridian does not write itself (GeoPackage,
+/// Shapefile, FlatGeobuf, GML, …): what the installed GDAL offers, and the driver a name or
+/// a file extension means.
+public enum OGRFormats {
+    public struct Driver: Sendable, Hashable {
+        /// GDAL's short name ("GPKG", "ESRI Shapefile").
+        public var name: String
+        public var longName: String
+        /// Extensions GDAL declares, lowercase ("gpkg"; "shp dbf" → ["shp", "dbf"]).
+        public var extensions: [String]
+        public var canWrite: Bool
+    }
+
+    /// Registers GDAL's drivers once.
+    static let registered: Bool = {
+        GDALAllRegister()
+        return true
+    }()
+
+    /// Every vector driver of the installed GDAL.
+    public static var drivers: [Driver] {
+        _ = registered
+        return (0..<GDALGetDriverCount()).compactMap { index in
+            guard let driver = GDALGetDriver(index), metadata(driver, GDAL_DCAP_VECTOR) == "YES" else { return nil }
+            let name = String(cString: GDALGetDriverShortName(driver))
+            let extensions = (metadata(driver, GDAL_DMD_EXTENSIONS) ?? metadata(driver, GDAL_DMD_EXTENSION) ?? "")
+                .lowercased().split(separator: " ").map(String.init)
+            let canWrite = metadata(driver, GDAL_DCAP_CREATE) == "YES"
+            return Driver(name: name, longName: String(cString: GDALGetDriverLongName(driver)), extensions: extensions, canWrite: canWrite)
+        }
+    }
+
+    static func metadata(_ driver: GDALDriverH, _ key: String) -> String? {
+        GDALGetMetadataItem(driver, key, nil).map { String(cString: $0) }
+    }
+
+    /// The driver called `name` (short name, any case, or a common alias such as "shp"), or
+    /// the one whose extension `path` has.
+    public static func driver(named name: String?, path: String?) throws -> Driver {
+        let all = drivers
+        if let name {
+            let wanted = name.lowercased()
+            let aliases = ["shp": "esri shapefile", "shapefile": "esri shapefile", "fgb": "flatgeobuf", "gpkg": "gpkg", "gdb": "openfilegdb"]
+            if let driver = all.first(where: { $0.name.lowercased() == (aliases[wanted] ?? wanted) }) { return driver }
+            if let driver = all.first(where: { $0.extensions.contains(wanted) }) { return driver }
+            throw MeridianError(.usage, "neither Meridian nor GDAL \(GDALLibraryVersion.release) knows the format \"\(name)\"",
+                                hint: "`meridian formats` lists them all")
+        }
+        if let path, let dot = path.lastIndex(of: "."), !path[dot...].contains("/") {
+            let ext = path[path.index(after: dot)...].lowercased()
+            // Shapefile first for .shp (other drivers list it too).
+            let matches = all.filter { $0.extensions.contains(ext) }
+            if let driver = matches.first(where: { $0.name == "ESRI Shapefile" }) ?? matches.first { return driver }
+        }
+        throw MeridianError(.usage, "cannot tell the format of \"\(path ?? "the output")\"", hint: "name it with --to (`meridian formats` lists them)")
+    }
+}
+
+/// The GDAL version, for messages and `meridian formats`.
+public enum GDALLibraryVersion {
+    public static var release: String { String(cString: GDALVersionInfo("RELEASE_NAME")) }
+}
+
+/// GDAL's last error message, or `fallback`.
+func gdalError(_ fallback: String) -> String {
+    guard let message = CPLGetLastErrorMsg(), message.pointee != 0 else { return fallback }
+    return String(cString: message)
+}

@@ -1,0 +1,106 @@
+import CGDAL
+import MeridianFormats
+import MeridianGeometry
+
+/// Reads any vector dataset GDAL opens (GeoPackage, Shapefile, FlatGeobuf, GML, File
+/// Geodatabase, …), one feature at a time: geometry through ISO WKB, reprojected to WGS 84
+/// longitude/latitude when the layer has another CRS; fields as typed properties (integers,
+/// reals, booleans; dates and the rest as text). With several layers, each feature gets a
+/// `layer` property.
+public final class OGRReader: FeatureReader {
+    private let dataset: GDALDatasetH
+    private let path: String
+    private var layers: [OGRLayerH] = []
+    private var layerIndex = 0
+    private var transform: OGRCoordinateTransformationH?
+    private let wgs84: OGRSpatialReferenceH
+
+    public init(path: String, layer: String? = nil) throws {
+        _ = OGRFormats.registered
+        self.path = path
+        guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), nil, nil, nil) else {
+            throw MeridianError(.inputUnavailable, gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: path))
+        }
+        self.dataset = dataset
+        wgs84 = OSRNewSpatialReference(nil)
+        OSRImportFromEPSG(wgs84, 4326)
+        OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
+        for i in 0..<GDALDatasetGetLayerCount(dataset) {
+            guard let handle = GDALDatasetGetLayer(dataset, i) else { continue }
+            if let layer, String(cString: OGR_L_GetName(handle)) != layer { continue }
+            layers.append(handle)
+        }
+        guard !layers.isEmpty else {
+            throw MeridianError(.badInput, layer.map { "no layer called \($0)" } ?? "no vector layer", at: SourceLocation(file: path))
+        }
+        startLayer()
+    }
+
+    deinit {
+        if let transform { OCTDestroyCoordinateTransformation(transform) }
+        OSRDestroySpatialReference(wgs84)
+        GDALClose(dataset)
+    }
+
+    private func startLayer() {
+        if let transform { OCTDestroyCoordinateTransformation(transform) }
+        transform = nil
+        let layer = layers[layerIndex]
+        OGR_L_ResetReading(layer)
+        if let source = OGR_L_GetSpatialRef(layer), OSRIsSame(source, wgs84) == 0 {
+            transform = OCTNewCoordinateTransformation(source, wgs84)
+        }
+    }
+
+    public func readMetadata() throws -> CollectionMetadata {
+        guard layers.count == 1 else { return .init() }
+        return CollectionMetadata(members: ["name": .string(String(cString: OGR_L_GetName(layers[0])))])
+    }
+
+    public var trailingMetadata: CollectionMetadata { .init() }
+
+    public func next() throws -> Feature? {
+        while layerIndex < layers.count {
+            let layer = layers[layerIndex]
+            if let feature = OGR_L_GetNextFeature(layer) {
+                defer { OGR_F_Destroy(feature) }
+                return try convert(feature, layer: layer)
+            }
+            layerIndex += 1
+            if layerIndex < layers.count { startLayer() }
+        }
+        return nil
+    }
+
+    private func convert(_ feature: OGRFeatureH, layer: OGRLayerH) throws -> Feature {
+        var properties = JSONObject()
+        if layers.count > 1 { properties["layer"] = .string(String(cString: OGR_L_GetName(layer))) }
+        let definition = OGR_F_GetDefnRef(feature)
+        for i in 0..<OGR_F_GetFieldCount(feature) {
+            guard let field = OGR_FD_GetFieldDefn(definition, i) else { continue }
+            let name = String(cString: OGR_Fld_GetNameRef(field))
+            guard OGR_F_IsFieldSetAndNotNull(feature, i) != 0 else {
+                properties[name] = .null
+                continue
+            }
+            switch (OGR_Fld_GetType(field), OGR_Fld_GetSubType(field)) {
+            case (OFTInteger, OFSTBoolean): properties[name] = .bool(OGR_F_GetFieldAsInteger(feature, i) != 0)
+            case (OFTInteger, _), (OFTInteger64, _): properties[name] = .integer(Int64(OGR_F_GetFieldAsInteger64(feature, i)))
+            case (OFTReal, _): properties[name] = .double(OGR_F_GetFieldAsDouble(feature, i))
+            default: properties[name] = .string(String(cString: OGR_F_GetFieldAsString(feature, i)))
+            }
+        }
+        var geometry: Geometry?
+        if let ogrGeometry = OGR_F_GetGeometryRef(feature) {
+            if let transform, OGR_G_Transform(ogrGeometry, transform) != OGRERR_NONE {
+                throw MeridianError(.badInput, "feature \(OGR_F_GetFID(feature)): cannot reproject it to WGS 84", at: SourceLocation(file: path))
+            }
+            var bytes = [UInt8](repeating: 0, count: Int(OGR_G_WkbSizeEx(ogrGeometry)))
+            guard OGR_G_ExportToIsoWkb(ogrGeometry, wkbNDR, &bytes) == OGRERR_NONE else {
+                throw MeridianError(.badInput, "feature \(OGR_F_GetFID(feature)): GDAL cannot export its geometry", at: SourceLocation(file: path))
+            }
+            geometry = try WKB.decode(bytes, location: SourceLocation(file: path))
+        }
+        return Feature(geometry: geometry, properties: properties)
+    }
+}

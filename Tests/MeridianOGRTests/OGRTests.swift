@@ -1,0 +1,111 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+import Testing
+@testable import MeridianOGR
+
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+func countries() throws -> [Feature] {
+    try FeatureList(reading: FeatureInput(path: fixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path).reader).features
+}
+
+func withFolder<T>(_ body: (String) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-ogr-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    return try body(folder)
+}
+
+@Suite struct OGRRoundTrips {
+    /// Writes through GDAL, reads back through GDAL: same features, same geometry bit for bit,
+    /// properties typed as they were (within what each format stores).
+    @Test(arguments: ["GPKG", "FlatGeobuf", "ESRI Shapefile", "GML"])
+    func writesAndReadsBack(_ driverName: String) throws {
+        let features = try countries()
+        try withFolder { folder in
+            let driver = try OGRFormats.driver(named: driverName, path: nil)
+            let ext = driver.extensions.first ?? "dat"
+            let path = "\(folder)/countries.\(ext)"
+            let writer = try OGRWriter(driver: driver, path: path)
+            try copyFeatures(from: FeatureList(features), to: writer)
+            #expect(!FileManager.default.fileExists(atPath: path), "nothing is visible before commit")
+            try writer.commit()
+            #expect(FileManager.default.fileExists(atPath: path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasPrefix(".meridian-") })
+
+            // FlatGeobuf sorts features along a Hilbert curve for its index: match them by name.
+            func byName(_ list: [Feature]) -> [Feature] {
+                list.sorted { ($0.properties?["NAME"]?.stringValue ?? "") < ($1.properties?["NAME"]?.stringValue ?? "") }
+            }
+            let back = byName(try FeatureList(reading: OGRReader(path: path)).features)
+            #expect(back.count == features.count)
+            for (a, b) in zip(byName(features), back) {
+                if driverName == "GML" {
+                    // GDAL's GML writer prints 15 significant digits.
+                    let x = coordinates(a.geometry), y = coordinates(b.geometry)
+                    #expect(x.count == y.count && zip(x, y).allSatisfy { abs($0 - $1) < 1e-12 }, "GML: \(a.properties?["NAME"] ?? "?")")
+                } else {
+                    #expect(rings(a.geometry) == rings(b.geometry), "\(driverName): \(a.properties?["NAME"] ?? "?")")
+                }
+            }
+            let first = byName(features)[0]
+            if driverName != "ESRI Shapefile" {  // ten-character names and no 64-bit integers in .dbf
+                #expect(back[0].properties?["NAME_LONG"] == first.properties?["NAME_LONG"])
+                #expect(back[0].properties?["POP_EST"] == first.properties?["POP_EST"])
+            }
+        }
+    }
+
+    func coordinates(_ geometry: Geometry?) -> [Double] {
+        var out: [Double] = []
+        geometry?.forEachPosition { out += [$0.longitude, $0.latitude] }
+        return out
+    }
+
+    func rings(_ geometry: Geometry?) -> [[UInt64]] {
+        var out: [[UInt64]] = []
+        geometry?.forEachPosition { out.append([$0.longitude.bitPattern, $0.latitude.bitPattern]) }
+        return out
+    }
+
+    @Test func fieldsAreTyped() throws {
+        let features = [
+            Feature(geometry: .point(Point(Position(longitude: 1, latitude: 2))),
+                    properties: ["n": .integer(1), "x": .integer(2), "ok": .bool(true), "tags": .array([.string("a")]), "s": .string("z")]),
+            Feature(geometry: .point(Point(Position(longitude: 3, latitude: 4))),
+                    properties: ["n": .integer(5), "x": .double(2.5), "ok": .bool(false), "tags": .null, "s": .integer(7)]),
+        ]
+        try withFolder { folder in
+            let path = "\(folder)/typed.gpkg"
+            let writer = try OGRWriter(driver: try OGRFormats.driver(named: nil, path: path), path: path)
+            try copyFeatures(from: FeatureList(features), to: writer)
+            try writer.commit()
+            let back = try FeatureList(reading: OGRReader(path: path)).features
+            #expect(back[1].properties?["n"] == .integer(5))      // Integer64
+            #expect(back[0].properties?["x"] == .double(2))        // integers and reals: Real
+            #expect(back[1].properties?["ok"] == .bool(false))     // Boolean
+            #expect(back[0].properties?["tags"] == .string("[\"a\"]"))  // JSON text
+            #expect(back[1].properties?["tags"] == .null)
+            #expect(back[1].properties?["s"] == .string("7"))     // mixed with text: String
+        }
+    }
+
+    @Test func abandonLeavesNothing() throws {
+        try withFolder { folder in
+            let path = "\(folder)/gone.gpkg"
+            let writer = try OGRWriter(driver: try OGRFormats.driver(named: "gpkg", path: nil), path: path)
+            try copyFeatures(from: FeatureList(try countries()), to: writer)
+            writer.abandon()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
+    @Test func knowsDriversByNameAndExtension() throws {
+        #expect(try OGRFormats.driver(named: "shp", path: nil).name == "ESRI Shapefile")
+        #expect(try OGRFormats.driver(named: nil, path: "/x/y.fgb").name == "FlatGeobuf")
+        #expect(try OGRFormats.driver(named: nil, path: "/x/y.shp").name == "ESRI Shapefile")
+        #expect(throws: MeridianError.self) { try OGRFormats.driver(named: "nosuchformat", path: nil) }
+        #expect(OGRFormats.drivers.filter(\.canWrite).count > 20)
+    }
+}

@@ -1,0 +1,207 @@
+import CGDAL
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// Resampling for base tiles (GDAL's warp kernels).
+public enum Resampling: String, Sendable, CaseIterable {
+    case near, bilinear, cubic, lanczos, average
+
+    var gdal: GDALResampleAlg {
+        switch self {
+        case .near: GRA_NearestNeighbour
+        case .bilinear: GRA_Bilinear
+        case .cubic: GRA_Cubic
+        case .lanczos: GRA_Lanczos
+        case .average: GRA_Average
+        }
+    }
+}
+
+/// One thread's tools for base tiles: its own dataset handle, transformer (source to EPSG:3857,
+/// approximated to an eighth of a pixel, as gdalwarp does) and tile-sized MEM dataset. Each
+/// tile is warped straight from the source into that buffer: one read of the source window,
+/// one resampling, nothing outside the data (the destination alpha band starts at 0).
+final class TileRenderer {
+    let source: RasterSource
+    let pyramid: TilePyramid
+    let resampling: Resampling
+    private let file: GDALDatasetH
+    private let prepared: GDALDatasetH
+    private let transformer: UnsafeMutableRawPointer
+    private let approximate: UnsafeMutableRawPointer
+    private let destination: GDALDatasetH
+    private var buffer: [UInt8]
+
+    var colorChannels: Int { source.colorBands.count }
+
+    init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling) throws {
+        self.source = source
+        self.pyramid = pyramid
+        self.resampling = resampling
+        let (file, prepared) = try source.open()
+        self.file = file
+        self.prepared = prepared
+        guard let transformer = GDAL.withStringList(source.transformerOptions, { GDALCreateGenImgProjTransformer2(prepared, nil, $0) }) else {
+            if prepared != file { GDALClose(prepared) }
+            GDALClose(file)
+            throw MeridianError.raster(.badInput, "cannot transform the raster to Web Mercator", path: source.path)
+        }
+        self.transformer = transformer
+        approximate = GDALCreateApproxTransformer(GDALGenImgProjTransform, transformer, 0.125)
+        let size = Int32(pyramid.tileSize)
+        destination = GDALCreate(GDALGetDriverByName("MEM"), "", size, size, Int32(source.colorBands.count + 1), GDT_Byte, nil)
+        buffer = [UInt8](repeating: 0, count: pyramid.tileSize * pyramid.tileSize * (source.colorBands.count + 1))
+    }
+
+    deinit {
+        GDALClose(destination)
+        GDALDestroyApproxTransformer(approximate)
+        GDALDestroyGenImgProjTransformer(transformer)
+        if prepared != file { GDALClose(prepared) }
+        GDALClose(file)
+    }
+
+    /// Warps one base tile; nil when nothing of the raster falls in it.
+    func render(_ tile: MapTile) throws -> TileImage? {
+        var geoTransform = pyramid.geoTransform(tile)
+        GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
+        GDALSetGeoTransform(destination, &geoTransform)
+
+        let options = GDALCreateWarpOptions()!
+        defer { GDALDestroyWarpOptions(options) }
+        let bands = source.colorBands
+        options.pointee.hSrcDS = prepared
+        options.pointee.hDstDS = destination
+        options.pointee.nBandCount = Int32(bands.count)
+        options.pointee.panSrcBands = CPLMalloc(MemoryLayout<Int32>.size * bands.count).assumingMemoryBound(to: Int32.self)
+        options.pointee.panDstBands = CPLMalloc(MemoryLayout<Int32>.size * bands.count).assumingMemoryBound(to: Int32.self)
+        for (i, band) in bands.enumerated() {
+            options.pointee.panSrcBands[i] = Int32(band)
+            options.pointee.panDstBands[i] = Int32(i + 1)
+        }
+        if let alpha = source.alphaBand { options.pointee.nSrcAlphaBand = Int32(alpha) }
+        options.pointee.nDstAlphaBand = Int32(bands.count + 1)
+        if let noData = source.noData {
+            options.pointee.padfSrcNoDataReal = CPLMalloc(MemoryLayout<Double>.size * bands.count).assumingMemoryBound(to: Double.self)
+            for i in 0..<bands.count { options.pointee.padfSrcNoDataReal[i] = noData }
+        }
+        options.pointee.eResampleAlg = resampling.gdal
+        options.pointee.pfnTransformer = GDALApproxTransform
+        options.pointee.pTransformerArg = approximate
+        options.pointee.dfWarpMemoryLimit = 64 * 1024 * 1024
+        var warpOptions = ["INIT_DEST=0", "UNIFIED_SRC_NODATA=YES"]
+        if let cutline = source.cutline { warpOptions.append("CUTLINE=\(cutline)") }
+        options.pointee.papszWarpOptions = GDAL.stringList(warpOptions)
+
+        CPLErrorReset()
+        guard let operation = GDALCreateWarpOperation(options) else {
+            throw MeridianError.raster(.badInput, "cannot set up the warp for tile \(tile)", path: source.path)
+        }
+        defer { GDALDestroyWarpOperation(operation) }
+        let size = Int32(pyramid.tileSize)
+        guard GDALChunkAndWarpImage(operation, 0, 0, size, size) == CE_None else {
+            throw MeridianError.raster(.io, "cannot warp tile \(tile)", path: source.path)
+        }
+        let channels = Int32(bands.count + 1)
+        let status = buffer.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(destination, GF_Read, 0, 0, size, size, raw.baseAddress, size, size, GDT_Byte,
+                                channels, nil, channels, channels * size, 1)
+        }
+        guard status == CE_None else { throw MeridianError.raster(.io, "cannot read tile \(tile) back", path: source.path) }
+        let image = TileImage(size: pyramid.tileSize, colorChannels: bands.count, pixels: buffer)
+        return image.isEmpty ? nil : image
+    }
+}
+
+/// Tile image formats, encoded through GDAL's PNG, JPEG and WEBP drivers in memory.
+public enum TileFormat: String, Sendable, CaseIterable {
+    case png, jpeg, webp
+
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/\(rawValue)" }
+    /// Whether a tile read back gives exactly the pixels written.
+    public var isLossless: Bool { self == .png }
+    var driver: String { self == .jpeg ? "JPEG" : rawValue.uppercased() }
+    var creationOptions: [String] {
+        switch self {
+        case .png: []
+        case .jpeg: ["QUALITY=85"]
+        case .webp: ["QUALITY=85"]
+        }
+    }
+}
+
+/// Encodes and decodes tiles through GDAL drivers and /vsimem/, one per thread.
+final class TileCodec {
+    let format: TileFormat
+    private let name: String
+    private let driver: GDALDriverH
+    private var scratch: [Int: GDALDatasetH] = [:]
+    private let size: Int
+
+    init(format: TileFormat, size: Int) {
+        _ = GDAL.setUp
+        self.format = format
+        self.size = size
+        name = "/vsimem/meridian-tile-\(UUID().uuidString).\(format.fileExtension)"
+        driver = GDALGetDriverByName(format.driver)
+    }
+
+    deinit {
+        for dataset in scratch.values { GDALClose(dataset) }
+    }
+
+    private func memDataset(bands: Int) -> GDALDatasetH {
+        if let dataset = scratch[bands] { return dataset }
+        let dataset = GDALCreate(GDALGetDriverByName("MEM"), "", Int32(size), Int32(size), Int32(bands), GDT_Byte, nil)!
+        scratch[bands] = dataset
+        return dataset
+    }
+
+    /// The encoded tile: without alpha when opaque (and always for JPEG).
+    func encode(_ image: TileImage) throws -> [UInt8] {
+        let keepAlpha = format != .jpeg && !image.isOpaque
+        let bands = keepAlpha ? image.channels : image.colorChannels
+        let dataset = memDataset(bands: bands)
+        let n = Int32(size), stride = Int32(image.channels)
+        var pixels = image.pixels
+        let status = pixels.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(dataset, GF_Write, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(bands), nil, stride, stride * n, 1)
+        }
+        guard status == CE_None else { throw MeridianError(.io, "cannot encode a tile: \(GDAL.lastError ?? "")") }
+        CPLErrorReset()
+        let copy = GDAL.withStringList(format.creationOptions) { GDALCreateCopy(driver, name, dataset, 0, $0, nil, nil) }
+        guard let copy else { throw MeridianError(.io, "cannot encode a tile as \(format.rawValue): \(GDAL.lastError ?? "")") }
+        GDALClose(copy)
+        var length: vsi_l_offset = 0
+        guard let bytes = VSIGetMemFileBuffer(name, &length, 1) else { throw MeridianError(.io, "cannot encode a tile") }
+        defer { VSIFree(bytes) }
+        VSIUnlink(name + ".aux.xml")
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    /// Reads an encoded tile back as `colorChannels` + alpha (opaque when the file has no alpha).
+    func decode(_ data: [UInt8], colorChannels: Int) throws -> TileImage {
+        let file = "/vsimem/meridian-read-\(UUID().uuidString)"
+        var data = data
+        return try data.withUnsafeMutableBufferPointer { bytes in
+            VSIFCloseL(VSIFileFromMemBuffer(file, bytes.baseAddress, vsi_l_offset(bytes.count), 0))
+            defer { VSIUnlink(file) }
+            guard let dataset = GDALOpen(file, GA_ReadOnly) else { throw MeridianError(.badInput, "cannot read a tile back: \(GDAL.lastError ?? "")") }
+            defer { GDALClose(dataset) }
+            let bands = Int(GDALGetRasterCount(dataset))
+            let channels = colorChannels + 1
+            var pixels = [UInt8](repeating: 255, count: size * size * channels)
+            let n = Int32(size)
+            let readBands = min(bands, channels)
+            var map = (1...readBands).map { Int32($0) }
+            let status = pixels.withUnsafeMutableBytes { raw in
+                GDALDatasetRasterIO(dataset, GF_Read, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(readBands), &map,
+                                    Int32(channels), Int32(channels) * n, 1)
+            }
+            guard status == CE_None else { throw MeridianError(.badInput, "cannot read a tile back") }
+            return TileImage(size: size, colorChannels: colorChannels, pixels: pixels)
+        }
+    }
+}

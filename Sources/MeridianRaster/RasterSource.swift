@@ -71,7 +71,8 @@ public struct RasterSource: Sendable {
     public let colorBands: [Int]
     /// The prepared dataset's alpha band, if it has one.
     let alphaBand: Int?
-    let noData: Double?
+    /// Per colour band: the value that means no data (all bands at once, UNIFIED_SRC_NODATA).
+    let noData: [Double]?
     /// Options for GDALCreateGenImgProjTransformer2 (destination EPSG:3857, GCP method).
     let transformerOptions: [String]
     /// The collar cutline in source pixel coordinates (WKT), for BSB charts.
@@ -122,8 +123,15 @@ public struct RasterSource: Sendable {
         var colorBands: [Int]
         var alphaBand: Int? = nil
         var preparedBandCount = bandCount
+        var paletteNoData: [Double]?
+        var hasNoData: Int32 = 0
+        let fileNoData = GDALGetRasterNoDataValue(first, &hasNoData)
         if let table = GDALGetRasterColorTable(first), options.bands == nil || options.bands == [1] {
-            _ = table
+            // A nodata index becomes its colour in the expanded bands.
+            if let index = options.noData ?? (hasNoData != 0 ? fileNoData : nil),
+               index >= 0, Int(index) < Int(GDALGetColorEntryCount(table)), let entry = GDALGetColorEntry(table, Int32(index)) {
+                paletteNoData = [Double(entry.pointee.c1), Double(entry.pointee.c2), Double(entry.pointee.c3)]
+            }
             translate += ["-expand", "rgba"]
             colorBands = [1, 2, 3]
             alphaBand = 4
@@ -172,9 +180,15 @@ public struct RasterSource: Sendable {
         _ = preparedBandCount
 
         // Nodata: the user's value, else the first colour band's own.
-        var hasNoData: Int32 = 0
-        let fileNoData = GDALGetRasterNoDataValue(GDALGetRasterBand(dataset, Int32(colorBands[0])), &hasNoData)
-        noData = options.noData ?? (hasNoData != 0 && alphaBand == nil && translate.isEmpty ? fileNoData : nil)
+        if let paletteNoData {
+            noData = paletteNoData
+        } else if alphaBand != nil && options.noData == nil {
+            noData = nil
+        } else {
+            var has: Int32 = 0
+            let value = GDALGetRasterNoDataValue(GDALGetRasterBand(dataset, Int32(colorBands[0])), &has)
+            noData = (options.noData ?? (has != 0 ? value : nil)).map { [Double](repeating: $0, count: colorBands.count) }
+        }
 
         // Georeferencing: a geotransform with a CRS, else control points with theirs.
         let prepared = try Self.prepare(dataset: dataset, translate: translate, path: path)
@@ -275,7 +289,7 @@ public struct RasterSource: Sendable {
         let end = head.firstIndex(of: 0x1A) ?? head.endIndex
         let text = String(decoding: head[head.startIndex..<end], as: UTF8.self)
         var points: [(Double, Double)] = []
-        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) where line.hasPrefix("PLY/") {
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("PLY/") {
             let fields = line.dropFirst(4).split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
             if fields.count >= 3, let lat = fields[1], let lon = fields[2] { points.append((lat, lon)) }
         }

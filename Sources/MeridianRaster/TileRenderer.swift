@@ -84,7 +84,7 @@ final class TileRenderer {
         options.pointee.nDstAlphaBand = Int32(bands.count + 1)
         if let noData = source.noData {
             options.pointee.padfSrcNoDataReal = CPLMalloc(MemoryLayout<Double>.size * bands.count).assumingMemoryBound(to: Double.self)
-            for i in 0..<bands.count { options.pointee.padfSrcNoDataReal[i] = noData }
+            for i in 0..<bands.count { options.pointee.padfSrcNoDataReal[i] = noData[i] }
         }
         options.pointee.eResampleAlg = resampling.gdal
         options.pointee.pfnTransformer = GDALApproxTransform
@@ -204,4 +204,57 @@ final class TileCodec {
             return TileImage(size: size, colorChannels: colorChannels, pixels: pixels)
         }
     }
+}
+
+/// An image file read through GDAL as RGBA (for checks and tests): gray becomes three equal
+/// channels, a missing alpha 255.
+public struct DecodedImage: Sendable {
+    public let width: Int
+    public let height: Int
+    /// Bands in the file (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
+    public let bandCount: Int
+    /// RGBA, row by row.
+    public let rgba: [UInt8]
+
+    public init(path: String) throws {
+        _ = GDAL.setUp
+        guard let dataset = GDALOpen(path, GA_ReadOnly) else {
+            throw MeridianError.raster(.badInput, "cannot read the image", path: path)
+        }
+        defer { GDALClose(dataset) }
+        let width = Int(GDALGetRasterXSize(dataset)), height = Int(GDALGetRasterYSize(dataset))
+        let bandCount = Int(GDALGetRasterCount(dataset))
+        self.width = width
+        self.height = height
+        self.bandCount = bandCount
+        let map: [Int32]
+        switch bandCount {
+        case 1: map = [1, 1, 1]
+        case 2: map = [1, 1, 1, 2]
+        case 3: map = [1, 2, 3]
+        default: map = [1, 2, 3, 4]
+        }
+        guard let pixels = Self.read(dataset, width: width, height: height, bands: map) else {
+            throw MeridianError.raster(.badInput, "cannot read the image", path: path)
+        }
+        rgba = pixels
+    }
+
+    private static func read(_ dataset: GDALDatasetH, width: Int, height: Int, bands: [Int32]) -> [UInt8]? {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        var map = bands
+        let status = pixels.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(dataset, GF_Read, 0, 0, Int32(width), Int32(height), raw.baseAddress, Int32(width), Int32(height),
+                                GDT_Byte, Int32(map.count), &map, 4, Int32(4 * width), 1)
+        }
+        return status == CE_None ? pixels : nil
+    }
+
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        let i = (y * width + x) * 4
+        return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])
+    }
+
+    /// Pixels with alpha above 0.
+    public var opaqueCount: Int { stride(from: 3, to: rgba.count, by: 4).reduce(0) { $0 + (rgba[$1] > 0 ? 1 : 0) } }
 }

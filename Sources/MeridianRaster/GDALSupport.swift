@@ -9,8 +9,10 @@ enum GDAL {
     static let setUp: Void = {
         GDALAllRegister()
         CPLSetErrorHandler(CPLQuietErrorHandler)
-        // GDAL's block cache is shared by all threads; 256 MB is plenty for tiles.
-        GDALSetCacheMax64(256 * 1024 * 1024)
+        // GDAL's block cache, shared by all threads: enough for the source rows under a block
+        // of tiles per thread (MERIDIAN_GDAL_CACHE_MB overrides; for measurements).
+        let megabytes = getenv("MERIDIAN_GDAL_CACHE_MB").flatMap { Int64(String(cString: $0)) } ?? 64
+        GDALSetCacheMax64(megabytes * 1024 * 1024)
     }()
 
     /// The last error GDAL recorded on this thread, if any.

@@ -76,7 +76,15 @@ public struct RasterSource: Sendable {
     /// Options for GDALCreateGenImgProjTransformer2 (destination EPSG:3857, GCP method).
     let transformerOptions: [String]
     /// The collar cutline in source pixel coordinates (WKT), for BSB charts.
-    public let cutline: String?
+    public var cutline: String? {
+        cutlineRing.map { ring in "POLYGON ((\((ring + [ring[0]]).map { "\($0.x) \($0.y)" }.joined(separator: ", "))))" }
+    }
+    /// The same outline as points (pixel, line).
+    let cutlineRing: [SIMD2<Double>]?
+    /// For a paletted file: its colour table as RGBA, 256 entries (missing ones transparent),
+    /// and the index meaning no data; tiles are then read as indexes and expanded here.
+    let palette: [UInt8]?
+    let paletteNoData: Int?
     /// The raster's extent in EPSG:3857 and its pixel size there, as GDAL's suggested warp output.
     public let extent: MercatorExtent
     public let pixelSize: Double
@@ -124,6 +132,8 @@ public struct RasterSource: Sendable {
         var alphaBand: Int? = nil
         var preparedBandCount = bandCount
         var paletteNoData: [Double]?
+        var palette: [UInt8]? = nil
+        var paletteNoDataIndex: Int? = nil
         var hasNoData: Int32 = 0
         let fileNoData = GDALGetRasterNoDataValue(first, &hasNoData)
         if let table = GDALGetRasterColorTable(first), options.bands == nil || options.bands == [1] {
@@ -131,7 +141,16 @@ public struct RasterSource: Sendable {
             if let index = options.noData ?? (hasNoData != 0 ? fileNoData : nil),
                index >= 0, Int(index) < Int(GDALGetColorEntryCount(table)), let entry = GDALGetColorEntry(table, Int32(index)) {
                 paletteNoData = [Double(entry.pointee.c1), Double(entry.pointee.c2), Double(entry.pointee.c3)]
+                paletteNoDataIndex = Int(index)
             }
+            var lut = [UInt8](repeating: 0, count: 256 * 4)
+            for i in 0..<min(256, Int(GDALGetColorEntryCount(table))) {
+                if let e = GDALGetColorEntry(table, Int32(i)) {
+                    lut.replaceSubrange(4 * i..<4 * i + 4, with: [UInt8(clamping: e.pointee.c1), UInt8(clamping: e.pointee.c2),
+                                                                 UInt8(clamping: e.pointee.c3), UInt8(clamping: e.pointee.c4)])
+                }
+            }
+            palette = lut
             translate += ["-expand", "rgba"]
             colorBands = [1, 2, 3]
             alphaBand = 4
@@ -175,6 +194,8 @@ public struct RasterSource: Sendable {
             translate += ["-a_srs", "+proj=longlat +datum=WGS84 +no_defs"]
         }
         self.translateArguments = translate
+        self.palette = GDALGetRasterDataType(first) == GDT_Byte ? palette : nil
+        self.paletteNoData = paletteNoDataIndex
         self.colorBands = colorBands
         self.alphaBand = alphaBand
         _ = preparedBandCount
@@ -219,9 +240,9 @@ public struct RasterSource: Sendable {
 
         // A BSB chart's collar: the PLY outline (degrees) turned into source pixels.
         if options.cutCollar, driver == "BSB", let outline = Self.bsbOutline(path: openPath), outline.count >= 3 {
-            cutline = try Self.pixelPolygon(outline, dataset: prepared, method: options.controlPointMethod, path: path)
+            cutlineRing = try Self.pixelPolygon(outline, dataset: prepared, method: options.controlPointMethod, path: path)
         } else {
-            cutline = nil
+            cutlineRing = nil
         }
         self.notes = notes
     }
@@ -297,7 +318,7 @@ public struct RasterSource: Sendable {
     }
 
     /// An outline in degrees as a WKT polygon in the dataset's pixel coordinates.
-    static func pixelPolygon(_ outline: [(Double, Double)], dataset: GDALDatasetH, method: ControlPointMethod, path: String) throws -> String {
+    static func pixelPolygon(_ outline: [(Double, Double)], dataset: GDALDatasetH, method: ControlPointMethod, path: String) throws -> [SIMD2<Double>] {
         var options = ["DST_SRS=\(GDAL.lonLatWKT)"]
         if GDALGetGCPCount(dataset) >= 3 { options.append(method == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL") }
         guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset, nil, $0) }) else {
@@ -309,8 +330,6 @@ public struct RasterSource: Sendable {
         guard GDALGenImgProjTransform(transformer, 1, Int32(outline.count), &xs, &ys, &zs, &ok) != 0, !ok.contains(0) else {
             throw MeridianError.raster(.badInput, "cannot place the chart's outline (PLY) on the image", path: path)
         }
-        var ring = zip(xs, ys).map { "\($0) \($1)" }
-        ring.append(ring[0])
-        return "POLYGON ((\(ring.joined(separator: ", "))))"
+        return zip(xs, ys).map { SIMD2($0, $1) }
     }
 }

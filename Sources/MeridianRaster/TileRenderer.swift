@@ -26,14 +26,16 @@ final class TileRenderer {
     let source: RasterSource
     let pyramid: TilePyramid
     let resampling: Resampling
-    private let file: GDALDatasetH
-    private let prepared: GDALDatasetH
-    private let transformer: UnsafeMutableRawPointer
+    let file: GDALDatasetH
+    let prepared: GDALDatasetH
+    let transformer: UnsafeMutableRawPointer
     private let approximate: UnsafeMutableRawPointer
     private let destination: GDALDatasetH
     private var buffer: [UInt8]
 
     var colorChannels: Int { source.colorBands.count }
+    /// Use GDAL's warper for every kernel (MERIDIAN_GDAL_WARP=1; for comparisons).
+    let gdalWarpOnly = getenv("MERIDIAN_GDAL_WARP") != nil
 
     init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling) throws {
         self.source = source
@@ -55,6 +57,7 @@ final class TileRenderer {
     }
 
     deinit {
+        if let operation { GDALDestroyWarpOperation(operation) }
         GDALClose(destination)
         GDALDestroyApproxTransformer(approximate)
         GDALDestroyGenImgProjTransformer(transformer)
@@ -63,11 +66,11 @@ final class TileRenderer {
     }
 
     /// Warps one base tile; nil when nothing of the raster falls in it.
-    func render(_ tile: MapTile) throws -> TileImage? {
-        var geoTransform = pyramid.geoTransform(tile)
-        GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
-        GDALSetGeoTransform(destination, &geoTransform)
+    /// The warp operation, made once per thread: only the destination geotransform (set in the
+    /// transformer) changes from tile to tile.
+    private lazy var operation: GDALWarpOperationH? = makeOperation()
 
+    private func makeOperation() -> GDALWarpOperationH? {
         let options = GDALCreateWarpOptions()!
         defer { GDALDestroyWarpOptions(options) }
         let bands = source.colorBands
@@ -93,16 +96,34 @@ final class TileRenderer {
         var warpOptions = ["INIT_DEST=0", "UNIFIED_SRC_NODATA=YES"]
         if let cutline = source.cutline { warpOptions.append("CUTLINE=\(cutline)") }
         options.pointee.papszWarpOptions = GDAL.stringList(warpOptions)
-
         CPLErrorReset()
-        guard let operation = GDALCreateWarpOperation(options) else {
-            throw MeridianError.raster(.badInput, "cannot set up the warp for tile \(tile)", path: source.path)
+        return GDALCreateWarpOperation(options)
+    }
+
+    /// Warps one base tile; nil when nothing of the raster falls in it.
+    func render(_ tile: MapTile) throws -> TileImage? {
+        var geoTransform = pyramid.geoTransform(tile)
+        GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
+        GDALSetGeoTransform(destination, &geoTransform)
+        if resampling == .average || resampling == .near, !gdalWarpOnly {
+            do {
+                let t0 = Profile.now()
+                defer { Profile.add("sampled", Profile.now() - t0) }
+                return try sampledRender(tile, samples: resampling == .near ? 1 : nil)
+            } catch is SampledWarp.Unsupported {
+                // The transformer fails in part of the tile (e.g. beyond the poles): GDAL's warper copes.
+            }
         }
-        defer { GDALDestroyWarpOperation(operation) }
+        guard let operation else {
+            throw MeridianError.raster(.badInput, "cannot set up the warp", path: source.path)
+        }
+        let bands = source.colorBands
         let size = Int32(pyramid.tileSize)
+        let t1 = Profile.now()
         guard GDALChunkAndWarpImage(operation, 0, 0, size, size) == CE_None else {
             throw MeridianError.raster(.io, "cannot warp tile \(tile)", path: source.path)
         }
+        Profile.add("warp", Profile.now() - t1)
         let channels = Int32(bands.count + 1)
         let status = buffer.withUnsafeMutableBytes { raw in
             GDALDatasetRasterIO(destination, GF_Read, 0, 0, size, size, raw.baseAddress, size, size, GDT_Byte,
@@ -257,4 +278,14 @@ public struct DecodedImage: Sendable {
 
     /// Pixels with alpha above 0.
     public var opaqueCount: Int { stride(from: 3, to: rgba.count, by: 4).reduce(0) { $0 + (rgba[$1] > 0 ? 1 : 0) } }
+}
+
+/// Wall time spent in stages, printed at exit when MERIDIAN_PROFILE is set (for tuning).
+enum Profile {
+    nonisolated(unsafe) static var totals: [String: Double] = [:]
+    static let lock = Lock()
+    static let enabled = getenv("MERIDIAN_PROFILE") != nil
+    static func now() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
+    static func add(_ key: String, _ seconds: Double) { if enabled { lock.locked { totals[key, default: 0] += seconds } } }
+    public static func report() { if enabled { for (k, v) in totals.sorted(by: { $0.key < $1.key }) { print("profile \(k): \(String(format: "%.2f", v)) s") } } }
 }

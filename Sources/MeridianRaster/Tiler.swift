@@ -143,6 +143,7 @@ public final class Tiler: @unchecked Sendable {
             z -= 1
         }
         try sink.finish(metadata: metadata)
+        Profile.report()
         return TilingSummary(zooms: zooms, written: state.writtenPerZoom, kept: state.kept, seconds: Date().timeIntervalSince(start))
     }
 
@@ -161,7 +162,9 @@ public final class Tiler: @unchecked Sendable {
             guard ranges[tile.zoom]!.contains(tile) else { return nil }
             let image: TileImage?
             if tile.zoom == zooms.upperBound {
+                let t0 = Profile.now()
                 image = try renderer.render(tile)
+                Profile.add("render", Profile.now() - t0)
             } else {
                 let children = try tile.children.map { try build($0) }
                 image = children.contains(where: { $0 != nil })
@@ -169,7 +172,12 @@ public final class Tiler: @unchecked Sendable {
             }
             if let image, !image.isEmpty {
                 if !done {
-                    try sink.write(tile, data: codec.encode(image))
+                    let t0 = Profile.now()
+                    let data = try codec.encode(image)
+                    let t1 = Profile.now()
+                    try sink.write(tile, data: data)
+                    Profile.add("encode", t1 - t0)
+                    Profile.add("write", Profile.now() - t1)
                     state.wrote(tile)
                 }
                 state.advance(1)

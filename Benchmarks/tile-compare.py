@@ -35,7 +35,7 @@ if only_b:
     # gdal2tiles writes fully transparent tiles too; Meridian skips them.
     empty = [t for t in only_b if rgba(os.path.join(theirs, str(t[0]), str(t[1]), f"{t[2]}.png"))[3].max() == 0]
     print(f"  only gdal2tiles: {len(only_b)} ({len(empty)} of them fully transparent) e.g. {only_b[:5]}")
-se, n = 0.0, 0
+se, n, per_tile = 0.0, 0, []
 for (z, x, y) in sorted(a & b):
     if z != zoom: continue
     p = rgba(os.path.join(mine, str(z), str(x), f"{y}.png"))
@@ -43,7 +43,9 @@ for (z, x, y) in sorted(a & b):
     both = (p[3] > 0) & (q[3] > 0)
     d = (p[:3] - q[:3])[:, both]
     se += float((d * d).sum()); n += d.size
+    if d.size and (d * d).mean() > 0: per_tile.append(10 * math.log10(255 * 255 / (d * d).mean()))
 mse = se / n if n else 0
 psnr = 10 * math.log10(255 * 255 / mse) if mse > 0 else float("inf")
-print(f"  zoom {zoom}: PSNR {psnr:.2f} dB over {n // 3} pixels opaque in both")
+print(f"  zoom {zoom}: PSNR {psnr:.2f} dB over {n // 3} pixels opaque in both (mean of per-tile PSNRs {np.mean(per_tile) if per_tile else float('inf'):.2f} dB)")
+print(f"  same tile set: {'yes' if a == b else 'no'}; PSNR >= 35 dB: {'yes' if psnr >= 35 else 'no'}")
 sys.exit(0 if a == b and psnr >= 35 else 1)

@@ -85,6 +85,8 @@ public struct RasterSource: Sendable {
     /// and the index meaning no data; tiles are then read as indexes and expanded here.
     let palette: [UInt8]?
     let paletteNoData: Int?
+    /// The bounds of the data in degrees: the cutline's, else the extent's.
+    public let bounds: BoundingBox
     /// The raster's extent in EPSG:3857 and its pixel size there, as GDAL's suggested warp output.
     public let extent: MercatorExtent
     public let pixelSize: Double
@@ -241,8 +243,12 @@ public struct RasterSource: Sendable {
         // A BSB chart's collar: the PLY outline (degrees) turned into source pixels.
         if options.cutCollar, driver == "BSB", let outline = Self.bsbOutline(path: openPath), outline.count >= 3 {
             cutlineRing = try Self.pixelPolygon(outline, dataset: prepared, method: options.controlPointMethod, path: path)
+            let whole = extent.boundingBox
+            bounds = BoundingBox(west: max(whole.west, outline.map(\.1).min()!), south: max(whole.south, outline.map(\.0).min()!),
+                                 east: min(whole.east, outline.map(\.1).max()!), north: min(whole.north, outline.map(\.0).max()!))
         } else {
             cutlineRing = nil
+            bounds = extent.boundingBox
         }
         self.notes = notes
     }

@@ -78,7 +78,7 @@ public final class Tiler: @unchecked Sendable {
 
     public var metadata: TileSetMetadata {
         TileSetMetadata(name: ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension,
-                        format: options.format, bounds: source.extent.boundingBox, minZoom: zooms.lowerBound,
+                        format: options.format, bounds: source.bounds, minZoom: zooms.lowerBound,
                         maxZoom: zooms.upperBound, tileSize: options.tileSize,
                         description: "\((source.path as NSString).lastPathComponent), tiled by Meridian")
     }

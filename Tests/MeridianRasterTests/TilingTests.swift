@@ -229,6 +229,48 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         }
     }
 
+    @Test func groundOverlayIsPlacedByItsLatLonBox() throws {
+        try withFolder { folder in
+            let (tiler, summary) = try tile(raster("ground-overlay.kml"), folder + "/out", zooms: 5...7)
+            let b = tiler.metadata.bounds
+            #expect(abs(b.north - 25.44) < 0.01 && abs(b.south - 23.93) < 0.01 && abs(b.east - -76.60) < 0.01 && abs(b.west - -78.76) < 0.01)
+            #expect(summary.tileCount > 0)
+            // Three zoom-7 pixels inside the north-west corner: opaque; three outside: transparent.
+            let scale = 256 / (MapWorld.size / Double(1 << 7))
+            let corner = MapPoint(Position(longitude: -78.76, latitude: 25.44))
+            func alpha(dx: Double, dy: Double) throws -> UInt8 {
+                let p = MapPoint(x: corner.x + dx / scale, y: corner.y + dy / scale)
+                let t = MapTile(containing: p, zoom: 7)
+                let path = folder + "/out/7/\(t.x)/\(t.y).png"
+                guard FileManager.default.fileExists(atPath: path) else { return 0 }
+                return try DecodedImage(path: path).pixel(x: Int((p.x - t.mapRect.minX) * scale), y: Int((p.y - t.mapRect.minY) * scale)).a
+            }
+            #expect(try alpha(dx: 3, dy: 3) == 255)
+            #expect(try alpha(dx: -3, dy: -3) == 0)
+        }
+    }
+
+    @Test func thinPlateSplineThroughControlPoints() throws {
+        try withFolder { folder in
+            let (tiler, summary) = try tile(raster("white-gemini-iv.vrt"), folder + "/tps", zooms: 7...8,
+                                            source: RasterSourceOptions(controlPointMethod: .tps))
+            #expect(tiler.source.transformerOptions.contains("METHOD=GCP_TPS") && summary.tileCount > 0)
+        }
+    }
+
+    @Test func tiles512PixelsWide() throws {
+        try withFolder { folder in
+            let source = try RasterSource(path: raster("rgbsmall.tif"))
+            let tiler = try Tiler(source: source, options: TilingOptions(tileSize: 512))
+            let sink = try FolderTileSink(path: folder + "/big", scheme: .xyz, format: .png, resume: false, signature: tiler.signature)
+            let summary = try tiler.run(into: sink)
+            #expect(summary.tileCount == 1)
+            let name = tileSet(folder + "/big").first!
+            let image = try DecodedImage(path: folder + "/big/\(name).png")
+            #expect(image.width == 512 && image.height == 512)
+        }
+    }
+
     @Test func mbtilesHoldTheSameTilesAsTheFolder() throws {
         try withFolder { folder in
             try tile(raster("19347_2.KAP"), folder + "/out", zooms: 14...16)

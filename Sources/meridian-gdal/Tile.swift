@@ -41,17 +41,17 @@ struct Tile: ParsableCommand {
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz
 
-    @Option(name: .customLong("tile-format"), help: ArgumentHelp("png, jpeg or webp.", valueName: "format"))
+    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' image format.", valueName: "format"))
     var tileFormat: TileFormat = .png
 
     @Option(name: .customLong("tile-size"), help: ArgumentHelp("Tile width and height in pixels: 256 or 512.", valueName: "pixels"))
     var tileSize = 256
 
-    @Option(help: ArgumentHelp("Resampling of base tiles: near, bilinear, cubic, lanczos or average (the default, as gdal2tiles).", valueName: "method"))
+    @Option(help: ArgumentHelp("Resampling of base tiles (average: the mean of 4 × 4 samples, as gdal2tiles; lower zooms always average the level below).", valueName: "method"))
     var resampling: Resampling = .average
 
     @Option(help: ArgumentHelp("Threads warping tiles (default: the number of cores).", valueName: "n"))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Flag(help: "Continue an interrupted run into the same output, keeping the tiles it wrote.")
     var resume = false
@@ -68,7 +68,7 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: "pixel,line,lat,lon"))
     var controlPoints: [String] = []
 
-    @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: polynomial or tps (thin-plate spline).", valueName: "method"))
+    @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial, or a thin-plate spline (tps).", valueName: "method"))
     var controlPointMethod: ControlPointMethod = .polynomial
 
     @Flag(name: .customLong("no-cutline"), help: "Keep a BSB chart's collar instead of cutting it away along the chart's outline.")
@@ -80,13 +80,13 @@ struct Tile: ParsableCommand {
     enum SchemeFlag: String, EnumerableFlag {
         case xyz, tms
         static func help(for value: SchemeFlag) -> ArgumentHelp? {
-            value == .xyz ? "XYZ rows, from the top (default)." : "TMS rows, from the bottom."
+            value == .xyz ? "XYZ rows, from the top (MapKit, OpenStreetMap, Leaflet)." : "TMS rows, from the bottom."
         }
     }
 
     func validate() throws {
         guard tileSize == 256 || tileSize == 512 else { throw ValidationError("--tile-size must be 256 or 512") }
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         _ = try zoomRange()
         _ = try bandList()
         _ = try points()
@@ -137,7 +137,7 @@ struct Tile: ParsableCommand {
                 for note in source.notes { reporter.report(Diagnostic(.warning, note, at: SourceLocation(file: input))) }
             }
             let tiler = try Tiler(source: source, options: TilingOptions(
-                zooms: try zoomRange(), tileSize: tileSize, format: tileFormat, resampling: resampling, jobs: jobs))
+                zooms: try zoomRange(), tileSize: tileSize, format: tileFormat, resampling: resampling, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount))
             let sink: TileSink = isMBTiles
                 ? try MBTilesSink(path: output, format: tileFormat, resume: resume, signature: tiler.signature)
                 : try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: resume, signature: tiler.signature)

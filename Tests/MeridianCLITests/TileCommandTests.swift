@@ -121,6 +121,45 @@ func pngCount(_ folder: URL) -> Int {
         }
     }
 
+    /// The same for an MBTiles file: each block is one transaction, so a killed run keeps whole blocks.
+    @Test func mbtilesResumeAfterKillNineEqualsACleanRun() throws {
+        try withTemporaryFolder { folder in
+            let arguments = ["--zoom", "14-17", "--jobs", "1", "--no-cutline", "-q"]
+            let clean = folder.appendingPathComponent("clean.mbtiles"), resumed = folder.appendingPathComponent("resumed.mbtiles")
+            #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
+            let partial = folder.appendingPathComponent(".resumed.mbtiles.meridian-partial")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", chart, resumed.path] + arguments
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait for the first committed block (the partial file grows past its empty tables).
+            let deadline = Date().addingTimeInterval(60)
+            while ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) < 40_000
+                    && process.isRunning && Date() < deadline { usleep(2_000) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+            #expect(!FileManager.default.fileExists(atPath: resumed.path))
+
+            #expect(try meridian(["tile", chart, resumed.path, "--resume"] + arguments).status == 0)
+            let a = try MBTilesReader(path: clean.path), b = try MBTilesReader(path: resumed.path)
+            #expect(a.tiles == b.tiles && a.metadata == b.metadata)
+            #expect(contents(of: folder) == ["clean.mbtiles", "resumed.mbtiles"])
+        }
+    }
+
+    @Test func resumeRefusesOtherSettings() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            try Data("settings zoom=14-15 size=256 format=png resampling=average bands=1,2,3\n".utf8)
+                .write(to: out.appendingPathComponent(".meridian-tiling"))
+            let run = try meridian(["tile", chart, out.path, "--resume", "--zoom", "14-16", "-q"])
+            #expect(run.status == 64 && run.stderr.contains("other settings"))
+        }
+    }
+
     /// --viewer: index.html with Leaflet beside it, no network; headless Chromium shows the chart.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium"))
     func viewerShowsTheChartOffline() throws {

@@ -19,15 +19,27 @@ extension TileRenderer {
     /// transformer fails somewhere in the tile (the caller then uses GDAL's warper).
     func sampledRender(_ tile: MapTile, samples fixedSamples: Int?) throws -> TileImage? {
         let size = pyramid.tileSize
-        let step = Self.gridStep
-        let n = size / step + 1
-        // Source positions of the grid points (tile pixel corners every `step` pixels).
-        var xs = [Double](repeating: 0, count: n * n), ys = xs, zs = xs
-        var ok = [Int32](repeating: 0, count: n * n)
-        for j in 0..<n { for i in 0..<n { xs[j * n + i] = Double(i * step); ys[j * n + i] = Double(j * step) } }
-        GDALGenImgProjTransform(transformer, 1, Int32(n * n), &xs, &ys, &zs, &ok)
-        guard !ok.contains(0), !xs.contains(where: { !$0.isFinite }), !ys.contains(where: { !$0.isFinite }) else {
-            throw SampledWarp.Unsupported()
+        // Exact positions every 16 pixels, interpolated between; where that is off by more than
+        // a quarter of a source pixel at the cells' centres (low zooms, thin-plate splines), every
+        // 4 pixels, else every pixel.
+        var step = 0, n = 0
+        var xs: [Double] = [], ys: [Double] = []
+        for candidate in [Self.gridStep, 4, 1] {
+            step = candidate
+            n = size / step + 1
+            guard let grid = sourcePositions(n: n, step: Double(step), offset: 0) else { throw SampledWarp.Unsupported() }
+            (xs, ys) = grid
+            if step == 1 { break }
+            guard let centres = sourcePositions(n: n - 1, step: Double(step), offset: Double(step) / 2) else { throw SampledWarp.Unsupported() }
+            var worst = 0.0
+            for j in 0..<(n - 1) {
+                for i in 0..<(n - 1) {
+                    let a = j * n + i
+                    let ix = (xs[a] + xs[a + 1] + xs[a + n] + xs[a + n + 1]) / 4, iy = (ys[a] + ys[a + 1] + ys[a + n] + ys[a + n + 1]) / 4
+                    worst = max(worst, abs(ix - centres.0[j * (n - 1) + i]), abs(iy - centres.1[j * (n - 1) + i]))
+                }
+            }
+            if worst <= 0.25 { break }
         }
         let width = source.sourceWidth, height = source.sourceHeight
         let minX = max(0, Int(xs.min()!.rounded(.down)) - 1), maxX = min(width, Int(xs.max()!.rounded(.up)) + 1)
@@ -117,6 +129,17 @@ extension TileRenderer {
         }
         let image = TileImage(size: size, colorChannels: colorChannels, pixels: out)
         return image.isEmpty ? nil : image
+    }
+
+    /// Source positions of an n × n grid of tile pixel coordinates (offset + i · step); nil when
+    /// the transformer fails at any of them.
+    private func sourcePositions(n: Int, step: Double, offset: Double) -> ([Double], [Double])? {
+        var xs = [Double](repeating: 0, count: n * n), ys = xs, zs = xs
+        var ok = [Int32](repeating: 0, count: n * n)
+        for j in 0..<n { for i in 0..<n { xs[j * n + i] = offset + Double(i) * step; ys[j * n + i] = offset + Double(j) * step } }
+        GDALGenImgProjTransform(transformer, 1, Int32(n * n), &xs, &ys, &zs, &ok)
+        guard !ok.contains(0), xs.allSatisfy(\.isFinite), ys.allSatisfy(\.isFinite) else { return nil }
+        return (xs, ys)
     }
 
     /// The window's pixels as 4 bytes each: R, G, B (or gray in the first), alpha.

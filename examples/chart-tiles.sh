@@ -10,6 +10,8 @@ swift build -c release --product meridian --product meridian-gdal >&2
 meridian=.build/release/meridian
 chart="${1:-Tests/Fixtures/raster/19347_2.KAP}"
 out="${2:-$(mktemp -d)}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
 
 echo "== the chart, as GDAL sees it"
 gdalinfo "$chart" | grep -E "^Driver|^Size|GCP Projection|Color Table" || true
@@ -18,7 +20,7 @@ echo
 echo "== meridian tile: palette expanded, collar cut along the chart's outline, zoom range from its resolution"
 "$meridian" tile "$chart" "$out/chart" --viewer
 ls "$out/chart"
-echo "URL template for MKTileOverlay: file://$PWD/$out/chart/{z}/{x}/{y}.png (or serve the folder over HTTP)"
+echo "URL template for MKTileOverlay: file://$out/chart/{z}/{x}/{y}.png (or serve the folder over HTTP)"
 echo "open $out/chart/index.html in a browser: it works offline"
 
 echo

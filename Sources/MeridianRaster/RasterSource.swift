@@ -104,8 +104,7 @@ public struct RasterSource: Sendable {
         _ = GDAL.setUp
         self.path = path
         guard access(path, R_OK) == 0 else {
-            throw MeridianError(errno == ENOENT ? .inputUnavailable : .inputUnavailable,
-                                "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+            throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
         var notes: [String] = []
         var translate: [String] = []
@@ -132,7 +131,6 @@ public struct RasterSource: Sendable {
         let first = GDALGetRasterBand(dataset, 1)
         var colorBands: [Int]
         var alphaBand: Int? = nil
-        var preparedBandCount = bandCount
         var paletteNoData: [Double]?
         var palette: [UInt8]? = nil
         var paletteNoDataIndex: Int? = nil
@@ -156,7 +154,6 @@ public struct RasterSource: Sendable {
             translate += ["-expand", "rgba"]
             colorBands = [1, 2, 3]
             alphaBand = 4
-            preparedBandCount = 4
         } else {
             for index in 1...bandCount where GDALGetRasterColorInterpretation(GDALGetRasterBand(dataset, Int32(index))) == GCI_AlphaBand {
                 alphaBand = index
@@ -200,7 +197,6 @@ public struct RasterSource: Sendable {
         self.paletteNoData = paletteNoDataIndex
         self.colorBands = colorBands
         self.alphaBand = alphaBand
-        _ = preparedBandCount
 
         // Nodata: the user's value, else the first colour band's own.
         if let paletteNoData {

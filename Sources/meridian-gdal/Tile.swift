@@ -143,10 +143,17 @@ struct Tile: ParsableCommand {
                 : try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: resume, signature: tiler.signature)
             nonisolated(unsafe) let line = ProgressLine(quiet: quiet)  // drawn under `lock`
             let lock = NSLock()
-            let summary = try tiler.run(into: sink) { p in
-                lock.lock()
-                defer { lock.unlock() }
-                line.update(text: Self.progressText(p))
+            let summary: TilingSummary
+            do {
+                summary = try tiler.run(into: sink) { p in
+                    lock.lock()
+                    defer { lock.unlock() }
+                    line.update(text: Self.progressText(p))
+                }
+            } catch var error as MeridianError {
+                line.finish()
+                if error.hint == nil { error.hint = "the tiles written so far are kept: run again with --resume to finish" }
+                throw error
             }
             line.finish()
             if viewer {

@@ -45,7 +45,7 @@ public struct TilingSummary: Sendable {
 /// Cuts a raster into a Web Mercator tile pyramid.
 ///
 /// The work is split into blocks: every tile under one tile of zoom `max − 3` (64 base tiles
-/// at most). Threads take blocks one at a time; a block's base tiles are warped straight from
+/// at most; coarser blocks for very large rasters, so that at most 1,024 wait in memory). Threads take blocks one at a time; a block's base tiles are warped straight from
 /// the source, and its lower zooms are built in memory from the four children (2×2 averages
 /// with alpha weights), so nothing is read back from disk. What is left above the block level
 /// is built at the end from the blocks' top tiles. Fully transparent tiles are not written.
@@ -70,7 +70,11 @@ public final class Tiler: @unchecked Sendable {
         var ranges: [Int: TileRange] = [:]
         for z in zooms { ranges[z] = pyramid.range(zoom: z, extent: source.extent) }
         self.ranges = ranges
-        blockZoom = max(zooms.lowerBound, zooms.upperBound - 3)
+        // Blocks of up to 8 × 8 base tiles; coarser when there would be more than 1,024 blocks,
+        // since each block's top tile waits in memory (256 KB) for the levels above.
+        var blockZoom = max(zooms.lowerBound, zooms.upperBound - 3)
+        while blockZoom > zooms.lowerBound && ranges[blockZoom]!.count > 1024 { blockZoom -= 1 }
+        self.blockZoom = blockZoom
     }
 
     /// Every tile a run may write (the ranges' total; empty tiles are skipped).

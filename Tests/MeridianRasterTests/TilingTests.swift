@@ -289,6 +289,13 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         }
     }
 
+    @Test func blocksStayFewEnoughToHoldInMemory() throws {
+        let world = try RasterSource(path: raster("world.rgb.tif"))
+        #expect(try Tiler(source: world, options: TilingOptions(zooms: 0...8)).blockZoom == 5)   // 32 × 32 blocks
+        #expect(try Tiler(source: world, options: TilingOptions(zooms: 0...9)).blockZoom == 5)   // not 64 × 64
+        #expect(try Tiler(source: world, options: TilingOptions(zooms: 2...3)).blockZoom == 2)
+    }
+
     @Test func tmsFolderCountsRowsFromTheBottom() throws {
         try withFolder { folder in
             try tile(raster("19347_2.KAP"), folder + "/tms", zooms: 14...14, scheme: .tms)

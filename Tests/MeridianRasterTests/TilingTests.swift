@@ -336,6 +336,25 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         }
     }
 
+    @Test func paletteNodataIndexBecomesTransparent() throws {
+        try withFolder { folder in
+            // lc.tif's background is class 0, black in its colour table.
+            func blackPixels(_ out: String) throws -> Int {
+                var count = 0
+                for name in tileSet(out) {
+                    let image = try DecodedImage(path: out + "/\(name).png")
+                    for i in stride(from: 0, to: image.rgba.count, by: 4)
+                    where image.rgba[i + 3] > 0 && image.rgba[i] == 0 && image.rgba[i + 1] == 0 && image.rgba[i + 2] == 0 { count += 1 }
+                }
+                return count
+            }
+            try tile(raster("lc.tif"), folder + "/plain")
+            try tile(raster("lc.tif"), folder + "/nodata", source: RasterSourceOptions(noData: 0))
+            #expect(try blackPixels(folder + "/plain") > 1000)
+            #expect(try blackPixels(folder + "/nodata") == 0)
+        }
+    }
+
     @Test func blocksStayFewEnoughToHoldInMemory() throws {
         let world = try RasterSource(path: raster("world.rgb.tif"))
         #expect(try Tiler(source: world, options: TilingOptions(zooms: 0...8)).blockZoom == 5)   // 32 × 32 blocks

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "meridian", targets: ["meridian"]),
+        .executable(name: "meridian-gdal", targets: ["meridian-gdal"]),
         .library(name: "MeridianGeometry", targets: ["MeridianGeometry"]),
         .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
         .library(name: "MeridianCoverage", targets: ["MeridianCoverage"]),
@@ -23,6 +24,11 @@ let package = Package(
             name: "CGDAL",
             pkgConfig: "gdal",
             providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .systemLibrary(
             name: "CExpat",
@@ -59,18 +65,40 @@ let package = Package(
         .target(name: "MeridianCoverage", dependencies: ["MeridianGeometry", "MeridianFormats"]),
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles).
-        .target(name: "MeridianRaster", dependencies: ["CGDAL"]),
+        // Tile stores write MBTiles through SQLite's C API.
+        .target(name: "MeridianRaster", dependencies: ["CGDAL", "CSQLite", "MeridianGeometry", "MeridianFormats"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
-        // The command-line tool: thin, one file per subcommand.
+        // What both executables share: error reporting with exit codes, progress lines.
+        .target(
+            name: "MeridianCommandLine",
+            dependencies: ["MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        // The command-line tool: thin, one file per subcommand. It never links GDAL: GDAL-backed
+        // subcommands (tile) are forwarded to `meridian-gdal`, git-style.
         .executableTarget(
             name: "meridian",
             dependencies: [
                 "MeridianGeometry",
                 "MeridianFormats",
                 "MeridianCoverage",
+                "MeridianCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // The GDAL-backed subcommands (tile), in their own process so libgdal's start-up cost
+        // (about 90 ms and 35 MB) never touches the other subcommands.
+        .executableTarget(
+            name: "meridian-gdal",
+            dependencies: [
+                "MeridianRaster",
+                "MeridianFormats",
+                "MeridianGeometry",
+                "MeridianCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -80,7 +108,7 @@ let package = Package(
 
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
-        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster"]),
+        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianGeometry", "MeridianFormats"]),
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
@@ -89,6 +117,6 @@ let package = Package(
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "MeridianRaster"]),
     ]
 )

@@ -17,6 +17,7 @@ struct Meridian: ParsableCommand {
             66 input missing or unreadable, 73 cannot create output, 74 I/O error.
             """,
         version: "meridian \(version) (expat \(LibraryVersions.expat))",
-        subcommands: [Convert.self, Info.self, Coverage.self, MapKit.self, SimplifyCommand.self, Clip.self, Geodesic.self, Circle.self, Render.self]
+        subcommands: [Convert.self, Info.self, Coverage.self, MapKit.self, SimplifyCommand.self, Clip.self, Geodesic.self, Circle.self,
+                      Render.self, Tile.self]
     )
 }

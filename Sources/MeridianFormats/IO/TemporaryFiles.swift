@@ -29,7 +29,7 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     /// mkstemp(3) on `template` (ending in XXXXXX): the open descriptor and the file's path, or
     /// nil with `errno` set.
-    static func create(_ template: String) -> (fd: Int32, path: String)? {
+    public static func create(_ template: String) -> (fd: Int32, path: String)? {
         var bytes = Array(template.utf8CString)
         let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return nil }
@@ -37,7 +37,7 @@ public final class TemporaryFiles: @unchecked Sendable {
     }
 
     /// A scratch file in `folder`, registered so a signal removes it.
-    static func scratch(_ name: String) throws -> (fd: Int32, path: String) {
+    public static func scratch(_ name: String) throws -> (fd: Int32, path: String) {
         guard let file = create("\(folder)/meridian-\(name)-XXXXXX") else {
             throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
@@ -45,7 +45,7 @@ public final class TemporaryFiles: @unchecked Sendable {
         return file
     }
 
-    func register(_ path: String) {
+    public func register(_ path: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         for i in 0..<Self.slots where Self.table[i] == nil {
@@ -54,7 +54,7 @@ public final class TemporaryFiles: @unchecked Sendable {
         }
     }
 
-    func unregister(_ path: String) {
+    public func unregister(_ path: String) {
         pthread_mutex_lock(&lock)
         defer { pthread_mutex_unlock(&lock) }
         for i in 0..<Self.slots {

@@ -8,19 +8,25 @@ import Darwin
 
 /// Prints diagnostics and errors on stderr in the `meridian: error: FILE:LINE:COLUMN: message`
 /// form, and turns errors into the exit codes of sysexits(3).
-struct Reporter {
-    var quiet = false
+public struct Reporter {
+    public var quiet = false
+    /// The name errors start with: `meridian: error: …`.
+    public var program = "meridian"
 
-    func report(_ diagnostic: Diagnostic) {
+    public init(quiet: Bool = false) {
+        self.quiet = quiet
+    }
+
+    public func report(_ diagnostic: Diagnostic) {
         if quiet && diagnostic.severity < .error { return }
-        var line = "meridian: \(diagnostic.severity.rawValue): "
+        var line = "\(program): \(diagnostic.severity.rawValue): "
         if let location = diagnostic.location { line += "\(location): " }
         line += diagnostic.message
         if let hint = diagnostic.hint { line += "\n  hint: \(hint)" }
         Self.printError(line)
     }
 
-    static func printError(_ text: String, newline: Bool = true) {
+    public static func printError(_ text: String, newline: Bool = true) {
         var text = newline ? text + "\n" : text
         // write(2) on the descriptor: unbuffered, so messages keep their order with the output.
         text.withUTF8 { bytes in
@@ -34,7 +40,7 @@ struct Reporter {
     }
 
     /// Runs a subcommand's work: a `MeridianError` is printed and becomes its exit code.
-    func run(_ body: () throws -> Void) throws {
+    public func run(_ body: () throws -> Void) throws {
         TemporaryFiles.removeOnSignals()
         do {
             try body()

@@ -7,20 +7,20 @@ import Darwin
 
 /// A one-line progress report on stderr, redrawn in place, for long runs on a terminal.
 /// Silent when stderr is not a terminal (pipelines, CI logs) or with --quiet.
-final class ProgressLine {
+public final class ProgressLine {
     private let enabled: Bool
     private let input: BufferedInput?
     private var lastDraw = 0.0
     private var drawn = false
     private let start = ProgressLine.now()
 
-    init(reporting: ReportingOptions, input: BufferedInput? = nil) {
-        enabled = !reporting.quiet && isatty(STDERR_FILENO) == 1
+    public init(quiet: Bool, input: BufferedInput? = nil) {
+        enabled = !quiet && isatty(STDERR_FILENO) == 1
         self.input = input
     }
 
     /// Redraws at most ten times a second.
-    func update(features: Int) {
+    public func update(features: Int) {
         guard enabled else { return }
         let now = Self.now()
         guard now - lastDraw >= 0.1 else { return }
@@ -39,12 +39,22 @@ final class ProgressLine {
         drawn = true
     }
 
+    /// Draws any one-line status (at most ten times a second; always when `force`).
+    public func update(text: String, force: Bool = false) {
+        guard enabled else { return }
+        let now = Self.now()
+        guard force || now - lastDraw >= 0.1 else { return }
+        lastDraw = now
+        Reporter.printError("\r\u{1B}[K" + text, newline: false)
+        drawn = true
+    }
+
     /// Clears the line, so what follows starts clean.
-    func finish() {
+    public func finish() {
         if drawn { Reporter.printError("\r\u{1B}[K", newline: false) }
     }
 
-    private static func now() -> Double {
+    public static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9

@@ -1,0 +1,2 @@
+// SQLite's C API, for MBTiles tile stores.
+#include <sqlite3.h>

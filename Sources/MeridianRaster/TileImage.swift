@@ -1,0 +1,78 @@
+/// A square tile's pixels: gray or RGB plus alpha, interleaved (G,A or R,G,B,A), 8 bits each.
+public struct TileImage: Sendable, Equatable {
+    public let size: Int
+    /// 1 (gray) or 3 (RGB) colour channels; each pixel has these plus alpha.
+    public let colorChannels: Int
+    public var pixels: [UInt8]
+
+    public var channels: Int { colorChannels + 1 }
+
+    public init(size: Int, colorChannels: Int, pixels: [UInt8]) {
+        precondition(pixels.count == size * size * (colorChannels + 1))
+        self.size = size
+        self.colorChannels = colorChannels
+        self.pixels = pixels
+    }
+
+    /// Whether every pixel is fully transparent (such tiles are not written).
+    public var isEmpty: Bool {
+        pixels.withUnsafeBufferPointer { p in
+            var i = colorChannels
+            while i < p.count {
+                if p[i] != 0 { return false }
+                i += channels
+            }
+            return true
+        }
+    }
+
+    /// Whether every pixel is fully opaque (such tiles are written without alpha).
+    public var isOpaque: Bool {
+        pixels.withUnsafeBufferPointer { p in
+            var i = colorChannels
+            while i < p.count {
+                if p[i] != 255 { return false }
+                i += channels
+            }
+            return true
+        }
+    }
+
+    /// The parent tile made of four children (top left, top right, bottom left, bottom right;
+    /// nil for a missing, transparent child), each 2×2 block averaged with alpha weights, so
+    /// transparent pixels do not darken the edges.
+    public static func downsample(_ children: [TileImage?], size: Int, colorChannels: Int) -> TileImage {
+        let channels = colorChannels + 1
+        var out = [UInt8](repeating: 0, count: size * size * channels)
+        let half = size / 2
+        for (quadrant, child) in children.enumerated() {
+            guard let child else { continue }
+            let ox = (quadrant % 2) * half, oy = (quadrant / 2) * half
+            child.pixels.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    let rowStride = size * channels
+                    for y in 0..<half {
+                        let r0 = 2 * y * rowStride, r1 = r0 + rowStride
+                        var o = ((oy + y) * size + ox) * channels
+                        for x in 0..<half {
+                            let p00 = r0 + 2 * x * channels, p01 = p00 + channels
+                            let p10 = r1 + 2 * x * channels, p11 = p10 + channels
+                            let a0 = Int(src[p00 + colorChannels]), a1 = Int(src[p01 + colorChannels])
+                            let a2 = Int(src[p10 + colorChannels]), a3 = Int(src[p11 + colorChannels])
+                            let alphaSum = a0 + a1 + a2 + a3
+                            if alphaSum > 0 {
+                                for c in 0..<colorChannels {
+                                    let sum = Int(src[p00 + c]) * a0 + Int(src[p01 + c]) * a1 + Int(src[p10 + c]) * a2 + Int(src[p11 + c]) * a3
+                                    dst[o + c] = UInt8((sum + alphaSum / 2) / alphaSum)
+                                }
+                                dst[o + colorChannels] = UInt8((alphaSum + 2) / 4)
+                            }
+                            o += channels
+                        }
+                    }
+                }
+            }
+        }
+        return TileImage(size: size, colorChannels: colorChannels, pixels: out)
+    }
+}

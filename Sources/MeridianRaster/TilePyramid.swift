@@ -1,0 +1,146 @@
+import Foundation
+import MeridianGeometry
+
+/// Web Mercator (EPSG:3857) tile math for a pyramid of square tiles, counted XYZ-style (rows from
+/// the top, as `MapTile` counts them). The zoom range and each level's tile range are chosen as
+/// gdal2tiles chooses them, so the same raster gives the same set of tiles.
+public struct TilePyramid: Sendable, Equatable {
+    /// Half the Web Mercator world's width, in metres (π · 6378137).
+    public static let originShift = Double.pi * 6_378_137
+
+    public var tileSize: Int
+
+    public init(tileSize: Int = 256) {
+        self.tileSize = tileSize
+    }
+
+    /// Metres per pixel at a zoom level (at the equator).
+    public func resolution(zoom: Int) -> Double {
+        2 * Self.originShift / Double(tileSize) / Double(1 << zoom)
+    }
+
+    /// The coarsest zoom level whose pixels are no larger than `pixelSize` metres, less one, as
+    /// gdal2tiles' ZoomForPixelSize: the level "closest possible up on the resolution".
+    public func zoom(forPixelSize pixelSize: Double) -> Int {
+        for level in 0..<32 where pixelSize > resolution(zoom: level) {
+            return max(0, level - 1)
+        }
+        return 31
+    }
+
+    /// A tile's bounds in EPSG:3857 metres: (minX, minY, maxX, maxY).
+    public func bounds(_ tile: MapTile) -> (minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        let size = 2 * Self.originShift / Double(1 << tile.zoom)
+        let minX = Double(tile.x) * size - Self.originShift
+        let maxY = Self.originShift - Double(tile.y) * size
+        return (minX, maxY - size, minX + size, maxY)
+    }
+
+    /// The geotransform of a tile's pixels in EPSG:3857 (GDAL's six coefficients).
+    public func geoTransform(_ tile: MapTile) -> [Double] {
+        let b = bounds(tile)
+        let pixel = (b.maxX - b.minX) / Double(tileSize)
+        return [b.minX, pixel, 0, b.maxY, 0, -pixel]
+    }
+
+    /// The tiles at `zoom` that an EPSG:3857 extent touches, with gdal2tiles' rule (a pixel
+    /// column ceil(p/size) − 1, so an edge on a tile boundary does not reach into the next tile).
+    public func range(zoom: Int, extent: MercatorExtent) -> TileRange {
+        let res = resolution(zoom: zoom)
+        func column(_ metres: Double) -> Int {
+            Int((((metres + Self.originShift) / res) / Double(tileSize)).rounded(.up)) - 1
+        }
+        let last = (1 << zoom) - 1
+        let minX = max(0, column(extent.minX)), maxX = min(last, column(extent.maxX))
+        // TMS rows from the south, then turned into XYZ rows.
+        let minTMS = max(0, column(extent.minY)), maxTMS = min(last, column(extent.maxY))
+        return TileRange(zoom: zoom, minX: minX, minY: last - maxTMS, maxX: maxX, maxY: last - minTMS)
+    }
+
+    /// gdal2tiles' default zoom range for a raster warped to EPSG:3857 with `pixelSize` metres
+    /// per pixel and `width` × `height` pixels: the maximum zoom from the pixel size, the
+    /// minimum where the whole raster fits in one tile.
+    public func defaultZooms(pixelSize: Double, width: Int, height: Int) -> ClosedRange<Int> {
+        let minZoom = zoom(forPixelSize: pixelSize * Double(max(width, height)) / Double(tileSize))
+        let maxZoom = max(minZoom, zoom(forPixelSize: pixelSize))
+        return min(minZoom, maxZoom)...maxZoom
+    }
+}
+
+/// An extent in EPSG:3857 metres.
+public struct MercatorExtent: Sendable, Equatable {
+    public var minX, minY, maxX, maxY: Double
+    public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
+        self.minX = minX
+        self.minY = minY
+        self.maxX = maxX
+        self.maxY = maxY
+    }
+
+    /// The extent in degrees (west, south, east, north).
+    public var boundingBox: BoundingBox {
+        func lon(_ x: Double) -> Double { x / TilePyramid.originShift * 180 }
+        func lat(_ y: Double) -> Double { 180 / .pi * (2 * atan(exp(y / TilePyramid.originShift * .pi)) - .pi / 2) }
+        return BoundingBox(west: max(-180, lon(minX)), south: max(-MapWorld.maximumLatitude, lat(minY)),
+                           east: min(180, lon(maxX)), north: min(MapWorld.maximumLatitude, lat(maxY)))
+    }
+}
+
+/// A rectangle of tiles at one zoom level, XYZ rows, inclusive bounds.
+public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible {
+    public var zoom: Int
+    public var minX, minY, maxX, maxY: Int
+
+    public init(zoom: Int, minX: Int, minY: Int, maxX: Int, maxY: Int) {
+        self.zoom = zoom
+        self.minX = minX
+        self.minY = minY
+        self.maxX = maxX
+        self.maxY = maxY
+    }
+
+    public var isEmpty: Bool { minX > maxX || minY > maxY }
+    public var count: Int { isEmpty ? 0 : (maxX - minX + 1) * (maxY - minY + 1) }
+
+    public func contains(_ tile: MapTile) -> Bool {
+        tile.zoom == zoom && (minX...maxX).contains(tile.x) && (minY...maxY).contains(tile.y)
+    }
+
+    /// The part of this range under `tile` (a tile at a coarser or equal zoom).
+    public func under(_ tile: MapTile) -> TileRange {
+        let shift = zoom - tile.zoom
+        let x0 = tile.x << shift, y0 = tile.y << shift, span = (1 << shift) - 1
+        return TileRange(zoom: zoom, minX: Swift.max(minX, x0), minY: Swift.max(minY, y0), maxX: Swift.min(maxX, x0 + span), maxY: Swift.min(maxY, y0 + span))
+    }
+
+    /// Row by row, west to east.
+    public func makeIterator() -> AnyIterator<MapTile> {
+        var x = minX, y = minY
+        return AnyIterator {
+            guard !isEmpty, y <= maxY else { return nil }
+            let tile = MapTile(zoom: zoom, x: x, y: y)
+            x += 1
+            if x > maxX { x = minX; y += 1 }
+            return tile
+        }
+    }
+
+    public var description: String { "\(zoom)/\(minX)-\(maxX)/\(minY)-\(maxY)" }
+}
+
+extension MapTile {
+    /// The tile one level up that holds this one.
+    public var parent: MapTile { MapTile(zoom: zoom - 1, x: x >> 1, y: y >> 1) }
+
+    /// The tile at `level` (coarser) that holds this one.
+    public func ancestor(atZoom level: Int) -> MapTile {
+        let shift = zoom - level
+        return MapTile(zoom: level, x: x >> shift, y: y >> shift)
+    }
+
+    /// The four tiles one level down, in the order: top left, top right, bottom left, bottom right.
+    public var children: [MapTile] {
+        [MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y),
+         MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y + 1), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y + 1)]
+    }
+}

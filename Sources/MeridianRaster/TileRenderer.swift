@@ -1,0 +1,291 @@
+import CGDAL
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// Resampling for base tiles (GDAL's warp kernels).
+public enum Resampling: String, Sendable, CaseIterable {
+    case near, bilinear, cubic, lanczos, average
+
+    var gdal: GDALResampleAlg {
+        switch self {
+        case .near: GRA_NearestNeighbour
+        case .bilinear: GRA_Bilinear
+        case .cubic: GRA_Cubic
+        case .lanczos: GRA_Lanczos
+        case .average: GRA_Average
+        }
+    }
+}
+
+/// One thread's tools for base tiles: its own dataset handle, transformer (source to EPSG:3857,
+/// approximated to an eighth of a pixel, as gdalwarp does) and tile-sized MEM dataset. Each
+/// tile is warped straight from the source into that buffer: one read of the source window,
+/// one resampling, nothing outside the data (the destination alpha band starts at 0).
+final class TileRenderer {
+    let source: RasterSource
+    let pyramid: TilePyramid
+    let resampling: Resampling
+    let file: GDALDatasetH
+    let prepared: GDALDatasetH
+    let transformer: UnsafeMutableRawPointer
+    private let approximate: UnsafeMutableRawPointer
+    private let destination: GDALDatasetH
+    private var buffer: [UInt8]
+
+    var colorChannels: Int { source.colorBands.count }
+    /// Use GDAL's warper for every kernel (MERIDIAN_GDAL_WARP=1; for comparisons).
+    let gdalWarpOnly = getenv("MERIDIAN_GDAL_WARP") != nil
+
+    init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling) throws {
+        self.source = source
+        self.pyramid = pyramid
+        self.resampling = resampling
+        let (file, prepared) = try source.open()
+        self.file = file
+        self.prepared = prepared
+        guard let transformer = GDAL.withStringList(source.transformerOptions, { GDALCreateGenImgProjTransformer2(prepared, nil, $0) }) else {
+            if prepared != file { GDALClose(prepared) }
+            GDALClose(file)
+            throw MeridianError.raster(.badInput, "cannot transform the raster to Web Mercator", path: source.path)
+        }
+        self.transformer = transformer
+        approximate = GDALCreateApproxTransformer(GDALGenImgProjTransform, transformer, 0.125)
+        let size = Int32(pyramid.tileSize)
+        destination = GDALCreate(GDALGetDriverByName("MEM"), "", size, size, Int32(source.colorBands.count + 1), GDT_Byte, nil)
+        buffer = [UInt8](repeating: 0, count: pyramid.tileSize * pyramid.tileSize * (source.colorBands.count + 1))
+    }
+
+    deinit {
+        if let operation { GDALDestroyWarpOperation(operation) }
+        GDALClose(destination)
+        GDALDestroyApproxTransformer(approximate)
+        GDALDestroyGenImgProjTransformer(transformer)
+        if prepared != file { GDALClose(prepared) }
+        GDALClose(file)
+    }
+
+    /// Warps one base tile; nil when nothing of the raster falls in it.
+    /// The warp operation, made once per thread: only the destination geotransform (set in the
+    /// transformer) changes from tile to tile.
+    private lazy var operation: GDALWarpOperationH? = makeOperation()
+
+    private func makeOperation() -> GDALWarpOperationH? {
+        let options = GDALCreateWarpOptions()!
+        defer { GDALDestroyWarpOptions(options) }
+        let bands = source.colorBands
+        options.pointee.hSrcDS = prepared
+        options.pointee.hDstDS = destination
+        options.pointee.nBandCount = Int32(bands.count)
+        options.pointee.panSrcBands = CPLMalloc(MemoryLayout<Int32>.size * bands.count).assumingMemoryBound(to: Int32.self)
+        options.pointee.panDstBands = CPLMalloc(MemoryLayout<Int32>.size * bands.count).assumingMemoryBound(to: Int32.self)
+        for (i, band) in bands.enumerated() {
+            options.pointee.panSrcBands[i] = Int32(band)
+            options.pointee.panDstBands[i] = Int32(i + 1)
+        }
+        if let alpha = source.alphaBand { options.pointee.nSrcAlphaBand = Int32(alpha) }
+        options.pointee.nDstAlphaBand = Int32(bands.count + 1)
+        if let noData = source.noData {
+            options.pointee.padfSrcNoDataReal = CPLMalloc(MemoryLayout<Double>.size * bands.count).assumingMemoryBound(to: Double.self)
+            for i in 0..<bands.count { options.pointee.padfSrcNoDataReal[i] = noData[i] }
+        }
+        options.pointee.eResampleAlg = resampling.gdal
+        options.pointee.pfnTransformer = GDALApproxTransform
+        options.pointee.pTransformerArg = approximate
+        options.pointee.dfWarpMemoryLimit = 64 * 1024 * 1024
+        var warpOptions = ["INIT_DEST=0", "UNIFIED_SRC_NODATA=YES"]
+        if let cutline = source.cutline { warpOptions.append("CUTLINE=\(cutline)") }
+        options.pointee.papszWarpOptions = GDAL.stringList(warpOptions)
+        CPLErrorReset()
+        return GDALCreateWarpOperation(options)
+    }
+
+    /// Warps one base tile; nil when nothing of the raster falls in it.
+    func render(_ tile: MapTile) throws -> TileImage? {
+        var geoTransform = pyramid.geoTransform(tile)
+        GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
+        GDALSetGeoTransform(destination, &geoTransform)
+        if resampling == .average || resampling == .near, !gdalWarpOnly {
+            do {
+                let t0 = Profile.now()
+                defer { Profile.add("sampled", Profile.now() - t0) }
+                return try sampledRender(tile, samples: resampling == .near ? 1 : nil)
+            } catch is SampledWarp.Unsupported {
+                // The transformer fails in part of the tile (e.g. beyond the poles): GDAL's warper copes.
+            }
+        }
+        guard let operation else {
+            throw MeridianError.raster(.badInput, "cannot set up the warp", path: source.path)
+        }
+        let bands = source.colorBands
+        let size = Int32(pyramid.tileSize)
+        let t1 = Profile.now()
+        guard GDALChunkAndWarpImage(operation, 0, 0, size, size) == CE_None else {
+            throw MeridianError.raster(.io, "cannot warp tile \(tile)", path: source.path)
+        }
+        Profile.add("warp", Profile.now() - t1)
+        let channels = Int32(bands.count + 1)
+        let status = buffer.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(destination, GF_Read, 0, 0, size, size, raw.baseAddress, size, size, GDT_Byte,
+                                channels, nil, channels, channels * size, 1)
+        }
+        guard status == CE_None else { throw MeridianError.raster(.io, "cannot read tile \(tile) back", path: source.path) }
+        let image = TileImage(size: pyramid.tileSize, colorChannels: bands.count, pixels: buffer)
+        return image.isEmpty ? nil : image
+    }
+}
+
+/// Tile image formats, encoded through GDAL's PNG, JPEG and WEBP drivers in memory.
+public enum TileFormat: String, Sendable, CaseIterable {
+    case png, jpeg, webp
+
+    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/\(rawValue)" }
+    /// Whether a tile read back gives exactly the pixels written.
+    public var isLossless: Bool { self == .png }
+    var driver: String { self == .jpeg ? "JPEG" : rawValue.uppercased() }
+    var creationOptions: [String] {
+        switch self {
+        case .png: []
+        case .jpeg: ["QUALITY=85"]
+        case .webp: ["QUALITY=85"]
+        }
+    }
+}
+
+/// Encodes and decodes tiles through GDAL drivers and /vsimem/, one per thread.
+final class TileCodec {
+    let format: TileFormat
+    private let name: String
+    private let driver: GDALDriverH
+    private var scratch: [Int: GDALDatasetH] = [:]
+    private let size: Int
+
+    init(format: TileFormat, size: Int) {
+        _ = GDAL.setUp
+        self.format = format
+        self.size = size
+        name = "/vsimem/meridian-tile-\(UUID().uuidString).\(format.fileExtension)"
+        driver = GDALGetDriverByName(format.driver)
+    }
+
+    deinit {
+        for dataset in scratch.values { GDALClose(dataset) }
+    }
+
+    private func memDataset(bands: Int) -> GDALDatasetH {
+        if let dataset = scratch[bands] { return dataset }
+        let dataset = GDALCreate(GDALGetDriverByName("MEM"), "", Int32(size), Int32(size), Int32(bands), GDT_Byte, nil)!
+        scratch[bands] = dataset
+        return dataset
+    }
+
+    /// The encoded tile: without alpha when opaque (and always for JPEG).
+    func encode(_ image: TileImage) throws -> [UInt8] {
+        let keepAlpha = format != .jpeg && !image.isOpaque
+        let bands = keepAlpha ? image.channels : image.colorChannels
+        let dataset = memDataset(bands: bands)
+        let n = Int32(size), stride = Int32(image.channels)
+        var pixels = image.pixels
+        let status = pixels.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(dataset, GF_Write, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(bands), nil, stride, stride * n, 1)
+        }
+        guard status == CE_None else { throw MeridianError(.io, "cannot encode a tile: \(GDAL.lastError ?? "")") }
+        CPLErrorReset()
+        let copy = GDAL.withStringList(format.creationOptions) { GDALCreateCopy(driver, name, dataset, 0, $0, nil, nil) }
+        guard let copy else { throw MeridianError(.io, "cannot encode a tile as \(format.rawValue): \(GDAL.lastError ?? "")") }
+        GDALClose(copy)
+        var length: vsi_l_offset = 0
+        guard let bytes = VSIGetMemFileBuffer(name, &length, 1) else { throw MeridianError(.io, "cannot encode a tile") }
+        defer { VSIFree(bytes) }
+        VSIUnlink(name + ".aux.xml")
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    /// Reads an encoded tile back as `colorChannels` + alpha (opaque when the file has no alpha).
+    func decode(_ data: [UInt8], colorChannels: Int) throws -> TileImage {
+        let file = "/vsimem/meridian-read-\(UUID().uuidString)"
+        var data = data
+        return try data.withUnsafeMutableBufferPointer { bytes in
+            VSIFCloseL(VSIFileFromMemBuffer(file, bytes.baseAddress, vsi_l_offset(bytes.count), 0))
+            defer { VSIUnlink(file) }
+            guard let dataset = GDALOpen(file, GA_ReadOnly) else { throw MeridianError(.badInput, "cannot read a tile back: \(GDAL.lastError ?? "")") }
+            defer { GDALClose(dataset) }
+            let bands = Int(GDALGetRasterCount(dataset))
+            let channels = colorChannels + 1
+            var pixels = [UInt8](repeating: 255, count: size * size * channels)
+            let n = Int32(size)
+            let readBands = min(bands, channels)
+            var map = (1...readBands).map { Int32($0) }
+            let status = pixels.withUnsafeMutableBytes { raw in
+                GDALDatasetRasterIO(dataset, GF_Read, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(readBands), &map,
+                                    Int32(channels), Int32(channels) * n, 1)
+            }
+            guard status == CE_None else { throw MeridianError(.badInput, "cannot read a tile back") }
+            return TileImage(size: size, colorChannels: colorChannels, pixels: pixels)
+        }
+    }
+}
+
+/// An image file read through GDAL as RGBA (for checks and tests): gray becomes three equal
+/// channels, a missing alpha 255.
+public struct DecodedImage: Sendable {
+    public let width: Int
+    public let height: Int
+    /// Bands in the file (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
+    public let bandCount: Int
+    /// RGBA, row by row.
+    public let rgba: [UInt8]
+
+    public init(path: String) throws {
+        _ = GDAL.setUp
+        guard let dataset = GDALOpen(path, GA_ReadOnly) else {
+            throw MeridianError.raster(.badInput, "cannot read the image", path: path)
+        }
+        defer { GDALClose(dataset) }
+        let width = Int(GDALGetRasterXSize(dataset)), height = Int(GDALGetRasterYSize(dataset))
+        let bandCount = Int(GDALGetRasterCount(dataset))
+        self.width = width
+        self.height = height
+        self.bandCount = bandCount
+        let map: [Int32]
+        switch bandCount {
+        case 1: map = [1, 1, 1]
+        case 2: map = [1, 1, 1, 2]
+        case 3: map = [1, 2, 3]
+        default: map = [1, 2, 3, 4]
+        }
+        guard let pixels = Self.read(dataset, width: width, height: height, bands: map) else {
+            throw MeridianError.raster(.badInput, "cannot read the image", path: path)
+        }
+        rgba = pixels
+    }
+
+    private static func read(_ dataset: GDALDatasetH, width: Int, height: Int, bands: [Int32]) -> [UInt8]? {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        var map = bands
+        let status = pixels.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(dataset, GF_Read, 0, 0, Int32(width), Int32(height), raw.baseAddress, Int32(width), Int32(height),
+                                GDT_Byte, Int32(map.count), &map, 4, Int32(4 * width), 1)
+        }
+        return status == CE_None ? pixels : nil
+    }
+
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        let i = (y * width + x) * 4
+        return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])
+    }
+
+    /// Pixels with alpha above 0.
+    public var opaqueCount: Int { stride(from: 3, to: rgba.count, by: 4).reduce(0) { $0 + (rgba[$1] > 0 ? 1 : 0) } }
+}
+
+/// Wall time spent in stages, printed at exit when MERIDIAN_PROFILE is set (for tuning).
+enum Profile {
+    nonisolated(unsafe) static var totals: [String: Double] = [:]
+    static let lock = Lock()
+    static let enabled = getenv("MERIDIAN_PROFILE") != nil
+    static func now() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
+    static func add(_ key: String, _ seconds: Double) { if enabled { lock.locked { totals[key, default: 0] += seconds } } }
+    public static func report() { if enabled { for (k, v) in totals.sorted(by: { $0.key < $1.key }) { print("profile \(k): \(String(format: "%.2f", v)) s") } } }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// How tile rows are counted in a folder of tiles.
+public enum TileScheme: String, Sendable, CaseIterable {
+    /// Rows from the top (MapKit's MKTileOverlayPath, OpenStreetMap, Leaflet's default).
+    case xyz
+    /// Rows from the bottom (Tile Map Service).
+    case tms
+}
+
+/// What a tile set's metadata says (TileJSON, MBTiles metadata, tilemapresource.xml).
+public struct TileSetMetadata: Sendable {
+    public var name: String
+    public var format: TileFormat
+    public var bounds: BoundingBox
+    public var minZoom: Int
+    public var maxZoom: Int
+    public var tileSize: Int
+    public var description: String
+
+    /// The middle of the bounds, at the middle zoom level (TileJSON's and MBTiles' `center`).
+    public var center: (longitude: Double, latitude: Double, zoom: Int) {
+        ((bounds.west + bounds.east) / 2, (bounds.south + bounds.north) / 2, (minZoom + maxZoom + 1) / 2)
+    }
+}
+
+/// Where tiles go. Writes may come from several threads at once. A tile set is built block by
+/// block (a block: every tile under one tile of a middle zoom level); a sink remembers
+/// completed blocks, so `--resume` after an interruption redoes only what is missing.
+public protocol TileSink: AnyObject, Sendable {
+    /// Blocks a previous, interrupted run completed (empty without --resume).
+    var completedBlocks: Set<MapTile> { get }
+    /// An existing tile's bytes (for a resumed run), or nil.
+    func existingTile(_ tile: MapTile) throws -> [UInt8]?
+    /// Stores one encoded tile (atomically: a reader never sees part of it).
+    func write(_ tile: MapTile, data: [UInt8]) throws
+    /// Records that every tile of `block` is stored.
+    func markCompleted(block: MapTile) throws
+    /// Writes the metadata and makes the tile set whole.
+    func finish(metadata: TileSetMetadata) throws
+}
+
+/// A mutex for the sinks and the tiler.
+final class Lock: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body()
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent, file = (path as NSString).lastPathComponent
+    guard let (fd, temporary) = TemporaryFiles.create("\(folder.isEmpty ? "." : folder)/.\(file).meridian-XXXXXX") else {
+        throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+    }
+    TemporaryFiles.shared.register(temporary)
+    defer { TemporaryFiles.shared.unregister(temporary) }
+    let mask = umask(0)
+    umask(mask)
+    fchmod(fd, 0o666 & ~mask)
+    var offset = 0
+    let ok = bytes.withUnsafeBytes { raw -> Bool in
+        while offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+    let reason = String(cString: strerror(errno))
+    if close(fd) != 0 || !ok {
+        unlink(temporary)
+        throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))
+    }
+    if rename(temporary, path) != 0 {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        throw MeridianError(.cannotCreateOutput, "cannot move output into place: \(reason)", at: SourceLocation(file: path))
+    }
+}
+
+/// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
+/// `tilemapresource.xml`. Each tile is written to a temporary file and renamed into place.
+/// While a run is under way, `.meridian-tiling` in the folder lists the completed blocks.
+public final class FolderTileSink: TileSink, @unchecked Sendable {
+    public let path: String
+    public let scheme: TileScheme
+    public let format: TileFormat
+    public private(set) var completedBlocks: Set<MapTile> = []
+    private let lock = Lock()
+    private var folders: Set<String> = []
+    private let statePath: String
+    private let stateFD: Int32
+
+    /// `signature` names the run's settings; a resumed run must have the same.
+    public init(path: String, scheme: TileScheme, format: TileFormat, resume: Bool, signature: String) throws {
+        self.path = path
+        self.scheme = scheme
+        self.format = format
+        statePath = path + "/.meridian-tiling"
+        let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        if manager.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else {
+                throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path))
+            }
+            let entries = (try? manager.contentsOfDirectory(atPath: path)) ?? []
+            if !entries.isEmpty && !resume {
+                throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path),
+                                    hint: "--resume continues an interrupted run; otherwise remove the folder or choose another")
+            }
+        } else {
+            do {
+                try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
+            }
+        }
+        if resume, let text = try? String(contentsOfFile: statePath, encoding: .utf8) {
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            if let first = lines.first, first.hasPrefix("settings ") {
+                guard first == "settings \(signature)" else {
+                    throw MeridianError(.usage, "--resume: the folder was started with other settings (\(first.dropFirst(9)))",
+                                        at: SourceLocation(file: path), hint: "run with the same options, or remove the folder")
+                }
+                lines.removeFirst()
+            }
+            for line in lines where line.hasPrefix("block ") {
+                let parts = line.dropFirst(6).split(separator: "/").compactMap { Int($0) }
+                if parts.count == 3 { completedBlocks.insert(MapTile(zoom: parts[0], x: parts[1], y: parts[2])) }
+            }
+            Self.removeLeftovers(in: path)
+        }
+        let isNew = !manager.fileExists(atPath: statePath)
+        stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        guard stateFD >= 0 else {
+            throw MeridianError(.cannotCreateOutput, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        if isNew || !resume {
+            ftruncate(stateFD, 0)
+            try append("settings \(signature)\n")
+        }
+    }
+
+    deinit { close(stateFD) }
+
+    /// Temporary files a killed run left behind (`.y.png.meridian-XXXXXX`).
+    static func removeLeftovers(in path: String) {
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return }
+        for case let relative as String in walker {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix("."), name.contains(".meridian-"), name != ".meridian-tiling" {
+                unlink(path + "/" + relative)
+            }
+        }
+    }
+
+    private func append(_ line: String) throws {
+        var line = line
+        let n = line.withUTF8 { Glibc.write(stateFD, $0.baseAddress, $0.count) }
+        guard n == line.utf8.count else {
+            throw MeridianError(.io, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+    }
+
+    public func tilePath(_ tile: MapTile) -> String {
+        "\(path)/\(tile.zoom)/\(tile.x)/\(scheme == .xyz ? tile.y : tile.tmsY).\(format.fileExtension)"
+    }
+
+    public func existingTile(_ tile: MapTile) throws -> [UInt8]? {
+        FileManager.default.contents(atPath: tilePath(tile)).map { [UInt8]($0) }
+    }
+
+    public func write(_ tile: MapTile, data: [UInt8]) throws {
+        let folder = "\(path)/\(tile.zoom)/\(tile.x)"
+        let known = lock.locked { folders.contains(folder) }
+        if !known {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw MeridianError(.cannotCreateOutput, "cannot create a tile folder", at: SourceLocation(file: folder))
+            }
+            lock.locked { _ = folders.insert(folder) }
+        }
+        try writeAtomically(data, to: tilePath(tile))
+    }
+
+    public func markCompleted(block: MapTile) throws {
+        try lock.locked { try append("block \(block.zoom)/\(block.x)/\(block.y)\n") }
+    }
+
+    public func finish(metadata: TileSetMetadata) throws {
+        try writeAtomically(Array(tileJSON(metadata).utf8), to: path + "/metadata.json")
+        if scheme == .tms {
+            try writeAtomically(Array(tileMapResource(metadata).utf8), to: path + "/tilemapresource.xml")
+        }
+        unlink(statePath)
+    }
+
+    /// TileJSON 3.0.0.
+    func tileJSON(_ m: TileSetMetadata) -> String {
+        let b = m.bounds, c = m.center
+        return """
+            {
+              "tilejson": "3.0.0",
+              "name": \(jsonString(m.name)),
+              "description": \(jsonString(m.description)),
+              "version": "1.0.0",
+              "scheme": "\(scheme.rawValue)",
+              "tiles": ["{z}/{x}/{y}.\(format.fileExtension)"],
+              "minzoom": \(m.minZoom),
+              "maxzoom": \(m.maxZoom),
+              "bounds": [\(b.west), \(b.south), \(b.east), \(b.north)],
+              "center": [\(c.longitude), \(c.latitude), \(c.zoom)],
+              "format": "\(format.fileExtension)",
+              "tileSize": \(m.tileSize)
+            }
+
+            """
+    }
+
+    /// The TMS TileMap document gdal2tiles writes beside TMS tiles.
+    func tileMapResource(_ m: TileSetMetadata) -> String {
+        let pyramid = TilePyramid(tileSize: m.tileSize)
+        let lower = MapPoint(Position(longitude: m.bounds.west, latitude: m.bounds.south))
+        let upper = MapPoint(Position(longitude: m.bounds.east, latitude: m.bounds.north))
+        func metres(_ p: MapPoint) -> (Double, Double) {
+            (p.x / MapWorld.size * 2 * TilePyramid.originShift - TilePyramid.originShift,
+             TilePyramid.originShift - p.y / MapWorld.size * 2 * TilePyramid.originShift)
+        }
+        let (minX, minY) = metres(lower), (maxX, maxY) = metres(upper)
+        var sets = ""
+        for z in m.minZoom...m.maxZoom {
+            sets += "      <TileSet href=\"\(z)\" units-per-pixel=\"\(pyramid.resolution(zoom: z))\" order=\"\(z)\"/>\n"
+        }
+        return """
+            <?xml version="1.0" encoding="utf-8"?>
+            <TileMap version="1.0.0" tilemapservice="http://tms.osgeo.org/1.0.0">
+              <Title>\(xmlEscaped(m.name))</Title>
+              <Abstract>\(xmlEscaped(m.description))</Abstract>
+              <SRS>EPSG:3857</SRS>
+              <BoundingBox minx="\(minX)" miny="\(minY)" maxx="\(maxX)" maxy="\(maxY)"/>
+              <Origin x="\(-TilePyramid.originShift)" y="\(-TilePyramid.originShift)"/>
+              <TileFormat width="\(m.tileSize)" height="\(m.tileSize)" mime-type="\(m.format.mimeType)" extension="\(m.format.fileExtension)"/>
+              <TileSets profile="mercator">
+            \(sets)  </TileSets>
+            </TileMap>
+
+            """
+    }
+}
+
+func jsonString(_ s: String) -> String {
+    var out = "\""
+    for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+func xmlEscaped(_ s: String) -> String {
+    s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        .replacingOccurrences(of: "\"", with: "&quot;")
+}

@@ -1,0 +1,63 @@
+import Foundation
+import MeridianFormats
+
+/// An `index.html` beside the tiles that shows them on a Leaflet map, offline: Leaflet is
+/// copied next to it from Debian's libjs-leaflet (no CDN, no base map).
+public enum TileViewer {
+    /// Where Debian's libjs-leaflet puts Leaflet.
+    public static let leafletFolder = "/usr/share/javascript/leaflet"
+
+    public static func write(folder: String, metadata m: TileSetMetadata, scheme: TileScheme, leaflet: String = leafletFolder) throws {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: leaflet + "/leaflet.js") else {
+            throw MeridianError(.cannotCreateOutput, "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)",
+                                at: SourceLocation(file: folder), hint: "Scripts/bootstrap installs it")
+        }
+        let target = folder + "/leaflet"
+        try? manager.removeItem(atPath: target)
+        do {
+            try manager.createDirectory(atPath: target + "/images", withIntermediateDirectories: true)
+            for file in ["leaflet.js", "leaflet.css"] {
+                try manager.copyItem(atPath: leaflet + "/" + file, toPath: target + "/" + file)
+            }
+            for image in (try? manager.contentsOfDirectory(atPath: leaflet + "/images")) ?? [] {
+                try manager.copyItem(atPath: leaflet + "/images/" + image, toPath: target + "/images/" + image)
+            }
+        } catch {
+            throw MeridianError(.cannotCreateOutput, "cannot copy Leaflet: \(error.localizedDescription)", at: SourceLocation(file: target))
+        }
+        try writeAtomically(Array(html(m, scheme: scheme).utf8), to: folder + "/index.html")
+    }
+
+    static func html(_ m: TileSetMetadata, scheme: TileScheme) -> String {
+        let b = m.bounds
+        return """
+            <!DOCTYPE html>
+            <html>
+            <head>
+              <meta charset="utf-8">
+              <title>\(xmlEscaped(m.name))</title>
+              <meta name="viewport" content="width=device-width, initial-scale=1">
+              <link rel="stylesheet" href="leaflet/leaflet.css">
+              <script src="leaflet/leaflet.js"></script>
+              <style>html, body, #map { height: 100%; margin: 0; background: #dde4ea; }</style>
+            </head>
+            <body>
+              <div id="map"></div>
+              <script>
+                // Tiles made by Meridian (\(scheme.rawValue.uppercased()) rows); works offline from file://.
+                var bounds = L.latLngBounds([\(b.south), \(b.west)], [\(b.north), \(b.east)]);
+                var map = L.map('map', { minZoom: 0, maxZoom: \(m.maxZoom + 3) });
+                L.tileLayer('{z}/{x}/{y}.\(m.format.fileExtension)', {
+                  tms: \(scheme == .tms), tileSize: \(m.tileSize), zoomOffset: \(m.tileSize == 512 ? -1 : 0),
+                  minNativeZoom: \(m.minZoom), maxNativeZoom: \(m.maxZoom), minZoom: 0, maxZoom: \(m.maxZoom + 3),
+                  bounds: bounds, attribution: \(jsonString(m.description))
+                }).addTo(map);
+                map.fitBounds(bounds);
+              </script>
+            </body>
+            </html>
+
+            """
+    }
+}

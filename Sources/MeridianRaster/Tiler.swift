@@ -1,0 +1,230 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// How to cut a raster into tiles.
+public struct TilingOptions: Sendable {
+    /// Zoom levels; nil chooses them from the raster's resolution, as gdal2tiles does.
+    public var zooms: ClosedRange<Int>?
+    public var tileSize = 256
+    public var format: TileFormat = .png
+    /// For base tiles; lower zooms always average 2×2 blocks of the level below.
+    public var resampling: Resampling = .average
+    /// Threads warping base tiles, each with its own dataset.
+    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
+                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.zooms = zooms
+        self.tileSize = tileSize
+        self.format = format
+        self.resampling = resampling
+        self.jobs = jobs
+    }
+}
+
+/// Progress of a run: tiles done (written, skipped as empty, or kept from before) of at most `total`.
+public struct TilingProgress: Sendable {
+    public var done: Int
+    public var total: Int
+    public var written: Int
+    public var seconds: Double
+}
+
+/// What a run did.
+public struct TilingSummary: Sendable {
+    public var zooms: ClosedRange<Int>
+    /// Tiles written by this run, per zoom level.
+    public var written: [Int: Int]
+    /// Tiles kept from an interrupted run (--resume).
+    public var kept: Int
+    public var seconds: Double
+    public var tileCount: Int { written.values.reduce(0, +) }
+}
+
+/// Cuts a raster into a Web Mercator tile pyramid.
+///
+/// The work is split into blocks: every tile under one tile of zoom `max − 3` (64 base tiles
+/// at most; coarser blocks for very large rasters, so that at most 1,024 wait in memory). Threads take blocks one at a time; a block's base tiles are warped straight from
+/// the source, and its lower zooms are built in memory from the four children (2×2 averages
+/// with alpha weights), so nothing is read back from disk. What is left above the block level
+/// is built at the end from the blocks' top tiles. Fully transparent tiles are not written.
+public final class Tiler: @unchecked Sendable {
+    public let source: RasterSource
+    public let options: TilingOptions
+    public let pyramid: TilePyramid
+    public let zooms: ClosedRange<Int>
+    /// The tile range of each zoom level (gdal2tiles' ranges for the raster's extent).
+    public let ranges: [Int: TileRange]
+    /// The zoom level of blocks.
+    public let blockZoom: Int
+
+    public init(source: RasterSource, options: TilingOptions) throws {
+        self.source = source
+        self.options = options
+        pyramid = TilePyramid(tileSize: options.tileSize)
+        zooms = options.zooms ?? pyramid.defaultZooms(pixelSize: source.pixelSize, width: source.warpedWidth, height: source.warpedHeight)
+        guard zooms.lowerBound >= 0, zooms.upperBound <= 24 else {
+            throw MeridianError(.usage, "zoom levels must lie between 0 and 24")
+        }
+        var ranges: [Int: TileRange] = [:]
+        for z in zooms { ranges[z] = pyramid.range(zoom: z, extent: source.extent) }
+        self.ranges = ranges
+        // Blocks of up to 8 × 8 base tiles; coarser when there would be more than 1,024 blocks,
+        // since each block's top tile waits in memory (256 KB) for the levels above.
+        var blockZoom = max(zooms.lowerBound, zooms.upperBound - 3)
+        while blockZoom > zooms.lowerBound && ranges[blockZoom]!.count > 1024 { blockZoom -= 1 }
+        self.blockZoom = blockZoom
+    }
+
+    /// Every tile a run may write (the ranges' total; empty tiles are skipped).
+    public var tileBound: Int { ranges.values.reduce(0) { $0 + $1.count } }
+
+    public var metadata: TileSetMetadata {
+        TileSetMetadata(name: ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension,
+                        format: options.format, bounds: source.bounds, minZoom: zooms.lowerBound,
+                        maxZoom: zooms.upperBound, tileSize: options.tileSize,
+                        description: "\((source.path as NSString).lastPathComponent), tiled by Meridian")
+    }
+
+    /// What must match for `--resume` to continue a run.
+    public var signature: String {
+        "zoom=\(zooms.lowerBound)-\(zooms.upperBound) size=\(options.tileSize) format=\(options.format.rawValue) "
+            + "resampling=\(options.resampling.rawValue) bands=\(source.colorBands.map(String.init).joined(separator: ","))"
+    }
+
+    /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
+    public func run(into sink: TileSink, progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary {
+        let start = Date()
+        let state = RunState(total: tileBound)
+        let blocks = Array(ranges[blockZoom]!)
+        let completed = sink.completedBlocks
+        let jobs = max(1, min(options.jobs, blocks.count))
+        let group = DispatchGroup()
+        for _ in 0..<jobs {
+            group.enter()
+            let thread = Thread { [self] in
+                defer { group.leave() }
+                do {
+                    let renderer = try TileRenderer(source: source, pyramid: pyramid, resampling: options.resampling)
+                    let codec = TileCodec(format: options.format, size: options.tileSize)
+                    while let index = state.nextBlock(of: blocks.count) {
+                        let block = blocks[index]
+                        let image = try buildBlock(block, done: completed.contains(block), renderer: renderer, codec: codec,
+                                                   sink: sink, state: state, start: start, progress: progress)
+                        state.setTop(block, image)
+                    }
+                } catch {
+                    state.fail(error)
+                }
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+        group.wait()
+        if let error = state.error { throw error }
+
+        // Above the blocks: from their top tiles, in memory.
+        let codec = TileCodec(format: options.format, size: options.tileSize)
+        var level = state.tops
+        var z = blockZoom - 1
+        while z >= zooms.lowerBound {
+            var next: [MapTile: TileImage] = [:]
+            for tile in ranges[z]! {
+                let children = tile.children.map { level[$0] }
+                if children.contains(where: { $0 != nil }) {
+                    let image = TileImage.downsample(children, size: options.tileSize, colorChannels: source.colorBands.count)
+                    if !image.isEmpty {
+                        try sink.write(tile, data: codec.encode(image))
+                        state.wrote(tile)
+                        next[tile] = image
+                    }
+                }
+                state.advance(1)
+                progress(state.snapshot(since: start))
+            }
+            level = next
+            z -= 1
+        }
+        try sink.finish(metadata: metadata)
+        Profile.report()
+        return TilingSummary(zooms: zooms, written: state.writtenPerZoom, kept: state.kept, seconds: Date().timeIntervalSince(start))
+    }
+
+    /// A block's tiles, written, and its top tile's image (nil when transparent). A block an
+    /// interrupted run completed is read back from the sink (lossless formats) or recomputed
+    /// without writing (lossy ones, whose tiles do not read back to the same pixels).
+    private func buildBlock(_ block: MapTile, done: Bool, renderer: TileRenderer, codec: TileCodec, sink: TileSink,
+                            state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> TileImage? {
+        let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + ranges[$1]!.under(block).count }
+        if done && options.format.isLossless {
+            state.keep(count)
+            progress(state.snapshot(since: start))
+            return try sink.existingTile(block).map { try codec.decode($0, colorChannels: source.colorBands.count) }
+        }
+        func build(_ tile: MapTile) throws -> TileImage? {
+            guard ranges[tile.zoom]!.contains(tile) else { return nil }
+            let image: TileImage?
+            if tile.zoom == zooms.upperBound {
+                let t0 = Profile.now()
+                image = try renderer.render(tile)
+                Profile.add("render", Profile.now() - t0)
+            } else {
+                let children = try tile.children.map { try build($0) }
+                image = children.contains(where: { $0 != nil })
+                    ? TileImage.downsample(children, size: options.tileSize, colorChannels: source.colorBands.count) : nil
+            }
+            if let image, !image.isEmpty {
+                if !done {
+                    let t0 = Profile.now()
+                    let data = try codec.encode(image)
+                    let t1 = Profile.now()
+                    try sink.write(tile, data: data)
+                    Profile.add("encode", t1 - t0)
+                    Profile.add("write", Profile.now() - t1)
+                    state.wrote(tile)
+                }
+                state.advance(1)
+                progress(state.snapshot(since: start))
+                return image
+            }
+            state.advance(1)
+            progress(state.snapshot(since: start))
+            return nil
+        }
+        let top = try build(block)
+        if done { state.keep(0) } else { try sink.markCompleted(block: block) }
+        return top
+    }
+}
+
+/// What the worker threads share, behind one lock.
+final class RunState: @unchecked Sendable {
+    private let lock = Lock()
+    private var next = 0
+    private(set) var error: Error?
+    private(set) var tops: [MapTile: TileImage] = [:]
+    private var done = 0
+    private var written = 0
+    private(set) var writtenPerZoom: [Int: Int] = [:]
+    private(set) var kept = 0
+    let total: Int
+
+    init(total: Int) { self.total = total }
+
+    func nextBlock(of count: Int) -> Int? {
+        lock.locked {
+            guard error == nil, next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+    }
+    func fail(_ error: Error) { lock.locked { if self.error == nil { self.error = error } } }
+    func setTop(_ tile: MapTile, _ image: TileImage?) { lock.locked { if let image { tops[tile] = image } } }
+    func advance(_ n: Int) { lock.locked { done += n } }
+    func wrote(_ tile: MapTile) { lock.locked { written += 1; writtenPerZoom[tile.zoom, default: 0] += 1 } }
+    func keep(_ n: Int) { lock.locked { done += n; kept += n } }
+    func snapshot(since start: Date) -> TilingProgress {
+        lock.locked { TilingProgress(done: done, total: total, written: written, seconds: Date().timeIntervalSince(start)) }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import MeridianCommandLine
+import MeridianRaster
+
+/// The GDAL-backed subcommands of `meridian`, in their own executable so that libgdal's
+/// start-up cost never touches the others. `meridian tile …` runs `meridian-gdal tile …`.
+@main
+struct MeridianGDAL: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        // Help and usage read as the user typed them: `meridian tile …`.
+        commandName: "meridian",
+        abstract: "Meridian's GDAL-backed subcommands (run through `meridian`).",
+        discussion: """
+            Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
+            73 cannot create output, 74 I/O error.
+            """,
+        version: "meridian-gdal \(versionString) (GDAL \(GDALLibrary.version))",
+        subcommands: [Tile.self]
+    )
+
+    static let versionString = "0.1.0"
+}

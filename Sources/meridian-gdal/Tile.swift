@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import MeridianCommandLine
+import MeridianFormats
+import MeridianGeometry
+import MeridianRaster
+
+/// `meridian tile`: a raster into a Web Mercator tile pyramid.
+struct Tile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tile",
+        abstract: "Warp a raster (GeoTIFF, BSB/KAP chart, image with control points) into Web Mercator tiles.",
+        discussion: """
+            Writes a folder of z/x/y tiles (XYZ rows by default, TMS with --tms) with TileJSON \
+            metadata.json, or an MBTiles 1.3 file when OUTPUT ends in .mbtiles. Each base tile is \
+            warped straight from the source; lower zooms are built in memory from the level below. \
+            Tiles outside the data are transparent, and fully transparent tiles are not written; \
+            opaque tiles have no alpha channel.
+
+            Inputs: anything GDAL reads, in any CRS; paletted images (BSB/KAP charts) are expanded \
+            to RGBA and a chart's collar is cut away along its outline; images georeferenced by \
+            control points are warped by a polynomial or a thin-plate spline; a plain image takes \
+            --gcp PIXEL,LINE,LAT,LON three times or more; a KML GroundOverlay gives its image and \
+            LatLonBox.
+
+            The default zoom range follows the raster's resolution, as gdal2tiles chooses it. \
+            Tiles are written atomically; --resume continues an interrupted run (even after kill -9) \
+            and ends with exactly the tiles of a clean run.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The raster to tile (any GDAL raster, or a KML GroundOverlay).", valueName: "input"))
+    var input: String
+
+    @Argument(help: ArgumentHelp("The output folder, or an .mbtiles file.", valueName: "output"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution).", valueName: "min-max"))
+    var zoom: String?
+
+    @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
+    var scheme: SchemeFlag = .xyz
+
+    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' image format.", valueName: "format"))
+    var tileFormat: TileFormat = .png
+
+    @Option(name: .customLong("tile-size"), help: ArgumentHelp("Tile width and height in pixels: 256 or 512.", valueName: "pixels"))
+    var tileSize = 256
+
+    @Option(help: ArgumentHelp("Resampling of base tiles (average: the mean of 4 × 4 samples, as gdal2tiles; lower zooms always average the level below).", valueName: "method"))
+    var resampling: Resampling = .average
+
+    @Option(help: ArgumentHelp("Threads warping tiles (default: the number of cores).", valueName: "n"))
+    var jobs: Int?
+
+    @Flag(help: "Continue an interrupted run into the same output, keeping the tiles it wrote.")
+    var resume = false
+
+    @Flag(help: "Write index.html, a Leaflet map of the tiles that works offline (folder output).")
+    var viewer = false
+
+    @Option(help: ArgumentHelp("A pixel value meaning 'no data' (transparent), over the file's own.", valueName: "value"))
+    var nodata: Double?
+
+    @Option(help: ArgumentHelp("Bands to tile, 1-based: one (gray) or three (red,green,blue), e.g. 3,2,1.", valueName: "list"))
+    var bands: String?
+
+    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: "pixel,line,lat,lon"))
+    var controlPoints: [String] = []
+
+    @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial, or a thin-plate spline (tps).", valueName: "method"))
+    var controlPointMethod: ControlPointMethod = .polynomial
+
+    @Flag(name: .customLong("no-cutline"), help: "Keep a BSB chart's collar instead of cutting it away along the chart's outline.")
+    var noCutline = false
+
+    @Flag(name: .shortAndLong, help: "Print no progress and no notes (errors are still printed).")
+    var quiet = false
+
+    enum SchemeFlag: String, EnumerableFlag {
+        case xyz, tms
+        static func help(for value: SchemeFlag) -> ArgumentHelp? {
+            value == .xyz ? "XYZ rows, from the top (MapKit, OpenStreetMap, Leaflet)." : "TMS rows, from the bottom."
+        }
+    }
+
+    func validate() throws {
+        guard tileSize == 256 || tileSize == 512 else { throw ValidationError("--tile-size must be 256 or 512") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        _ = try zoomRange()
+        _ = try bandList()
+        _ = try points()
+        if viewer && isMBTiles { throw ValidationError("--viewer needs a folder output, not an MBTiles file") }
+        if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
+    }
+
+    var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
+
+    func zoomRange() throws -> ClosedRange<Int>? {
+        guard let zoom else { return nil }
+        let parts = zoom.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        switch parts.count {
+        case 1: if let z = parts[0], (0...24).contains(z) { return z...z }
+        case 2: if let a = parts[0], let b = parts[1], 0 <= a, a <= b, b <= 24 { return a...b }
+        default: break
+        }
+        throw ValidationError("--zoom takes MIN-MAX or one level, between 0 and 24 (e.g. 0-17), not '\(zoom)'")
+    }
+
+    func bandList() throws -> [Int]? {
+        guard let bands else { return nil }
+        let list = bands.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !list.isEmpty, list.allSatisfy({ ($0 ?? 0) >= 1 }), list.count == 1 || list.count == 3 else {
+            throw ValidationError("--bands takes one band or three, 1-based, e.g. 3,2,1, not '\(bands)'")
+        }
+        return list.map { $0! }
+    }
+
+    func points() throws -> [ControlPoint] {
+        let points = try controlPoints.map { text -> ControlPoint in
+            guard let point = ControlPoint(argument: text) else {
+                throw ValidationError("--gcp takes PIXEL,LINE,LAT,LON (e.g. 0,0,37.80,-122.52), not '\(text)'")
+            }
+            return point
+        }
+        if !points.isEmpty && points.count < 3 { throw ValidationError("give --gcp at least three times (got \(points.count))") }
+        return points
+    }
+
+    func run() throws {
+        var reporter = Reporter(quiet: quiet)
+        reporter.program = "meridian"
+        try reporter.run {
+            let source = try RasterSource(path: input, options: RasterSourceOptions(
+                bands: try bandList(), noData: nodata, controlPoints: try points(), controlPointMethod: controlPointMethod, cutCollar: !noCutline))
+            if !quiet {
+                for note in source.notes { reporter.report(Diagnostic(.warning, note, at: SourceLocation(file: input))) }
+            }
+            let tiler = try Tiler(source: source, options: TilingOptions(
+                zooms: try zoomRange(), tileSize: tileSize, format: tileFormat, resampling: resampling, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount))
+            let sink: TileSink = isMBTiles
+                ? try MBTilesSink(path: output, format: tileFormat, resume: resume, signature: tiler.signature)
+                : try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: resume, signature: tiler.signature)
+            nonisolated(unsafe) let line = ProgressLine(quiet: quiet)  // drawn under `lock`
+            let lock = NSLock()
+            let summary: TilingSummary
+            do {
+                summary = try tiler.run(into: sink) { p in
+                    lock.lock()
+                    defer { lock.unlock() }
+                    line.update(text: Self.progressText(p))
+                }
+            } catch var error as MeridianError {
+                line.finish()
+                if error.hint == nil { error.hint = "the tiles written so far are kept: run again with --resume to finish" }
+                throw error
+            }
+            line.finish()
+            if viewer {
+                try TileViewer.write(folder: output, metadata: tiler.metadata, scheme: scheme == .tms ? .tms : .xyz)
+            }
+            if !quiet {
+                let rate = summary.seconds > 0 ? Double(summary.tileCount) / summary.seconds : 0
+                var text = "\(output): \(summary.tileCount) tiles, zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound), "
+                    + String(format: "%.1f s (%.0f tiles/s)", summary.seconds, rate)
+                if resume { text += ", \(summary.kept) kept from the interrupted run" }
+                Reporter.printError(text)
+            }
+        }
+    }
+
+    /// `412/1546 tiles (27%), 96 tiles/s, ETA 0:12`
+    static func progressText(_ p: TilingProgress) -> String {
+        let rate = p.seconds > 0 ? Double(p.done) / p.seconds : 0
+        var text = "\(p.done)/\(p.total) tiles (\(p.total > 0 ? p.done * 100 / p.total : 100)%), \(Int(rate)) tiles/s"
+        if rate > 0 {
+            let left = Int(Double(p.total - p.done) / rate)
+            text += String(format: ", ETA %d:%02d", left / 60, left % 60)
+        }
+        return text
+    }
+}
+
+extension TileFormat: ExpressibleByArgument {}
+extension Resampling: ExpressibleByArgument {}
+extension ControlPointMethod: ExpressibleByArgument {}

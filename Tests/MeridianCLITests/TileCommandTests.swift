@@ -1,0 +1,203 @@
+import Foundation
+import MeridianRaster
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every file under a folder (relative path → bytes), hidden files included.
+func folderContents(_ folder: URL) -> [String: Data] {
+    var files: [String: Data] = [:]
+    guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return files }
+    for case let relative as String in walker {
+        var isFolder: ObjCBool = false
+        let path = folder.appendingPathComponent(relative).path
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
+            files[relative] = FileManager.default.contents(atPath: path)
+        }
+    }
+    return files
+}
+
+func pngCount(_ folder: URL) -> Int {
+    folderContents(folder).keys.filter { $0.hasSuffix(".png") && !($0 as NSString).lastPathComponent.hasPrefix(".") }.count
+}
+
+/// `meridian tile`, end to end through the forwarding `meridian` binary.
+@Suite struct TileCommandTests {
+    let chart = fixture("raster/19347_2.KAP")
+
+    @Test func helpIsForwardedAndListed() throws {
+        let top = try meridian(["--help"])
+        #expect(top.stdout.contains("tile"))
+        let help = try meridian(["tile", "--help"])
+        #expect(help.status == 0)
+        for option in ["--zoom", "--tms", "--tile-format", "--resampling", "--jobs", "--resume", "--viewer", "--nodata", "--bands", "--gcp"] {
+            #expect(help.stdout.contains(option), "\(option)")
+        }
+    }
+
+    @Test func missingHelperIsExplained() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = ["tile", chart, "/tmp/never"]
+        process.environment = ["MERIDIAN_GDAL": "/nonexistent/meridian-gdal", "PATH": "/usr/bin:/bin"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 69)
+    }
+
+    @Test func exitCodes() throws {
+        try withTemporaryFolder { folder in
+            #expect(try meridian(["tile", fixture("raster/missing.tif"), folder.appendingPathComponent("a").path]).status == 66)
+            let notRaster = try meridian(["tile", fixture("raster/USERAGREEMENT.TXT"), folder.appendingPathComponent("b").path])
+            #expect(notRaster.status == 65)
+            #expect(notRaster.stderr.contains("meridian: error: ") && notRaster.stderr.contains("USERAGREEMENT.TXT"))
+            let plain = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), folder.appendingPathComponent("c").path])
+            #expect(plain.status == 65 && plain.stderr.contains("--gcp"))
+            #expect(try meridian(["tile", chart, folder.appendingPathComponent("d").path, "--zoom", "9-3"]).status == 64)
+            #expect(try meridian(["tile", chart, folder.appendingPathComponent("e").path, "--gcp", "1,2,3"]).status == 64)
+            // A folder that is not empty is not overwritten without --resume.
+            let used = folder.appendingPathComponent("used")
+            try FileManager.default.createDirectory(at: used, withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: used.appendingPathComponent("keep.txt"))
+            #expect(try meridian(["tile", chart, used.path, "-q"]).status == 73)
+            // Nothing is left behind by failures.
+            #expect(contents(of: folder) == ["used"])
+        }
+    }
+
+    @Test func jpegWithControlPointsAndMBTiles() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("photo.mbtiles").path
+            let run = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), out, "-q",
+                                    "--gcp", "0,0,25.441266,-78.408414", "--gcp", "1024,0,25.182248,-76.601538",
+                                    "--gcp", "0,768,23.927775,-78.763685", "--zoom", "6-8"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let file = try MBTilesReader(path: out)
+            #expect(file.metadata["minzoom"] == "6" && file.metadata["maxzoom"] == "8" && !file.tiles.isEmpty)
+            // GDAL's MBTiles driver opens it.
+            let info = Process()
+            info.executableURL = URL(fileURLWithPath: "/usr/bin/gdalinfo")
+            info.arguments = [out]
+            let pipe = Pipe()
+            info.standardOutput = pipe
+            info.standardError = FileHandle.nullDevice
+            try info.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            info.waitUntilExit()
+            #expect(info.terminationStatus == 0 && text.contains("Driver: MBTiles"))
+        }
+    }
+
+    /// kill -9 part-way, then --resume: exactly the files of a clean run.
+    @Test func resumeAfterKillNineEqualsACleanRun() throws {
+        try withTemporaryFolder { folder in
+            let arguments = ["--zoom", "14-17", "--jobs", "1", "--no-cutline", "-q"]
+            let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
+            #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
+
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", chart, resumed.path] + arguments
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            while pngCount(resumed) < 8 && process.isRunning && Date() < deadline { usleep(2_000) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+            let written = pngCount(resumed)
+            #expect(written > 0 && written < pngCount(clean))
+            #expect(!FileManager.default.fileExists(atPath: resumed.appendingPathComponent("metadata.json").path))
+
+            let again = try meridian(["tile", chart, resumed.path, "--resume"] + arguments)
+            #expect(again.status == 0, "\(again.stderr)")
+            let a = folderContents(clean), b = folderContents(resumed)
+            #expect(a.keys.sorted() == b.keys.sorted())
+            #expect(a == b)
+        }
+    }
+
+    /// The same for an MBTiles file: each block is one transaction, so a killed run keeps whole blocks.
+    @Test func mbtilesResumeAfterKillNineEqualsACleanRun() throws {
+        try withTemporaryFolder { folder in
+            let arguments = ["--zoom", "14-17", "--jobs", "1", "--no-cutline", "-q"]
+            let clean = folder.appendingPathComponent("clean.mbtiles"), resumed = folder.appendingPathComponent("resumed.mbtiles")
+            #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
+            let partial = folder.appendingPathComponent(".resumed.mbtiles.meridian-partial")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", chart, resumed.path] + arguments
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait for the first committed block (the partial file grows past its empty tables).
+            let deadline = Date().addingTimeInterval(60)
+            while ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) < 40_000
+                    && process.isRunning && Date() < deadline { usleep(2_000) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+            #expect(!FileManager.default.fileExists(atPath: resumed.path))
+
+            #expect(try meridian(["tile", chart, resumed.path, "--resume"] + arguments).status == 0)
+            let a = try MBTilesReader(path: clean.path), b = try MBTilesReader(path: resumed.path)
+            #expect(a.tiles == b.tiles && a.metadata == b.metadata)
+            #expect(contents(of: folder) == ["clean.mbtiles", "resumed.mbtiles"])
+        }
+    }
+
+    @Test func resumeRefusesOtherSettings() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            try Data("settings zoom=14-15 size=256 format=png resampling=average bands=1,2,3\n".utf8)
+                .write(to: out.appendingPathComponent(".meridian-tiling"))
+            let run = try meridian(["tile", chart, out.path, "--resume", "--zoom", "14-16", "-q"])
+            #expect(run.status == 64 && run.stderr.contains("other settings"))
+        }
+    }
+
+    /// --viewer: index.html with Leaflet beside it, no network; headless Chromium shows the chart.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium"))
+    func viewerShowsTheChartOffline() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            #expect(try meridian(["tile", chart, out.path, "--viewer", "--zoom", "14-16", "-q"]).status == 0)
+            let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+            #expect(!html.contains("http://") && !html.contains("https://") && html.contains("leaflet/leaflet.js"))
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("leaflet/leaflet.js").path))
+
+            let image = try screenshot(of: out.appendingPathComponent("index.html"), into: folder.appendingPathComponent("shot.png"))
+            let chart = chartPixels(image)
+            #expect(chart > image.width * image.height / 20, "chart pixels: \(chart)")
+        }
+    }
+}
+
+/// Headless Chromium's picture of a page (640 × 480, five seconds of virtual time for tiles).
+func screenshot(of page: URL, into shot: URL) throws -> DecodedImage {
+    let browser = Process()
+    browser.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
+    browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--screenshot=\(shot.path)",
+                         "--window-size=640,480", "--virtual-time-budget=5000", page.absoluteString]
+    browser.standardOutput = FileHandle.nullDevice
+    browser.standardError = FileHandle.nullDevice
+    try browser.run()
+    browser.waitUntilExit()
+    return try DecodedImage(path: shot.path)
+}
+
+/// Pixels of a chart's white paper or buff land (the viewer's background is #dde4ea).
+func chartPixels(_ image: DecodedImage) -> Int {
+    var count = 0
+    for y in 0..<image.height {
+        for x in 0..<image.width {
+            let p = image.pixel(x: x, y: y)
+            if (p.r > 240 && p.g > 240 && p.b > 240) || (p.r > 230 && p.g > 200 && p.b < 190) { count += 1 }
+        }
+    }
+    return count
+}

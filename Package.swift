@@ -96,6 +96,7 @@ let package = Package(
             name: "meridian-gdal",
             dependencies: [
                 "MeridianRaster",
+                "MeridianOGR",
                 "MeridianFormats",
                 "MeridianGeometry",
                 "MeridianCommandLine",

@@ -10,7 +10,7 @@ import MeridianGeometry
 /// so features are spilled and written at `finish`. The file (or a Shapefile's .shp, .shx,
 /// .dbf and .prj) is made in a hidden folder beside the output and moved into place by
 /// `commit()`; `abandon()`, or an error, leaves nothing behind.
-public final class OGRWriter: FeatureWriter {
+public final class OGRWriter: PathFeatureWriter {
     public let driver: OGRFormats.Driver
     public let path: String
     private let staging: String
@@ -70,7 +70,10 @@ public final class OGRWriter: FeatureWriter {
         OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
         var layerType = Self.layerType(geometryTypes)
         if hasZ { layerType = OGR_GT_SetZ(layerType) }
-        guard let layer = GDALDatasetCreateLayer(dataset, layerName, wgs84, layerType, nil) else {
+        // Shapefiles default to ISO-8859-1 text; names from anywhere need UTF-8.
+        let encoding = driver.name == "ESRI Shapefile" ? CSLSetNameValue(nil, "ENCODING", "UTF-8") : nil
+        defer { CSLDestroy(encoding) }
+        guard let layer = GDALDatasetCreateLayer(dataset, layerName, wgs84, layerType, CSLConstList(encoding)) else {
             throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the layer"), at: SourceLocation(file: path))
         }
         for field in schema.fields {

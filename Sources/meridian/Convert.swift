@@ -43,10 +43,10 @@ extension Convert {
         guard let reader = source.reader as? any KMLDocumentReader, let tree = reader.folderTree else {
             throw MeridianError(.usage, "--folders tree needs KML or KMZ input")
         }
-        guard destination.format == .geoJSON else {
+        guard destination.format == .geoJSON, let target = destination.target else {
             throw MeridianError(.usage, "--folders tree writes JSON: use a .json or .geojson output, or --to geojson")
         }
         while try reader.next() != nil {}
-        try tree.write(to: destination.target.sink, options: WriteOptions(precision: output.precision, pretty: output.pretty))
+        try tree.write(to: target.sink, options: WriteOptions(precision: output.precision, pretty: output.pretty))
     }
 }

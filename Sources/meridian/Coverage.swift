@@ -84,7 +84,7 @@ extension CoverageValidate {
         }
         var options = WriteOptions()
         options.picture = picture.options
-        let output = try FeatureOutput(path: path, options: options)
+        let output = try FeatureOutput(path: path, options: options, registry: .commandLine)
         do {
             try copyFeatures(from: FeatureList(CoveragePreview.features(area, report: report)), to: output.writer)
             try output.commit()

@@ -12,7 +12,7 @@ import Darwin
 /// streams, same exit code, and `meridian tile --help` prints the real help.
 enum GDALForwarding {
     /// The subcommands `meridian-gdal` hosts.
-    static let subcommands: Set<String> = ["tile"]
+    static let subcommands: Set<String> = ["tile", "formats"]
 
     /// Exit code when `meridian-gdal` cannot be found or run (EX_UNAVAILABLE).
     static let unavailable: Int32 = 69
@@ -71,8 +71,21 @@ extension Meridian {
     }
 }
 
-/// `meridian tile`, listed in `meridian --help`; the work happens in `meridian-gdal tile`.
-struct Tile: ParsableCommand {
+/// A subcommand listed in `meridian --help` whose work happens in `meridian-gdal`: the
+/// arguments are handed over whole (`forwardIfNeeded` does it before parsing; `run` is the
+/// same path for completeness).
+protocol ForwardedToGDAL: ParsableCommand {
+    var arguments: [String] { get }
+}
+
+extension ForwardedToGDAL {
+    func run() throws {
+        throw ExitCode(GDALForwarding.exec(Self.configuration.commandName ?? "", arguments))
+    }
+}
+
+/// `meridian tile`.
+struct Tile: ForwardedToGDAL {
     static let configuration = CommandConfiguration(
         commandName: "tile",
         abstract: "Warp a raster (GeoTIFF, BSB/KAP chart, image with control points) into Web Mercator tiles.",
@@ -81,8 +94,15 @@ struct Tile: ParsableCommand {
 
     @Argument(parsing: .captureForPassthrough, help: "The input, the output folder or .mbtiles file, and options.")
     var arguments: [String] = []
+}
 
-    func run() throws {
-        throw ExitCode(GDALForwarding.exec("tile", arguments))
-    }
+/// `meridian formats`.
+struct FormatsCommand: ForwardedToGDAL {
+    static let configuration = CommandConfiguration(
+        commandName: "formats",
+        abstract: "List the formats Meridian reads and writes, its own and GDAL's.",
+        discussion: "Runs meridian-gdal formats, which asks the installed GDAL."
+    )
+
+    @Argument(parsing: .captureForPassthrough, help: "(none)") var arguments: [String] = []
 }

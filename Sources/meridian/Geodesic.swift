@@ -44,7 +44,7 @@ struct Geodesic: ParsableCommand {
                 ]))
             }
             if let input {
-                let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report))
+                let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report), registry: .commandLine)
                 while var feature = try source.reader.next() {
                     feature.geometry = feature.geometry.map { densify($0, spacing: spacing) }
                     feature.properties = feature.properties ?? [:]

@@ -18,6 +18,6 @@ struct Meridian: ParsableCommand {
             """,
         version: "meridian \(version) (expat \(LibraryVersions.expat))",
         subcommands: [Convert.self, Info.self, Coverage.self, MapKit.self, SimplifyCommand.self, Clip.self, Geodesic.self, Circle.self,
-                      Render.self, Tile.self]
+                      Render.self, Tile.self, FormatsCommand.self]
     )
 }

@@ -22,7 +22,8 @@ struct InputOptions: ParsableArguments {
     /// Opens the input, sending the reader's warnings to stderr.
     func open(reporter: Reporter) throws -> FeatureInput {
         try FeatureInput(path: input, format: format,
-                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders, layer: layer)))
+                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders, layer: layer)),
+                         registry: .commandLine)
     }
 }
 
@@ -57,7 +58,7 @@ struct OutputFileOptions: ParsableArguments {
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
     func open(format: String? = nil, protecting input: String? = nil) throws -> FeatureOutput {
-        try FeatureOutput(path: output, format: format, options: writeOptions, protectedInput: input)
+        try FeatureOutput(path: output, format: format, options: writeOptions, protectedInput: input, registry: .commandLine)
     }
 
     /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
@@ -138,8 +139,8 @@ struct OutputOptions: ParsableArguments {
 }
 
 enum Formats {
-    static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") }
-    static var writable: String { FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ") }
+    static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
+    static var writable: String { FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
 }
 
 /// How a subcommand reports: warnings on stderr unless --quiet.

@@ -33,7 +33,7 @@ struct Render: ParsableCommand {
                 let writer = destination.writer
                 try writer.begin(.init())
                 for path in inputs {
-                    let source = try FeatureInput(path: path, format: format, options: ReadOptions(diagnostics: reporter.report))
+                    let source = try FeatureInput(path: path, format: format, options: ReadOptions(diagnostics: reporter.report), registry: .commandLine)
                     _ = try source.reader.readMetadata()
                     while let feature = try source.reader.next() { try writer.write(feature) }
                 }

@@ -129,3 +129,47 @@ import Testing
         }
     }
 }
+
+/// GDAL's formats through meridian-gdal: written with typed fields, read back exactly.
+@Suite struct GDALVectorFormatTests {
+    static let countries = fixture("geojson/ne_10m_countries_sample.geojson")
+
+    /// Every position's text as Meridian writes it (shortest round-trip form): the same double
+    /// always reads the same, so two of Meridian's outputs compare position by position.
+    func positions(_ geojson: String) -> [Substring] {
+        geojson.matches(of: #/\[-?[0-9][0-9.e+-]*,-?[0-9][0-9.e+-]*(,-?[0-9][0-9.e+-]*)?\]/#).map(\.output.0)
+    }
+
+    @Test(arguments: ["countries.gpkg", "countries.shp", "countries.fgb"])
+    func writesThroughGDALAndReadsBack(_ name: String) throws {
+        try withTemporaryFolder { folder in
+            let path = folder.appendingPathComponent(name).path
+            let written = try meridian(["convert", Self.countries, "-o", path])
+            #expect(written.status == 0, "\(written.stderr)")
+            let info = try run("ogrinfo", ["-so", "-al", path])
+            #expect(info.stdout.contains("Feature Count: 31"), "\(info.stdout)")
+            #expect(info.stdout.contains("POP_EST: Integer64") || info.stdout.contains("POP_EST: Real"), "\(info.stdout)")
+            let back = try meridian(["convert", path, "--to", "geojson"])
+            #expect(back.status == 0, "\(back.stderr)")
+            // FlatGeobuf orders features along its spatial index: compare the sets of positions.
+            let original = positions(try meridian(["convert", Self.countries]).stdout)
+            let roundTripped = positions(back.stdout)
+            #expect(original.count > 2000)
+            #expect(original.sorted() == roundTripped.sorted())
+        }
+    }
+
+    @Test func failuresLeaveNothingAndExplainThemselves() throws {
+        try withTemporaryFolder { folder in
+            let unknown = try meridian(["convert", Self.countries, "-o", folder.appendingPathComponent("x.nosuchformat").path])
+            #expect(unknown.status == 64)
+            #expect(unknown.stderr.contains("meridian formats"))
+            let toStdout = try meridian(["convert", Self.countries, "--to", "gpkg"])
+            #expect(toStdout.status == 64)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+            let formats = try meridian(["formats"])
+            #expect(formats.status == 0)
+            #expect(formats.stdout.contains("GPKG") && formats.stdout.contains("ESRI Shapefile") && formats.stdout.contains("gpx"))
+        }
+    }
+}

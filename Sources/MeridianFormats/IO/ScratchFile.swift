@@ -7,13 +7,13 @@ import Darwin
 /// A temporary file a writer spills to and reads back (a KMZ's KML before zipping, a CSV's
 /// rows before its header is known), removed when the writer is done or a signal ends the
 /// process.
-final class ScratchFile {
-    let path: String
-    let fd: Int32
+public final class ScratchFile {
+    public let path: String
+    public let fd: Int32
     /// Where to write; flush before reading back.
-    let sink: OutputSink
+    public let sink: OutputSink
 
-    init(_ name: String) throws {
+    public init(_ name: String) throws {
         (fd, path) = try TemporaryFiles.scratch(name)
         sink = OutputSink(fileDescriptor: fd, name: name)
     }
@@ -25,7 +25,7 @@ final class ScratchFile {
     }
 
     /// Flushes what was written and opens it for reading from the start.
-    func readBack() throws -> BufferedInput {
+    public func readBack() throws -> BufferedInput {
         try sink.flush()
         return try BufferedInput.open(path)
     }

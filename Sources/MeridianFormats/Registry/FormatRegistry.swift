@@ -3,6 +3,12 @@ import MeridianGeometry
 /// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
 /// its bytes, and how to make its reader and writer. Every format plugs in here, so every
 /// subcommand's `--from`/`--to` and extension rules cover every format at once.
+/// A writer that makes its output file(s) itself, staged out of sight until `commit()`.
+public protocol PathFeatureWriter: FeatureWriter {
+    func commit() throws
+    func abandon()
+}
+
 public struct FeatureFormat: Sendable, Hashable {
     /// The name used on the command line (`--to geojsonseq`).
     public let id: String
@@ -15,16 +21,22 @@ public struct FeatureFormat: Sendable, Hashable {
 
     let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
     let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
+    /// For formats written as files of their own (a Shapefile's four, a GeoPackage's database)
+    /// rather than as a byte stream: the writer gets the output path and commits it itself.
+    let makePathWriter: (@Sendable (String, WriteOptions) throws -> any PathFeatureWriter)?
     /// Given the input's first bytes (after any BOM and whitespace), does it look like this format?
     let sniff: @Sendable (ArraySlice<UInt8>) -> Bool
 
     public var canRead: Bool { makeReader != nil }
-    public var canWrite: Bool { makeWriter != nil }
+    public var canWrite: Bool { makeWriter != nil || makePathWriter != nil }
+    /// Written to a path, never to standard output.
+    public var writesFiles: Bool { makePathWriter != nil }
 
     public init(id: String, displayName: String, aliases: [String] = [], extensions: [String],
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
-                writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil) {
+                writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil,
+                pathWriter: (@Sendable (String, WriteOptions) throws -> any PathFeatureWriter)? = nil) {
         self.id = id
         self.displayName = displayName
         self.aliases = aliases
@@ -32,11 +44,17 @@ public struct FeatureFormat: Sendable, Hashable {
         self.sniff = sniff
         makeReader = reader
         makeWriter = writer
+        makePathWriter = pathWriter
     }
 
     public func reader(for input: BufferedInput, options: ReadOptions = .init()) throws -> any FeatureReader {
         guard let makeReader else { throw MeridianError(.usage, "Meridian cannot read \(displayName)") }
         return try makeReader(input, options)
+    }
+
+    public func pathWriter(for path: String, options: WriteOptions = .init()) throws -> any PathFeatureWriter {
+        guard let makePathWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName) to a path of its own") }
+        return try makePathWriter(path, options)
     }
 
     public func writer(for sink: OutputSink, options: WriteOptions = .init()) throws -> any FeatureWriter {
@@ -51,8 +69,19 @@ public struct FeatureFormat: Sendable, Hashable {
 /// The formats Meridian knows, and the rules that pick one for an input or output.
 public struct FormatRegistry: Sendable {
     public let formats: [FeatureFormat]
+    /// Asked for a format none of `formats` is: by name (`--from`/`--to`) or by a path's
+    /// extension. The command line answers with GDAL's formats, served by `meridian-gdal`.
+    public let fallback: (@Sendable (_ name: String?, _ path: String?) -> FeatureFormat?)?
 
-    public init(_ formats: [FeatureFormat]) { self.formats = formats }
+    public init(_ formats: [FeatureFormat], fallback: (@Sendable (_ name: String?, _ path: String?) -> FeatureFormat?)? = nil) {
+        self.formats = formats
+        self.fallback = fallback
+    }
+
+    /// This registry, with `fallback` for the formats it does not know.
+    public func adding(fallback: @escaping @Sendable (_ name: String?, _ path: String?) -> FeatureFormat?) -> FormatRegistry {
+        FormatRegistry(formats, fallback: fallback)
+    }
 
     /// Every built-in format.
     public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz, .gpx, .csv, .wkt, .wkbHex, .svg, .png, .mapKitSwift])
@@ -63,12 +92,19 @@ public struct FormatRegistry: Sendable {
         if let format = formats.first(where: { $0.id == wanted || $0.aliases.contains(wanted) }) {
             return format
         }
+        if let format = fallback?(name, nil) { return format }
         throw MeridianError(.usage, "unknown format \"\(name)\"",
                             hint: "known formats: \(formats.map(\.id).joined(separator: ", "))")
     }
 
-    /// The format a path's extension names, if any.
+    /// The format a path's extension names, if any (asking the fallback for extensions none
+    /// of `formats` has).
     public func format(forPath path: String) -> FeatureFormat? {
+        knownFormat(forPath: path) ?? fallback?(nil, path)
+    }
+
+    /// The format among `formats` whose extension the path has.
+    public func knownFormat(forPath path: String) -> FeatureFormat? {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return nil }
         let ext = file[file.index(after: dot)...].lowercased()
@@ -87,8 +123,10 @@ public struct FormatRegistry: Sendable {
     /// Chooses the reader for an input: `--from`, else the extension, else the bytes.
     public func inputFormat(for input: BufferedInput, path: String?, explicit: String?) throws -> FeatureFormat {
         if let explicit { return try format(named: explicit) }
-        if let path, let format = format(forPath: path), format.canRead { return format }
+        if let path, let format = knownFormat(forPath: path), format.canRead { return format }
         if let format = try sniff(input) { return format }
+        // Only then another tool's: a .shp or .gpkg, but not a .txt holding GeoJSON.
+        if let path, let format = fallback?(nil, path), format.canRead { return format }
         if try input.peek(1).isEmpty {
             throw MeridianError(.badInput, "the input is empty", at: SourceLocation(file: input.name))
         }

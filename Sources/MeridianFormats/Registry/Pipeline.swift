@@ -27,9 +27,11 @@ public final class FeatureInput {
 
 /// An opened output: the atomic file (or stdout), its format, and a writer into it.
 public final class FeatureOutput {
-    public let target: OutputTarget
+    /// The atomic file or stdout; nil for a format that writes its own files (`writesFiles`).
+    public let target: OutputTarget?
     public let format: FeatureFormat
     public let writer: any FeatureWriter
+    private let pathWriter: (any PathFeatureWriter)?
 
     /// Opens `path` (nil or `-` for stdout) with the format `format`, else the extension's,
     /// else `fallback`. Refuses to write over `protectedInput`.
@@ -46,12 +48,29 @@ public final class FeatureOutput {
         if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
             options.recordSeparator = true  // RFC 8142's extension: records start with RS
         }
-        target = try OutputTarget.open(path)
-        writer = try self.format.writer(for: target.sink, options: options)
+        if self.format.writesFiles {
+            guard let path else {
+                throw MeridianError(.usage, "\(self.format.displayName) is written to a file, not to standard output", hint: "give -o PATH")
+            }
+            target = nil
+            let writer = try self.format.pathWriter(for: path, options: options)
+            pathWriter = writer
+            self.writer = writer
+        } else {
+            let target = try OutputTarget.open(path)
+            self.target = target
+            pathWriter = nil
+            writer = try self.format.writer(for: target.sink, options: options)
+        }
     }
 
-    public func commit() throws { try target.commit() }
-    public func abandon() { target.abandon() }
+    public func commit() throws {
+        if let pathWriter { try pathWriter.commit() } else { try target?.commit() }
+    }
+
+    public func abandon() {
+        if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
+    }
 
     static func sameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()

@@ -1,0 +1,76 @@
+import ArgumentParser
+import MeridianCommandLine
+import MeridianFormats
+import MeridianOGR
+
+/// `meridian formats`: what Meridian reads and writes itself, and what the installed GDAL adds.
+struct Formats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "formats",
+        abstract: "List the formats Meridian reads and writes, its own and GDAL's.",
+        discussion: """
+            Meridian's own formats stream and keep everything (styles, folders, exact numbers). \
+            Any other vector format the installed GDAL offers works too, by name (--from, --to) \
+            or extension: `meridian convert countries.geojson -o countries.gpkg`.
+            """
+    )
+
+    func run() throws {
+        let out = OutputSink.standardOutput()
+        out.write("Meridian's own (read, write):\n")
+        for format in FormatRegistry.standard.formats {
+            let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
+            out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
+        }
+        out.write("\nGDAL \(GDALLibraryVersion.release)'s vector drivers, through meridian-gdal:\n")
+        for driver in OGRFormats.drivers {
+            let modes = driver.canWrite ? "read, write" : "read"
+            let extensions = driver.extensions.isEmpty ? "" : "." + driver.extensions.joined(separator: " .")
+            out.write("  \(driver.name.padding(16)) \(extensions.padding(16)) (\(modes))  \(driver.longName)\n")
+        }
+        try out.flush()
+    }
+}
+
+/// `meridian-gdal ogr-read`: a GDAL vector dataset streamed out as a GeoJSON text sequence, for
+/// `meridian` to read through a pipe. Not for people: `meridian convert file.shp` runs it.
+struct OGRRead: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ogr-read", shouldDisplay: false)
+
+    @Option(name: .customLong("from")) var format: String?
+    @Option var layer: String?
+    @Argument var input: String
+
+    func run() throws {
+        try Reporter().run {
+            let reader = try OGRReader(path: input, layer: layer)
+            let out = OutputSink.standardOutput()
+            try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
+            try out.flush()
+        }
+    }
+}
+
+/// `meridian-gdal ogr-write`: a GeoJSON text sequence written through a GDAL driver, staged and
+/// moved into place. Not for people: `meridian convert … -o file.gpkg` runs it.
+struct OGRWrite: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ogr-write", shouldDisplay: false)
+
+    @Option(name: .customLong("to")) var format: String?
+    @Option(name: .shortAndLong) var output: String
+    @Argument var input: String
+
+    func run() throws {
+        try Reporter().run {
+            let driver = try OGRFormats.driver(named: format, path: output)
+            let source = try FeatureInput(path: input, format: "geojsonseq")
+            let writer = try OGRWriter(driver: driver, path: output)
+            try copyFeatures(from: source.reader, to: writer)
+            try writer.commit()
+        }
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

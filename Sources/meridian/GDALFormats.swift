@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, GML, …) for every subcommand,
+/// served by `meridian-gdal` so that this process never loads GDAL:
+///
+/// - reading runs `meridian-gdal ogr-read PATH`, which streams the features back as a GeoJSON
+///   text sequence on a pipe (numbers exact both ways);
+/// - writing sets the features aside (a GeoJSON text sequence in a scratch file) and, on
+///   commit, runs `meridian-gdal ogr-write`, which writes the file(s) out of sight and moves them
+///   into place, so nothing partial is ever visible.
+///
+/// Any name or extension Meridian does not know is tried this way; `meridian-gdal` says (exit
+/// 64) when GDAL does not know it either.
+enum GDALFormats {
+    static func format(name: String?, path: String?) -> FeatureFormat? {
+        let id = name?.lowercased() ?? path.flatMap { p -> String? in
+            guard let dot = p.lastIndex(of: "."), !p[dot...].contains("/") else { return nil }
+            return String(p[p.index(after: dot)...]).lowercased()
+        }
+        guard let id, !id.isEmpty else { return nil }
+        return FeatureFormat(
+            id: id, displayName: "\(id) (through GDAL)", extensions: [],
+            reader: { input, _ in
+                guard let path = input.path else {
+                    throw MeridianError(.usage, "GDAL formats are read from a file, not standard input", hint: "give the file's path")
+                }
+                return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path)
+            },
+            pathWriter: { path, options in try ChildFeatureWriter(format: id, path: path, options: options) }
+        )
+    }
+}
+
+extension FormatRegistry {
+    /// Meridian's own formats, then GDAL's through `meridian-gdal`.
+    static let commandLine = FormatRegistry.standard.adding(fallback: GDALFormats.format)
+}
+
+/// `meridian-gdal` run with its standard output on a pipe.
+func runGDALHelper(_ arguments: [String], standardOutput: Any? = nil) throws -> Process {
+    guard let helper = GDALForwarding.helperPath() else {
+        throw MeridianError(.usage, "GDAL formats need meridian-gdal, which was not found beside meridian, in $MERIDIAN_GDAL or on PATH",
+                            hint: "build it with `swift build --product meridian-gdal` and keep it next to meridian")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: helper)
+    process.arguments = arguments
+    if let standardOutput { process.standardOutput = standardOutput }
+    try process.run()
+    return process
+}
+
+/// Features read by `meridian-gdal ogr-read`, streamed back as a GeoJSON text sequence.
+final class ChildFeatureReader: FeatureReader {
+    private let process: Process
+    private let pipe = Pipe()
+    private let reader: GeoJSONReader
+
+    init(_ arguments: [String], name: String) throws {
+        process = try runGDALHelper(arguments, standardOutput: pipe)
+        let input = BufferedInput(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, name: name, ownsDescriptor: false)
+        reader = GeoJSONReader(input: input, layout: .sequence)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    func readMetadata() throws -> CollectionMetadata {
+        do { return try reader.readMetadata() } catch { try failIfChildFailed(); throw error }
+    }
+
+    func next() throws -> Feature? {
+        let feature: Feature?
+        do { feature = try reader.next() } catch { try failIfChildFailed(); throw error }
+        if feature == nil { try failIfChildFailed() }
+        return feature
+    }
+
+    var trailingMetadata: CollectionMetadata { reader.trailingMetadata }
+
+    /// At the end of the stream: the child's own error was printed; exit with its code.
+    private func failIfChildFailed() throws {
+        process.waitUntilExit()
+        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    }
+}
+
+/// Features set aside, then written by `meridian-gdal ogr-write` on commit.
+final class ChildFeatureWriter: PathFeatureWriter {
+    private let format: String
+    private let path: String
+    private let scratch: ScratchFile
+    private let spill: GeoJSONWriter
+
+    init(format: String, path: String, options: WriteOptions) throws {
+        self.format = format
+        self.path = path
+        scratch = try ScratchFile("gdal-output")
+        spill = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
+    }
+
+    func begin(_ metadata: CollectionMetadata) throws { try spill.begin(metadata) }
+    func write(_ feature: Feature) throws { try spill.write(feature) }
+
+    func finish(_ trailingMetadata: CollectionMetadata) throws {
+        try spill.finish(trailingMetadata)
+        try scratch.sink.flush()
+    }
+
+    func commit() throws {
+        let process = try runGDALHelper(["ogr-write", "--to", format, "-o", path, scratch.path])
+        process.waitUntilExit()
+        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    }
+
+    func abandon() {}
+}

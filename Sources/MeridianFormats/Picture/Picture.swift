@@ -50,14 +50,19 @@ public struct Viewport: Sendable {
         self.rect = MapRect(x: rect.midX - w / 2, y: rect.midY - h / 2, width: w, height: h)
     }
 
-    /// A viewport around data: its bounds with a margin of 5% each side, and at least the
-    /// extent of a zoom-16 tile, so a single point shows its surroundings.
+    /// A viewport around data: its bounds fitted inside the picture less a margin of 32 points
+    /// each side (room for pins and labels), and at least the extent of a zoom-19 tile (about
+    /// 75 m), so a single point shows its surroundings.
     public static func fitting(_ bounds: MapRect, width: Int, height: Int) -> Viewport {
-        var rect = bounds.isNull ? MapRect.world : bounds
-        let minimum = MapWorld.size / Double(1 << 16)
-        let w = max(rect.size.width * 1.1, minimum), h = max(rect.size.height * 1.1, minimum)
-        rect = MapRect(x: rect.midX - w / 2, y: rect.midY - h / 2, width: w, height: h)
-        return Viewport(showing: rect, width: width, height: height)
+        let rect = bounds.isNull ? MapRect.world : bounds
+        let minimum = MapWorld.size / Double(1 << 19)
+        let w = max(rect.size.width, minimum), h = max(rect.size.height, minimum)
+        let margin = 32.0
+        let inner = (width: max(Double(width) - 2 * margin, Double(width) / 2), height: max(Double(height) - 2 * margin, Double(height) / 2))
+        let scale = min(inner.width / w, inner.height / h)
+        let shown = MapRect(x: rect.midX - Double(width) / scale / 2, y: rect.midY - Double(height) / scale / 2,
+                            width: Double(width) / scale, height: Double(height) / scale)
+        return Viewport(showing: shown, width: width, height: height)
     }
 
     public func point(_ m: MapPoint) -> PixelPoint {

@@ -149,6 +149,8 @@ import Testing
             let info = try run("ogrinfo", ["-so", "-al", path])
             #expect(info.stdout.contains("Feature Count: 31"), "\(info.stdout)")
             #expect(info.stdout.contains("POP_EST: Integer64") || info.stdout.contains("POP_EST: Real"), "\(info.stdout)")
+            // One field per property key (168 in Natural Earth's table).
+            #expect(info.stdout.matches(of: #/(?m)^[A-Za-z_0-9]+: [A-Za-z0-9]+ \(/#).count == 168)
             let back = try meridian(["convert", path, "--to", "geojson"])
             #expect(back.status == 0, "\(back.stderr)")
             // FlatGeobuf orders features along its spatial index: compare the sets of positions.

@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat", "CCairo",
+                "MeridianGeometry", "CExpat", "CCairo", "CSQLite",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -118,6 +118,6 @@ let package = Package(
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "MeridianRaster"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "MeridianRaster", "MeridianFormats"]),
     ]
 )

@@ -137,35 +137,3 @@ public final class MBTilesSink: TileSink, @unchecked Sendable {
 }
 
 func sqlQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }
-
-/// Reads an MBTiles file's tiles and metadata (for checks and tests).
-public struct MBTilesReader {
-    public let metadata: [String: String]
-    /// Tiles by XYZ address.
-    public let tiles: [MapTile: [UInt8]]
-
-    public init(path: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
-            sqlite3_close(db)
-            throw MeridianError(.inputUnavailable, "cannot open the MBTiles file", at: SourceLocation(file: path))
-        }
-        defer { sqlite3_close(db) }
-        func rows(_ sql: String, _ body: (OpaquePointer) -> Void) {
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return }
-            defer { sqlite3_finalize(statement) }
-            while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
-        }
-        var metadata: [String: String] = [:]
-        rows("SELECT name, value FROM metadata") { metadata[String(cString: sqlite3_column_text($0, 0))] = String(cString: sqlite3_column_text($0, 1)) }
-        var tiles: [MapTile: [UInt8]] = [:]
-        rows("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles") {
-            let tile = MapTile(zoom: Int(sqlite3_column_int($0, 0)), x: Int(sqlite3_column_int($0, 1)), tmsY: Int(sqlite3_column_int($0, 2)))
-            let count = Int(sqlite3_column_bytes($0, 3))
-            tiles[tile] = sqlite3_column_blob($0, 3).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-        }
-        self.metadata = metadata
-        self.tiles = tiles
-    }
-}

@@ -175,3 +175,28 @@ import Testing
         }
     }
 }
+
+@Suite struct RenderBasemapTests {
+    /// A chart tiled by `meridian tile`, as a folder and as MBTiles, under the same route: the
+    /// two pictures are the same, and the chart is in them.
+    @Test(.timeLimit(.minutes(2))) func drawsTheChartFromAFolderOrMBTiles() throws {
+        try withTemporaryFolder { folder in
+            func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+            let chart = fixture("raster/19347_2.KAP")
+            #expect(try meridian(["tile", chart, path("tiles"), "--zoom", "15-16", "-q"]).status == 0)
+            #expect(try meridian(["tile", chart, path("tiles.mbtiles"), "--zoom", "15-16", "-q"]).status == 0)
+            let route = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/data/manele-bay-route.geojson").path
+            let common = [route, "--size", "320x200", "--view", "-156.8889,20.7385,-156.8774,20.7449"]
+            for (name, extra) in [("folder.png", ["--basemap", path("tiles")]), ("mbtiles.png", ["--basemap", path("tiles.mbtiles")]), ("plain.png", [])] {
+                let run = try meridian(["render"] + common + extra + ["-o", path(name)])
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+            let fromFolder = FileManager.default.contents(atPath: path("folder.png")), fromMBTiles = FileManager.default.contents(atPath: path("mbtiles.png"))
+            let plain = FileManager.default.contents(atPath: path("plain.png"))
+            #expect(fromFolder != nil && fromFolder == fromMBTiles)
+            #expect(fromFolder!.count > 4 * plain!.count, "the chart's detail is in the picture")
+            let missing = try meridian(["render"] + common + ["--basemap", path("nothing-here"), "-o", path("x.png")])
+            #expect(missing.status == 66)
+        }
+    }
+}

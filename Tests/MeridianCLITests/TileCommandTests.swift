@@ -1,4 +1,5 @@
 import Foundation
+import MeridianFormats
 import MeridianRaster
 import Testing
 
@@ -76,8 +77,9 @@ func pngCount(_ folder: URL) -> Int {
                                     "--gcp", "0,0,25.441266,-78.408414", "--gcp", "1024,0,25.182248,-76.601538",
                                     "--gcp", "0,768,23.927775,-78.763685", "--zoom", "6-8"])
             #expect(run.status == 0, "\(run.stderr)")
-            let file = try MBTilesReader(path: out)
-            #expect(file.metadata["minzoom"] == "6" && file.metadata["maxzoom"] == "8" && !file.tiles.isEmpty)
+            let file = try MBTilesFile(path: out)
+            let tiles = try file.allTiles()
+            #expect(file.metadata["minzoom"] == "6" && file.metadata["maxzoom"] == "8" && !tiles.isEmpty)
             // GDAL's MBTiles driver opens it.
             let info = Process()
             info.executableURL = URL(fileURLWithPath: "/usr/bin/gdalinfo")
@@ -143,8 +145,9 @@ func pngCount(_ folder: URL) -> Int {
             #expect(!FileManager.default.fileExists(atPath: resumed.path))
 
             #expect(try meridian(["tile", chart, resumed.path, "--resume"] + arguments).status == 0)
-            let a = try MBTilesReader(path: clean.path), b = try MBTilesReader(path: resumed.path)
-            #expect(a.tiles == b.tiles && a.metadata == b.metadata)
+            let a = try MBTilesFile(path: clean.path), b = try MBTilesFile(path: resumed.path)
+            let (aTiles, bTiles) = (try a.allTiles(), try b.allTiles())
+            #expect(aTiles == bTiles && a.metadata == b.metadata)
             #expect(contents(of: folder) == ["clean.mbtiles", "resumed.mbtiles"])
         }
     }

@@ -275,10 +275,11 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         try withFolder { folder in
             try tile(raster("19347_2.KAP"), folder + "/out", zooms: 14...16)
             try tile(raster("19347_2.KAP"), folder + "/out.mbtiles", zooms: 14...16)
-            let mbtiles = try MBTilesReader(path: folder + "/out.mbtiles")
+            let mbtiles = try MBTilesFile(path: folder + "/out.mbtiles")
+            let tiles = try mbtiles.allTiles()
             let files = tileSet(folder + "/out")
-            #expect(Set(mbtiles.tiles.keys.map(\.description)) == files)
-            for (tile, data) in mbtiles.tiles {
+            #expect(Set(tiles.keys.map(\.description)) == files)
+            for (tile, data) in tiles {
                 #expect(FileManager.default.contents(atPath: folder + "/out/\(tile.zoom)/\(tile.x)/\(tile.y).png") == Data(data))
             }
             for key in ["name", "format", "bounds", "center", "minzoom", "maxzoom", "type", "version", "description"] {

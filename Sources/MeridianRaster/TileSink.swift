@@ -56,34 +56,7 @@ final class Lock: @unchecked Sendable {
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-    let folder = (path as NSString).deletingLastPathComponent, file = (path as NSString).lastPathComponent
-    guard let (fd, temporary) = TemporaryFiles.create("\(folder.isEmpty ? "." : folder)/.\(file).meridian-XXXXXX") else {
-        throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
-    }
-    TemporaryFiles.shared.register(temporary)
-    defer { TemporaryFiles.shared.unregister(temporary) }
-    let mask = umask(0)
-    umask(mask)
-    fchmod(fd, 0o666 & ~mask)
-    var offset = 0
-    let ok = bytes.withUnsafeBytes { raw -> Bool in
-        while offset < raw.count {
-            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
-    }
-    let reason = String(cString: strerror(errno))
-    if close(fd) != 0 || !ok {
-        unlink(temporary)
-        throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))
-    }
-    if rename(temporary, path) != 0 {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw MeridianError(.cannotCreateOutput, "cannot move output into place: \(reason)", at: SourceLocation(file: path))
-    }
+    try OutputTarget.write(bytes, to: path, durable: false)
 }
 
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
@@ -257,19 +230,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     }
 }
 
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
+/// A JSON string literal, as Meridian's JSON writer escapes it.
+func jsonString(_ s: String) -> String { JSONValue.string(s).jsonText }
 
 func xmlEscaped(_ s: String) -> String {
     s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")

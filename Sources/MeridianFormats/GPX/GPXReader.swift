@@ -36,14 +36,8 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     }
 
     private func fill() throws {
-        while queue.isEmpty && !finished {
-            let available = try input.fill(atLeast: 1)
-            let chunk = UnsafeBufferPointer(start: input.base + input.position, count: available)
-            let isFinal = input.reachedEnd
-            try parser.parse(chunk, isFinal: isFinal)
-            input.consume(available)
-            if isFinal { finished = true }
-        }
+        guard !finished else { return }
+        finished = try parser.feed(from: input) { !queue.isEmpty }
     }
 
     /// The local name: GPX files use the default namespace, but some write a `gpx:` prefix.

@@ -48,8 +48,17 @@ public final class OutputTarget {
         if !finished { abandon() }
     }
 
-    /// Flushes everything and, for a file, moves it into place.
-    public func commit() throws {
+    /// Writes a whole small file (a tile) atomically. `durable: false` skips the fsync: a killed
+    /// process still leaves the old file or the new one, and a pyramid's thousands of fsyncs
+    /// would cost seconds.
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool) throws {
+        let target = try open(path)
+        bytes.withUnsafeBytes { target.sink.write($0) }
+        try target.commit(durable: durable)
+    }
+
+    /// Flushes everything and, for a file, moves it into place (after an fsync when `durable`).
+    public func commit(durable: Bool = true) throws {
         precondition(!finished, "OutputTarget committed twice")
         do {
             try sink.flush()
@@ -60,7 +69,7 @@ public final class OutputTarget {
         finished = true
         guard let temporaryPath, let path else { return }
         defer { TemporaryFiles.shared.unregister(temporaryPath) }
-        if fsync(fd) != 0 || close(fd) != 0 {
+        if (durable && fsync(fd) != 0) || close(fd) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))

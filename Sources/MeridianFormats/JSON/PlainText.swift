@@ -10,11 +10,15 @@ extension JSONValue {
         case .double(let d): return "\(d)"
         case .bool(let b): return b ? yes : no
         case .null: return ""
-        case .array, .object:
-            let sink = OutputSink(collectingAs: "value")
-            writeJSON(self, to: sink, pretty: false)
-            return sink.collectedText().trimmingWhitespace()
+        case .array, .object: return jsonText
         }
+    }
+
+    /// The value as compact JSON text.
+    public var jsonText: String {
+        let sink = OutputSink(collectingAs: "value")
+        writeJSON(self, to: sink, pretty: false)
+        return sink.collectedText().trimmingWhitespace()
     }
 
     /// The typed value a text field most likely meant: an integer or a number (JSON's grammar,

@@ -70,14 +70,8 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
 
     /// Feeds expat until a feature is waiting or the input ends.
     private func fillQueue() throws {
-        while queue.isEmpty && !finished {
-            let available = try input.fill(atLeast: 1)
-            let isFinal = input.reachedEnd
-            let chunk = UnsafeBufferPointer(start: input.base + input.position, count: available)
-            try parser.parse(chunk, isFinal: isFinal)
-            input.consume(available)
-            if isFinal { finished = true }
-        }
+        guard !finished else { return }
+        finished = try parser.feed(from: input) { !queue.isEmpty }
     }
 }
 

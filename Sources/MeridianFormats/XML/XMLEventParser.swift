@@ -86,6 +86,20 @@ final class XMLEventParser {
 
     private var bytesParsed = 0
 
+    /// Feeds `input` to the parser chunk by chunk until `enough()` says so or the input ends;
+    /// returns true once the whole input has been parsed.
+    func feed(from input: BufferedInput, until enough: () -> Bool) throws -> Bool {
+        while !enough() {
+            let available = try input.fill(atLeast: 1)
+            let isFinal = input.reachedEnd
+            let chunk = UnsafeBufferPointer(start: input.base + input.position, count: available)
+            try parse(chunk, isFinal: isFinal)
+            input.consume(available)
+            if isFinal { return true }
+        }
+        return false
+    }
+
     /// Feeds one chunk; `isFinal` for the last one.
     func parse(_ chunk: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws {
         bytesParsed += chunk.count

@@ -4,7 +4,7 @@ import Testing
 @Suite struct MapKitSourceTests {
     /// The generated source compiles against a stand-in MapKit module (MapKit is not on Linux)
     /// and, run, builds the overlays and annotations the features describe.
-    @Test(.timeLimit(.minutes(3))) func compilesAndBuildsTheOverlays() throws {
+    @Test(.timeLimit(.minutes(10))) func compilesAndBuildsTheOverlays() throws {
         try withTemporaryFolder { folder in
             func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
             // A geodesic, a circle, the togeojson polygon-with-hole and point fixtures, together.
@@ -179,7 +179,7 @@ import Testing
 @Suite struct RenderBasemapTests {
     /// A chart tiled by `meridian tile`, as a folder and as MBTiles, under the same route: the
     /// two pictures are the same, and the chart is in them.
-    @Test(.timeLimit(.minutes(2))) func drawsTheChartFromAFolderOrMBTiles() throws {
+    @Test(.timeLimit(.minutes(10))) func drawsTheChartFromAFolderOrMBTiles() throws {
         try withTemporaryFolder { folder in
             func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
             let chart = fixture("raster/19347_2.KAP")

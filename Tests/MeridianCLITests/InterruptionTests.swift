@@ -4,7 +4,7 @@ import Testing
 @Suite struct InterruptionTests {
     /// A conversion interrupted part-way (Ctrl-C, `kill`) removes its temporary file and leaves
     /// no output: the input is a pipe that stays open, so the run is caught mid-stream.
-    @Test(.timeLimit(.minutes(1)), arguments: [SIGINT, SIGTERM])
+    @Test(.timeLimit(.minutes(10)), arguments: [SIGINT, SIGTERM])
     func interruptedConversionLeavesNoFile(_ signal: Int32) throws {
         try withTemporaryFolder { folder in
             let output = folder.appendingPathComponent("out.geojson")

@@ -45,7 +45,7 @@ func expectGoodCoverage(for feature: Feature, sourceLocation: Testing.SourceLoca
 
     /// The acceptance set: at least 20 countries, among them many-island ones, ones across the
     /// antimeridian and one with a hole (South Africa around Lesotho).
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedCountries.path)), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedCountries.path)), .timeLimit(.minutes(10)))
     func naturalEarthCountries() throws {
         let names: Set<String> = ["Indonesia", "Canada", "Greece", "Fiji", "Russia", "South Africa", "Philippines", "Japan",
                                   "Norway", "Chile", "New Zealand", "France", "Italy", "Croatia", "Denmark", "United Kingdom",

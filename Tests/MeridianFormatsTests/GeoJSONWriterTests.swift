@@ -80,7 +80,7 @@ import MeridianGeometry
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz").path)),
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func allNaturalEarthCountriesRoundTripBitForBit() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ne-\(UUID()).geojson").path
         defer { try? FileManager.default.removeItem(atPath: path) }

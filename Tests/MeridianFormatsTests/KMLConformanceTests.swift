@@ -19,7 +19,7 @@ import MeridianGeometry
         }.sorted()
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: folders[0])), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: folders[0])), .timeLimit(.minutes(10)))
     func everyFileConvertsOrIsRefusedWithALocation() throws {
         let files = Self.files
         #expect(files.count > 200)
@@ -39,7 +39,7 @@ import MeridianGeometry
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedFixtures.appendingPathComponent("kml/large/airspaces_global.kmz").path)),
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(10)))
     func airspacesConvertInFull() throws {
         let (features, reader, _) = try readKML(sharedFixtures.appendingPathComponent("kml/large/airspaces_global.kmz").path)
         #expect(features.count == 27_196)

@@ -99,7 +99,7 @@ import MeridianFormats
     }
 
     /// The same over all 250 Natural Earth countries, from ../shared when it is there.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: Self.shared.path)), .timeLimit(.minutes(3)))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: Self.shared.path)), .timeLimit(.minutes(10)))
     func allCountriesAddUp() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ne-clip-\(UUID()).geojson").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -119,7 +119,7 @@ enum NaturalEarth {
         try checkZoomLevels(try NaturalEarth.features(NaturalEarth.sample), keepTopology: true)
     }
 
-    @Test(.enabled(if: NaturalEarth.sharedIsThere), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: NaturalEarth.sharedIsThere), .timeLimit(.minutes(10)))
     func allCountriesStayValidAtEveryZoom() throws {
         #expect(NaturalEarth.all.count == 250)
         try checkZoomLevels(NaturalEarth.all, keepTopology: false)

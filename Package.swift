@@ -35,6 +35,8 @@ let package = Package(
             pkgConfig: "expat",
             providers: [.apt(["libexpat1-dev"]), .brew(["expat"])]
         ),
+        // libFuzzer's driver, declared for the fuzz build (Scripts/fuzz); nothing is linked.
+        .systemLibrary(name: "CLibFuzzer"),
         // 2D drawing for PNG pictures (anti-aliased paths, text, PNG in and out).
         .systemLibrary(
             name: "CCairo",
@@ -103,6 +105,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // Fuzz targets for every parser (Scripts/fuzz builds them with libFuzzer); built
+        // normally, it replays inputs through the same code.
+        .executableTarget(name: "meridian-fuzz", dependencies: ["MeridianFormats", "MeridianCoverage", "MeridianGeometry", "MeridianCommandLine", "CLibFuzzer"]),
 
         // In-library timings for Benchmarks/ (not a product; built with the package).
         .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),

@@ -110,8 +110,11 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
 
     private func position(_ point: XMLElement) throws -> Position {
         func coordinate(_ key: String, _ range: ClosedRange<Double>) throws -> Double {
-            guard let text = point.attributes[key], let value = NumberText.parseLenient(Array(text.utf8)), range.contains(value) else {
-                throw MeridianError(.badInput, "<\(point.name)> has no valid \(key) attribute (\(point.attributes[key] ?? "none"))",
+            guard let text = point.attributes[key] else {
+                throw MeridianError(.badInput, "<\(point.name)> has no \(key) attribute", at: location(point))
+            }
+            guard let value = NumberText.parseLenient(Array(text.utf8)), range.contains(value) else {
+                throw MeridianError(.badInput, "<\(point.name)>'s \(key)=\"\(text)\" is not a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))",
                                     at: location(point))
             }
             return value

@@ -115,18 +115,11 @@ extension TileRenderer {
         // Source positions of those VRT pixels' centres.
         var geoTransform = grid
         GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
-        let (sx, sy) = try vrtPixelPositions(columns: usedColumns, rows: usedRows)
-
-        // The nearest source pixel of each (GDAL's nearest-neighbour warp: floor), -1 outside.
         let width = source.sourceWidth, height = source.sourceHeight
-        var pixelX = [Int](repeating: -1, count: sx.count), pixelY = pixelX
+        let (pixelX, pixelY) = try vrtSourcePixels(columns: usedColumns, rows: usedRows, width: width, height: height)
         var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-        for i in 0..<sx.count {
-            let x = (sx[i] + 1e-10).rounded(.down), y = (sy[i] + 1e-10).rounded(.down)
-            guard x >= 0, y >= 0, x < Double(width), y < Double(height) else { continue }
-            let ix = Int(x), iy = Int(y)
-            pixelX[i] = ix
-            pixelY[i] = iy
+        for i in 0..<pixelX.count where pixelX[i] >= 0 {
+            let ix = Int(pixelX[i]), iy = Int(pixelY[i])
             minX = min(minX, ix); maxX = max(maxX, ix); minY = min(minY, iy); maxY = max(maxY, iy)
         }
         guard minX <= maxX else { return nil }
@@ -135,10 +128,14 @@ extension TileRenderer {
         if let ring = source.cutlineRing { Self.applyCutline(ring, to: &window, x: minX, y: minY, width: w, height: h) }
 
         // The intermediate VRT's pixels (RGBA; 0 where there is no valid source pixel).
-        var vrt = [UInt8](repeating: 0, count: sx.count * 4)
-        for i in 0..<sx.count where pixelX[i] >= 0 {
-            let p = ((pixelY[i] - minY) * w + pixelX[i] - minX) * 4
-            if window[p + 3] > 0 { for c in 0..<4 { vrt[i * 4 + c] = window[p + c] } }
+        var vrt = [UInt8](repeating: 0, count: pixelX.count * 4)
+        window.withUnsafeBufferPointer { src in
+            vrt.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<pixelX.count where pixelX[i] >= 0 {
+                    let p = ((Int(pixelY[i]) - minY) * w + Int(pixelX[i]) - minX) * 4
+                    if src[p + 3] > 0 { for c in 0..<4 { dst[i * 4 + c] = src[p + c] } }
+                }
+            }
         }
 
         // The query buffer's pixel → the VRT pixel it holds (-1: outside the clipped window),
@@ -148,21 +145,39 @@ extension TileRenderer {
         for (b, row) in rows.enumerated() { bufferRow[query.wy + b] = rowIndex[row]! }
         let colorChannels = source.colorBands.count, channels = colorChannels + 1
         let stride = usedColumns.count
-        var out = [UInt8](repeating: 0, count: size * size * channels)
+        // Per VRT row: the sums of each tile column's 4 buffer columns (the rows come next).
+        var rowSums = [Int32](repeating: 0, count: usedRows.count * size * 4)
         vrt.withUnsafeBufferPointer { v in
+            bufferColumn.withUnsafeBufferPointer { bc in
+                rowSums.withUnsafeMutableBufferPointer { sums in
+                    for row in 0..<usedRows.count {
+                        let line = row * stride
+                        for px in 0..<size {
+                            var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, a: Int32 = 0
+                            for i in 0..<4 {
+                                let column = bc[4 * px + i]
+                                if column < 0 { continue }
+                                let p = (line + column) * 4
+                                r += Int32(v[p]); g += Int32(v[p + 1]); b += Int32(v[p + 2]); a += Int32(v[p + 3])
+                            }
+                            let o = (row * size + px) * 4
+                            sums[o] = r; sums[o + 1] = g; sums[o + 2] = b; sums[o + 3] = a
+                        }
+                    }
+                }
+            }
+        }
+        var out = [UInt8](repeating: 0, count: size * size * channels)
+        rowSums.withUnsafeBufferPointer { sums in
             out.withUnsafeMutableBufferPointer { dst in
                 for py in 0..<size {
+                    let rowsHere = (0..<4).map { bufferRow[4 * py + $0] }.filter { $0 >= 0 }
+                    if rowsHere.isEmpty { continue }
                     for px in 0..<size {
-                        var r = 0, g = 0, b = 0, a = 0
-                        for j in 0..<4 {
-                            let row = bufferRow[4 * py + j]
-                            if row < 0 { continue }
-                            for i in 0..<4 {
-                                let column = bufferColumn[4 * px + i]
-                                if column < 0 { continue }
-                                let p = (row * stride + column) * 4
-                                r += Int(v[p]); g += Int(v[p + 1]); b += Int(v[p + 2]); a += Int(v[p + 3])
-                            }
+                        var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, a: Int32 = 0
+                        for row in rowsHere {
+                            let p = (row * size + px) * 4
+                            r += sums[p]; g += sums[p + 1]; b += sums[p + 2]; a += sums[p + 3]
                         }
                         let o = (py * size + px) * channels
                         dst[o] = UInt8((r + 8) / 16)
@@ -179,11 +194,12 @@ extension TileRenderer {
         return image.isEmpty ? nil : image
     }
 
-    /// Source positions of the centres of VRT pixels (every column × every row given, both
-    /// sorted), row by row: exact on a grid every `step` VRT pixels over their span, bilinear
-    /// between, the step refined (16, 4, 1) until the error at the cells' centres is within
-    /// `gdal2tilesTolerance`.
-    private func vrtPixelPositions(columns: [Int], rows: [Int]) throws -> ([Double], [Double]) {
+    /// The source pixel nearest each VRT pixel centre (every column × every row given, both
+    /// sorted), row by row, -1 outside the source; as GDAL's nearest-neighbour warp kernel takes
+    /// it: the floor of the position (plus 1e-10). The positions are exact on a grid every
+    /// `step` VRT pixels over their span, bilinear between, the step refined (16, 4, 1) until the
+    /// error at the cells' centres is within `gdal2tilesTolerance`.
+    private func vrtSourcePixels(columns: [Int], rows: [Int], width: Int, height: Int) throws -> ([Int32], [Int32]) {
         let x0 = Double(columns.first!) + 0.5, y0 = Double(rows.first!) + 0.5
         let spanX = columns.last! - columns.first!, spanY = rows.last! - rows.first!
         for step in [16, 4, 1] {
@@ -206,21 +222,40 @@ extension TileRenderer {
                 }
                 if worst > Self.gdal2tilesTolerance { continue }
             }
-            var xs = [Double](repeating: 0, count: columns.count * rows.count), ys = xs
+            // Per column: its grid cell and the fraction across it.
+            let cells = columns.map { min(nx - 2, ($0 - columns.first!) / step) }
+            let fractions = columns.enumerated().map { Double($1 - columns.first!) / Double(step) - Double(cells[$0]) }
+            var pixelX = [Int32](repeating: -1, count: columns.count * rows.count), pixelY = pixelX
+            var rowX = [Double](repeating: 0, count: nx), rowY = rowX
+            let limitX = Double(width), limitY = Double(height)
             for (r, row) in rows.enumerated() {
+                // The grid interpolated down to this row, then along it.
                 let v = Double(row - rows.first!) / Double(step)
                 let gj = min(ny - 2, Int(v)), fv = v - Double(gj)
-                for (c, column) in columns.enumerated() {
-                    let u = Double(column - columns.first!) / Double(step)
-                    let gi = min(nx - 2, Int(u)), fu = u - Double(gi)
-                    let a = gj * nx + gi
-                    let top = gx[a] + (gx[a + 1] - gx[a]) * fu, bottom = gx[a + nx] + (gx[a + nx + 1] - gx[a + nx]) * fu
-                    let topY = gy[a] + (gy[a + 1] - gy[a]) * fu, bottomY = gy[a + nx] + (gy[a + nx + 1] - gy[a + nx]) * fu
-                    xs[r * columns.count + c] = top + (bottom - top) * fv
-                    ys[r * columns.count + c] = topY + (bottomY - topY) * fv
+                for i in 0..<nx {
+                    let a = gj * nx + i
+                    rowX[i] = gx[a] + (gx[a + nx] - gx[a]) * fv
+                    rowY[i] = gy[a] + (gy[a + nx] - gy[a]) * fv
+                }
+                rowX.withUnsafeBufferPointer { rx in
+                    rowY.withUnsafeBufferPointer { ry in
+                        pixelX.withUnsafeMutableBufferPointer { px in
+                            pixelY.withUnsafeMutableBufferPointer { py in
+                                for c in 0..<columns.count {
+                                    let gi = cells[c], fu = fractions[c]
+                                    let x = (rx[gi] + (rx[gi + 1] - rx[gi]) * fu + 1e-10).rounded(.down)
+                                    let y = (ry[gi] + (ry[gi + 1] - ry[gi]) * fu + 1e-10).rounded(.down)
+                                    if x >= 0, y >= 0, x < limitX, y < limitY {
+                                        px[r * columns.count + c] = Int32(x)
+                                        py[r * columns.count + c] = Int32(y)
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
-            return (xs, ys)
+            return (pixelX, pixelY)
         }
         throw SampledWarp.Unsupported()  // not reached: step 1 always returns
     }

@@ -18,8 +18,9 @@ import MeridianGeometry
 /// Here the same arithmetic runs straight from the source window: the intermediate VRT pixels
 /// a tile reads are the only ones computed, their source positions come from the renderer's
 /// transformer on a grid (exact every 16th VRT pixel, interpolated between, checked to 1e-4
-/// pixel, else every 4th, else every pixel), and the nearest source pixel is taken as GDAL's
-/// nearest-neighbour warp kernel takes it (floor of the position). Nodata, alpha and the
+/// pixel, else every 4th, else every pixel; positions within 4e-4 pixel of a pixel edge are
+/// transformed exactly), and the nearest source pixel is taken as GDAL's nearest-neighbour warp
+/// kernel takes it (floor of the position). Nodata, alpha and the
 /// chart's cutline act as in the default mode: a source pixel with alpha 0 is a VRT pixel with
 /// alpha 0, like one outside the source.
 struct Gdal2TilesQuery: Equatable {
@@ -198,7 +199,8 @@ extension TileRenderer {
     /// sorted), row by row, -1 outside the source; as GDAL's nearest-neighbour warp kernel takes
     /// it: the floor of the position (plus 1e-10). The positions are exact on a grid every
     /// `step` VRT pixels over their span, bilinear between, the step refined (16, 4, 1) until the
-    /// error at the cells' centres is within `gdal2tilesTolerance`.
+    /// error at the cells' centres is within `gdal2tilesTolerance`; a position that close to a
+    /// pixel edge (4 × the tolerance) is computed exactly, so the choice is the exact one.
     private func vrtSourcePixels(columns: [Int], rows: [Int], width: Int, height: Int) throws -> ([Int32], [Int32]) {
         let x0 = Double(columns.first!) + 0.5, y0 = Double(rows.first!) + 0.5
         let spanX = columns.last! - columns.first!, spanY = rows.last! - rows.first!
@@ -228,6 +230,8 @@ extension TileRenderer {
             var pixelX = [Int32](repeating: -1, count: columns.count * rows.count), pixelY = pixelX
             var rowX = [Double](repeating: 0, count: nx), rowY = rowX
             let limitX = Double(width), limitY = Double(height)
+            let margin = step > 1 ? 4 * Self.gdal2tilesTolerance : 0
+            var nearEdge: [Int] = []
             for (r, row) in rows.enumerated() {
                 // The grid interpolated down to this row, then along it.
                 let v = Double(row - rows.first!) / Double(step)
@@ -243,8 +247,13 @@ extension TileRenderer {
                             pixelY.withUnsafeMutableBufferPointer { py in
                                 for c in 0..<columns.count {
                                     let gi = cells[c], fu = fractions[c]
-                                    let x = (rx[gi] + (rx[gi + 1] - rx[gi]) * fu + 1e-10).rounded(.down)
-                                    let y = (ry[gi] + (ry[gi + 1] - ry[gi]) * fu + 1e-10).rounded(.down)
+                                    let sx = rx[gi] + (rx[gi + 1] - rx[gi]) * fu + 1e-10, sy = ry[gi] + (ry[gi + 1] - ry[gi]) * fu + 1e-10
+                                    let x = sx.rounded(.down), y = sy.rounded(.down)
+                                    // Too close to a pixel edge for an interpolated position to choose: exactly, below.
+                                    if sx - x < margin || x + 1 - sx < margin || sy - y < margin || y + 1 - sy < margin {
+                                        nearEdge.append(r * columns.count + c)
+                                        continue
+                                    }
                                     if x >= 0, y >= 0, x < limitX, y < limitY {
                                         px[r * columns.count + c] = Int32(x)
                                         py[r * columns.count + c] = Int32(y)
@@ -252,6 +261,19 @@ extension TileRenderer {
                                 }
                             }
                         }
+                    }
+                }
+            }
+            if !nearEdge.isEmpty {
+                var xs = nearEdge.map { Double(columns[$0 % columns.count]) + 0.5 }, ys = nearEdge.map { Double(rows[$0 / columns.count]) + 0.5 }
+                var zs = [Double](repeating: 0, count: nearEdge.count), ok = [Int32](repeating: 0, count: nearEdge.count)
+                GDALGenImgProjTransform(transformer, 1, Int32(nearEdge.count), &xs, &ys, &zs, &ok)
+                guard !ok.contains(0) else { throw SampledWarp.Unsupported() }
+                for (k, index) in nearEdge.enumerated() {
+                    let x = (xs[k] + 1e-10).rounded(.down), y = (ys[k] + 1e-10).rounded(.down)
+                    if x >= 0, y >= 0, x < limitX, y < limitY {
+                        pixelX[index] = Int32(x)
+                        pixelY[index] = Int32(y)
                     }
                 }
             }

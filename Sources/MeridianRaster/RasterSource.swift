@@ -92,6 +92,9 @@ public struct RasterSource: Sendable {
     public let pixelSize: Double
     public let warpedWidth: Int
     public let warpedHeight: Int
+    /// The geotransform of that suggested grid (GDALSuggestedWarpOutput2 to EPSG:3857): the
+    /// grid of the nearest-neighbour VRT gdal2tiles warps to first (AutoCreateWarpedVRT).
+    public let warpedGeoTransform: [Double]
     public let driver: String
     public let sourceWidth: Int
     public let sourceHeight: Int
@@ -230,9 +233,10 @@ public struct RasterSource: Sendable {
         self.transformerOptions = transformer
 
         // The extent in EPSG:3857, as GDAL suggests it (gdal2tiles uses the same).
-        let (extent, pixelSize, width, height) = try Self.suggestedOutput(prepared, transformer: transformer, path: path)
+        let (extent, warpedGeoTransform, width, height) = try Self.suggestedOutput(prepared, transformer: transformer, path: path)
         self.extent = extent
-        self.pixelSize = pixelSize
+        self.pixelSize = warpedGeoTransform[1]
+        self.warpedGeoTransform = warpedGeoTransform
         self.warpedWidth = width
         self.warpedHeight = height
 
@@ -279,7 +283,7 @@ public struct RasterSource: Sendable {
     }
 
     static func suggestedOutput(_ dataset: GDALDatasetH, transformer options: [String], path: String) throws
-        -> (MercatorExtent, Double, Int, Int) {
+        -> (MercatorExtent, [Double], Int, Int) {
         guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset, nil, $0) }) else {
             throw MeridianError.raster(.badInput, "cannot transform the raster to Web Mercator", path: path)
         }
@@ -299,7 +303,7 @@ public struct RasterSource: Sendable {
         guard minX < maxX, minY < maxY else {
             throw MeridianError(.badInput, "the raster lies outside the Web Mercator world", at: SourceLocation(file: path))
         }
-        return (MercatorExtent(minX: minX, minY: minY, maxX: maxX, maxY: maxY), geoTransform[1], Int(width), Int(height))
+        return (MercatorExtent(minX: minX, minY: minY, maxX: maxX, maxY: maxY), geoTransform, Int(width), Int(height))
     }
 
     /// The PLY/ lines of a BSB/KAP header: the chart's outline as (latitude, longitude).

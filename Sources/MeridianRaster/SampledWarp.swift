@@ -134,16 +134,24 @@ extension TileRenderer {
     /// Source positions of an n × n grid of tile pixel coordinates (offset + i · step); nil when
     /// the transformer fails at any of them.
     private func sourcePositions(n: Int, step: Double, offset: Double) -> ([Double], [Double])? {
-        var xs = [Double](repeating: 0, count: n * n), ys = xs, zs = xs
-        var ok = [Int32](repeating: 0, count: n * n)
-        for j in 0..<n { for i in 0..<n { xs[j * n + i] = offset + Double(i) * step; ys[j * n + i] = offset + Double(j) * step } }
-        GDALGenImgProjTransform(transformer, 1, Int32(n * n), &xs, &ys, &zs, &ok)
+        sourcePositions(columns: n, rows: n, step: step, x0: offset, y0: offset)
+    }
+
+    /// Source positions of a columns × rows grid of destination pixel coordinates
+    /// (x0 + i · step, y0 + j · step), row by row, in the destination grid the transformer has now;
+    /// nil when the transformer fails at any of them.
+    func sourcePositions(columns: Int, rows: Int, step: Double, x0: Double, y0: Double) -> ([Double], [Double])? {
+        let count = columns * rows
+        var xs = [Double](repeating: 0, count: count), ys = xs, zs = xs
+        var ok = [Int32](repeating: 0, count: count)
+        for j in 0..<rows { for i in 0..<columns { xs[j * columns + i] = x0 + Double(i) * step; ys[j * columns + i] = y0 + Double(j) * step } }
+        GDALGenImgProjTransform(transformer, 1, Int32(count), &xs, &ys, &zs, &ok)
         guard !ok.contains(0), xs.allSatisfy(\.isFinite), ys.allSatisfy(\.isFinite) else { return nil }
         return (xs, ys)
     }
 
     /// The window's pixels as 4 bytes each: R, G, B (or gray in the first), alpha.
-    private func readWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> [UInt8] {
+    func readWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> [UInt8] {
         var rgba = [UInt8](repeating: 255, count: w * h * 4)
         if let palette = source.palette {
             // Indexes from the file itself, expanded through the colour table here.

@@ -4,8 +4,15 @@ import MeridianFormats
 import MeridianGeometry
 
 /// Resampling for base tiles (GDAL's warp kernels).
+///
+/// `gdal2tiles` is a value here rather than a separate `--sampling` flag: it reproduces one
+/// whole pipeline (gdal2tiles' 'average': a nearest-neighbour warp to GDAL's suggested grid, a
+/// 4× nearest-neighbour read of a window snapped to that grid, 4 × 4 averages), so it cannot be
+/// combined with another kernel, and as one value it also goes into the `--resume` signature.
 public enum Resampling: String, Sendable, CaseIterable {
     case near, bilinear, cubic, lanczos, average
+    /// gdal2tiles' base-tile sampling, to match an existing gdal2tiles cache (see Gdal2TilesSampling.swift).
+    case gdal2tiles
 
     var gdal: GDALResampleAlg {
         switch self {
@@ -13,7 +20,7 @@ public enum Resampling: String, Sendable, CaseIterable {
         case .bilinear: GRA_Bilinear
         case .cubic: GRA_Cubic
         case .lanczos: GRA_Lanczos
-        case .average: GRA_Average
+        case .average, .gdal2tiles: GRA_Average
         }
     }
 }
@@ -105,6 +112,16 @@ final class TileRenderer {
         var geoTransform = pyramid.geoTransform(tile)
         GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
         GDALSetGeoTransform(destination, &geoTransform)
+        if resampling == .gdal2tiles, !gdalWarpOnly {
+            do {
+                let t0 = Profile.now()
+                defer { Profile.add("gdal2tiles", Profile.now() - t0) }
+                return try gdal2tilesRender(tile)
+            } catch is SampledWarp.Unsupported {
+                // As below: GDAL's warper ('average') where the transformer fails.
+                GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
+            }
+        }
         if resampling == .average || resampling == .near, !gdalWarpOnly {
             do {
                 let t0 = Profile.now()

@@ -47,7 +47,7 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("tile-size"), help: ArgumentHelp("Tile width and height in pixels: 256 or 512.", valueName: "pixels"))
     var tileSize = 256
 
-    @Option(help: ArgumentHelp("Resampling of base tiles (average: the mean of 4 × 4 samples, as gdal2tiles; lower zooms always average the level below).", valueName: "method"))
+    @Option(help: ArgumentHelp("Resampling of base tiles (average: the mean of 4 × 4 samples, as gdal2tiles; gdal2tiles: gdal2tiles' own sampling, to match its tiles; lower zooms always average the level below).", valueName: "method"))
     var resampling: Resampling = .average
 
     @Option(help: ArgumentHelp("Threads warping tiles (default: the number of cores).", valueName: "n"))

@@ -13,15 +13,20 @@ import ZIPFoundation
 /// named with `..` or an absolute path are never used).
 enum KMZArchive {
     static let maximumDocumentSize: UInt64 = 4 << 30
-    static let maximumArchiveInMemory = 1 << 30
 
-    /// Opens the archive an input holds: from its path, or (for stdin) from memory.
+    /// Opens the archive an input holds: from its path; standard input (which a zip's random
+    /// access cannot read as it streams) is first copied to a scratch file, unlinked once open.
+    /// Not ZIPFoundation's in-memory archives: they hold the whole input in memory, and they
+    /// leak when the bytes are not a zip (found by Scripts/fuzz).
     static func open(_ input: BufferedInput) throws -> Archive {
         do {
             if let path = input.path {
                 return try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
             }
-            return try Archive(data: Data(try input.readAll(maximum: maximumArchiveInMemory)), accessMode: .read)
+            let scratch = try ScratchFile("kmz-input")
+            try input.forEachChunk { chunk, _ in scratch.sink.write(UnsafeRawBufferPointer(chunk)) }
+            try scratch.sink.flush()
+            return try Archive(url: URL(fileURLWithPath: scratch.path), accessMode: .read)
         } catch let error as MeridianError {
             throw error
         } catch {

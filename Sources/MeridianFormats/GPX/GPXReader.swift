@@ -49,6 +49,11 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
         depth += 1
+        // GPX nests five levels; element trees are freed recursively, so deeper is refused.
+        if depth > 64 {
+            parser.stop(MeridianError(.badInput, "elements nested more than 64 deep", at: parser.location))
+            return
+        }
         let name = Self.localName(rawName)
         if depth == 1 && name != "gpx" {
             parser.stop(MeridianError(.badInput, "not GPX: the document's root is <\(name)>", at: parser.location))

@@ -23,6 +23,9 @@ final class KMLDocumentBuilder: XMLEventHandler {
         "Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay", "Style", "StyleMap", "Schema",
         "gx:CascadingStyle",
     ]
+    /// How deep features, styles and folders may nest.
+    static let maximumDepth = 256
+
     static let containers: Set<String> = ["Document", "Folder"]
     static let features: Set<String> = ["Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay"]
 
@@ -79,6 +82,13 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
         let name = canonicalName(rawName)
 
+        // Element trees are walked (and freed) recursively: a document nested deeper than any
+        // real KML is refused before it can exhaust the stack.
+        if captureStack.count + containerStack.count >= Self.maximumDepth {
+            parser?.stop(MeridianError(.badInput, "elements nested more than \(Self.maximumDepth) deep", at: parser?.location,
+                                      hint: "real KML nests a few levels; this looks like a crafted file"))
+            return
+        }
         if let parent = captureStack.last {
             let element = XMLElement(name: name, attributes: attributeMap, line: line)
             parent.append(element)

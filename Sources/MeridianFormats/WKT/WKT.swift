@@ -132,7 +132,14 @@ public enum WKT {
 
         static let types = ["POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "GEOMETRYCOLLECTION"]
 
+        /// How deep geometry collections may nest (the parser recurses once per level).
+        static let maximumDepth = 64
+        var depth = 0
+
         mutating func geometry() throws -> Geometry? {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else { throw error("geometry collections nested more than \(Self.maximumDepth) deep") }
             skipSpace()
             if bytes[index...].starts(with: Array("SRID=".utf8)) || bytes[index...].starts(with: Array("srid=".utf8)) {
                 guard let semicolon = bytes[index...].firstIndex(of: UInt8(ascii: ";")) else { throw error("SRID= without ';'") }

@@ -18,15 +18,16 @@ enum KMZArchive {
     /// access cannot read as it streams) is first copied to a scratch file, unlinked once open.
     /// Not ZIPFoundation's in-memory archives: they hold the whole input in memory, and they
     /// leak when the bytes are not a zip (found by Scripts/fuzz).
-    static func open(_ input: BufferedInput) throws -> Archive {
+    /// The scratch copy of standard input comes back too: the caller keeps it while it reads.
+    static func open(_ input: BufferedInput) throws -> (archive: Archive, scratch: ScratchFile?) {
         do {
             if let path = input.path {
-                return try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+                return (try Archive(url: URL(fileURLWithPath: path), accessMode: .read), nil)
             }
             let scratch = try ScratchFile("kmz-input")
             try input.forEachChunk { chunk, _ in scratch.sink.write(UnsafeRawBufferPointer(chunk)) }
             try scratch.sink.flush()
-            return try Archive(url: URL(fileURLWithPath: scratch.path), accessMode: .read)
+            return (try Archive(url: URL(fileURLWithPath: scratch.path), accessMode: .read), scratch)
         } catch let error as MeridianError {
             throw error
         } catch {
@@ -57,6 +58,17 @@ enum KMZArchive {
         guard declared <= maximumDocumentSize else {
             throw MeridianError(.badInput, "\(entry.path) would inflate to \(declared >> 20) MiB, more than Meridian extracts",
                                 at: where_, hint: "this looks like a zip bomb")
+        }
+        // Sizes the archive cannot hold send ZIPFoundation reading past its end without end
+        // (found by Scripts/fuzz): refuse them first.
+        var info = stat()
+        if stat(archive.url.path, &info) == 0, entry.compressedSize > UInt64(info.st_size) {
+            throw MeridianError(.badInput, "\(entry.path) claims \(entry.compressedSize) compressed bytes in a \(info.st_size)-byte archive",
+                                at: where_, hint: "the archive is damaged or crafted")
+        }
+        if !entry.isCompressed && entry.compressedSize != declared {
+            throw MeridianError(.badInput, "\(entry.path) is stored uncompressed but its two sizes differ", at: where_,
+                                hint: "the archive is damaged or crafted")
         }
         let (fd, path) = try TemporaryFiles.scratch("kmz")
         unlink(path)  // gone from the folder; the descriptor keeps it
@@ -98,9 +110,12 @@ public final class KMZReader: KMLDocumentReader {
     private let kml: KMLReader
     /// The archive's other files (images of GroundOverlays, icons), by path.
     public let entries: [String]
+    /// Standard input's copy, kept while the archive is read.
+    private let scratch: ScratchFile?
 
     public init(input: BufferedInput, options: ReadOptions = .init()) throws {
-        let archive = try KMZArchive.open(input)
+        let (archive, scratch) = try KMZArchive.open(input)
+        self.scratch = scratch
         let document = try KMZArchive.mainDocument(in: archive, name: input.name)
         entries = archive.filter { $0.type == .file && KMZArchive.isSafe($0.path) }.map(\.path)
         for entry in archive where !KMZArchive.isSafe(entry.path) {

@@ -66,6 +66,12 @@ enum KMZArchive {
             throw MeridianError(.badInput, "\(entry.path) claims \(entry.compressedSize) compressed bytes in a \(info.st_size)-byte archive",
                                 at: where_, hint: "the archive is damaged or crafted")
         }
+        // Deflate expands at most 1,032 to 1: a larger claim is crafted, and ZIPFoundation
+        // (0.9.x on Linux) spins for ever on a stream that ends before its claimed size.
+        if entry.isCompressed && declared > entry.compressedSize * 1032 + 65_536 {
+            throw MeridianError(.badInput, "\(entry.path) claims to inflate \(entry.compressedSize) bytes to \(declared), more than deflate can",
+                                at: where_, hint: "the archive is damaged or crafted")
+        }
         if !entry.isCompressed && entry.compressedSize != declared {
             throw MeridianError(.badInput, "\(entry.path) is stored uncompressed but its two sizes differ", at: where_,
                                 hint: "the archive is damaged or crafted")

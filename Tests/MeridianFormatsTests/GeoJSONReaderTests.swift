@@ -134,15 +134,18 @@ import MeridianGeometry
         }
     }
 
-    /// Tests/Fixtures/malformed/expected.tsv: each broken file, where the error is, what it says.
+    /// Tests/Fixtures/malformed/expected.tsv: each broken file (read by the format its extension
+    /// names), where the error is ("line:column", or "line" where a format has no columns), what
+    /// it says.
     @Test(arguments: malformedCases())
     func malformedInputIsRejectedWithItsLocation(_ testCase: MalformedCase) throws {
         do {
-            _ = try readAll(path: fixture("malformed/\(testCase.file)"))
+            let input = try FeatureInput(path: fixture("malformed/\(testCase.file)"))
+            _ = try FeatureList(reading: input.reader)
             Issue.record("\(testCase.file) was accepted")
         } catch let error as MeridianError {
             #expect(error.kind == .badInput)
-            #expect(error.location.map { "\($0.line ?? 0):\($0.column ?? 0)" } == testCase.lineColumn)
+            #expect(error.location.map { [$0.line, $0.column].compactMap { $0.map(String.init) }.joined(separator: ":") } == testCase.lineColumn)
             #expect(error.message.contains(testCase.message), "\(error.message)")
         }
     }

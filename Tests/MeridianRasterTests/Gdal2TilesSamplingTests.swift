@@ -103,16 +103,8 @@ import Testing
     /// and base tiles within 35 dB PSNR where both are opaque (the default sampling is far off).
     @Test(.enabled(if: gdal2tilesAvailable)) func matchesGdal2tiles() throws {
         try withFolder { folder in
-            func run(_ tool: String, _ arguments: [String]) throws {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-                process.arguments = arguments
-                try process.run()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "\(tool)")
-            }
-            try run("gdal_translate", ["-q", "-of", "VRT", "-expand", "rgba", raster("19347_2.KAP"), folder + "/rgba.vrt"])
-            try run("gdal2tiles.py", ["--xyz", "-z", "15-16", "--processes=1", "-q", folder + "/rgba.vrt", folder + "/g2t"])
+            try runTool("gdal_translate", ["-q", "-of", "VRT", "-expand", "rgba", raster("19347_2.KAP"), folder + "/rgba.vrt"])
+            try runTool("gdal2tiles.py", ["--xyz", "-z", "15-16", "--processes=1", "-q", folder + "/rgba.vrt", folder + "/g2t"])
             let options = RasterSourceOptions(cutCollar: false)
             try Self.tile(raster("19347_2.KAP"), folder + "/compat", zooms: 15...16, resampling: .gdal2tiles, source: options)
             try Self.tile(raster("19347_2.KAP"), folder + "/default", zooms: 15...16, resampling: .average, source: options)

@@ -298,16 +298,8 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
             try tile(raster("19347_2.KAP"), folder + "/out", zooms: 17...17, source: RasterSourceOptions(cutCollar: false))
             let pyramid = TilePyramid()
             let topLeft = pyramid.bounds(MapTile(zoom: 17, x: 8416, y: 57812)), bottomRight = pyramid.bounds(MapTile(zoom: 17, x: 8417, y: 57813))
-            func run(_ tool: String, _ arguments: [String]) throws {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-                process.arguments = arguments
-                try process.run()
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0, "\(tool)")
-            }
-            try run("gdal_translate", ["-q", "-of", "VRT", "-expand", "rgba", raster("19347_2.KAP"), folder + "/rgba.vrt"])
-            try run("gdalwarp", ["-q", "-t_srs", "EPSG:3857", "-r", "average", "-ts", "512", "512",
+            try runTool("gdal_translate", ["-q", "-of", "VRT", "-expand", "rgba", raster("19347_2.KAP"), folder + "/rgba.vrt"])
+            try runTool("gdalwarp", ["-q", "-t_srs", "EPSG:3857", "-r", "average", "-ts", "512", "512",
                                  "-te", "\(topLeft.minX)", "\(bottomRight.minY)", "\(bottomRight.maxX)", "\(topLeft.maxY)",
                                  folder + "/rgba.vrt", folder + "/whole.tif"])
             let whole = try DecodedImage(path: folder + "/whole.tif")
@@ -370,4 +362,14 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
             #expect(FileManager.default.fileExists(atPath: folder + "/tms/tilemapresource.xml"))
         }
     }
+}
+
+/// Runs one of GDAL's command-line tools from /usr/bin and expects it to succeed.
+func runTool(_ tool: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+    process.arguments = arguments
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "\(tool)")
 }

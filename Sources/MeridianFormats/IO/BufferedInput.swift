@@ -166,8 +166,13 @@ public final class BufferedInput {
         return bytes
     }
 
+    /// The longest line the line-based formats (CSV, WKT, WKB) take: far beyond any real
+    /// geometry's text, and it keeps a file with no line breaks (a sparse file of zeros) from
+    /// being read whole into memory.
+    public static let maximumLineLength = 64 << 20
+
     /// The next line, without its line break ("\n" or "\r\n"); nil at the end of the input. A
-    /// last line without a break still counts. Lines are limited like tokens.
+    /// last line without a break still counts.
     public func nextLine() throws -> [UInt8]? {
         var searched = 0
         while true {
@@ -181,6 +186,10 @@ public final class BufferedInput {
                 return line
             }
             searched = limit - position
+            if searched > Self.maximumLineLength {
+                throw MeridianError(.badInput, "a line is longer than \(Self.maximumLineLength >> 20) MiB", at: SourceLocation(file: name),
+                                    hint: "is this a text file? CSV, WKT and WKB put one record on each line")
+            }
             if reachedEnd {
                 guard searched > 0 else { return nil }
                 let line = Array(UnsafeBufferPointer(start: start, count: searched))

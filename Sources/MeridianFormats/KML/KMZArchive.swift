@@ -22,17 +22,39 @@ enum KMZArchive {
     static func open(_ input: BufferedInput) throws -> (archive: Archive, scratch: ScratchFile?) {
         do {
             if let path = input.path {
+                try requireEndRecord(path, name: input.name)
                 return (try Archive(url: URL(fileURLWithPath: path), accessMode: .read), nil)
             }
             let scratch = try ScratchFile("kmz-input")
             try input.forEachChunk { chunk, _ in scratch.sink.write(UnsafeRawBufferPointer(chunk)) }
             try scratch.sink.flush()
+            try requireEndRecord(scratch.path, name: input.name)
             return (try Archive(url: URL(fileURLWithPath: scratch.path), accessMode: .read), scratch)
         } catch let error as MeridianError {
             throw error
         } catch {
             throw MeridianError(.badInput, "not a readable KMZ (zip) archive: \(error)", at: SourceLocation(file: input.name),
                                 hint: "the file may be truncated")
+        }
+    }
+
+    /// A zip ends with its end-of-central-directory record, within the last 65,557 bytes (22
+    /// and a comment of at most 65,535). ZIPFoundation looks for it byte by byte through the
+    /// whole file, minutes for a large file that is not a zip: look in the tail first.
+    static func requireEndRecord(_ path: String, name: String) throws {
+        guard let file = fopen(path, "rb") else { return }  // ZIPFoundation reports it
+        defer { fclose(file) }
+        fseeko(file, 0, SEEK_END)
+        let size = ftello(file)
+        let tail = min(size, 65_557)
+        fseeko(file, size - tail, SEEK_SET)
+        var bytes = [UInt8](repeating: 0, count: Int(tail))
+        let read = fread(&bytes, 1, bytes.count, file)
+        let signature: [UInt8] = [0x50, 0x4B, 0x05, 0x06]
+        let found = read >= 22 && (0...(read - 22)).contains { i in bytes[i..<(i + 4)].elementsEqual(signature) }
+        guard found else {
+            throw MeridianError(.badInput, "not a KMZ (zip) archive: it has no end-of-central-directory record",
+                                at: SourceLocation(file: name), hint: "the file may be truncated, or not a zip at all")
         }
     }
 

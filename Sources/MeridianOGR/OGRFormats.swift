@@ -49,8 +49,7 @@ public enum OGRFormats {
             throw MeridianError(.usage, "neither Meridian nor GDAL \(GDALLibraryVersion.release) knows the format \"\(name)\"",
                                 hint: "`meridian formats` lists them all")
         }
-        if let path, let dot = path.lastIndex(of: "."), !path[dot...].contains("/") {
-            let ext = path[path.index(after: dot)...].lowercased()
+        if let path, let ext = fileExtension(path) {
             // Shapefile first for .shp (other drivers list it too).
             let matches = all.filter { $0.extensions.contains(ext) }
             if let driver = matches.first(where: { $0.name == "ESRI Shapefile" }) ?? matches.first { return driver }

@@ -15,23 +15,16 @@ public struct TileImage: Sendable, Equatable {
     }
 
     /// Whether every pixel is fully transparent (such tiles are not written).
-    public var isEmpty: Bool {
-        pixels.withUnsafeBufferPointer { p in
-            var i = colorChannels
-            while i < p.count {
-                if p[i] != 0 { return false }
-                i += channels
-            }
-            return true
-        }
-    }
+    public var isEmpty: Bool { everyAlpha(is: 0) }
 
     /// Whether every pixel is fully opaque (such tiles are written without alpha).
-    public var isOpaque: Bool {
+    public var isOpaque: Bool { everyAlpha(is: 255) }
+
+    private func everyAlpha(is value: UInt8) -> Bool {
         pixels.withUnsafeBufferPointer { p in
             var i = colorChannels
             while i < p.count {
-                if p[i] != 255 { return false }
+                if p[i] != value { return false }
                 i += channels
             }
             return true

@@ -54,11 +54,6 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
-func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-    try OutputTarget.write(bytes, to: path, durable: false)
-}
-
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
 /// `tilemapresource.xml`. Each tile is written to a temporary file and renamed into place.
 /// While a run is under way, `.meridian-tiling` in the folder lists the completed blocks.
@@ -162,7 +157,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             }
             lock.locked { _ = folders.insert(folder) }
         }
-        try writeAtomically(data, to: tilePath(tile))
+        try OutputTarget.write(data, to: tilePath(tile), durable: false)
     }
 
     public func markCompleted(block: MapTile) throws {
@@ -170,9 +165,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     }
 
     public func finish(metadata: TileSetMetadata) throws {
-        try writeAtomically(Array(tileJSON(metadata).utf8), to: path + "/metadata.json")
+        try OutputTarget.write(Array(tileJSON(metadata).utf8), to: path + "/metadata.json", durable: false)
         if scheme == .tms {
-            try writeAtomically(Array(tileMapResource(metadata).utf8), to: path + "/tilemapresource.xml")
+            try OutputTarget.write(Array(tileMapResource(metadata).utf8), to: path + "/tilemapresource.xml", durable: false)
         }
         unlink(statePath)
     }

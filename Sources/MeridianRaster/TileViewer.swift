@@ -26,7 +26,7 @@ public enum TileViewer {
         } catch {
             throw MeridianError(.cannotCreateOutput, "cannot copy Leaflet: \(error.localizedDescription)", at: SourceLocation(file: target))
         }
-        try writeAtomically(Array(html(m, scheme: scheme).utf8), to: folder + "/index.html")
+        try OutputTarget.write(Array(html(m, scheme: scheme).utf8), to: folder + "/index.html", durable: false)
     }
 
     static func html(_ m: TileSetMetadata, scheme: TileScheme) -> String {

@@ -43,8 +43,7 @@ struct Clip: ParsableCommand {
 
     func clipper() throws -> GeometryClipper {
         func numbers(_ text: String, _ count: Int, _ name: String) throws -> [Double] {
-            let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: " ")) }
-            guard values.count == count else { throw ValidationError("\(name) takes \(count) comma-separated numbers") }
+            guard let values = commaSeparatedNumbers(text, count: count) else { throw ValidationError("\(name) takes \(count) comma-separated numbers") }
             return values
         }
         if let bbox {
@@ -55,10 +54,7 @@ struct Clip: ParsableCommand {
             let v = try numbers(mapRect, 4, "--map-rect")
             return GeometryClipper(rect: RectClip(MapRect(x: v[0], y: v[1], width: v[2], height: v[3])), plane: .mapPoints)
         }
-        let parts = tile!.split(separator: "/").compactMap { Int($0) }
-        guard parts.count == 3 else { throw ValidationError("--tile takes Z/X/Y") }
-        let t = tms ? MapTile(zoom: parts[0], x: parts[1], tmsY: parts[2]) : MapTile(zoom: parts[0], x: parts[1], y: parts[2])
-        guard t.isValid else { throw ValidationError("\(tile!) is not a tile: 0 <= X, Y < 2^Z") }
+        guard let t = MapTile(address: tile!, tms: tms) else { throw ValidationError("\(tile!) is not a tile: give Z/X/Y with 0 <= X, Y < 2^Z") }
         let scale = ZoomScale.scale(forLevel: Double(t.zoom))
         var grow = (buffer ?? 0) / scale
         if lineWidth == "auto" { grow += ZoomScale.roadWidth(atScale: scale) }

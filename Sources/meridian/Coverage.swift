@@ -85,13 +85,7 @@ extension CoverageValidate {
         var options = WriteOptions()
         options.picture = picture.options
         let output = try FeatureOutput(path: path, options: options, registry: .commandLine)
-        do {
-            try copyFeatures(from: FeatureList(CoveragePreview.features(area, report: report)), to: output.writer)
-            try output.commit()
-        } catch {
-            output.abandon()
-            throw error
-        }
+        try output.commit { try copyFeatures(from: FeatureList(CoveragePreview.features(area, report: report)), to: output.writer) }
     }
 }
 
@@ -244,8 +238,7 @@ struct CoverageMake: ParsableCommand {
             maker.maximumPoints = maxPoints
             let result: CoverageMaker.Result
             if let bbox {
-                let numbers = bbox.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: " ")) }
-                guard numbers.count == 4 else { throw MeridianError(.usage, "--bbox takes west,south,east,north") }
+                guard let numbers = commaSeparatedNumbers(bbox, count: 4) else { throw MeridianError(.usage, "--bbox takes west,south,east,north") }
                 result = try maker.make(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
             } else {
                 result = try maker.make(path: input, bufferKilometres: bufferKm)
@@ -268,11 +261,5 @@ struct CoverageMake: ParsableCommand {
 /// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
 func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {
     let target = try OutputTarget.open(output)
-    do {
-        try writeGeoJSONGeometry(.multiPolygon(coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true))
-        try target.commit()
-    } catch {
-        target.abandon()
-        throw error
-    }
+    try target.commit { try writeGeoJSONGeometry(.multiPolygon(coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true)) }
 }

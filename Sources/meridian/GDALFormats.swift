@@ -16,11 +16,7 @@ import MeridianGeometry
 /// 64) when GDAL does not know it either.
 enum GDALFormats {
     static func format(name: String?, path: String?) -> FeatureFormat? {
-        let id = name?.lowercased() ?? path.flatMap { p -> String? in
-            guard let dot = p.lastIndex(of: "."), !p[dot...].contains("/") else { return nil }
-            return String(p[p.index(after: dot)...]).lowercased()
-        }
-        guard let id, !id.isEmpty else { return nil }
+        guard let id = name?.lowercased() ?? path.flatMap(fileExtension), !id.isEmpty else { return nil }
         return FeatureFormat(
             id: id, displayName: "\(id) (through GDAL)", extensions: [],
             reader: { input, _ in
@@ -93,26 +89,21 @@ final class ChildFeatureReader: FeatureReader {
 final class ChildFeatureWriter: PathFeatureWriter {
     private let format: String
     private let path: String
-    private let scratch: ScratchFile
-    private let spill: GeoJSONWriter
+    private let spill: FeatureSpill
 
     init(format: String, path: String, options: WriteOptions) throws {
         self.format = format
         self.path = path
-        scratch = try ScratchFile("gdal-output")
-        spill = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
+        spill = try FeatureSpill("gdal-output")
     }
 
-    func begin(_ metadata: CollectionMetadata) throws { try spill.begin(metadata) }
-    func write(_ feature: Feature) throws { try spill.write(feature) }
-
-    func finish(_ trailingMetadata: CollectionMetadata) throws {
-        try spill.finish(trailingMetadata)
-        try scratch.sink.flush()
-    }
+    // (A text sequence carries no collection members: ogr-write names the layer after the file.)
+    func begin(_ metadata: CollectionMetadata) throws {}
+    func write(_ feature: Feature) throws { try spill.append(feature) }
+    func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let process = try runGDALHelper(["ogr-write", "--to", format, "-o", path, scratch.path])
+        let process = try runGDALHelper(["ogr-write", "--to", format, "-o", path, spill.path])
         process.waitUntilExit()
         if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
     }

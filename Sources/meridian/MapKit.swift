@@ -25,17 +25,7 @@ struct ReportFormatOption: ParsableArguments {
         case .text:
             let width = (fields.map(\.0.count).max() ?? 0) + 2
             for (key, value) in fields {
-                let text: String
-                switch value {
-                case .string(let s): text = s
-                case .double(let d): text = "\(d)"
-                case .integer(let i): text = "\(i)"
-                default:
-                    let sink = OutputSink(collectingAs: key)
-                    writeJSON(value, to: sink, pretty: false)
-                    text = String(sink.collectedText().dropLast())  // the newline writeJSON ends with
-                }
-                out.write(key + ":" + String(repeating: " ", count: width - key.count - 1) + text + "\n")
+                out.write(key + ":" + String(repeating: " ", count: width - key.count - 1) + value.plainText() + "\n")
             }
         }
         try out.flush()
@@ -105,10 +95,7 @@ struct MapKitTile: ParsableCommand {
     @OptionGroup var report: ReportFormatOption
 
     func run() throws {
-        let parts = tile.split(separator: "/").compactMap { Int($0) }
-        var t = MapTile(zoom: parts.first ?? -1, x: 0, y: 0)
-        if parts.count == 3 { t = tms ? MapTile(zoom: parts[0], x: parts[1], tmsY: parts[2]) : MapTile(zoom: parts[0], x: parts[1], y: parts[2]) }
-        guard parts.count == 3, t.isValid else {
+        guard let t = MapTile(address: tile, tms: tms) else {
             throw ValidationError("\(tile) is not a tile: give Z/X/Y with 0 <= X, Y < 2^Z")
         }
         let rect = t.mapRect, box = t.boundingBox

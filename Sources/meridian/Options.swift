@@ -64,13 +64,7 @@ struct OutputFileOptions: ParsableArguments {
     /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
     func write(_ features: [Feature], format: String? = nil) throws {
         let destination = try open(format: format)
-        do {
-            try copyFeatures(from: FeatureList(features), to: destination.writer)
-            try destination.commit()
-        } catch {
-            destination.abandon()
-            throw error
-        }
+        try destination.commit { try copyFeatures(from: FeatureList(features), to: destination.writer) }
     }
 }
 
@@ -100,17 +94,15 @@ struct PictureArguments: ParsableArguments {
 
     func viewRect() throws -> MapRect? {
         if let view {
-            let v = view.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: " ")) }
-            guard v.count == 4, v[0] < v[2], v[1] < v[3] else { throw ValidationError("--view takes west,south,east,north in degrees") }
+            guard let v = commaSeparatedNumbers(view, count: 4), v[0] < v[2], v[1] < v[3] else {
+                throw ValidationError("--view takes west,south,east,north in degrees")
+            }
             let a = MapPoint(Position(longitude: v[0], latitude: v[3])), b = MapPoint(Position(longitude: v[2], latitude: v[1]))
             return MapRect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
         }
         if let viewTile {
-            let parts = viewTile.split(separator: "/").compactMap { Int($0) }
-            guard parts.count == 3, MapTile(zoom: parts[0], x: parts[1], y: parts[2]).isValid else {
-                throw ValidationError("--view-tile takes Z/X/Y with 0 <= X, Y < 2^Z")
-            }
-            return MapTile(zoom: parts[0], x: parts[1], y: parts[2]).mapRect
+            guard let tile = MapTile(address: viewTile) else { throw ValidationError("--view-tile takes Z/X/Y with 0 <= X, Y < 2^Z") }
+            return tile.mapRect
         }
         return nil
     }
@@ -153,16 +145,23 @@ struct ReportingOptions: ParsableArguments {
 
 extension KMLReadOptions.Folders: ExpressibleByArgument {}
 
+/// Numbers typed by a person, comma-separated (`-122.6,37.2,-121.6,38.1`): nil when any of them
+/// is not a number, or when there are not `count` of them.
+func commaSeparatedNumbers(_ text: String, count: Int) -> [Double]? {
+    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: " ")) }
+    guard numbers.count == count, !numbers.contains(nil) else { return nil }
+    return numbers.map { $0! }
+}
+
 /// A point typed by a person: `LAT,LON`, MapKit's order.
 struct LatLon: ExpressibleByArgument {
     var position: Position
 
     init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Double($0.trimmingCharacters(in: " ")) }
-        guard parts.count == 2, let lat = parts[0], let lon = parts[1], (-90...90).contains(lat), (-180...180).contains(lon) else {
+        guard let parts = commaSeparatedNumbers(argument, count: 2), (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
             return nil
         }
-        position = Position(longitude: lon, latitude: lat)
+        position = Position(longitude: parts[1], latitude: parts[0])
     }
 }
 
@@ -194,13 +193,7 @@ func runPipeline(input: InputOptions, output: OutputOptions, reporting: Reportin
         let destination = try output.open(protecting: source.path)
         let progress = ProgressLine(reporting: reporting, input: source.input)
         defer { progress.finish() }
-        do {
-            try body(source, destination, progress)
-            try destination.commit()
-        } catch {
-            destination.abandon()
-            throw error
-        }
+        try destination.commit { try body(source, destination, progress) }
     }
 }
 

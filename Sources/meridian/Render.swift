@@ -29,7 +29,7 @@ struct Render: ParsableCommand {
         let reporter = reporting.reporter
         try reporter.run {
             let destination = try output.file.open(format: output.format ?? (output.file.output == nil ? "png" : nil))
-            do {
+            try destination.commit {
                 let writer = destination.writer
                 try writer.begin(.init())
                 for path in inputs {
@@ -38,10 +38,6 @@ struct Render: ParsableCommand {
                     while let feature = try source.reader.next() { try writer.write(feature) }
                 }
                 try writer.finish(.init())
-                try destination.commit()
-            } catch {
-                destination.abandon()
-                throw error
             }
         }
     }

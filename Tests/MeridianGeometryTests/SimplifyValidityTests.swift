@@ -89,7 +89,7 @@ enum NaturalEarth {
     }
 
     func biggerThan(_ tolerance: Double, _ geometry: Geometry?) -> Bool {
-        !MapExtent((geometry?.paths ?? []).flatMap(\.positions)).isSmaller(than: tolerance)
+        !GeometrySimplifier(tolerance: tolerance, method: .douglasPeucker).isSmallerThanTolerance(MapRect(enclosing: (geometry?.paths ?? []).flatMap(\.positions)))
     }
 
     /// Pitcairn at zoom 12: Douglas-Peucker ring by ring makes two of its rings cross; the

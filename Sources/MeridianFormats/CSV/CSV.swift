@@ -15,6 +15,8 @@ public final class CSVWriter: FeatureWriter {
     private let sink: OutputSink
     private let options: WriteOptions
     private let spill: FeatureSpill
+    /// Formats a cell's number or WKT; one sink for every cell.
+    private let cellText = OutputSink(collectingAs: "cell")
     private var columns = OrderedSet<String>()
     private var pointsOnly = true
     private var anyGeometry = false
@@ -56,7 +58,10 @@ public final class CSVWriter: FeatureWriter {
                     cells += Array(repeating: "", count: anyAltitude ? 3 : 2)
                 }
             } else {
-                cells.append(feature.geometry.map { WKT.text($0, precision: options.precision) } ?? "")
+                cells.append(feature.geometry.map { geometry in
+                    WKT.write(geometry, to: cellText, precision: options.precision)
+                    return cellText.takeCollectedText()
+                } ?? "")
             }
             let properties = feature.properties ?? [:]
             for key in columns { cells.append(properties[key]?.plainText() ?? "") }
@@ -66,9 +71,8 @@ public final class CSVWriter: FeatureWriter {
     }
 
     private func number(_ value: Double) -> String {
-        let text = OutputSink(collectingAs: "number")
-        text.writeCoordinate(value, precision: options.precision)
-        return text.collectedText()
+        cellText.writeCoordinate(value, precision: options.precision)
+        return cellText.takeCollectedText()
     }
 
     /// One record, quoting the fields that need it (a comma, a quote, a line break, or

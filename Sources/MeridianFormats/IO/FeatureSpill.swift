@@ -7,7 +7,10 @@ import MeridianGeometry
 public final class FeatureSpill {
     private let scratch: ScratchFile
     private let writer: GeoJSONWriter
+    private var closed = false
     public private(set) var count = 0
+    /// The scratch file, for handing to another process once `close()`d.
+    public var path: String { scratch.path }
 
     public init(_ name: String) throws {
         scratch = try ScratchFile(name)
@@ -21,9 +24,17 @@ public final class FeatureSpill {
         count += 1
     }
 
-    /// Hands back every feature, in order.
-    public func forEach(_ body: (Feature) throws -> Void) throws {
+    /// Ends the sequence and flushes it to disk; appending is over.
+    public func close() throws {
+        guard !closed else { return }
+        closed = true
         try writer.finish(.init())
+        try scratch.sink.flush()
+    }
+
+    /// Hands back every feature, in order (as often as asked).
+    public func forEach(_ body: (Feature) throws -> Void) throws {
+        try close()
         guard count > 0 else { return }
         let reader = GeoJSONReader(input: try scratch.readBack(), layout: .sequence)
         _ = try reader.readMetadata()

@@ -39,6 +39,14 @@ public final class OutputSink: TextOutputStream {
         return String(decoding: collected, as: UTF8.self)
     }
 
+    /// Returns a memory sink's text and empties it, so one sink (and its 64 KiB buffer) formats
+    /// piece after piece: a cell, a number, a literal.
+    public func takeCollectedText() -> String {
+        let text = collectedText()
+        collected.removeAll(keepingCapacity: true)
+        return text
+    }
+
     /// The standard output stream.
     public static func standardOutput() -> OutputSink {
         OutputSink(fileDescriptor: STDOUT_FILENO, name: "<stdout>")

@@ -53,8 +53,19 @@ public final class OutputTarget {
     /// would cost seconds.
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool) throws {
         let target = try open(path)
-        bytes.withUnsafeBytes { target.sink.write($0) }
-        try target.commit(durable: durable)
+        try target.commit(durable: durable) { bytes.withUnsafeBytes { target.sink.write($0) } }
+    }
+
+    /// Runs `body`, which writes into `sink`, then commits; if anything fails, the output is
+    /// abandoned and nothing appears.
+    public func commit(durable: Bool = true, after body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            abandon()
+            throw error
+        }
+        try commit(durable: durable)  // abandons by itself when it fails
     }
 
     /// Flushes everything and, for a file, moves it into place (after an fsync when `durable`).

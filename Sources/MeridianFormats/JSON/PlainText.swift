@@ -25,8 +25,8 @@ extension JSONValue {
     /// so "007" and "1,5" stay text), true or false, null for an empty field, else the text.
     static func inferred(fromText bytes: [UInt8]) -> JSONValue {
         if bytes.isEmpty { return .null }
-        if bytes == Array("true".utf8) { return .bool(true) }
-        if bytes == Array("false".utf8) { return .bool(false) }
+        if bytes.elementsEqual("true".utf8) { return .bool(true) }
+        if bytes.elementsEqual("false".utf8) { return .bool(false) }
         if let number = bytes.withUnsafeBufferPointer({ NumberText.parse($0) }) {
             if let integer = number.integer { return .integer(integer) }
             return .double(number.value)

@@ -33,12 +33,7 @@ final class PictureWriter: FeatureWriter {
 
     func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
-        if options.view == nil {
-            geometry.forEachPosition { p in
-                let m = MapPoint(p)
-                bounds = bounds.union(MapRect(x: m.x, y: m.y, width: 0, height: 0))
-            }
-        }
+        if options.view == nil { bounds = bounds.union(MapRect(enclosing: geometry)) }
         try spill.append(feature)
     }
 

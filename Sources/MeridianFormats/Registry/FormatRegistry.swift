@@ -3,6 +3,14 @@ import MeridianGeometry
 /// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
 /// its bytes, and how to make its reader and writer. Every format plugs in here, so every
 /// subcommand's `--from`/`--to` and extension rules cover every format at once.
+/// A path's extension, lowercase and without the dot ("gpkg" for "out/Countries.GPKG"); nil
+/// when the file name has none (or is a dot file such as ".hidden").
+public func fileExtension(_ path: String) -> String? {
+    let file = path.split(separator: "/").last.map(String.init) ?? path
+    guard let dot = file.lastIndex(of: "."), dot != file.startIndex, file.index(after: dot) != file.endIndex else { return nil }
+    return file[file.index(after: dot)...].lowercased()
+}
+
 /// A writer that makes its output file(s) itself, staged out of sight until `commit()`.
 public protocol PathFeatureWriter: FeatureWriter {
     func commit() throws
@@ -105,9 +113,7 @@ public struct FormatRegistry: Sendable {
 
     /// The format among `formats` whose extension the path has.
     public func knownFormat(forPath path: String) -> FeatureFormat? {
-        let file = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return nil }
-        let ext = file[file.index(after: dot)...].lowercased()
+        guard let ext = fileExtension(path) else { return nil }
         return formats.first { $0.extensions.contains(ext) }
     }
 

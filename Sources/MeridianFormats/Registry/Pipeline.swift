@@ -68,6 +68,18 @@ public final class FeatureOutput {
         if let pathWriter { try pathWriter.commit() } else { try target?.commit() }
     }
 
+    /// Runs `body`, which writes through `writer`, then commits; if anything fails, the output
+    /// is abandoned and nothing appears.
+    public func commit(after body: () throws -> Void) throws {
+        do {
+            try body()
+            try commit()
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
     public func abandon() {
         if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
     }

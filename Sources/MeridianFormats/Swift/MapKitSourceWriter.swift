@@ -17,6 +17,8 @@ import MeridianGeometry
 public final class MapKitSourceWriter: FeatureWriter {
     private let sink: OutputSink
     private let options: WriteOptions
+    /// Formats literals and numbers for the expressions built before they are written.
+    private let scratch = OutputSink(collectingAs: "expression")
     private var overlayCount = 0
     private var annotationCount = 0
 
@@ -102,33 +104,30 @@ public final class MapKitSourceWriter: FeatureWriter {
     /// The shape expressions for a geometry's lines and polygons; its points go to `points`.
     private func collect(_ geometry: Geometry, properties: JSONObject, shapes: inout [String], points: inout [Position]) {
         let overlay = properties["overlay"]?.stringValue
+        // What `meridian geodesic` and `meridian circle` made is declared as what they stand for:
+        // a geodesic from its two ends (MapKit draws the curve, however it was cut at ±180°), a
+        // circle from its centre and radius.
+        switch (overlay, geometry) {
+        case ("geodesic", .lineString), ("geodesic", .multiLineString):
+            if let from = Self.position(properties["from"]), let to = Self.position(properties["to"]) {
+                shapes.append(polyline("MKGeodesicPolyline", [from, to]))
+                return
+            }
+        case ("circle", .polygon), ("circle", .multiPolygon):
+            if let center = Self.position(properties["center"]), let radius = properties["radius_m"]?.doubleValue {
+                shapes.append("MKCircle(center: CLLocationCoordinate2D(latitude: \(text(center.latitude)), longitude: \(text(center.longitude))), radius: \(text(radius)))")
+                return
+            }
+        default: break
+        }
+        let lineType = overlay == "geodesic" ? "MKGeodesicPolyline" : "MKPolyline"
         switch geometry {
         case .point(let p): points.append(p.coordinates)
         case .multiPoint(let m): points += m.coordinates
-        case .lineString(let l):
-            if overlay == "geodesic", let from = Self.position(properties["from"]), let to = Self.position(properties["to"]) {
-                shapes.append(polyline("MKGeodesicPolyline", [from, to]))
-            } else {
-                shapes.append(polyline(overlay == "geodesic" ? "MKGeodesicPolyline" : "MKPolyline", l.coordinates))
-            }
-        case .multiLineString(let m):
-            if overlay == "geodesic", let from = Self.position(properties["from"]), let to = Self.position(properties["to"]) {
-                shapes.append(polyline("MKGeodesicPolyline", [from, to]))  // one curve, however it was cut at ±180°
-            } else {
-                shapes += m.lines.map { polyline(overlay == "geodesic" ? "MKGeodesicPolyline" : "MKPolyline", $0) }
-            }
-        case .polygon(let p):
-            if overlay == "circle", let center = Self.position(properties["center"]), let radius = properties["radius_m"]?.doubleValue {
-                shapes.append("MKCircle(center: CLLocationCoordinate2D(latitude: \(text(center.latitude)), longitude: \(text(center.longitude))), radius: \(text(radius)))")
-            } else {
-                shapes.append(polygon(p))
-            }
-        case .multiPolygon(let m):
-            if overlay == "circle", let center = Self.position(properties["center"]), let radius = properties["radius_m"]?.doubleValue {
-                shapes.append("MKCircle(center: CLLocationCoordinate2D(latitude: \(text(center.latitude)), longitude: \(text(center.longitude))), radius: \(text(radius)))")
-            } else {
-                shapes += m.polygons.map(polygon)
-            }
+        case .lineString(let l): shapes.append(polyline(lineType, l.coordinates))
+        case .multiLineString(let m): shapes += m.lines.map { polyline(lineType, $0) }
+        case .polygon(let p): shapes.append(polygon(p))
+        case .multiPolygon(let m): shapes += m.polygons.map(polygon)
         case .geometryCollection(let c):
             for member in c.geometries { collect(member, properties: properties, shapes: &shapes, points: &points) }
         }
@@ -148,19 +147,20 @@ public final class MapKitSourceWriter: FeatureWriter {
 
     /// `[lat, lon, lat, lon, …] as [CLLocationDegrees]`.
     private func literal(_ positions: [Position]) -> String {
-        var parts: [String] = []
-        parts.reserveCapacity(positions.count * 2)
-        for p in positions {
-            parts.append(text(p.latitude))
-            parts.append(text(p.longitude))
+        scratch.write(byte: UInt8(ascii: "["))
+        for (i, p) in positions.enumerated() {
+            if i > 0 { scratch.write(", " as StaticString) }
+            scratch.writeCoordinate(p.latitude, precision: options.precision)
+            scratch.write(", " as StaticString)
+            scratch.writeCoordinate(p.longitude, precision: options.precision)
         }
-        return "[\(parts.joined(separator: ", "))] as [CLLocationDegrees]"
+        scratch.write("] as [CLLocationDegrees]" as StaticString)
+        return scratch.takeCollectedText()
     }
 
     private func text(_ value: Double) -> String {
-        let out = OutputSink(collectingAs: "number")
-        out.writeCoordinate(value, precision: options.precision)
-        return out.collectedText()
+        scratch.writeCoordinate(value, precision: options.precision)
+        return scratch.takeCollectedText()
     }
 
     private func number(_ value: Double) { sink.writeCoordinate(value, precision: options.precision) }

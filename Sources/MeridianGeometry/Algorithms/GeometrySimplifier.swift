@@ -59,12 +59,12 @@ public struct GeometrySimplifier: Sendable {
         let topology = ArcTopology(paths: paths.map(\.positions), isRing: paths.map(\.isRing), shareArcs: shareArcs)
         var network = ChainNetwork()
         network.chains = topology.arcs.map { ChainNetwork.Chain($0[...]) }
-        let extents = paths.map { MapExtent($0.positions) }
-        var dropped = paths.indices.map { paths[$0].isRing && (paths[$0].positions.count < 4 || extents[$0].isSmaller(than: tolerance)) }
+        let extents = paths.map { MapRect(enclosing: $0.positions) }
+        var dropped = paths.indices.map { paths[$0].isRing && (paths[$0].positions.count < 4 || isSmallerThanTolerance(extents[$0])) }
         for group in groups where group.allSatisfy({ !paths[$0].isOuter || dropped[$0] }) {
             let outers = group.filter { paths[$0].isOuter && paths[$0].positions.count >= 4 }
-            guard let largest = outers.max(by: { extents[$0].size < extents[$1].size }),
-                  !group.reduce(MapExtent(), { $0.union(extents[$1]) }).isSmaller(than: tolerance) else { continue }
+            guard let largest = outers.max(by: { extents[$0].longerSide < extents[$1].longerSide }),
+                  !isSmallerThanTolerance(group.reduce(MapRect.null) { $0.union(extents[$1]) }) else { continue }
             dropped[largest] = false
         }
         var networkRing: [Int?] = []  // per path: its index in network.rings, nil if dropped
@@ -92,33 +92,12 @@ public struct GeometrySimplifier: Sendable {
         }
     }
 
+    /// Smaller than the tolerance both ways: "smaller than a pixel" (an empty rect is).
+    func isSmallerThanTolerance(_ rect: MapRect) -> Bool { rect.longerSide < tolerance }
 }
 
-/// The map-point box of some positions, to tell what is smaller than a pixel.
-struct MapExtent {
-    var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-
-    init() {}
-
-    init(_ positions: [Position]) {
-        for p in positions {
-            let m = MapPoint(p)
-            minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
-        }
-    }
-
-    func union(_ other: MapExtent) -> MapExtent {
-        var u = self
-        u.minX = min(minX, other.minX); u.minY = min(minY, other.minY)
-        u.maxX = max(maxX, other.maxX); u.maxY = max(maxY, other.maxY)
-        return u
-    }
-
-    /// The longer side (for an empty box, -infinity).
-    var size: Double { max(maxX - minX, maxY - minY) }
-
-    /// Smaller than `tolerance` both ways (an empty box is).
-    func isSmaller(than tolerance: Double) -> Bool { !(size >= tolerance) }
+extension MapRect {
+    var longerSide: Double { max(size.width, size.height) }
 }
 
 /// A ring or a line of a geometry, in the order `Geometry.rebuilt` asks for them back.

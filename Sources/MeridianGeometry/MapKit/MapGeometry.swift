@@ -95,6 +95,23 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
     public var midY: Double { origin.y + size.height / 2 }
     public var isNull: Bool { origin.x.isInfinite || origin.y.isInfinite }
 
+    /// The smallest map rect holding every position (null when there are none).
+    public init(enclosing positions: some Sequence<Position>) {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for p in positions {
+            let m = MapPoint(p)
+            minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
+        }
+        self = minX.isFinite ? MapRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY) : .null
+    }
+
+    /// The smallest map rect holding the geometry (null when it has no position).
+    public init(enclosing geometry: Geometry) {
+        var positions: [Position] = []
+        geometry.forEachPosition { positions.append($0) }
+        self.init(enclosing: positions)
+    }
+
     /// MKMapRectUnion.
     public func union(_ other: MapRect) -> MapRect {
         if isNull { return other }
@@ -172,6 +189,15 @@ public struct MapTile: Hashable, Sendable, CustomStringConvertible {
 
     public init(zoom: Int, x: Int, tmsY: Int) {
         self.init(zoom: zoom, x: x, y: (1 << zoom) - 1 - tmsY)
+    }
+
+    /// A tile written `Z/X/Y` (Y counted from the bottom when `tms`); nil unless it is one of
+    /// the world's tiles (0 <= X, Y < 2^Z, Z up to 30).
+    public init?(address: String, tms: Bool = false) {
+        let parts = address.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, let z = parts[0], let x = parts[1], let y = parts[2], (0...30).contains(z) else { return nil }
+        self = tms ? MapTile(zoom: z, x: x, tmsY: y) : MapTile(zoom: z, x: x, y: y)
+        guard isValid else { return nil }
     }
 
     /// The tile holding a point at a zoom level.

@@ -16,7 +16,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // System libraries: C API headers only, found through pkg-config.
@@ -29,6 +28,12 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // Zip archives (KMZ), read with bounded inflates; zlib's contrib/minizip.
+        .systemLibrary(
+            name: "CMinizip",
+            pkgConfig: "minizip",
+            providers: [.apt(["libminizip-dev"]), .brew(["minizip"])]
         ),
         .systemLibrary(
             name: "CExpat",
@@ -57,9 +62,8 @@ let package = Package(
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat", "CCairo", "CSQLite",
+                "MeridianGeometry", "CExpat", "CCairo", "CSQLite", "CMinizip",
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
 
@@ -120,7 +124,7 @@ let package = Package(
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianFormatsTests",
-            dependencies: ["MeridianFormats", "MeridianGeometry", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: ["MeridianFormats", "MeridianGeometry"]
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).

@@ -1,18 +1,16 @@
 import Foundation
 import Testing
-import ZIPFoundation
 import MeridianGeometry
 @testable import MeridianFormats
 
 /// Builds a zip from (path, contents) pairs.
 func makeZip(_ entries: [(String, String)], at url: URL) throws {
-    let archive = try Archive(url: url, accessMode: .create)
+    let archive = try ZipArchiveWriter(path: url.path)
     for (path, text) in entries {
-        let data = Data(text.utf8)
-        try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
-            data.subdata(in: Int(position)..<Int(position) + size)
-        }
+        let bytes = Array(text.utf8)
+        try archive.addEntry(path, size: UInt64(bytes.count)) { write in try bytes.withUnsafeBytes { try write($0) } }
     }
+    try archive.close()
 }
 
 @Suite struct KMZTests {
@@ -99,6 +97,49 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
             #expect {
                 _ = try readKML(url.path)
             } throws: { ($0 as? MeridianError)?.kind == .badInput }
+        }
+    }
+
+    /// Archives crafted byte by byte (Tests/Fixtures/kmz-crafted/make.py): each is refused with
+    /// a message naming what is wrong, and every read ends.
+    @Test(arguments: [
+        ("deflate-stops-short.kmz", "doc.kml: cannot inflate doc.kml: the compressed data ends early"),
+        ("wrong-crc.kmz", "does not inflate to the 35242 bytes and CRC-32 its header declares"),
+        ("encrypted.kmz", "doc.kml is encrypted"),
+        ("unknown-method.kmz", "doc.kml uses compression method 12"),
+        ("path-traversal-only.kmz", "this KMZ archive holds no .kml document"),
+        ("central-directory-overclaims.kmz", "the archive's central directory is damaged after 1 entry"),
+    ])
+    func craftedArchivesAreRefused(_ file: String, _ message: String) throws {
+        #expect {
+            _ = try readKML(fixture("kmz-crafted/\(file)"))
+        } throws: { error in
+            guard let error = error as? MeridianError else { return false }
+            return error.kind == .badInput && "\(error)".contains(message)
+        }
+    }
+
+    @Test func pathTraversalBesideADocumentIsIgnoredWithAWarning() throws {
+        let (features, reader, warnings) = try readKML(fixture("kmz-crafted/path-traversal-mixed.kmz"))
+        #expect(features.count == 400)
+        #expect(warnings.map(\.message) == ["ignoring the archive entry \"../../../tmp/evil.png\": it points outside the archive"])
+        #expect((reader as? KMZReader)?.entries == ["doc.kml"])
+    }
+
+    /// A zip bomb inflates as it is read, never to disk or memory: 64 MiB of zeros stop at the
+    /// first byte. (HostileInputTests reads a bomb of blanks under a memory limit.)
+    @Test func aZipBombOfZerosStopsAtItsFirstByte() throws {
+        try withFolder { folder in
+            let path = folder.appendingPathComponent("zeros.kmz").path
+            let block = [UInt8](repeating: 0, count: 1 << 20)
+            let archive = try ZipArchiveWriter(path: path)
+            try archive.addEntry("doc.kml", size: 64 << 20) { write in
+                for _ in 0..<64 { try block.withUnsafeBytes { try write($0) } }
+            }
+            try archive.close()
+            let zipped = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+            #expect(zipped < (1 << 20))
+            #expect { _ = try readKML(path) } throws: { "\($0)".contains("zeros.kmz:doc.kml:1:1: not well-formed") }
         }
     }
 }

@@ -17,6 +17,9 @@ public final class BufferedInput {
     public let path: String?
     private let fd: Int32
     private let ownsDescriptor: Bool
+    /// Where bytes come from when not a descriptor (an inflating zip entry): fills the buffer
+    /// it is given and returns the count, 0 at the end.
+    private let source: ((UnsafeMutableRawBufferPointer) throws -> Int)?
 
     @exclusivity(unchecked) @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) @usableFromInline var capacity: Int
@@ -58,6 +61,20 @@ public final class BufferedInput {
         self.path = path
         self.ownsDescriptor = ownsDescriptor
         self.chunkSize = chunkSize
+        source = nil
+        capacity = chunkSize
+        base = .allocate(capacity: capacity)
+    }
+
+    /// An input pulled from `source`, which fills the buffer it is given and returns how many
+    /// bytes it wrote, 0 at the end (a zip entry inflating as it is read).
+    public init(name: String, chunkSize: Int = 1 << 16, source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
+        fd = -1
+        self.name = name
+        path = nil
+        ownsDescriptor = false
+        self.chunkSize = chunkSize
+        self.source = source
         capacity = chunkSize
         base = .allocate(capacity: capacity)
     }
@@ -68,6 +85,7 @@ public final class BufferedInput {
         self.name = name
         path = nil
         ownsDescriptor = false
+        source = nil
         chunkSize = 1 << 16
         capacity = max(bytes.count, 1)
         base = .allocate(capacity: capacity)
@@ -129,7 +147,8 @@ public final class BufferedInput {
             capacity = newCapacity
         }
         while limit - position < count && !reachedEnd {
-            let n = read(fd, base + limit, min(capacity - limit, chunkSize))
+            let room = min(capacity - limit, chunkSize)
+            let n = try source.map { try $0(UnsafeMutableRawBufferPointer(start: base + limit, count: room)) } ?? read(fd, base + limit, room)
             if n > 0 {
                 limit += n
             } else if n == 0 {

@@ -3,9 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 import MeridianGeometry
-import ZIPFoundation
 
 /// Writes KMZ: the KML writer's output, streamed to a temporary file, then deflated into a zip
 /// as `doc.kml` and copied to the output. Memory stays constant; disk holds the KML once.
@@ -26,30 +24,16 @@ public final class KMZWriter: FeatureWriter {
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try kml.finish(trailingMetadata)
         try scratch.sink.flush()
-        let size = Int64(lseek(scratch.fd, 0, SEEK_END))
-        let (zipFD, zipPath) = try TemporaryFiles.scratch("zip")
-        close(zipFD)
-        unlink(zipPath)  // ZIPFoundation creates the archive itself
-        defer {
-            unlink(zipPath)
-            TemporaryFiles.shared.unregister(zipPath)
+        let size = UInt64(lseek(scratch.fd, 0, SEEK_END))
+        let zip = try ScratchFile("zip")
+        let archive = try ZipArchiveWriter(path: zip.path)
+        try archive.addEntry("doc.kml", size: size) { write in
+            let kml = try BufferedInput.open(scratch.path)
+            try kml.forEachChunk { chunk, _ in try write(UnsafeRawBufferPointer(chunk)) }
         }
-        do {
-            let archive = try Archive(url: URL(fileURLWithPath: zipPath), accessMode: .create)
-            try archive.addEntry(with: "doc.kml", type: .file, uncompressedSize: size, compressionMethod: .deflate,
-                                 bufferSize: 1 << 16) { position, count in
-                var data = Data(count: count)
-                let read = data.withUnsafeMutableBytes { pread(self.scratch.fd, $0.baseAddress, count, off_t(position)) }
-                guard read == count else { throw MeridianError(.io, "cannot read back the KML written for the KMZ") }
-                return data
-            }
-        } catch let error as MeridianError {
-            throw error
-        } catch {
-            throw MeridianError(.io, "cannot write the KMZ archive: \(error)")
-        }
+        try archive.close()
         // Copy the archive into the output.
-        let input = try BufferedInput.open(zipPath)
+        let input = try BufferedInput.open(zip.path)
         try input.forEachChunk { chunk, _ in destination.write(UnsafeRawBufferPointer(chunk)) }
         try destination.checkForErrors()
     }

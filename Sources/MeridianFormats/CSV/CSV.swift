@@ -126,6 +126,7 @@ public final class CSVReader: FeatureReader {
         }
         lineNumber = 1
         if first.starts(with: [0xEF, 0xBB, 0xBF]) { first.removeFirst(3) }
+        try requireUTF8(first)
         let counts = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09].map { s in (s, first.filter { $0 == s }.count) }
         separator = counts.max { $0.1 < $1.1 }.flatMap { $0.1 > 0 ? $0.0 : nil } ?? UInt8(ascii: ",")
         header = try fields(startingWith: first).map { String(decoding: $0, as: UTF8.self) }
@@ -147,6 +148,7 @@ public final class CSVReader: FeatureReader {
             lineNumber += 1
             let recordLine = lineNumber
             if line.isEmpty { continue }
+            try requireUTF8(line)
             let cells = try fields(startingWith: line)
             let location = SourceLocation(file: input.name, line: recordLine)
             if cells.count > header.count {
@@ -170,6 +172,15 @@ public final class CSVReader: FeatureReader {
             return Feature(geometry: geometry, properties: properties)
         }
         return nil
+    }
+
+    /// Text that is not UTF-8 (a Windows-1252 export, say) is refused, not turned into U+FFFD:
+    /// that would lose the text it meant.
+    private func requireUTF8(_ line: [UInt8]) throws {
+        guard let bad = line.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0) }) else { return }
+        throw MeridianError(.badInput, "invalid UTF-8 (byte 0x\(String(line[bad], radix: 16, uppercase: true)))",
+                            at: SourceLocation(file: input.name, line: lineNumber, column: bad + 1),
+                            hint: "CSV is read as UTF-8; convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8")
     }
 
     private func parseGeometry(_ cell: [UInt8], location: SourceLocation) throws -> Geometry? {
@@ -209,6 +220,7 @@ public final class CSVReader: FeatureReader {
                                             hint: "a field that holds a quote must double it (\"\")")
                     }
                     lineNumber += 1
+                    try requireUTF8(more)
                     field.append(0x0A)
                     line = more
                     i = 0

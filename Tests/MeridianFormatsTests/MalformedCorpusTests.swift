@@ -78,7 +78,11 @@ import Testing
             <!DOCTYPE kml [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
             <kml xmlns="http://www.opengis.net/kml/2.2"><Placemark><name>&secret;</name><Point><coordinates>1,2</coordinates></Point></Placemark></kml>
             """
+        // Quadratic blowup: one 100 kB entity referenced 20,000 times (2 GB if expanded).
+        let quadratic = "<?xml version=\"1.0\"?><!DOCTYPE kml [<!ENTITY e \"" + String(repeating: "x", count: 100_000) + "\">]>"
+            + "<kml><Placemark><name>" + String(repeating: "&e;", count: 20_000) + "</name><Point><coordinates>1,2</coordinates></Point></Placemark></kml>"
         #expect(try !Self.readAll(Array(laughs.utf8), format: "gpx"))
+        #expect(try !Self.readAll(Array(quadratic.utf8), format: "kml"))
         #expect(try !Self.readAll(Array(external.utf8), format: "kml"))
         #expect(try !Self.readAll(Array(external.replacingOccurrences(of: "kml", with: "gpx").utf8), format: "gpx"))
     }

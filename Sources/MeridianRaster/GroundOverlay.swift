@@ -1,37 +1,43 @@
 import CGDAL
 import Foundation
 import MeridianFormats
+import MeridianGeometry
 
-/// A KML GroundOverlay: an image and the LatLonBox it covers (turned by its rotation), read
-/// as control points at the image's corners.
+/// A KML or KMZ GroundOverlay to tile: the first overlay with an image and a place (a
+/// LatLonBox, turned by its rotation, or a gx:LatLonQuad), read by the library's KML reader,
+/// and its image: beside the KML, or inside the KMZ, which GDAL reads in place through /vsizip/.
 struct GroundOverlay {
     var imagePath: String
-    var north, south, east, west, rotation: Double
+    /// Where the image's corners lie: upper-left, upper-right, lower-right, lower-left.
+    var corners: [Position]
 
-    init(kmlPath: String) throws {
-        guard let data = FileManager.default.contents(atPath: kmlPath) else {
-            throw MeridianError(.inputUnavailable, "cannot open input", at: SourceLocation(file: kmlPath))
+    init(path: String) throws {
+        let input = try BufferedInput.open(path)
+        let reader = try FormatRegistry.standard.inputFormat(for: input, path: path, explicit: nil).reader(for: input)
+        _ = try reader.readMetadata()
+        var found: KMLGroundOverlay?
+        while found == nil, let feature = try reader.next() { found = KMLGroundOverlay(feature) }
+        guard let overlay = found else {
+            throw MeridianError(.badInput, "there is no GroundOverlay with an image and a LatLonBox or gx:LatLonQuad",
+                                at: SourceLocation(file: path))
         }
-        let text = String(decoding: data, as: UTF8.self)
-        func value(_ tag: String) -> String? {
-            guard let open = text.range(of: "<\(tag)>"), let close = text.range(of: "</\(tag)>", range: open.upperBound..<text.endIndex) else { return nil }
-            return text[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        var href = overlay.imageHref.removingPercentEncoding ?? overlay.imageHref
+        guard !href.contains("://") else {
+            throw MeridianError(.badInput, "the GroundOverlay's image is at a URL (\(href)); Meridian fetches nothing",
+                                at: SourceLocation(file: path), hint: "download the image beside the KML and name it in <href>")
         }
-        guard text.contains("<GroundOverlay"), let href = value("href"),
-              let north = value("north").flatMap(Double.init), let south = value("south").flatMap(Double.init),
-              let east = value("east").flatMap(Double.init), let west = value("west").flatMap(Double.init) else {
-            throw MeridianError(.badInput, "the KML file has no GroundOverlay with an image and a LatLonBox", at: SourceLocation(file: kmlPath))
+        while href.hasPrefix("./") { href.removeFirst(2) }
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        if let kmz = reader as? KMZReader, kmz.entries.contains(href) {
+            imagePath = "/vsizip/\(absolute)/\(href)"
+        } else {
+            let folder = (absolute as NSString).deletingLastPathComponent
+            imagePath = href.hasPrefix("/") ? href : folder + "/" + href
         }
-        let folder = (kmlPath as NSString).deletingLastPathComponent
-        imagePath = href.hasPrefix("/") ? href : (folder.isEmpty ? href : folder + "/" + href)
-        self.north = north
-        self.south = south
-        self.east = east
-        self.west = west
-        rotation = value("rotation").flatMap(Double.init) ?? 0
+        corners = overlay.corners
     }
 
-    /// The image's four corners on Earth, turned counter-clockwise by `rotation` about the box's centre.
+    /// Control points at the image's corners.
     func controlPoints(imageAt path: String) throws -> [ControlPoint] {
         _ = GDAL.setUp
         guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_RASTER | GDAL_OF_READONLY), nil, nil, nil) else {
@@ -39,16 +45,9 @@ struct GroundOverlay {
         }
         let width = Double(GDALGetRasterXSize(dataset)), height = Double(GDALGetRasterYSize(dataset))
         GDALClose(dataset)
-        let cx = (east + west) / 2, cy = (north + south) / 2
-        let angle = rotation * .pi / 180
-        func turned(_ lon: Double, _ lat: Double) -> (Double, Double) {
-            let dx = lon - cx, dy = lat - cy
-            return (cx + dx * cos(angle) - dy * sin(angle), cy + dx * sin(angle) + dy * cos(angle))
-        }
-        let corners: [(Double, Double, Double, Double)] = [(0, 0, west, north), (width, 0, east, north), (0, height, west, south), (width, height, east, south)]
-        return corners.map { pixel, line, lon, lat in
-            let (x, y) = turned(lon, lat)
-            return ControlPoint(pixel: pixel, line: line, latitude: y, longitude: x)
+        let pixels: [(Double, Double)] = [(0, 0), (width, 0), (width, height), (0, height)]
+        return zip(pixels, corners).map { pixel, corner in
+            ControlPoint(pixel: pixel.0, line: pixel.1, latitude: corner.latitude, longitude: corner.longitude)
         }
     }
 }

@@ -63,7 +63,7 @@ public struct RasterSourceOptions: Sendable {
 /// datasets are not thread-safe).
 public struct RasterSource: Sendable {
     public let path: String
-    /// The file GDAL opens (the image of a KML GroundOverlay, else `path`).
+    /// The file GDAL opens (the image of a KML or KMZ GroundOverlay, else `path`).
     let openPath: String
     /// gdal_translate arguments that turn the file into the dataset to warp (empty: none).
     let translateArguments: [String]
@@ -113,8 +113,8 @@ public struct RasterSource: Sendable {
         var translate: [String] = []
         var openPath = path
         var controlPoints = options.controlPoints
-        if path.lowercased().hasSuffix(".kml") {
-            let overlay = try GroundOverlay(kmlPath: path)
+        if [".kml", ".kmz"].contains(where: path.lowercased().hasSuffix) {
+            let overlay = try GroundOverlay(path: path)
             openPath = overlay.imagePath
             if controlPoints.isEmpty { controlPoints = try overlay.controlPoints(imageAt: openPath) }
         }

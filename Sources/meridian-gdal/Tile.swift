@@ -20,8 +20,8 @@ struct Tile: ParsableCommand {
             Inputs: anything GDAL reads, in any CRS; paletted images (BSB/KAP charts) are expanded \
             to RGBA and a chart's collar is cut away along its outline; images georeferenced by \
             control points are warped by a polynomial or a thin-plate spline; a plain image takes \
-            --gcp PIXEL,LINE,LAT,LON three times or more; a KML GroundOverlay gives its image and \
-            LatLonBox.
+            --gcp PIXEL,LINE,LAT,LON three times or more; a KML or KMZ GroundOverlay gives its image \
+            (beside the KML, or inside the KMZ) and its LatLonBox or gx:LatLonQuad.
 
             The default zoom range follows the raster's resolution, as gdal2tiles chooses it. \
             Tiles are written atomically; --resume continues an interrupted run (even after kill -9) \
@@ -29,7 +29,7 @@ struct Tile: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The raster to tile (any GDAL raster, or a KML GroundOverlay).", valueName: "input"))
+    @Argument(help: ArgumentHelp("The raster to tile (any GDAL raster, or a KML or KMZ GroundOverlay).", valueName: "input"))
     var input: String
 
     @Argument(help: ArgumentHelp("The output folder, or an .mbtiles file.", valueName: "output"))

@@ -250,6 +250,50 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         }
     }
 
+    /// The same overlay written three other ways tiles to the same pixels as the LatLonBox
+    /// KML: its corners as a gx:LatLonQuad (KML orders them from the image's lower-left,
+    /// counter-clockwise), behind a Style whose icon comes first, and in a KMZ holding the image
+    /// (read in place through /vsizip/).
+    @Test(arguments: ["quad.kml", "styled.kml", "overlay.kmz"])
+    func groundOverlayWrittenOtherwiseTilesTheSame(_ variant: String) throws {
+        try withFolder { folder in
+            let image = raster("389225main_sw_1965_1024.jpg")
+            let box = try String(contentsOfFile: raster("ground-overlay.kml"), encoding: .utf8)
+            let quad = box.replacingOccurrences(of: #"<LatLonBox>[\s\S]*</LatLonBox>"#, with: """
+                <gx:LatLonQuad><coordinates>-78.76,23.93 -76.60,23.93 -76.60,25.44 -78.76,25.44</coordinates></gx:LatLonQuad>
+                """, options: .regularExpression)
+                .replacingOccurrences(of: #"xmlns="http://www.opengis.net/kml/2.2""#,
+                                      with: #"xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2""#)
+            let styled = box.replacingOccurrences(of: "<GroundOverlay>", with: """
+                <Document><Style id="pin"><IconStyle><Icon><href>pin.png</href></Icon></IconStyle></Style><GroundOverlay>
+                """).replacingOccurrences(of: "</GroundOverlay>", with: "</GroundOverlay></Document>")
+            try FileManager.default.copyItem(atPath: image, toPath: folder + "/389225main_sw_1965_1024.jpg")
+            let input = folder + "/" + variant
+            switch variant {
+            case "quad.kml": try quad.write(toFile: input, atomically: true, encoding: .utf8)
+            case "styled.kml": try styled.write(toFile: input, atomically: true, encoding: .utf8)
+            default:
+                let archive = try ZipArchiveWriter(path: input)
+                let document = Array(box.replacingOccurrences(of: "<href>389225", with: "<href>files/389225").utf8)
+                let jpeg = Array(try Data(contentsOf: URL(fileURLWithPath: image)))
+                for (name, bytes) in [("doc.kml", document), ("files/389225main_sw_1965_1024.jpg", jpeg)] {
+                    try archive.addEntry(name, size: UInt64(bytes.count)) { write in try bytes.withUnsafeBytes { try write($0) } }
+                }
+                try archive.close()
+                try FileManager.default.removeItem(atPath: folder + "/389225main_sw_1965_1024.jpg")  // only the archive's copy
+            }
+            try tile(raster("ground-overlay.kml"), folder + "/box", zooms: 5...6)
+            try tile(input, folder + "/other", zooms: 5...6)
+            let tiles = tileSet(folder + "/box")
+            #expect(!tiles.isEmpty && tileSet(folder + "/other") == tiles)
+            for tile in tiles {
+                let a = try DecodedImage(path: folder + "/box/\(tile).png"), b = try DecodedImage(path: folder + "/other/\(tile).png")
+                let differing = zip(a.rgba, b.rgba).filter { $0 != $1 }.count
+                #expect(a.rgba.count == b.rgba.count && differing == 0, "\(variant): \(tile) differs in \(differing) bytes")
+            }
+        }
+    }
+
     @Test func thinPlateSplineThroughControlPoints() throws {
         try withFolder { folder in
             let (tiler, summary) = try tile(raster("white-gemini-iv.vrt"), folder + "/tps", zooms: 7...8,

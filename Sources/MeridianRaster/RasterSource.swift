@@ -179,8 +179,19 @@ public struct RasterSource: Sendable {
                 colorBands = [colour.first ?? 1]
             }
         }
-        // Data that is not 8-bit is scaled from its minimum and maximum to 0...255.
+        // A mask shared by all bands (a JPEG-compressed GeoTIFF's internal mask, say) and no
+        // alpha or nodata: the mask becomes the alpha band, as gdal2tiles honours it, so the
+        // collar it masks is transparent rather than black. The prepared dataset's bands are
+        // then the colour bands in order, and the mask.
         let type = GDALGetRasterDataType(first)
+        let maskFlags = GDALGetMaskFlags(GDALGetRasterBand(dataset, Int32(colorBands[0])))
+        if palette == nil, alphaBand == nil, hasNoData == 0, options.noData == nil, type == GDT_Byte,
+           maskFlags & GMF_PER_DATASET != 0, maskFlags & GMF_ALL_VALID == 0 {
+            translate += colorBands.flatMap { ["-b", "\($0)"] } + ["-b", "mask", "-colorinterp_\(colorBands.count + 1)", "alpha"]
+            colorBands = Array(1...colorBands.count)
+            alphaBand = colorBands.count + 1
+        }
+        // Data that is not 8-bit is scaled from its minimum and maximum to 0...255.
         if type != GDT_Byte {
             translate += ["-ot", "Byte", "-scale"]
             notes.append("the raster's \(String(cString: GDALGetDataTypeName(type))) values are scaled from their minimum and maximum to 0-255")

@@ -373,6 +373,58 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         }
     }
 
+    /// Opaque pixels, and opaque pure-black ones, over every tile of a zoom.
+    static func opaqueAndBlack(_ folder: String, zoom: Int) throws -> (opaque: Int, black: Int) {
+        var opaque = 0, black = 0
+        for tile in tileSet(folder) where tile.hasPrefix("\(zoom)/") {
+            let image = try DecodedImage(path: folder + "/\(tile).png")
+            for i in stride(from: 0, to: image.rgba.count, by: 4) where image.rgba[i + 3] > 0 {
+                opaque += 1
+                if image.rgba[i] == 0 && image.rgba[i + 1] == 0 && image.rgba[i + 2] == 0 { black += 1 }
+            }
+        }
+        return (opaque, black)
+    }
+
+    /// A JPEG-compressed GeoTIFF whose collar is hidden by an internal mask (no alpha, no
+    /// nodata): the mask becomes alpha, as in gdal2tiles, so the collar is transparent, not
+    /// black. The same image with its nodata value instead covers the same pixels.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdal_translate")))
+    func perDatasetMaskBecomesAlpha() throws {
+        try withFolder { folder in
+            try runTool("gdal_translate", ["-q", raster("RGB.byte.half.tif"), folder + "/masked.tif", "-mask", "1", "-a_nodata", "none",
+                                           "-co", "COMPRESS=JPEG", "-co", "PHOTOMETRIC=YCBCR", "--config", "GDAL_TIFF_INTERNAL_MASK", "YES"])
+            try tile(folder + "/masked.tif", folder + "/masked", zooms: 9...9)
+            try tile(raster("RGB.byte.half.tif"), folder + "/nodata", zooms: 9...9)
+            let masked = try Self.opaqueAndBlack(folder + "/masked", zoom: 9), nodata = try Self.opaqueAndBlack(folder + "/nodata", zoom: 9)
+            // Unmasked, a third of the opaque pixels were the black collar; JPEG leaves a few
+            // dark pixels along the mask's edge.
+            #expect(Double(masked.black) < 0.02 * Double(masked.opaque), "\(masked)")
+            #expect(abs(Double(masked.opaque - nodata.opaque)) < 0.03 * Double(nodata.opaque), "\(masked) against \(nodata)")
+        }
+    }
+
+    /// 16-bit data is scaled from each band's minimum and maximum to 0–255, with a note. world.rgb.tif
+    /// stretched to UInt16 keeps its red band's range (0–255 became 0–65535), so red comes back
+    /// as it was, within rounding.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdal_translate")))
+    func sixteenBitDataIsScaledToBytes() throws {
+        try withFolder { folder in
+            try runTool("gdal_translate", ["-q", "-ot", "UInt16", "-scale", "0", "255", "0", "65535", raster("world.rgb.tif"), folder + "/wide.tif"])
+            let (tiler, _) = try tile(folder + "/wide.tif", folder + "/wide", zooms: 2...2)
+            #expect(tiler.source.notes.contains { $0.contains("UInt16 values are scaled") })
+            try tile(raster("world.rgb.tif"), folder + "/byte", zooms: 2...2)
+            let tiles = tileSet(folder + "/byte")
+            #expect(!tiles.isEmpty && tileSet(folder + "/wide") == tiles)
+            var largest = 0
+            for tile in tiles {
+                let a = try DecodedImage(path: folder + "/wide/\(tile).png"), b = try DecodedImage(path: folder + "/byte/\(tile).png")
+                for i in stride(from: 0, to: a.rgba.count, by: 4) { largest = max(largest, abs(Int(a.rgba[i]) - Int(b.rgba[i]))) }
+            }
+            #expect(largest <= 2, "red differs by up to \(largest)")
+        }
+    }
+
     @Test func paletteNodataIndexBecomesTransparent() throws {
         try withFolder { folder in
             // lc.tif's background is class 0, black in its colour table.

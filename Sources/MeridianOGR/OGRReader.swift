@@ -9,17 +9,21 @@ import MeridianGeometry
 /// `layer` property.
 public final class OGRReader: FeatureReader {
     private let dataset: GDALDatasetH
-    private let path: String
+    /// The input's name in messages.
+    private let name: String
     private var layers: [OGRLayerH] = []
     private var layerIndex = 0
     private var transform: OGRCoordinateTransformationH?
     private let wgs84: OGRSpatialReferenceH
 
-    public init(path: String, layer: String? = nil) throws {
+    /// `name` stands for `path` in messages (`<stdin>` for standard input's copy).
+    public init(path: String, name displayName: String? = nil, layer: String? = nil) throws {
         _ = OGRFormats.registered
-        self.path = path
+        self.name = displayName ?? path
         guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), nil, nil, nil) else {
-            throw MeridianError(.inputUnavailable, gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: path))
+            // A file that is there and readable holds data GDAL does not understand.
+            throw MeridianError(access(path, R_OK) == 0 ? .badInput : .inputUnavailable,
+                                gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: self.name))
         }
         self.dataset = dataset
         wgs84 = OSRNewSpatialReference(nil)
@@ -31,7 +35,7 @@ public final class OGRReader: FeatureReader {
             layers.append(handle)
         }
         guard !layers.isEmpty else {
-            throw MeridianError(.badInput, layer.map { "no layer called \($0)" } ?? "no vector layer", at: SourceLocation(file: path))
+            throw MeridianError(.badInput, layer.map { "no layer called \($0)" } ?? "no vector layer", at: SourceLocation(file: name))
         }
         startLayer()
     }
@@ -93,13 +97,13 @@ public final class OGRReader: FeatureReader {
         var geometry: Geometry?
         if let ogrGeometry = OGR_F_GetGeometryRef(feature) {
             if let transform, OGR_G_Transform(ogrGeometry, transform) != OGRERR_NONE {
-                throw MeridianError(.badInput, "feature \(OGR_F_GetFID(feature)): cannot reproject it to WGS 84", at: SourceLocation(file: path))
+                throw MeridianError(.badInput, "feature \(OGR_F_GetFID(feature)): cannot reproject it to WGS 84", at: SourceLocation(file: name))
             }
             var bytes = [UInt8](repeating: 0, count: Int(OGR_G_WkbSizeEx(ogrGeometry)))
             guard OGR_G_ExportToIsoWkb(ogrGeometry, wkbNDR, &bytes) == OGRERR_NONE else {
-                throw MeridianError(.badInput, "feature \(OGR_F_GetFID(feature)): GDAL cannot export its geometry", at: SourceLocation(file: path))
+                throw MeridianError(.badInput, "feature \(OGR_F_GetFID(feature)): GDAL cannot export its geometry", at: SourceLocation(file: name))
             }
-            geometry = try WKB.decode(bytes, location: SourceLocation(file: path))
+            geometry = try WKB.decode(bytes, location: SourceLocation(file: name))
         }
         return Feature(geometry: geometry, properties: properties)
     }

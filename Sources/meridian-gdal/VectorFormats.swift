@@ -39,11 +39,13 @@ struct OGRRead: ParsableCommand {
 
     @Option(name: .customLong("from")) var format: String?
     @Option var layer: String?
+    /// What messages call the input (`<stdin>` when it is standard input's copy).
+    @Option var name: String?
     @Argument var input: String
 
     func run() throws {
         try Reporter().run {
-            let reader = try OGRReader(path: input, layer: layer)
+            let reader = try OGRReader(path: input, name: name, layer: layer)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
             try out.flush()

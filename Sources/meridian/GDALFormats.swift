@@ -20,10 +20,13 @@ enum GDALFormats {
         return FeatureFormat(
             id: id, displayName: "\(id) (through GDAL)", extensions: [],
             reader: { input, _ in
-                guard let path = input.path else {
-                    throw MeridianError(.usage, "GDAL formats are read from a file, not standard input", hint: "give the file's path")
-                }
-                return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path)
+                if let path = input.path { return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path) }
+                // GDAL's drivers read files by path, most with random access: standard input is
+                // set aside first (named with the format's extension, which some drivers check),
+                // and kept while the child reads it.
+                let suffix = id.allSatisfy { $0.isLetter || $0.isNumber } ? ".\(id)" : ""
+                let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)
+                return try ChildFeatureReader(["ogr-read", "--from", id, "--name", input.name, scratch.path], name: input.name, keeping: scratch)
             },
             pathWriter: { path, options in try ChildFeatureWriter(format: id, path: path, options: options) }
         )
@@ -54,8 +57,11 @@ final class ChildFeatureReader: FeatureReader {
     private let process: Process
     private let pipe = Pipe()
     private let reader: GeoJSONReader
+    /// Standard input's copy, which the child reads.
+    private let scratch: ScratchFile?
 
-    init(_ arguments: [String], name: String) throws {
+    init(_ arguments: [String], name: String, keeping scratch: ScratchFile? = nil) throws {
+        self.scratch = scratch
         process = try runGDALHelper(arguments, standardOutput: pipe)
         let input = BufferedInput(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, name: name, ownsDescriptor: false)
         reader = GeoJSONReader(input: input, layout: .sequence)

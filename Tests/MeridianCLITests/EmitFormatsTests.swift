@@ -158,6 +158,14 @@ import Testing
             let roundTripped = positions(back.stdout)
             #expect(original.count > 2000)
             #expect(original.sorted() == roundTripped.sorted())
+            // From standard input too (set aside for GDAL), except a shapefile, which is several files.
+            guard !name.hasSuffix(".shp") else { return }
+            let format = String(name.split(separator: ".").last!)
+            let piped = try meridian(["convert", "--from", format, "--to", "geojson"], stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(piped.status == 0, "\(piped.stderr)")
+            #expect(positions(piped.stdout).sorted() == original.sorted())
+            let garbage = try meridian(["convert", "--from", format, "--to", "geojson"], stdin: Data("not \(format)\n".utf8))
+            #expect(garbage.status == 65 && garbage.stderr.hasPrefix("meridian: error: <stdin>: GDAL cannot open it"), "\(garbage.stderr)")
         }
     }
 

@@ -13,9 +13,17 @@ public final class ScratchFile {
     /// Where to write; flush before reading back.
     public let sink: OutputSink
 
-    public init(_ name: String) throws {
-        (fd, path) = try TemporaryFiles.scratch(name)
+    public init(_ name: String, suffix: String = "") throws {
+        (fd, path) = try TemporaryFiles.scratch(name, suffix: suffix)
         sink = OutputSink(fileDescriptor: fd, name: name)
+    }
+
+    /// A copy of an input, for readers that need a path or random access where standard input
+    /// streams (a zip, GDAL's drivers).
+    public convenience init(copying input: BufferedInput, as name: String, suffix: String = "") throws {
+        try self.init(name, suffix: suffix)
+        try input.forEachChunk { chunk, _ in sink.write(UnsafeRawBufferPointer(chunk)) }
+        try sink.flush()
     }
 
     deinit {

@@ -27,18 +27,19 @@ public final class TemporaryFiles: @unchecked Sendable {
         getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     }
 
-    /// mkstemp(3) on `template` (ending in XXXXXX): the open descriptor and the file's path, or
-    /// nil with `errno` set.
-    public static func create(_ template: String) -> (fd: Int32, path: String)? {
-        var bytes = Array(template.utf8CString)
-        let fd = bytes.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    /// mkstemps(3) on `template` (ending in XXXXXX, then `suffix`): the open descriptor and the
+    /// file's path, or nil with `errno` set.
+    public static func create(_ template: String, suffix: String = "") -> (fd: Int32, path: String)? {
+        var bytes = Array((template + suffix).utf8CString)
+        let fd = bytes.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(suffix.utf8.count)) }
         guard fd >= 0 else { return nil }
         return (fd, bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 
-    /// A scratch file in `folder`, registered so a signal removes it.
-    public static func scratch(_ name: String) throws -> (fd: Int32, path: String) {
-        guard let file = create("\(folder)/meridian-\(name)-XXXXXX") else {
+    /// A scratch file in `folder`, registered so a signal removes it; `suffix` ends its name
+    /// (an extension, for tools that go by it).
+    public static func scratch(_ name: String, suffix: String = "") throws -> (fd: Int32, path: String) {
+        guard let file = create("\(folder)/meridian-\(name)-XXXXXX", suffix: suffix) else {
             throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
         shared.register(file.path)

@@ -17,9 +17,7 @@ enum KMZArchive {
     /// comes back too: the caller keeps it while it reads.
     static func open(_ input: BufferedInput) throws -> (archive: ZipArchive, scratch: ScratchFile?) {
         if let path = input.path { return (try ZipArchive(path: path, name: input.name), nil) }
-        let scratch = try ScratchFile("kmz-input")
-        try input.forEachChunk { chunk, _ in scratch.sink.write(UnsafeRawBufferPointer(chunk)) }
-        try scratch.sink.flush()
+        let scratch = try ScratchFile(copying: input, as: "kmz-input")
         return (try ZipArchive(path: scratch.path, name: input.name), scratch)
     }
 

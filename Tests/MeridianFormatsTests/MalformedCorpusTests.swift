@@ -107,4 +107,23 @@ import Testing
         let deepGPX = "<gpx version=\"1.1\" creator=\"x\"><wpt lat=\"1\" lon=\"2\">" + String(repeating: "<extensions>", count: 100_000) + String(repeating: "</extensions>", count: 100_000) + "</wpt></gpx>"
         #expect(try !Self.readAll(Array(deepGPX.utf8), format: "gpx"))
     }
+
+    /// A string that never ends (pulled from a source giving "x" for ever) is refused at
+    /// `BufferedInput.maximumTokenSize`, not read until memory runs out.
+    @Test func anEndlessStringStopsAtTheTokenLimit() throws {
+        let head = Array(#"{"type":"Feature","properties":{"s":""#.utf8)
+        var sent = 0
+        let input = BufferedInput(name: "endless") { buffer in
+            buffer.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "x"))
+            if sent == 0 { buffer.copyBytes(from: head) }
+            sent += buffer.count
+            return buffer.count
+        }
+        let reader = try FormatRegistry.standard.format(named: "geojson").reader(for: input)
+        #expect {
+            _ = try reader.readMetadata()
+            _ = try reader.next()
+        } throws: { ($0 as? MeridianError)?.message == "a single token is larger than 256 MiB" }
+        #expect(sent < 2 * BufferedInput.maximumTokenSize)
+    }
 }

@@ -34,8 +34,10 @@ public final class BufferedInput {
 
     /// How much one `read(2)` asks for; tests make it tiny to cross every buffer boundary.
     let chunkSize: Int
-    /// A single token (one JSON string, say) larger than this is refused instead of exhausting memory.
-    public static let maximumTokenSize = 1 << 30
+    /// A single token (one JSON string, say) larger than this is refused instead of exhausting
+    /// memory: the buffer holding it may double, and the value is copied once more, so 256 MiB
+    /// keeps the worst case under a gigabyte. No real GeoJSON has a string near it.
+    public static let maximumTokenSize = 256 << 20
 
     /// Opens a path, or standard input for nil or `-`.
     public static func open(_ path: String?, chunkSize: Int = 1 << 16) throws -> BufferedInput {

@@ -108,10 +108,14 @@ import Testing
         #expect(try !Self.readAll(Array(deepGPX.utf8), format: "gpx"))
     }
 
-    /// A string that never ends (pulled from a source giving "x" for ever) is refused at
-    /// `BufferedInput.maximumTokenSize`, not read until memory runs out.
-    @Test func anEndlessStringStopsAtTheTokenLimit() throws {
-        let head = Array(#"{"type":"Feature","properties":{"s":""#.utf8)
+    /// A string or text node that never ends (pulled from a source giving "x" for ever) is
+    /// refused at `BufferedInput.maximumTokenSize`, not read until memory runs out.
+    @Test(arguments: [
+        ("geojson", #"{"type":"Feature","properties":{"s":""#, "a single token is larger than 256 MiB"),
+        ("kml", "<kml><Placemark><description>", "a text node is larger than 256 MiB"),
+    ])
+    func anEndlessStringStopsAtTheTokenLimit(_ format: String, _ start: String, _ message: String) throws {
+        let head = Array(start.utf8)
         var sent = 0
         let input = BufferedInput(name: "endless") { buffer in
             buffer.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "x"))
@@ -119,11 +123,11 @@ import Testing
             sent += buffer.count
             return buffer.count
         }
-        let reader = try FormatRegistry.standard.format(named: "geojson").reader(for: input)
+        let reader = try FormatRegistry.standard.format(named: format).reader(for: input)
         #expect {
             _ = try reader.readMetadata()
             _ = try reader.next()
-        } throws: { ($0 as? MeridianError)?.message == "a single token is larger than 256 MiB" }
+        } throws: { ($0 as? MeridianError)?.message == message }
         #expect(sent < 2 * BufferedInput.maximumTokenSize)
     }
 }

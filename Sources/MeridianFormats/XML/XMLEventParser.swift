@@ -25,6 +25,9 @@ final class XMLEventParser {
     let name: String
     /// Set by a callback that must stop the parse; thrown after `XML_Parse` returns.
     private var callbackError: MeridianError?
+    /// Bytes of text since the last tag: a text node larger than `BufferedInput.maximumTokenSize`
+    /// is refused, as a JSON string is, before the readers' copies of it exhaust memory.
+    private var textRun = 0
 
     init(name: String, handler: any XMLEventHandler) {
         self.name = name
@@ -35,16 +38,25 @@ final class XMLEventParser {
         XML_SetParamEntityParsing(parser, XML_PARAM_ENTITY_PARSING_NEVER)
         XML_SetElementHandler(parser, { data, name, attributes in
             guard let data, let name, let attributes else { return }
-            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.startElement(name, attributes: attributes)
+            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
+            me.textRun = 0
+            me.handler.startElement(name, attributes: attributes)
         }, { data, name in
             guard let data, let name else { return }
-            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.endElement(name)
+            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
+            me.textRun = 0
+            me.handler.endElement(name)
         })
         XML_SetCharacterDataHandler(parser) { data, text, length in
             guard let data, let text, length > 0 else { return }
+            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
+            me.textRun += Int(length)
+            guard me.textRun <= BufferedInput.maximumTokenSize else {
+                me.stop(MeridianError(.badInput, "a text node is larger than \(BufferedInput.maximumTokenSize >> 20) MiB", at: me.location))
+                return
+            }
             let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler
-                .characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+            me.handler.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
         }
         XML_SetCdataSectionHandler(parser, { data in
             guard let data else { return }

@@ -20,9 +20,9 @@ enum GDALFormats {
         return FeatureFormat(
             id: id, displayName: "\(id) (through GDAL)", extensions: [],
             reader: { input, _ in
-                if let path = input.path { return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path) }
-                // GDAL's drivers read files by path, most with random access: standard input is
-                // set aside first (named with the format's extension, which some drivers check),
+                if let path = input.regularFilePath { return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path) }
+                // GDAL's drivers read files by path, most with random access: standard input or
+                // a pipe is set aside first (named with the format's extension, which some drivers check),
                 // and kept while the child reads it.
                 let suffix = id.allSatisfy { $0.isLetter || $0.isNumber } ? ".\(id)" : ""
                 let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)

@@ -14,6 +14,19 @@ import Testing
         }
     }
 
+    /// A zip read through a named pipe (as `<(…)` gives one) is set aside like standard input:
+    /// a zip is read from its end, which a pipe cannot seek to.
+    @Test func readsAKMZFromANamedPipe() throws {
+        try withTemporaryFolder { folder in
+            let fifo = folder.appendingPathComponent("archive.kmz").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let script = #"cat "$2" > "$1" & "$0" convert "$1" --to geojsonseq; status=$?; wait; exit $status"#
+            let result = try run("sh", ["-c", script, meridianBinary, fifo, fixture("fuzz-seeds/kmz/multigeometry.kmz")])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").count == 1)
+        }
+    }
+
     @Test func streamsStdinToStdout() throws {
         let input = try Data(contentsOf: URL(fileURLWithPath: fixture("geojson/edge-cases.geojson")))
         let run = try meridian(["convert"], stdin: input)

@@ -115,6 +115,10 @@ public final class BufferedInput {
         return Int(info.st_size)
     }()
 
+    /// The input's path when it names a regular file, which readers needing random access (a
+    /// zip, GDAL) can open themselves; nil for standard input, pipes and memory.
+    public var regularFilePath: String? { fileSize == nil ? nil : path }
+
     /// Bytes buffered and not yet consumed.
     @inlinable public var available: Int { limit - position }
 

@@ -12,11 +12,11 @@ import MeridianGeometry
 enum KMZArchive {
     static let maximumDocumentSize: UInt64 = 4 << 30
 
-    /// Opens the archive an input holds: from its path; standard input (which a zip's random
-    /// access cannot read as it streams) is first copied to a scratch file. The scratch copy
-    /// comes back too: the caller keeps it while it reads.
+    /// Opens the archive an input holds: from its path when it is a file; standard input or a
+    /// pipe (`<(…)`), which a zip's random access cannot read as they stream, is first copied
+    /// to a scratch file. The scratch copy comes back too: the caller keeps it while it reads.
     static func open(_ input: BufferedInput) throws -> (archive: ZipArchive, scratch: ScratchFile?) {
-        if let path = input.path { return (try ZipArchive(path: path, name: input.name), nil) }
+        if let path = input.regularFilePath { return (try ZipArchive(path: path, name: input.name), nil) }
         let scratch = try ScratchFile(copying: input, as: "kmz-input")
         return (try ZipArchive(path: scratch.path, name: input.name), scratch)
     }

@@ -16,13 +16,6 @@ public struct ControlPoint: Sendable, Equatable {
         self.latitude = latitude
         self.longitude = longitude
     }
-
-    /// `PIXEL,LINE,LAT,LON` (MapKit's order for the point on Earth).
-    public init?(argument: String) {
-        let parts = argument.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 4, (-90...90).contains(parts[2]), (-180...180).contains(parts[3]) else { return nil }
-        self.init(pixel: parts[0], line: parts[1], latitude: parts[2], longitude: parts[3])
-    }
 }
 
 /// How a raster georeferenced only by control points is warped.
@@ -40,10 +33,10 @@ public struct RasterSourceOptions: Sendable {
     /// A value that marks pixels with no data, over the file's own.
     public var noData: Double?
     /// Control points for an image with no georeferencing (three or more).
-    public var controlPoints: [ControlPoint] = []
-    public var controlPointMethod: ControlPointMethod = .polynomial
+    public var controlPoints: [ControlPoint]
+    public var controlPointMethod: ControlPointMethod
     /// Cut a BSB chart's collar away along its PLY outline.
-    public var cutCollar = true
+    public var cutCollar: Bool
 
     public init(bands: [Int]? = nil, noData: Double? = nil, controlPoints: [ControlPoint] = [],
                 controlPointMethod: ControlPointMethod = .polynomial, cutCollar: Bool = true) {

@@ -118,10 +118,11 @@ struct Tile: ParsableCommand {
 
     func points() throws -> [ControlPoint] {
         let points = try controlPoints.map { text -> ControlPoint in
-            guard let point = ControlPoint(argument: text) else {
+            // PIXEL,LINE,LAT,LON: MapKit's order for the point on Earth.
+            guard let v = commaSeparatedNumbers(text, count: 4), (-90...90).contains(v[2]), (-180...180).contains(v[3]) else {
                 throw ValidationError("--gcp takes PIXEL,LINE,LAT,LON (e.g. 0,0,37.80,-122.52), not '\(text)'")
             }
-            return point
+            return ControlPoint(pixel: v[0], line: v[1], latitude: v[2], longitude: v[3])
         }
         if !points.isEmpty && points.count < 3 { throw ValidationError("give --gcp at least three times (got \(points.count))") }
         return points

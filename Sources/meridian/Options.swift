@@ -145,14 +145,6 @@ struct ReportingOptions: ParsableArguments {
 
 extension KMLReadOptions.Folders: ExpressibleByArgument {}
 
-/// Numbers typed by a person, comma-separated (`-122.6,37.2,-121.6,38.1`): nil when any of them
-/// is not a number, or when there are not `count` of them.
-func commaSeparatedNumbers(_ text: String, count: Int) -> [Double]? {
-    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: " ")) }
-    guard numbers.count == count, !numbers.contains(nil) else { return nil }
-    return numbers.map { $0! }
-}
-
 /// A point typed by a person: `LAT,LON`, MapKit's order.
 struct LatLon: ExpressibleByArgument {
     var position: Position
@@ -162,15 +154,6 @@ struct LatLon: ExpressibleByArgument {
             return nil
         }
         position = Position(longitude: parts[1], latitude: parts[0])
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> Substring {
-        var s = self
-        while let first = s.first, set.contains(first) { s.removeFirst() }
-        while let last = s.last, set.contains(last) { s.removeLast() }
-        return s
     }
 }
 

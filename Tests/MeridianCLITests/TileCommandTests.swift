@@ -60,6 +60,10 @@ func pngCount(_ folder: URL) -> Int {
             #expect(plain.status == 65 && plain.stderr.contains("--gcp"))
             #expect(try meridian(["tile", chart, folder.appendingPathComponent("d").path, "--zoom", "9-3"]).status == 64)
             #expect(try meridian(["tile", chart, folder.appendingPathComponent("e").path, "--gcp", "1,2,3"]).status == 64)
+            // A mistyped number is refused, not dropped (0,x,768,… once read as 0,768,…).
+            let mistyped = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), folder.appendingPathComponent("f").path,
+                                         "--gcp", "0,0,25.44,-78.41", "--gcp", "1024,0,25.18,-76.60", "--gcp", "0,x,768,23.93,-78.76"])
+            #expect(mistyped.status == 64 && mistyped.stderr.contains("--gcp takes PIXEL,LINE,LAT,LON"), "\(mistyped.stderr)")
             // A folder that is not empty is not overwritten without --resume.
             let used = folder.appendingPathComponent("used")
             try FileManager.default.createDirectory(at: used, withIntermediateDirectories: true)
@@ -73,25 +77,32 @@ func pngCount(_ folder: URL) -> Int {
     @Test func jpegWithControlPointsAndMBTiles() throws {
         try withTemporaryFolder { folder in
             let out = folder.appendingPathComponent("photo.mbtiles").path
-            let run = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), out, "-q",
+            let tiled = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), out, "-q",
                                     "--gcp", "0,0,25.441266,-78.408414", "--gcp", "1024,0,25.182248,-76.601538",
                                     "--gcp", "0,768,23.927775,-78.763685", "--zoom", "6-8"])
-            #expect(run.status == 0, "\(run.stderr)")
+            #expect(tiled.status == 0, "\(tiled.stderr)")
             let file = try MBTilesFile(path: out)
             let tiles = try file.allTiles()
             #expect(file.metadata["minzoom"] == "6" && file.metadata["maxzoom"] == "8" && !tiles.isEmpty)
             // GDAL's MBTiles driver opens it.
-            let info = Process()
-            info.executableURL = URL(fileURLWithPath: "/usr/bin/gdalinfo")
-            info.arguments = [out]
-            let pipe = Pipe()
-            info.standardOutput = pipe
-            info.standardError = FileHandle.nullDevice
-            try info.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            info.waitUntilExit()
-            #expect(info.terminationStatus == 0 && text.contains("Driver: MBTiles"))
+            let info = try run("gdalinfo", [out])
+            #expect(info.status == 0 && info.stdout.contains("Driver: MBTiles"))
         }
+    }
+
+    /// Runs `meridian tile` with `arguments` and kills it with SIGKILL once `started()` holds
+    /// (or after 60 s); true when the signal ended it, i.e. it was caught part-way.
+    static func tileKilledPartWay(_ arguments: [String], once started: () -> Bool) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = ["tile"] + arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !started() && process.isRunning && Date() < deadline { usleep(2_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal
     }
 
     /// kill -9 part-way, then --resume: exactly the files of a clean run.
@@ -101,16 +112,8 @@ func pngCount(_ folder: URL) -> Int {
             let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
             #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
 
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
-            process.arguments = ["tile", chart, resumed.path] + arguments
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            while pngCount(resumed) < 8 && process.isRunning && Date() < deadline { usleep(2_000) }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+            let killed = try Self.tileKilledPartWay([chart, resumed.path] + arguments) { pngCount(resumed) >= 8 }
+            #expect(killed, "the run ended before it could be killed")
             let written = pngCount(resumed)
             #expect(written > 0 && written < pngCount(clean))
             #expect(!FileManager.default.fileExists(atPath: resumed.appendingPathComponent("metadata.json").path))
@@ -130,18 +133,11 @@ func pngCount(_ folder: URL) -> Int {
             let clean = folder.appendingPathComponent("clean.mbtiles"), resumed = folder.appendingPathComponent("resumed.mbtiles")
             #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
             let partial = folder.appendingPathComponent(".resumed.mbtiles.meridian-partial")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
-            process.arguments = ["tile", chart, resumed.path] + arguments
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // Wait for the first committed block (the partial file grows past its empty tables).
-            let deadline = Date().addingTimeInterval(60)
-            while ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) < 40_000
-                    && process.isRunning && Date() < deadline { usleep(2_000) }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+            // Killed after the first committed block (the partial file grows past its empty tables).
+            let killed = try Self.tileKilledPartWay([chart, resumed.path] + arguments) {
+                ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
+            }
+            #expect(killed, "the run ended before it could be killed")
             #expect(!FileManager.default.fileExists(atPath: resumed.path))
 
             #expect(try meridian(["tile", chart, resumed.path, "--resume"] + arguments).status == 0)

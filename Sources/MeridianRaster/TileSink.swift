@@ -101,8 +101,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 lines.removeFirst()
             }
             for line in lines where line.hasPrefix("block ") {
-                let parts = line.dropFirst(6).split(separator: "/").compactMap { Int($0) }
-                if parts.count == 3 { completedBlocks.insert(MapTile(zoom: parts[0], x: parts[1], y: parts[2])) }
+                if let block = MapTile(address: String(line.dropFirst(6))) { completedBlocks.insert(block) }
             }
             Self.removeLeftovers(in: path)
         }

@@ -6,12 +6,12 @@ import MeridianGeometry
 public struct TilingOptions: Sendable {
     /// Zoom levels; nil chooses them from the raster's resolution, as gdal2tiles does.
     public var zooms: ClosedRange<Int>?
-    public var tileSize = 256
-    public var format: TileFormat = .png
+    public var tileSize: Int
+    public var format: TileFormat
     /// For base tiles; lower zooms always average 2×2 blocks of the level below.
-    public var resampling: Resampling = .average
+    public var resampling: Resampling
     /// Threads warping base tiles, each with its own dataset.
-    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    public var jobs: Int
 
     public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
                 resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import MeridianCommandLine
+import MeridianFormats
 
 // Two lives, one target table:
 // - built by Scripts/fuzz with -sanitize=fuzzer,address -parse-as-library -D FUZZING, libFuzzer
@@ -45,18 +46,10 @@ struct Replay {
             exit(64)
         }
         for path in arguments.dropFirst() {
-            guard let file = fopen(path, "rb") else {
-                Reporter.printError("meridian-fuzz: cannot open \(path)")
+            guard let bytes = try? BufferedInput.open(path).readAll(maximum: BufferedInput.maximumTokenSize) else {
+                Reporter.printError("meridian-fuzz: cannot read \(path)")
                 exit(66)
             }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let n = fread(&buffer, 1, buffer.count, file)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            fclose(file)
             target(bytes)
         }
     }

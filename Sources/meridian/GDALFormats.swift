@@ -40,10 +40,7 @@ extension FormatRegistry {
 
 /// `meridian-gdal` run with its standard output on a pipe.
 func runGDALHelper(_ arguments: [String], standardOutput: Any? = nil) throws -> Process {
-    guard let helper = GDALForwarding.helperPath() else {
-        throw MeridianError(.usage, "GDAL formats need meridian-gdal, which was not found beside meridian, in $MERIDIAN_GDAL or on PATH",
-                            hint: "build it with `swift build --product meridian-gdal` and keep it next to meridian")
-    }
+    guard let helper = GDALForwarding.helperPath() else { throw GDALForwarding.helperMissing("reading and writing GDAL's formats") }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: helper)
     process.arguments = arguments

@@ -38,14 +38,18 @@ enum GDALForwarding {
         return nil
     }
 
+    /// Why `what` cannot run, and where `meridian-gdal` was looked for.
+    static func helperMissing(_ what: String) -> MeridianError {
+        MeridianError(.usage, "\(what) needs meridian-gdal, which was not found beside meridian, in $MERIDIAN_GDAL or on PATH",
+                      hint: "build it with `swift build --product meridian-gdal` (it links GDAL) and keep it next to meridian")
+    }
+
     /// Runs `meridian-gdal SUBCOMMAND ARGS…` in place of this process; returns only on failure,
     /// after printing why, with the exit code to use.
     static func exec(_ subcommand: String, _ arguments: [String]) -> Int32 {
         guard let helper = helperPath() else {
-            Reporter.printError("""
-                meridian: error: '\(subcommand)' needs meridian-gdal, which was not found beside meridian, in $MERIDIAN_GDAL or on PATH
-                  hint: build it with `swift build --product meridian-gdal` (it links GDAL) and keep it next to meridian
-                """)
+            let error = helperMissing("'\(subcommand)'")
+            Reporter().report(Diagnostic(.error, error.message, hint: error.hint))
             return unavailable
         }
         let argv = ["meridian-gdal", subcommand] + arguments

@@ -44,18 +44,9 @@ import Testing
         try withTemporaryFolder { folder in
             let path = folder.appendingPathComponent("countries.\(format)").path
             #expect(try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "-o", path]).status == 0)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.ogrinfo!)
-            process.arguments = ["-so", "-al", path]
-            let out = folder.appendingPathComponent("ogrinfo.txt")
-            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: out)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            let text = try String(contentsOf: out, encoding: .utf8)
-            #expect(process.terminationStatus == 0)
-            #expect(text.contains("Feature Count: 31"), "\(text.prefix(500))")
+            let info = try run(Self.ogrinfo!, ["-so", "-al", path])
+            #expect(info.status == 0)
+            #expect(info.stdout.contains("Feature Count: 31"), "\(info.stdout.prefix(500))")
         }
     }
 }

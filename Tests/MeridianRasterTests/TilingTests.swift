@@ -30,9 +30,10 @@ func tileSet(_ folder: String) -> Set<String> {
 
 @discardableResult
 func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, format: TileFormat = .png, scheme: TileScheme = .xyz,
-          source options: RasterSourceOptions = RasterSourceOptions(), jobs: Int = 2) throws -> (Tiler, TilingSummary) {
+          resampling: Resampling = .average, source options: RasterSourceOptions = RasterSourceOptions(),
+          jobs: Int = 2) throws -> (Tiler, TilingSummary) {
     let source = try RasterSource(path: input, options: options)
-    let tiler = try Tiler(source: source, options: TilingOptions(zooms: zooms, format: format, jobs: jobs))
+    let tiler = try Tiler(source: source, options: TilingOptions(zooms: zooms, format: format, resampling: resampling, jobs: jobs))
     let sink: TileSink = output.hasSuffix(".mbtiles")
         ? try MBTilesSink(path: output, format: format, resume: false, signature: tiler.signature)
         : try FolderTileSink(path: output, scheme: scheme, format: format, resume: false, signature: tiler.signature)

@@ -11,7 +11,6 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     private var parser: XMLEventParser!
     private var queue = Deque<Feature>()
     private var finished = false
-    private var depth = 0
     private var capture: [XMLElement] = []
     private var collectionName: String?
     private var inMetadata = false
@@ -20,7 +19,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
 
     public init(input: BufferedInput) {
         self.input = input
-        parser = XMLEventParser(name: input.name, handler: self)
+        parser = XMLEventParser(name: input.name, handler: self, maximumDepth: 64)  // GPX nests five levels
     }
 
     public func readMetadata() throws -> CollectionMetadata {
@@ -48,12 +47,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     }
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
-        depth += 1
-        // GPX nests five levels; element trees are freed recursively, so deeper is refused.
-        if depth > 64 {
-            parser.stop(MeridianError(.badInput, "elements nested more than 64 deep", at: parser.location))
-            return
-        }
+        let depth = parser.depth
         let name = Self.localName(rawName)
         if depth == 1 && name != "gpx" {
             parser.stop(MeridianError(.badInput, "not GPX: the document's root is <\(name)>", at: parser.location))
@@ -76,7 +70,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     }
 
     func endElement(_ rawName: UnsafePointer<CChar>) {
-        defer { depth -= 1 }
+        let depth = parser.depth
         if capture.isEmpty {
             if inMetadata && depth == 3, let text = metadataNameText {
                 collectionName = String(decoding: text, as: UTF8.self).trimmingWhitespace()

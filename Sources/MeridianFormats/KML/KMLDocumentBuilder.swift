@@ -23,7 +23,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         "Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay", "Style", "StyleMap", "Schema",
         "gx:CascadingStyle",
     ]
-    /// How deep features, styles and folders may nest.
+    /// How deep elements may nest (XMLEventParser refuses deeper documents).
     static let maximumDepth = 256
 
     static let containers: Set<String> = ["Document", "Folder"]
@@ -82,13 +82,6 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
         let name = canonicalName(rawName)
 
-        // Element trees are walked (and freed) recursively: a document nested deeper than any
-        // real KML is refused before it can exhaust the stack.
-        if captureStack.count + containerStack.count >= Self.maximumDepth {
-            parser?.stop(MeridianError(.badInput, "elements nested more than \(Self.maximumDepth) deep", at: parser?.location,
-                                      hint: "real KML nests a few levels; this looks like a crafted file"))
-            return
-        }
         if let parent = captureStack.last {
             let element = XMLElement(name: name, attributes: attributeMap, line: line)
             parent.append(element)

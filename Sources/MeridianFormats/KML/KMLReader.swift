@@ -26,7 +26,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         self.options = options
         context = KMLContext(file: input.name, diagnostics: readOptions.diagnostics)
         builder = KMLDocumentBuilder(context: context)
-        parser = XMLEventParser(name: input.name, handler: builder)
+        parser = XMLEventParser(name: input.name, handler: builder, maximumDepth: KMLDocumentBuilder.maximumDepth)
         builder.parser = parser
         context.parser = parser
         if options.folders == .tree { folderTree = KMLFolderTree() }

@@ -23,18 +23,15 @@ public final class KMZWriter: FeatureWriter {
 
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try kml.finish(trailingMetadata)
-        try scratch.sink.flush()
-        let size = UInt64(lseek(scratch.fd, 0, SEEK_END))
+        let document = try scratch.readBack()
         let zip = try ScratchFile("zip")
         let archive = try ZipArchiveWriter(path: zip.path)
-        try archive.addEntry("doc.kml", size: size) { write in
-            let kml = try BufferedInput.open(scratch.path)
-            try kml.forEachChunk { chunk, _ in try write(UnsafeRawBufferPointer(chunk)) }
+        try archive.addEntry("doc.kml", size: UInt64(scratch.sink.bytesWritten)) { write in
+            try document.forEachChunk { chunk, _ in try write(UnsafeRawBufferPointer(chunk)) }
         }
         try archive.close()
         // Copy the archive into the output.
-        let input = try BufferedInput.open(zip.path)
-        try input.forEachChunk { chunk, _ in destination.write(UnsafeRawBufferPointer(chunk)) }
+        try BufferedInput.open(zip.path).forEachChunk { chunk, _ in destination.write(UnsafeRawBufferPointer(chunk)) }
         try destination.checkForErrors()
     }
 

@@ -1,8 +1,5 @@
 import MeridianGeometry
 
-/// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
-/// its bytes, and how to make its reader and writer. Every format plugs in here, so every
-/// subcommand's `--from`/`--to` and extension rules cover every format at once.
 /// A path's extension, lowercase and without the dot ("gpkg" for "out/Countries.GPKG"); nil
 /// when the file name has none (or is a dot file such as ".hidden").
 public func fileExtension(_ path: String) -> String? {
@@ -17,6 +14,9 @@ public protocol PathFeatureWriter: FeatureWriter {
     func abandon()
 }
 
+/// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
+/// its bytes, and how to make its reader and writer. Every format plugs in here, so every
+/// subcommand's `--from`/`--to` and extension rules cover every format at once.
 public struct FeatureFormat: Sendable, Hashable {
     /// The name used on the command line (`--to geojsonseq`).
     public let id: String

@@ -28,10 +28,16 @@ final class XMLEventParser {
     /// Bytes of text since the last tag: a text node larger than `BufferedInput.maximumTokenSize`
     /// is refused, as a JSON string is, before the readers' copies of it exhaust memory.
     private var textRun = 0
+    /// How deep elements may nest: the readers build and free element trees recursively, so a
+    /// document nested deeper than any real one is refused before it can exhaust the stack.
+    private let maximumDepth: Int
+    /// The depth of the element being started or ended (1 for the root).
+    private(set) var depth = 0
 
-    init(name: String, handler: any XMLEventHandler) {
+    init(name: String, handler: any XMLEventHandler, maximumDepth: Int) {
         self.name = name
         self.handler = handler
+        self.maximumDepth = maximumDepth
         parser = XML_ParserCreate(nil)
         let me = Unmanaged.passUnretained(self).toOpaque()
         XML_SetUserData(parser, me)
@@ -40,12 +46,19 @@ final class XMLEventParser {
             guard let data, let name, let attributes else { return }
             let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
             me.textRun = 0
+            me.depth += 1
+            guard me.depth <= me.maximumDepth else {
+                me.stop(MeridianError(.badInput, "elements nested more than \(me.maximumDepth) deep", at: me.location,
+                                      hint: "real documents nest a few levels; this looks like a crafted file"))
+                return
+            }
             me.handler.startElement(name, attributes: attributes)
         }, { data, name in
             guard let data, let name else { return }
             let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
             me.textRun = 0
             me.handler.endElement(name)
+            me.depth -= 1
         })
         XML_SetCharacterDataHandler(parser) { data, text, length in
             guard let data, let text, length > 0 else { return }

@@ -97,19 +97,29 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
 
     /// The smallest map rect holding every position (null when there are none).
     public init(enclosing positions: some Sequence<Position>) {
+        var extent = Extent()
+        for p in positions { extent.add(p) }
+        self = extent.rect
+    }
+
+    /// The smallest map rect holding the geometry (null when it has no position), without
+    /// gathering its positions first.
+    public init(enclosing geometry: Geometry) {
+        var extent = Extent()
+        geometry.forEachPosition { extent.add($0) }
+        self = extent.rect
+    }
+
+    /// Map-point bounds grown one position at a time.
+    private struct Extent {
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for p in positions {
+
+        mutating func add(_ p: Position) {
             let m = MapPoint(p)
             minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
         }
-        self = minX.isFinite ? MapRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY) : .null
-    }
 
-    /// The smallest map rect holding the geometry (null when it has no position).
-    public init(enclosing geometry: Geometry) {
-        var positions: [Position] = []
-        geometry.forEachPosition { positions.append($0) }
-        self.init(enclosing: positions)
+        var rect: MapRect { minX.isFinite ? MapRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY) : .null }
     }
 
     /// MKMapRectUnion.

@@ -125,6 +125,8 @@ public final class OGRWriter: PathFeatureWriter {
     /// Moves the written file(s) into place.
     public func commit() throws {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        // GDAL's SQLite-based drivers (GeoPackage, SQLite) make 0644 files whatever the umask.
+        try FileModes.applyNewFileMode(under: staging)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
         for file in files {
             guard rename(staging + "/" + file, folder + "/" + file) == 0 else {

@@ -13,16 +13,21 @@ public enum TileViewer {
             throw MeridianError(.cannotCreateOutput, "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)",
                                 at: SourceLocation(file: folder), hint: "Scripts/bootstrap installs it")
         }
+        // Leaflet's files are copied as new files (FileManager.copyItem would give them the
+        // 0644 of /usr/share, whatever the user's umask).
         let target = folder + "/leaflet"
         try? manager.removeItem(atPath: target)
         do {
             try manager.createDirectory(atPath: target + "/images", withIntermediateDirectories: true)
-            for file in ["leaflet.js", "leaflet.css"] {
-                try manager.copyItem(atPath: leaflet + "/" + file, toPath: target + "/" + file)
+            let images = (try? manager.contentsOfDirectory(atPath: leaflet + "/images")) ?? []
+            for file in ["leaflet.js", "leaflet.css"] + images.map({ "images/" + $0 }) {
+                guard let bytes = manager.contents(atPath: leaflet + "/" + file) else {
+                    throw MeridianError(.cannotCreateOutput, "cannot read \(leaflet)/\(file)", at: SourceLocation(file: target))
+                }
+                try OutputTarget.write(Array(bytes), to: target + "/" + file, durable: false)
             }
-            for image in (try? manager.contentsOfDirectory(atPath: leaflet + "/images")) ?? [] {
-                try manager.copyItem(atPath: leaflet + "/images/" + image, toPath: target + "/images/" + image)
-            }
+        } catch let error as MeridianError {
+            throw error
         } catch {
             throw MeridianError(.cannotCreateOutput, "cannot copy Leaflet: \(error.localizedDescription)", at: SourceLocation(file: target))
         }

@@ -24,15 +24,12 @@ public final class OutputTarget {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
         let (folder, file) = splitPath(path)
-        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX") else {
+        // 0666 less the umask, applied by the kernel: what a new file of any other tool gets.
+        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX", mode: 0o666) else {
             let reason = String(cString: strerror(errno))
             throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path),
                                 hint: errno == ENOENT ? "the folder \(folder) does not exist" : nil)
         }
-        // mkstemp makes the file 0600; give it the mode a new file would get.
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
         TemporaryFiles.shared.register(temporary)
         return OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
     }

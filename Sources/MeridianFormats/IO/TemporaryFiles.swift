@@ -27,17 +27,32 @@ public final class TemporaryFiles: @unchecked Sendable {
         getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     }
 
-    /// mkstemps(3) on `template` (ending in XXXXXX, then `suffix`): the open descriptor and the
+    /// A new file named from `template` (ending in XXXXXX, then `suffix`), each X replaced by a
+    /// random letter or digit, created exclusively with `mode`: the open descriptor and the
     /// file's path, or nil with `errno` set.
-    public static func create(_ template: String, suffix: String = "") -> (fd: Int32, path: String)? {
-        var bytes = Array((template + suffix).utf8CString)
-        let fd = bytes.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, Int32(suffix.utf8.count)) }
-        guard fd >= 0 else { return nil }
-        return (fd, bytes.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    ///
+    /// Unlike mkstemp(3), which makes every file 0600, the kernel applies the process's umask to
+    /// `mode` as it does for any new file, so an output gets exactly what the user's umask allows
+    /// without anyone reading the umask (reading it means setting it, which races with threads
+    /// creating files: see `FileCreationMask`).
+    public static func create(_ template: String, suffix: String = "", mode: mode_t = 0o600) -> (fd: Int32, path: String)? {
+        precondition(template.hasSuffix("XXXXXX"), "a temporary file's template ends in XXXXXX")
+        let stem = template.dropLast(6)
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+        for _ in 0..<100 {
+            let random = String(decoding: (0..<6).map { _ in alphabet.randomElement()! }, as: UTF8.self)
+            let path = String(stem) + random + suffix
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if fd >= 0 { return (fd, path) }
+            if errno != EEXIST { return nil }
+        }
+        errno = EEXIST
+        return nil
     }
 
     /// A scratch file in `folder`, registered so a signal removes it; `suffix` ends its name
-    /// (an extension, for tools that go by it).
+    /// (an extension, for tools that go by it). Scratch files are private (0600, within any
+    /// umask): they hold the user's data in a shared folder, and never become outputs.
     public static func scratch(_ name: String, suffix: String = "") throws -> (fd: Int32, path: String) {
         guard let file = create("\(folder)/meridian-\(name)-XXXXXX", suffix: suffix) else {
             throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The modes new files get, so that everything Meridian leaves behind has exactly what the
+/// user's umask allows: 0666 less the umask for a file, 0777 less the umask for a folder.
+///
+/// Meridian's own files get that from the kernel: they are created with open(…, 0666) and
+/// mkdir(…, 0777), which apply the umask (`TemporaryFiles.create`). Some libraries choose a
+/// mode of their own (SQLite makes every database 0644, so a GeoPackage ignores a umask of
+/// 002 or 077); their files are given the right mode afterwards.
+///
+/// The umask itself is never read: umask(2) can only read it by setting it, and the mask is
+/// shared by every thread, so setting it to 0 for an instant while another thread creates a
+/// file makes that file world-writable. Instead the mode is learnt the way any file gets it, by
+/// creating one.
+public enum FileModes {
+    /// The mode a new regular file gets in `folder` (0666 less the umask): a probe file is
+    /// created there with 0666 and removed.
+    public static func newFile(in folder: String) -> mode_t? {
+        guard let (fd, path) = TemporaryFiles.create("\(folder)/.meridian-mode-XXXXXX", mode: 0o666) else { return nil }
+        defer { close(fd); unlink(path) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        return status.st_mode & 0o7777
+    }
+
+    /// Gives every regular file under `folder` (written there by a library that picks its own
+    /// modes) the mode a new file gets there.
+    public static func applyNewFileMode(under folder: String) throws {
+        guard let mode = newFile(in: folder) else {
+            throw MeridianError(.cannotCreateOutput, "cannot write in \(folder): \(String(cString: strerror(errno)))")
+        }
+        try forEachFile(under: folder) { path in
+            guard chmod(path, mode) == 0 else {
+                throw MeridianError(.cannotCreateOutput, "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Calls `body` with the path of every regular file under `folder`, at any depth.
+    static func forEachFile(under folder: String, _ body: (String) throws -> Void) throws {
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name != ".", name != ".." else { continue }
+            let path = folder + "/" + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: try body(path)
+            case S_IFDIR: try forEachFile(under: path, body)
+            default: break
+            }
+        }
+    }
+}

@@ -16,3 +16,11 @@ extension Substring {
         return s
     }
 }
+
+/// `text` as a POSIX shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+public func shellQuoted(_ text: String) -> String {
+    let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+    if !text.isEmpty && text.allSatisfy(plain.contains) { return text }
+    return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+}

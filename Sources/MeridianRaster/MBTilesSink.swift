@@ -6,47 +6,69 @@ import MeridianGeometry
 /// An MBTiles 1.3 file (SQLite): tiles in TMS row order, a complete metadata table. The file is
 /// built as `.NAME.meridian-partial` beside the output and renamed into place when finished;
 /// each block's tiles go in one transaction with its completion mark, so `--resume` after an
-/// interruption (kill -9 included) finds exactly the blocks that were stored.
+/// interruption (kill -9 included) finds exactly the blocks that were stored. The partial file
+/// also holds the run's identity (`meridian_run`), which a resumed run must match.
 public final class MBTilesSink: TileSink, @unchecked Sendable {
     public let path: String
     let partialPath: String
     public let format: TileFormat
-    public private(set) var completedBlocks: Set<MapTile> = []
+    public private(set) var completedBlocks: [MapTile: Int] = [:]
     private var db: OpaquePointer?
     private var insert: OpaquePointer?
     private var inTransaction = false
     private let lock = Lock()
 
-    public init(path: String, format: TileFormat, resume: Bool, signature: String) throws {
+    /// Opens the partial file for the run `identity`: a new one, or with `resume` an interrupted
+    /// run's of the same identity (else a usage error, before anything is written).
+    public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity) throws {
         self.path = path
         self.format = format
         let folder = (path as NSString).deletingLastPathComponent, file = (path as NSString).lastPathComponent
         partialPath = (folder.isEmpty ? "" : folder + "/") + ".\(file).meridian-partial"
-        if !resume { unlink(partialPath); unlink(partialPath + "-journal") }
-        guard sqlite3_open_v2(partialPath, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
+        let resuming = resume && access(partialPath, F_OK) == 0
+        if resume && !resuming && access(path, F_OK) == 0 {
+            try identity.checkResuming(nil, output: path)  // a finished file: nothing to resume
+        }
+        if !resuming {
+            unlink(partialPath)
+            unlink(partialPath + "-journal")
+            // Created here rather than by SQLite, which makes databases 0644 whatever the umask:
+            // open(2) gives the file what the user's umask allows, and SQLite keeps it.
+            let fd = open(partialPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            guard fd >= 0 else {
+                throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+            }
+            close(fd)
+        }
+        guard sqlite3_open_v2(partialPath, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
             let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
             throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path))
         }
-        try execute("""
-            PRAGMA synchronous = OFF;
-            CREATE TABLE IF NOT EXISTS metadata (name TEXT, value TEXT);
-            CREATE UNIQUE INDEX IF NOT EXISTS name ON metadata (name);
-            CREATE TABLE IF NOT EXISTS tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-            CREATE UNIQUE INDEX IF NOT EXISTS tile_index ON tiles (zoom_level, tile_column, tile_row);
-            CREATE TABLE IF NOT EXISTS meridian_blocks (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER);
-            CREATE TABLE IF NOT EXISTS meridian_settings (value TEXT);
-            """)
-        var stored: String?
-        try query("SELECT value FROM meridian_settings") { stored = String(cString: sqlite3_column_text($0, 0)) }
-        if let stored, stored != signature {
-            throw MeridianError(.usage, "--resume: the partial file was started with other settings (\(stored))",
-                                at: SourceLocation(file: path), hint: "run with the same options, or without --resume")
+        if resuming {
+            var recorded: [String]? = nil
+            try? query("SELECT name || ' ' || value FROM meridian_run ORDER BY rowid") {
+                recorded = (recorded ?? []) + [String(cString: sqlite3_column_text($0, 0))]
+            }
+            try identity.checkResuming(recorded.map { TilingRunIdentity(lines: $0) }, output: path)
+            try query("SELECT zoom_level, tile_column, tile_row, tiles FROM meridian_blocks") {
+                let block = MapTile(zoom: Int(sqlite3_column_int($0, 0)), x: Int(sqlite3_column_int($0, 1)), y: Int(sqlite3_column_int($0, 2)))
+                completedBlocks[block] = Int(sqlite3_column_int($0, 3))
+            }
+        } else {
+            try execute("""
+                BEGIN;
+                CREATE TABLE metadata (name TEXT, value TEXT);
+                CREATE UNIQUE INDEX name ON metadata (name);
+                CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+                CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+                CREATE TABLE meridian_blocks (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tiles INTEGER);
+                CREATE TABLE meridian_run (name TEXT, value TEXT);
+                \(identity.fields.map { "INSERT INTO meridian_run VALUES (\(sqlQuoted($0.name)), \(sqlQuoted($0.value)));" }.joined(separator: "\n"))
+                COMMIT;
+                """)
         }
-        if stored == nil { try execute("INSERT INTO meridian_settings VALUES (\(sqlQuoted(signature)))") }
-        try query("SELECT zoom_level, tile_column, tile_row FROM meridian_blocks") {
-            completedBlocks.insert(MapTile(zoom: Int(sqlite3_column_int($0, 0)), x: Int(sqlite3_column_int($0, 1)), y: Int(sqlite3_column_int($0, 2))))
-        }
+        try execute("PRAGMA synchronous = OFF")
         guard sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO tiles VALUES (?, ?, ?, ?)", -1, &insert, nil) == SQLITE_OK else {
             throw error("cannot prepare the tiles table")
         }
@@ -102,10 +124,10 @@ public final class MBTilesSink: TileSink, @unchecked Sendable {
         }
     }
 
-    public func markCompleted(block: MapTile) throws {
+    public func markCompleted(block: MapTile, tiles: Int) throws {
         try lock.locked {
             try begin()
-            try execute("INSERT INTO meridian_blocks VALUES (\(block.zoom), \(block.x), \(block.y)); COMMIT")
+            try execute("INSERT INTO meridian_blocks VALUES (\(block.zoom), \(block.x), \(block.y), \(tiles)); COMMIT")
             inTransaction = false
         }
     }
@@ -123,7 +145,7 @@ public final class MBTilesSink: TileSink, @unchecked Sendable {
             for (name, value) in rows {
                 try execute("INSERT OR REPLACE INTO metadata VALUES (\(sqlQuoted(name)), \(sqlQuoted(value)))")
             }
-            try execute("DROP TABLE meridian_blocks; DROP TABLE meridian_settings; COMMIT")
+            try execute("DROP TABLE meridian_blocks; DROP TABLE meridian_run; COMMIT")
             inTransaction = false
             sqlite3_finalize(insert)
             insert = nil

@@ -56,6 +56,8 @@ public struct RasterSourceOptions: Sendable {
 /// datasets are not thread-safe).
 public struct RasterSource: Sendable {
     public let path: String
+    /// What the user asked for (a resumed run must ask for the same).
+    public let options: RasterSourceOptions
     /// The file GDAL opens (the image of a KML or KMZ GroundOverlay, else `path`).
     let openPath: String
     /// gdal_translate arguments that turn the file into the dataset to warp (empty: none).
@@ -99,6 +101,7 @@ public struct RasterSource: Sendable {
     public init(path: String, options: RasterSourceOptions = RasterSourceOptions()) throws {
         _ = GDAL.setUp
         self.path = path
+        self.options = options
         guard access(path, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }

@@ -28,16 +28,18 @@ public struct TileSetMetadata: Sendable {
 
 /// Where tiles go. Writes may come from several threads at once. A tile set is built block by
 /// block (a block: every tile under one tile of a middle zoom level); a sink remembers
-/// completed blocks, so `--resume` after an interruption redoes only what is missing.
+/// completed blocks and the run they belong to (its `TilingRunIdentity`), so `--resume` after
+/// an interruption redoes only what is missing, and only for the same run.
 public protocol TileSink: AnyObject, Sendable {
-    /// Blocks a previous, interrupted run completed (empty without --resume).
-    var completedBlocks: Set<MapTile> { get }
+    /// Blocks a previous, interrupted run of the same identity completed, with the number of
+    /// tiles each stored (empty without --resume).
+    var completedBlocks: [MapTile: Int] { get }
     /// An existing tile's bytes (for a resumed run), or nil.
     func existingTile(_ tile: MapTile) throws -> [UInt8]?
     /// Stores one encoded tile (atomically: a reader never sees part of it).
     func write(_ tile: MapTile, data: [UInt8]) throws
-    /// Records that every tile of `block` is stored.
-    func markCompleted(block: MapTile) throws
+    /// Records that every tile of `block` is stored: `tiles` of them (empty ones are not).
+    func markCompleted(block: MapTile, tiles: Int) throws
     /// Writes the metadata and makes the tile set whole.
     func finish(metadata: TileSetMetadata) throws
 }
@@ -56,25 +58,32 @@ final class Lock: @unchecked Sendable {
 
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
 /// `tilemapresource.xml`. Each tile is written to a temporary file and renamed into place.
-/// While a run is under way, `.meridian-tiling` in the folder lists the completed blocks.
+/// While a run is under way, `.meridian-tiling` in the folder holds the run's identity (one
+/// `NAME VALUE` line a field) and then a `block Z/X/Y TILES` line per completed block.
 public final class FolderTileSink: TileSink, @unchecked Sendable {
     public let path: String
     public let scheme: TileScheme
     public let format: TileFormat
-    public private(set) var completedBlocks: Set<MapTile> = []
+    public private(set) var completedBlocks: [MapTile: Int] = [:]
     private let lock = Lock()
     private var folders: Set<String> = []
     private let statePath: String
     private let stateFD: Int32
 
-    /// `signature` names the run's settings; a resumed run must have the same.
-    public init(path: String, scheme: TileScheme, format: TileFormat, resume: Bool, signature: String) throws {
+    /// The name of the file that holds an unfinished run's state.
+    public static let stateFile = ".meridian-tiling"
+
+    /// Opens `path` for the run `identity` (which names `scheme` too). The folder must be new or
+    /// empty; with `resume` it may instead hold an interrupted run of the same identity, else the
+    /// run stops with a usage error before anything is written.
+    public init(path: String, scheme: TileScheme, format: TileFormat, resume: Bool, identity: TilingRunIdentity) throws {
         self.path = path
         self.scheme = scheme
         self.format = format
-        statePath = path + "/.meridian-tiling"
+        statePath = path + "/" + Self.stateFile
         let manager = FileManager.default
         var isFolder: ObjCBool = false
+        var resuming = false
         if manager.fileExists(atPath: path, isDirectory: &isFolder) {
             guard isFolder.boolValue else {
                 throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path))
@@ -84,6 +93,20 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path),
                                     hint: "--resume continues an interrupted run; otherwise remove the folder or choose another")
             }
+            if !entries.isEmpty {
+                let text = try? String(contentsOfFile: statePath, encoding: .utf8)
+                let lines = text.map { $0.split(separator: "\n").map(String.init) } ?? []
+                let recorded = text.map { _ in TilingRunIdentity(lines: lines.filter { !$0.hasPrefix("block ") }) }
+                try identity.checkResuming(recorded, output: path)
+                for line in lines where line.hasPrefix("block ") {
+                    let parts = line.split(separator: " ")
+                    if parts.count == 3, let block = MapTile(address: String(parts[1])), let tiles = Int(parts[2]) {
+                        completedBlocks[block] = tiles
+                    }
+                }
+                Self.removeLeftovers(in: path)
+                resuming = true
+            }
         } else {
             do {
                 try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -91,29 +114,11 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
             }
         }
-        if resume, let text = try? String(contentsOfFile: statePath, encoding: .utf8) {
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-            if let first = lines.first, first.hasPrefix("settings ") {
-                guard first == "settings \(signature)" else {
-                    throw MeridianError(.usage, "--resume: the folder was started with other settings (\(first.dropFirst(9)))",
-                                        at: SourceLocation(file: path), hint: "run with the same options, or remove the folder")
-                }
-                lines.removeFirst()
-            }
-            for line in lines where line.hasPrefix("block ") {
-                if let block = MapTile(address: String(line.dropFirst(6))) { completedBlocks.insert(block) }
-            }
-            Self.removeLeftovers(in: path)
-        }
-        let isNew = !manager.fileExists(atPath: statePath)
-        stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (resuming ? 0 : O_TRUNC), 0o666)
         guard stateFD >= 0 else {
             throw MeridianError(.cannotCreateOutput, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
-        if isNew || !resume {
-            ftruncate(stateFD, 0)
-            try append("settings \(signature)\n")
-        }
+        if !resuming { try append(identity.lines.map { $0 + "\n" }.joined()) }
     }
 
     deinit { close(stateFD) }
@@ -123,7 +128,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         guard let walker = FileManager.default.enumerator(atPath: path) else { return }
         for case let relative as String in walker {
             let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix("."), name.contains(".meridian-"), name != ".meridian-tiling" {
+            if name.hasPrefix("."), name.contains(".meridian-"), name != stateFile {
                 unlink(path + "/" + relative)
             }
         }
@@ -159,8 +164,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         try OutputTarget.write(data, to: tilePath(tile), durable: false)
     }
 
-    public func markCompleted(block: MapTile) throws {
-        try lock.locked { try append("block \(block.zoom)/\(block.x)/\(block.y)\n") }
+    public func markCompleted(block: MapTile, tiles: Int) throws {
+        try lock.locked { try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles)\n") }
     }
 
     public func finish(metadata: TileSetMetadata) throws {

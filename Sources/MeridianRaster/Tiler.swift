@@ -39,7 +39,10 @@ public struct TilingSummary: Sendable {
     /// Tiles kept from an interrupted run (--resume).
     public var kept: Int
     public var seconds: Double
+    /// Tiles written by this run.
     public var tileCount: Int { written.values.reduce(0, +) }
+    /// Tiles in the tile set: written now and kept; what a clean run writes.
+    public var totalTiles: Int { tileCount + kept }
 }
 
 /// Cuts a raster into a Web Mercator tile pyramid.
@@ -87,10 +90,10 @@ public final class Tiler: @unchecked Sendable {
                         description: "\((source.path as NSString).lastPathComponent), tiled by Meridian")
     }
 
-    /// What must match for `--resume` to continue a run.
-    public var signature: String {
-        "zoom=\(zooms.lowerBound)-\(zooms.upperBound) size=\(options.tileSize) format=\(options.format.rawValue) "
-            + "resampling=\(options.resampling.rawValue) bands=\(source.colorBands.map(String.init).joined(separator: ","))"
+    /// What must match for `--resume` to continue this run into a sink whose own settings are
+    /// `output` (a folder's row scheme).
+    public func identity(output: [(String, String)] = []) throws -> TilingRunIdentity {
+        try TilingRunIdentity(source: source, options: options, zooms: zooms, output: output)
     }
 
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
@@ -110,7 +113,7 @@ public final class Tiler: @unchecked Sendable {
                     let codec = TileCodec(format: options.format, size: options.tileSize)
                     while let index = state.nextBlock(of: blocks.count) {
                         let block = blocks[index]
-                        let image = try buildBlock(block, done: completed.contains(block), renderer: renderer, codec: codec,
+                        let image = try buildBlock(block, recorded: completed[block], renderer: renderer, codec: codec,
                                                    sink: sink, state: state, start: start, progress: progress)
                         state.setTop(block, image)
                     }
@@ -152,16 +155,19 @@ public final class Tiler: @unchecked Sendable {
     }
 
     /// A block's tiles, written, and its top tile's image (nil when transparent). A block an
-    /// interrupted run completed is read back from the sink (lossless formats) or recomputed
-    /// without writing (lossy ones, whose tiles do not read back to the same pixels).
-    private func buildBlock(_ block: MapTile, done: Bool, renderer: TileRenderer, codec: TileCodec, sink: TileSink,
+    /// interrupted run completed (`recorded`: the tiles it stored) is read back from the sink
+    /// (lossless formats) or recomputed without writing (lossy ones, whose tiles do not read
+    /// back to the same pixels).
+    private func buildBlock(_ block: MapTile, recorded: Int?, renderer: TileRenderer, codec: TileCodec, sink: TileSink,
                             state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> TileImage? {
         let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + ranges[$1]!.under(block).count }
-        if done && options.format.isLossless {
-            state.keep(count)
+        if let recorded, options.format.isLossless {
+            state.keep(recorded, advancing: count)
             progress(state.snapshot(since: start))
             return try sink.existingTile(block).map { try codec.decode($0, colorChannels: source.colorBands.count) }
         }
+        let done = recorded != nil
+        var written = 0
         func build(_ tile: MapTile) throws -> TileImage? {
             guard ranges[tile.zoom]!.contains(tile) else { return nil }
             let image: TileImage?
@@ -183,6 +189,7 @@ public final class Tiler: @unchecked Sendable {
                     Profile.add("encode", t1 - t0)
                     Profile.add("write", Profile.now() - t1)
                     state.wrote(tile)
+                    written += 1
                 }
                 state.advance(1)
                 progress(state.snapshot(since: start))
@@ -193,7 +200,7 @@ public final class Tiler: @unchecked Sendable {
             return nil
         }
         let top = try build(block)
-        if done { state.keep(0) } else { try sink.markCompleted(block: block) }
+        if let recorded { state.keep(recorded, advancing: 0) } else { try sink.markCompleted(block: block, tiles: written) }
         return top
     }
 }
@@ -223,7 +230,8 @@ final class RunState: @unchecked Sendable {
     func setTop(_ tile: MapTile, _ image: TileImage?) { lock.locked { if let image { tops[tile] = image } } }
     func advance(_ n: Int) { lock.locked { done += n } }
     func wrote(_ tile: MapTile) { lock.locked { written += 1; writtenPerZoom[tile.zoom, default: 0] += 1 } }
-    func keep(_ n: Int) { lock.locked { done += n; kept += n } }
+    /// `tiles` stored by an interrupted run are kept; `advancing` of the run's tiles are done.
+    func keep(_ tiles: Int, advancing: Int) { lock.locked { done += advancing; kept += tiles } }
     func snapshot(since start: Date) -> TilingProgress {
         lock.locked { TilingProgress(done: done, total: total, written: written, seconds: Date().timeIntervalSince(start)) }
     }

@@ -35,8 +35,8 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     let source = try RasterSource(path: input, options: options)
     let tiler = try Tiler(source: source, options: TilingOptions(zooms: zooms, format: format, resampling: resampling, jobs: jobs))
     let sink: TileSink = output.hasSuffix(".mbtiles")
-        ? try MBTilesSink(path: output, format: format, resume: false, signature: tiler.signature)
-        : try FolderTileSink(path: output, scheme: scheme, format: format, resume: false, signature: tiler.signature)
+        ? try MBTilesSink(path: output, format: format, resume: false, identity: tiler.identity())
+        : try FolderTileSink(path: output, scheme: scheme, format: format, resume: false, identity: tiler.identity())
     return (tiler, try tiler.run(into: sink))
 }
 
@@ -307,7 +307,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         try withFolder { folder in
             let source = try RasterSource(path: raster("rgbsmall.tif"))
             let tiler = try Tiler(source: source, options: TilingOptions(tileSize: 512))
-            let sink = try FolderTileSink(path: folder + "/big", scheme: .xyz, format: .png, resume: false, signature: tiler.signature)
+            let sink = try FolderTileSink(path: folder + "/big", scheme: .xyz, format: .png, resume: false, identity: tiler.identity())
             let summary = try tiler.run(into: sink)
             #expect(summary.tileCount == 1)
             let name = tileSet(folder + "/big").first!

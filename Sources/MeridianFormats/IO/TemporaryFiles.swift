@@ -81,8 +81,21 @@ public final class TemporaryFiles: @unchecked Sendable {
         }
     }
 
+    /// A line the signal handler prints on stderr before exiting (how to resume, say), set up
+    /// beforehand as bytes, since the handler may only call write(2).
+    nonisolated(unsafe) static var interruptionNote: (bytes: UnsafeMutablePointer<CChar>, count: Int)?
+
+    /// Sets the line printed when a signal ends the process (nil: none). Call it before the
+    /// work starts, from one thread.
+    public static func setInterruptionNote(_ text: String?) {
+        let old = interruptionNote
+        interruptionNote = text.map { (strdup($0)!, $0.utf8.count) }
+        if let old { free(old.bytes) }
+    }
+
     /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered temporary
-    /// file and exit with 128 + the signal number, as a shell reports a killed command.
+    /// file, print the interruption note if there is one, and exit with 128 + the signal number,
+    /// as a shell reports a killed command.
     public static func removeOnSignals() {
         // A parent may have started us with these signals blocked (Foundation's Process does):
         // unblock them, or Ctrl-C and `kill` would never reach the handler.
@@ -95,6 +108,7 @@ public final class TemporaryFiles: @unchecked Sendable {
                 for i in 0..<TemporaryFiles.slots {
                     if let entry = TemporaryFiles.table[i] { unlink(entry) }
                 }
+                if let note = TemporaryFiles.interruptionNote { _ = write(STDERR_FILENO, note.bytes, note.count) }
                 _exit(128 + sig)
             }
         }

@@ -1,0 +1,127 @@
+import Foundation
+import MeridianFormats
+
+/// What a tiling run is: the file it reads and every setting that changes its tiles. An
+/// interrupted run records its identity in the output (`.meridian-tiling` in a folder, a table
+/// of the partial MBTiles file); `--resume` continues only a run whose identity equals the
+/// new one, so the tiles of two rasters or two settings never mix in one pyramid.
+///
+/// The input is known by its resolved path, size, modification time and a hash of its first
+/// 64 KiB (where every raster format keeps its header); a GroundOverlay's image too.
+public struct TilingRunIdentity: Equatable, Sendable {
+    public struct Field: Equatable, Sendable {
+        public var name: String
+        public var value: String
+    }
+
+    /// In a fixed order: the input's fields, then the settings.
+    public private(set) var fields: [Field]
+
+    public init(fields: [Field]) {
+        self.fields = fields
+    }
+
+    /// The identity of tiling `source` with `options` into a tile set whose own settings (a
+    /// folder's row scheme) are `output`.
+    public init(source: RasterSource, options: TilingOptions, zooms: ClosedRange<Int>, output: [(String, String)] = []) throws {
+        var fields = try Self.fileFields("input", path: source.path)
+        // A GroundOverlay's image beside the KML; one inside a KMZ (/vsizip/…) is the KMZ's.
+        if source.openPath != source.path && !source.openPath.hasPrefix("/vsi") {
+            fields += try Self.fileFields("image", path: source.openPath)
+        }
+        let s = source.options
+        let settings: [(String, String)] = [
+            ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"),
+            ("tile-size", "\(options.tileSize)"),
+            ("tile-format", options.format.rawValue),
+            ("resampling", options.resampling.rawValue),
+            ("bands", source.colorBands.map(String.init).joined(separator: ",")),
+            ("nodata", s.noData.map { "\($0)" } ?? "file's"),
+            ("gcp", s.controlPoints.map { "\($0.pixel),\($0.line),\($0.latitude),\($0.longitude)" }.joined(separator: " ")),
+            ("gcp-method", s.controlPointMethod.rawValue),
+            ("cutline", s.cutCollar ? "collar cut" : "none"),
+        ] + output
+        self.fields = fields + settings.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// `path`, `size`, `modified` and `header` of a file, each named after `role`.
+    static func fileFields(_ role: String, path: String) throws -> [Field] {
+        let resolved = Self.resolved(path)
+        var status = stat()
+        guard stat(resolved, &status) == 0 else {
+            throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        let modified = "\(status.st_mtim.tv_sec).\(String(format: "%09ld", status.st_mtim.tv_nsec))"
+        return [
+            Field(name: role, value: resolved),
+            Field(name: "\(role)-size", value: "\(status.st_size)"),
+            Field(name: "\(role)-modified", value: modified),
+            Field(name: "\(role)-header", value: try headerHash(resolved)),
+        ]
+    }
+
+    /// The absolute path with symbolic links resolved.
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// FNV-1a (64 bits) of the first 64 KiB, in hex: enough to tell two files apart, not a
+    /// defence against someone crafting a collision (the size and time must match as well).
+    static func headerHash(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 65536)
+        let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in header.prefix(max(0, count)) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// One `NAME VALUE` line per field (values hold no newlines).
+    public var lines: [String] {
+        fields.map { "\($0.name) \($0.value.replacingOccurrences(of: "\n", with: " "))" }
+    }
+
+    /// The identity written as `lines`.
+    public init(lines: [String]) {
+        fields = lines.map { line in
+            let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            return Field(name: String(parts[0]), value: parts.count > 1 ? String(parts[1]) : "")
+        }
+    }
+
+    /// What differs from `recorded`, one `name: was A, now B` a field.
+    public func differences(from recorded: TilingRunIdentity) -> [String] {
+        let old = Dictionary(recorded.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let names = fields.map(\.name) + recorded.fields.map(\.name).filter { new[$0] == nil }
+        return names.compactMap { name in
+            let a = old[name] ?? "(not recorded)", b = new[name] ?? "(none)"
+            return a == b ? nil : "\(name): was \(a), now \(b)"
+        }
+    }
+
+    /// Throws the usage error `--resume` gives when the output holds another run (or, for a nil
+    /// `recorded`, no run at all).
+    public func checkResuming(_ recorded: TilingRunIdentity?, output path: String) throws {
+        guard let recorded else {
+            throw MeridianError(.usage, "--resume: the output holds no interrupted Meridian run to continue",
+                                at: SourceLocation(file: path),
+                                hint: "it is a finished tile set or another program's files; run without --resume into a new or empty output")
+        }
+        let differences = differences(from: recorded)
+        guard differences.isEmpty else {
+            throw MeridianError(.usage, "--resume: the output holds a run of another input or other settings; nothing was written\n  "
+                                + differences.joined(separator: "\n  "),
+                                at: SourceLocation(file: path),
+                                hint: "resume with the same input and options, or tile into a new output")
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import MeridianFormats
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What Meridian leaves on disk: the modes of everything it creates, and which outputs
+/// `--resume` agrees to continue.
+@Suite struct OutputSafetyTests {
+    let chart = fixture("raster/19347_2.KAP")
+
+    /// `meridian` run under `mask` (umask's argument), through the shell that sets it.
+    func runUnder(umask mask: String, _ arguments: [String]) throws -> RunResult {
+        try run("/bin/sh", ["-c", "umask \(mask) && exec \"$0\" \"$@\"", meridianBinary] + arguments)
+    }
+
+    /// The permission bits of every file and folder under `folder` (relative path → mode).
+    func modes(under folder: URL) -> [String: mode_t] {
+        var modes: [String: mode_t] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return modes }
+        for case let relative as String in walker {
+            var status = stat()
+            if lstat(folder.appendingPathComponent(relative).path, &status) == 0 { modes[relative] = status.st_mode }
+        }
+        return modes
+    }
+
+    /// Every file and folder any writer makes gets exactly what the umask allows (0666 and 0777
+    /// less the mask), with tiles written by four threads at once: the umask was once read by
+    /// setting it to 0 for an instant, which made files other threads created then 0666.
+    @Test(arguments: ["002", "077"])
+    func everythingCreatedGetsWhatTheUmaskAllows(_ mask: String) throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            let countries = fixture("geojson/ne_10m_countries_sample.geojson")
+            let runs: [[String]] = [
+                ["tile", chart, out.appendingPathComponent("tiles").path, "--zoom", "14-18", "--jobs", "4", "--viewer", "-q"],
+                ["tile", chart, out.appendingPathComponent("chart.mbtiles").path, "--zoom", "13-16", "--jobs", "4", "-q"],
+                ["convert", countries, "-o", out.appendingPathComponent("countries.geojson").path],
+                ["convert", countries, "-o", out.appendingPathComponent("countries.kmz").path],
+                ["convert", countries, "-o", out.appendingPathComponent("countries.gpkg").path],
+                ["convert", countries, "-o", out.appendingPathComponent("countries.shp").path],
+                ["render", countries, "-o", out.appendingPathComponent("countries.png").path],
+            ]
+            for arguments in runs {
+                let result = try runUnder(umask: mask, arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            }
+            let maskBits = mode_t(mask, radix: 8)!
+            let found = modes(under: out)
+            #expect(found.count > 100, "\(found.count) entries")
+            for kind in ["countries.kmz", "countries.gpkg", "countries.dbf", "chart.mbtiles", "tiles/index.html", "tiles/metadata.json"] {
+                #expect(found[kind] != nil, "\(kind) was not written")
+            }
+            for (path, mode) in found.sorted(by: { $0.key < $1.key }) {
+                let isFolder = mode & S_IFMT == S_IFDIR
+                let expected = (isFolder ? 0o777 : 0o666) & ~maskBits
+                #expect(mode & 0o7777 == expected, "\(path): \(String(mode & 0o7777, radix: 8)), expected \(String(expected, radix: 8))")
+            }
+        }
+    }
+
+    /// Ctrl-C part-way through `tile` prints how to resume; `--resume` then continues only the
+    /// same run: another raster, other options, a folder with no resume state or a finished tile
+    /// set are usage errors that say what differs and write nothing; the resumed run's summary
+    /// counts tiles written now and kept, and their sum is a clean run's.
+    @Test func resumeContinuesOnlyTheSameRun() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "14-17", "--jobs", "1", "--no-cutline"]
+            let clean = folder.appendingPathComponent("clean"), out = folder.appendingPathComponent("out")
+            #expect(try meridian(["tile", chart, clean.path, "-q"] + options).status == 0)
+
+            // Interrupted once a block with tiles in it is complete, so some are kept.
+            let state = out.appendingPathComponent(".meridian-tiling")
+            let interrupted = try TileCommandTests.tileStoppedPartWay([chart, out.path] + options, signal: SIGINT) {
+                let text = (try? String(contentsOf: state, encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").contains { $0.hasPrefix("block ") && !$0.hasSuffix(" 0") }
+            }
+            #expect(interrupted.stopped, "the run ended before it could be interrupted")
+            #expect(interrupted.stderr.contains("meridian tile \(chart) \(out.path) --zoom 14-17 --jobs 1 --no-cutline --resume"),
+                    "\(interrupted.stderr)")
+            let before = folderContents(out)
+            #expect(pngCount(out) > 0 && pngCount(out) < pngCount(clean))
+
+            // Another raster, other zooms, another nodata: refused, naming what differs.
+            let refusals: [([String], String)] = [
+                (["tile", fixture("raster/rgbsmall.tif"), out.path, "--resume"] + options, "input"),
+                (["tile", chart, out.path, "--resume", "--zoom", "14-16", "--jobs", "1", "--no-cutline"], "zoom"),
+                (["tile", chart, out.path, "--resume", "--nodata", "0"] + options, "nodata"),
+                (["tile", chart, out.path, "--resume", "--tms"] + options, "scheme"),
+            ]
+            for (arguments, differing) in refusals {
+                let refused = try meridian(arguments)
+                #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+                #expect(refused.stderr.contains("\(differing): was"), "\(refused.stderr)")
+                #expect(folderContents(out) == before, "\(arguments) changed the folder")
+            }
+
+            // The same run: the summary says what a user can check.
+            let resumed = try meridian(["tile", chart, out.path, "--resume"] + options)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let summary = try #require(try Regex("([0-9]+) tiles in all.*: ([0-9]+) written now, ([0-9]+) kept").firstMatch(in: resumed.stderr),
+                                       "\(resumed.stderr)")
+            let (all, now, kept) = (Int(summary[1].substring!)!, Int(summary[2].substring!)!, Int(summary[3].substring!)!)
+            #expect(all == pngCount(clean) && now + kept == all && kept > 0, "\(resumed.stderr)")
+            #expect(folderContents(out) == folderContents(clean))
+
+            // A finished tile set and a folder of someone else's files hold no run to resume.
+            let other = folder.appendingPathComponent("other")
+            try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+            try Data("notes".utf8).write(to: other.appendingPathComponent("notes.txt"))
+            for target in [clean, other] {
+                let snapshot = folderContents(target)
+                let refused = try meridian(["tile", chart, target.path, "--resume", "-q"] + options)
+                #expect(refused.status == 64 && refused.stderr.contains("no interrupted Meridian run"), "\(refused.stderr)")
+                #expect(folderContents(target) == snapshot)
+            }
+        }
+    }
+
+    /// The same for MBTiles: the partial file records its run, and a finished file is not resumed.
+    @Test func mbtilesResumeContinuesOnlyTheSameRun() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "14-17", "--jobs", "1", "--no-cutline", "-q"]
+            let out = folder.appendingPathComponent("chart.mbtiles")
+            let partial = folder.appendingPathComponent(".chart.mbtiles.meridian-partial")
+            let stopped = try TileCommandTests.tileStoppedPartWay([chart, out.path] + options, signal: SIGINT) {
+                ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
+            }
+            #expect(stopped.stopped, "the run ended before it could be interrupted")
+            let before = try Data(contentsOf: partial)
+            let other = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path, "--resume"] + options)
+            #expect(other.status == 64 && other.stderr.contains("input: was"), "\(other.stderr)")
+            #expect(try Data(contentsOf: partial) == before)
+            #expect(try meridian(["tile", chart, out.path, "--resume"] + options).status == 0)
+            let finished = try Data(contentsOf: out)
+            let again = try meridian(["tile", chart, out.path, "--resume"] + options)
+            #expect(again.status == 64 && again.stderr.contains("no interrupted Meridian run"), "\(again.stderr)")
+            #expect(try Data(contentsOf: out) == finished)
+        }
+    }
+}

@@ -121,6 +121,10 @@ let package = Package(
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianGeometry", "MeridianFormats"]),
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
+        .testTarget(
+            name: "MeridianCommandLineTests",
+            dependencies: ["MeridianCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianFormatsTests",

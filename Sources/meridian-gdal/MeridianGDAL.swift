@@ -19,4 +19,9 @@ struct MeridianGDAL: ParsableCommand {
     )
 
     static let versionString = "0.1.0"
+
+    /// The entry point: arguments parsed with negative numbers taken as values (`--gcp`, boxes).
+    static func main() {
+        main(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: MeridianGDAL.self))
+    }
 }

@@ -68,10 +68,12 @@ enum GDALForwarding {
 }
 
 extension Meridian {
-    /// The entry point: GDAL-backed subcommands go to `meridian-gdal` before parsing.
+    /// The entry point: GDAL-backed subcommands go to `meridian-gdal` before parsing (which
+    /// protects their negative numbers itself), the others are parsed with negative numbers
+    /// taken as values.
     static func main() {
         GDALForwarding.forwardIfNeeded()
-        main(nil)
+        main(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: Meridian.self))
     }
 }
 

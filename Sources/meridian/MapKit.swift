@@ -43,6 +43,10 @@ struct MapKitPoint: ParsableCommand {
     @Option(help: ArgumentHelp("Also give the tile at this zoom level.", valueName: "z")) var zoomLevel: Int = 12
     @OptionGroup var report: ReportFormatOption
 
+    func validate() throws {
+        try checkZoomLevel(Double(zoomLevel), option: "--zoom-level")
+    }
+
     func run() throws {
         let point = MapPoint(coordinate.position)
         let tile = MapTile(containing: point, zoom: zoomLevel)
@@ -69,6 +73,7 @@ struct MapKitZoom: ParsableCommand {
     func validate() throws {
         guard (scale == nil) != (level == nil) else { throw ValidationError("give --scale or --level") }
         if let scale, scale <= 0 { throw ValidationError("--scale must be positive") }
+        if let level { try checkZoomLevel(level, option: "--level") }
     }
 
     func run() throws {

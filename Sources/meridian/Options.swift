@@ -157,6 +157,13 @@ struct LatLon: ExpressibleByArgument {
     }
 }
 
+/// A zoom level typed by a person must lie where tiles are counted (0 to 30).
+func checkZoomLevel(_ level: Double, option: String) throws {
+    guard Double(MapTile.zoomLevels.lowerBound)...Double(MapTile.zoomLevels.upperBound) ~= level else {
+        throw ValidationError("\(option) must be between \(MapTile.zoomLevels.lowerBound) and \(MapTile.zoomLevels.upperBound), not \(level)")
+    }
+}
+
 /// How an overlay that reaches over ±180° is written.
 enum AntimeridianMode: String, ExpressibleByArgument, CaseIterable {
     /// Cut into parts within ±180° (RFC 7946 §3.1.9).

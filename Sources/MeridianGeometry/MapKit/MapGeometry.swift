@@ -205,7 +205,7 @@ public struct MapTile: Hashable, Sendable, CustomStringConvertible {
     /// the world's tiles (0 <= X, Y < 2^Z, Z up to 30).
     public init?(address: String, tms: Bool = false) {
         let parts = address.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 3, let z = parts[0], let x = parts[1], let y = parts[2], (0...30).contains(z) else { return nil }
+        guard parts.count == 3, let z = parts[0], let x = parts[1], let y = parts[2], Self.zoomLevels.contains(z) else { return nil }
         self = tms ? MapTile(zoom: z, x: x, tmsY: y) : MapTile(zoom: z, x: x, y: y)
         guard isValid else { return nil }
     }
@@ -221,7 +221,10 @@ public struct MapTile: Hashable, Sendable, CustomStringConvertible {
     /// The TMS row (from the bottom).
     public var tmsY: Int { (1 << zoom) - 1 - y }
 
-    public var isValid: Bool { zoom >= 0 && zoom <= 30 && (0..<(1 << zoom)).contains(x) && (0..<(1 << zoom)).contains(y) }
+    public var isValid: Bool { Self.zoomLevels.contains(zoom) && (0..<(1 << zoom)).contains(x) && (0..<(1 << zoom)).contains(y) }
+
+    /// The zoom levels tiles are counted at: from the whole world in one tile to about 4 cm.
+    public static let zoomLevels = 0...30
 
     /// The tile's MKMapRect.
     public var mapRect: MapRect {

@@ -16,7 +16,7 @@ struct Meridian: ParsableCommand {
             Exit codes: 0 ok, 1 a check said no, 64 usage, 65 bad input data, \
             66 input missing or unreadable, 73 cannot create output, 74 I/O error.
             """,
-        version: "meridian \(version) (expat \(LibraryVersions.expat))",
+        version: "meridian \(version) (expat \(LibraryVersions.expatDescription))",
         subcommands: [Convert.self, Info.self, Coverage.self, MapKit.self, SimplifyCommand.self, Clip.self, Geodesic.self, Circle.self,
                       Render.self, Tile.self, FormatsCommand.self]
     )

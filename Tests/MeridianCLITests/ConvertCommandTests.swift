@@ -109,7 +109,9 @@ import Testing
                 let path = fixture("malformed/\(fields[0])")
                 let fresh = try meridian(["convert", path, "-o", folder.appendingPathComponent("new.geojson").path])
                 #expect(fresh.status == 65, "\(fields[0])")
-                #expect(fresh.stderr.hasPrefix("meridian: error: \(path):\(fields[1]): \(fields[2])"), "\(fresh.stderr)")
+                // Where expat finds the fault, its words and column vary with its version: the file and line do not.
+                let expected = fields[2] == "(expat's words)" ? "meridian: error: \(path):\(fields[1]):" : "meridian: error: \(path):\(fields[1]): \(fields[2])"
+                #expect(fresh.stderr.hasPrefix(expected), "\(fresh.stderr)")
                 let over = try meridian(["convert", path, "-o", existing])
                 #expect(over.status == 65)
                 #expect(contents(of: folder) == ["existing.geojson"], "\(fields[0]) left a file behind")

@@ -135,8 +135,8 @@ import MeridianGeometry
     }
 
     /// Tests/Fixtures/malformed/expected.tsv: each broken file (read by the format its extension
-    /// names), where the error is ("line:column", or "line" where a format has no columns), what
-    /// it says.
+    /// names), where the error is ("line:column", or "line" where a format has no columns or
+    /// expat's column is not stable), what it says.
     @Test(arguments: malformedCases())
     func malformedInputIsRejectedWithItsLocation(_ testCase: MalformedCase) throws {
         do {
@@ -145,8 +145,13 @@ import MeridianGeometry
             Issue.record("\(testCase.file) was accepted")
         } catch let error as MeridianError {
             #expect(error.kind == .badInput)
-            #expect(error.location.map { [$0.line, $0.column].compactMap { $0.map(String.init) }.joined(separator: ":") } == testCase.lineColumn)
-            #expect(error.message.contains(testCase.message), "\(error.message)")
+            if testCase.isExpats {
+                // expat's words and column vary with its version; its line does not.
+                #expect(error.location?.line.map(String.init) == testCase.lineColumn)
+            } else {
+                #expect(error.location.map { [$0.line, $0.column].compactMap { $0.map(String.init) }.joined(separator: ":") } == testCase.lineColumn)
+                #expect(error.message.contains(testCase.message), "\(error.message)")
+            }
         }
     }
 }
@@ -156,6 +161,8 @@ struct MalformedCase: CustomTestStringConvertible, Sendable {
     var lineColumn: String
     var message: String
     var testDescription: String { file }
+    /// The fault is expat's to find, in words of its own.
+    var isExpats: Bool { message == "(expat's words)" }
 }
 
 func malformedCases() -> [MalformedCase] {

@@ -18,7 +18,8 @@ protocol XMLEventHandler: AnyObject {
 ///   declarations are how billion-laughs and quadratic-blowup attacks start.
 /// - The encodings expat knows (UTF-8, UTF-16, ISO-8859-1, US-ASCII) plus Windows-1252,
 ///   which real KML declares and expat does not know, through an encoding handler.
-/// - Errors carry expat's line and column (made 1-based).
+/// - Errors carry expat's line and column (made 1-based). UTF-16 is checked by Meridian first
+///   (UTF16Check), since expat's versions disagree on broken UTF-16.
 final class XMLEventParser {
     private let parser: OpaquePointer
     private unowned let handler: any XMLEventHandler
@@ -110,6 +111,8 @@ final class XMLEventParser {
     }
 
     private var bytesParsed = 0
+    /// UTF-16 checked here rather than by expat, whose versions disagree (see UTF16Check).
+    private var utf16 = UTF16Check()
 
     /// Feeds `input` to the parser chunk by chunk until `enough()` says so or the input ends;
     /// returns true once the whole input has been parsed.
@@ -127,6 +130,10 @@ final class XMLEventParser {
 
     /// Feeds one chunk; `isFinal` for the last one.
     func parse(_ chunk: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws {
+        if let problem = utf16.check(chunk, isFinal: isFinal) {
+            throw MeridianError(.badInput, problem.message, at: SourceLocation(file: name, line: problem.line, column: problem.column),
+                                hint: problem.hint)
+        }
         bytesParsed += chunk.count
         let status = chunk.withMemoryRebound(to: CChar.self) { bytes in
             XML_Parse(parser, bytes.baseAddress, Int32(bytes.count), isFinal ? 1 : 0)

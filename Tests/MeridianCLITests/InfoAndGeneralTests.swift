@@ -59,3 +59,19 @@ import Testing
         #expect(run.stdout.contains("meridian"))
     }
 }
+
+/// The man pages in man/ (Scripts/generate-man-pages) read without a warning from groff's mdoc.
+@Suite struct ManPageTests {
+    static let pages = ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("man").path)) ?? []).filter { $0.hasSuffix(".1") }.sorted()
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "needs groff"))
+    func manPagesAreCleanMdoc() throws {
+        #expect(Self.pages.count >= 15)
+        let folder = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("man")
+        for page in Self.pages {
+            let result = try run("/usr/bin/groff", ["-mandoc", "-Tutf8", "-ww", "-z", folder.appendingPathComponent(page).path])
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(page): \(result.stderr)")
+        }
+    }
+}

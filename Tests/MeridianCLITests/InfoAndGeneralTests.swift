@@ -75,3 +75,20 @@ import Testing
         }
     }
 }
+
+/// The README says what Scripts/bootstrap installs, every package of it.
+@Suite struct ReadmeTests {
+    @Test func readmeNamesEveryPackageBootstrapInstalls() throws {
+        let root = fixtures.deletingLastPathComponent().deletingLastPathComponent()
+        let script = try String(contentsOf: root.appendingPathComponent("Scripts/bootstrap"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lists = script.split(separator: "\n").filter { $0.hasPrefix("packages=(") || $0.hasPrefix("    packages+=(") }
+        let packages = lists.flatMap { line in
+            line.drop { $0 != "(" }.dropFirst().prefix { $0 != ")" }.split(separator: " ").map(String.init)
+        }
+        #expect(packages.count >= 10)
+        for package in packages {
+            #expect(readme.contains("`\(package)`"), "README does not name \(package)")
+        }
+    }
+}

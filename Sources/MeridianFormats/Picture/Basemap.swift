@@ -70,12 +70,12 @@ struct Basemap {
         return surface
     }
 
-    func draw(on cr: OpaquePointer, viewport: Viewport, heading: Double, pixelsPerPoint: Double) throws {
+    func draw(on cr: OpaquePointer, viewport: Viewport, pixelsPerPoint: Double) throws {
         let wanted = log2(viewport.pointsPerMapPoint * pixelsPerPoint * MapWorld.size / 256)
         let zoom = zooms.first { Double($0) >= wanted - 0.25 } ?? zooms.last!
         let count = 1 << zoom
         let span = MapWorld.size / Double(count)
-        let shown = viewport.rectCovering(heading: heading)
+        let shown = viewport.drawnRect
         func range(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
             let first = max(0, Int((low / span).rounded(.down))), last = min(count - 1, Int((high / span).rounded(.down)))
             return first <= last ? first...last : nil

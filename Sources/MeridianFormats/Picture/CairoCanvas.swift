@@ -9,7 +9,9 @@ final class CairoCanvas: PictureCanvas {
     private let sink: OutputSink
     private var surface: OpaquePointer?
     private var cr: OpaquePointer?
-    /// Pins and labels are drawn last, over every line and polygon, as MapKit draws annotations.
+    private var scale = 1.0
+    /// Pins and labels are drawn last, upright, over every line and polygon, as MapKit draws
+    /// annotations.
     private var pins: [(PixelPoint, OverlayStyle, String?)] = []
 
     init(sink: OutputSink) { self.sink = sink }
@@ -21,6 +23,7 @@ final class CairoCanvas: PictureCanvas {
 
     func begin(_ viewport: Viewport, options: PictureOptions) throws {
         let scale = Double(max(options.scale, 1))
+        self.scale = scale
         surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(options.width) * Int32(scale), Int32(options.height) * Int32(scale))
         guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
             throw MeridianError(.usage, "cannot make a \(options.width)×\(options.height) picture at scale \(options.scale)")
@@ -29,14 +32,14 @@ final class CairoCanvas: PictureCanvas {
         cairo_scale(cr, scale, scale)
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
-        if options.heading != 0 {
+        if viewport.heading != 0 {
             // Turn the map so `heading` points up, about the picture's centre.
             cairo_translate(cr, viewport.width / 2, viewport.height / 2)
-            cairo_rotate(cr, -options.heading * .pi / 180)
+            cairo_rotate(cr, -viewport.heading * .pi / 180)
             cairo_translate(cr, -viewport.width / 2, -viewport.height / 2)
         }
         if let basemap = options.basemap {
-            try Basemap(path: basemap).draw(on: cr!, viewport: viewport, heading: options.heading, pixelsPerPoint: scale)
+            try Basemap(path: basemap).draw(on: cr!, viewport: viewport, pixelsPerPoint: scale)
         }
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
@@ -106,6 +109,9 @@ final class CairoCanvas: PictureCanvas {
     }
 
     func finish() throws {
+        // Pins arrive in screen points: draw them without the map's turn.
+        cairo_identity_matrix(cr)
+        cairo_scale(cr, scale, scale)
         for (point, style, label) in pins { drawPin(point, style, label) }
         cairo_surface_flush(surface)
         // cairo hands the PNG over in pieces; the sink takes them as they come.

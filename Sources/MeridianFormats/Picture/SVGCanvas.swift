@@ -2,9 +2,11 @@ import MeridianGeometry
 
 /// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
 /// marker with its name as a label, titles as tooltips. Coordinates to 1/100 of a point.
+/// Markers and labels come last, upright, outside the group that turns the map.
 final class SVGCanvas: PictureCanvas {
     private let sink: OutputSink
     private let xml: XMLTextWriter
+    private var markers: [(point: PixelPoint, style: OverlayStyle, label: String?)] = []
 
     init(sink: OutputSink) {
         self.sink = sink
@@ -18,8 +20,8 @@ final class SVGCanvas: PictureCanvas {
                           ("viewBox", "0 0 \(w) \(h)")])
         xml.empty("rect", [("width", w), ("height", h), ("fill", "#ffffff")])
         var group: [(String, String)] = [("stroke-linejoin", "round"), ("stroke-linecap", "round")]
-        if options.heading != 0 {
-            group.append(("transform", "rotate(\(Self.fixed(-options.heading)) \(Self.fixed(viewport.width / 2)) \(Self.fixed(viewport.height / 2)))"))
+        if viewport.heading != 0 {
+            group.append(("transform", "rotate(\(Self.fixed(-viewport.heading)) \(Self.fixed(viewport.width / 2)) \(Self.fixed(viewport.height / 2)))"))
         }
         xml.start("g", group)
     }
@@ -35,6 +37,10 @@ final class SVGCanvas: PictureCanvas {
     }
 
     func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
+        markers.append((point, style, label))
+    }
+
+    private func drawMarker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
         let attributes = [("cx", Self.fixed(point.x)), ("cy", Self.fixed(point.y)), ("r", Self.fixed(style.markerRadius)),
                           ("fill", style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
         if let label {
@@ -50,6 +56,7 @@ final class SVGCanvas: PictureCanvas {
 
     func finish() throws {
         xml.close()  // g
+        for marker in markers { drawMarker(marker.point, style: marker.style, label: marker.label) }
         xml.close()  // svg
         try sink.checkForErrors()
     }

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// What an SVG picture holds, read back for checks: paths (each subpath's points, in the
+/// picture's points after the map's turn), markers and labels.
+struct SVGPicture {
+    struct Marker { var x: Double, y: Double, r: Double, title: String? }
+    struct Label {
+        var text: String, x: Double, y: Double, width: Double, fontSize: Double
+        /// The text's room: from the baseline up a font size, down a quarter of one.
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double) { (x, y - fontSize, x + width, y + fontSize / 4) }
+    }
+
+    var width = 0.0, height = 0.0
+    var paths: [[[(x: Double, y: Double)]]] = []
+    var markers: [Marker] = []
+    var labels: [Label] = []
+
+    init(_ svg: String) {
+        func attribute(_ name: String, in tag: Substring) -> String? {
+            tag.firstMatch(of: try! Regex("\\s\(name)=\"([^\"]*)\""))?.output[1].substring.map(String.init)
+        }
+        func number(_ name: String, in tag: Substring) -> Double? { attribute(name, in: tag).flatMap(Double.init) }
+        if let root = svg.firstMatch(of: #/<svg[^>]*>/#)?.output {
+            width = number("width", in: root) ?? 0
+            height = number("height", in: root) ?? 0
+        }
+        // The map's turn, from the group's rotate(angle cx cy).
+        var turn = (angle: 0.0, cx: 0.0, cy: 0.0)
+        if let rotate = svg.firstMatch(of: #/rotate\((-?[0-9.]+) (-?[0-9.]+) (-?[0-9.]+)\)/#) {
+            turn = (Double(rotate.output.1)! * .pi / 180, Double(rotate.output.2)!, Double(rotate.output.3)!)
+        }
+        for path in svg.matches(of: #/<path[^>]*>/#) {
+            guard let d = attribute("d", in: path.output) else { continue }
+            paths.append(d.split(separator: "M").map { part in
+                part.split(whereSeparator: { $0 == "L" || $0 == "Z" }).compactMap { pair in
+                    let xy = pair.split(separator: " ").compactMap { Double($0) }
+                    guard xy.count == 2 else { return nil }
+                    let (dx, dy) = (xy[0] - turn.cx, xy[1] - turn.cy)
+                    return (turn.cx + dx * cos(turn.angle) - dy * sin(turn.angle), turn.cy + dx * sin(turn.angle) + dy * cos(turn.angle))
+                }
+            })
+        }
+        for circle in svg.matches(of: #/<circle([^>]*?)(/>|>\s*<title>([^<]*)</title>)/#) {
+            let tag = circle.output.1
+            markers.append(Marker(x: number("cx", in: tag) ?? .nan, y: number("cy", in: tag) ?? .nan, r: number("r", in: tag) ?? 0,
+                                  title: circle.output.3.map(String.init)))
+        }
+        for text in svg.matches(of: #/<text([^>]*)>([^<]*)</text>/#) {
+            let tag = text.output.1, content = String(text.output.2)
+            let fontSize = number("font-size", in: tag) ?? 12
+            // Without a stated width, what sans-serif usually takes: 0.6 of the size a letter.
+            let width = number("textLength", in: tag) ?? 0.6 * fontSize * Double(content.count)
+            labels.append(Label(text: content, x: number("x", in: tag) ?? .nan, y: number("y", in: tag) ?? .nan, width: width, fontSize: fontSize))
+        }
+    }
+
+    /// Every point of every path.
+    var points: [(x: Double, y: Double)] { paths.flatMap { $0.flatMap { $0 } } }
+}
+
+/// Renders features given as GeoJSON to SVG with `arguments`, and reads the picture back.
+func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
+    let made = try meridian(["render", "--from", "geojson", "--to", "svg"] + arguments, stdin: Data(geojson.utf8))
+    #expect(made.status == 0, "\(made.stderr)")
+    return SVGPicture(made.stdout)
+}
+
+@Suite struct RenderHeadingTests {
+    static let route = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/data/manele-bay-route.geojson").path
+
+    /// Turned, the data is fitted anew: it all shows, 32 points from the edges, and touches
+    /// that margin on one side or the other (the fit is tight).
+    @Test(arguments: [30.0, 90.0, 200.0])
+    func turnedDataIsFittedWithTheMargin(_ heading: Double) throws {
+        let picture = try renderSVG(String(contentsOfFile: Self.route, encoding: .utf8), ["--size", "480x320", "--heading", String(heading)])
+        let xs = picture.points.map(\.x), ys = picture.points.map(\.y)
+        #expect(xs.count >= 5)
+        let left = xs.min()!, right = picture.width - xs.max()!, top = ys.min()!, bottom = picture.height - ys.max()!
+        #expect([left, right, top, bottom].allSatisfy { $0 >= 31.9 }, "margins \(left), \(right), \(top), \(bottom)")
+        #expect(abs(min(left, right) - 32) < 0.1 || abs(min(top, bottom) - 32) < 0.1, "margins \(left), \(right), \(top), \(bottom)")
+    }
+
+    /// A stated view is shown whole whatever the heading: its four corners stay in the picture.
+    @Test func aStatedViewStaysWholeWhenTurned() throws {
+        let box = """
+            {"type":"Polygon","coordinates":[[[-156.8889,20.7385],[-156.8774,20.7385],[-156.8774,20.7449],[-156.8889,20.7449],[-156.8889,20.7385]]]}
+            """
+        for heading in ["0", "30", "-75"] {
+            let picture = try renderSVG(box, ["--size", "480x320", "--heading", heading, "--view", "-156.8889,20.7385,-156.8774,20.7449"])
+            let corners = picture.points
+            #expect(corners.count >= 4)
+            #expect(corners.allSatisfy { $0.x >= -0.02 && $0.x <= picture.width + 0.02 && $0.y >= -0.02 && $0.y <= picture.height + 0.02 },
+                    "heading \(heading): \(corners)")
+            // And it is not shown smaller than it must be: a corner touches an edge.
+            #expect(corners.contains { min($0.x, picture.width - $0.x, $0.y, picture.height - $0.y) < 0.05 }, "heading \(heading): \(corners)")
+        }
+    }
+}

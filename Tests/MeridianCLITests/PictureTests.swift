@@ -97,3 +97,33 @@ func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
         }
     }
 }
+
+@Suite struct LabelPlacementTests {
+    /// Points close together with names (the report's "Pier" and "Bürkliplatz"): no label
+    /// covers another label or a pin; the labels that fit are there.
+    @Test(arguments: ["0", "40"])
+    func labelsCoverNeitherLabelsNorPins(_ heading: String) throws {
+        let names = ["Pier", "Bürkliplatz", "Ferry landing", "Lakeside park entrance", "Kiosk", "Boat rental"]
+        let points = names.enumerated().map { i, name in
+            #"{"type":"Feature","properties":{"name":"\#(name)"},"geometry":{"type":"Point","coordinates":[\#(8.5405 + 0.0004 * Double(i % 3)),\#(47.3655 + 0.0002 * Double(i / 3))]}}"#
+        }
+        let line = #"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[8.5402,47.3663],[8.5436,47.3627]]}}"#
+        let collection = #"{"type":"FeatureCollection","features":["# + (points + [line]).joined(separator: ",") + "]}"
+        let picture = try renderSVG(collection, ["--size", "480x320", "--heading", heading])
+        #expect(picture.markers.count == names.count)
+        #expect(picture.labels.count >= 3, "\(picture.labels.map(\.text))")
+        for (i, a) in picture.labels.enumerated() {
+            let box = a.box
+            #expect(box.minX >= 0 && box.maxX <= picture.width && box.minY >= 0 && box.maxY <= picture.height, "\(a.text) leaves the picture")
+            for b in picture.labels[(i + 1)...] {
+                let other = b.box
+                let overlap = box.minX < other.maxX && other.minX < box.maxX && box.minY < other.maxY && other.minY < box.maxY
+                #expect(!overlap, "\"\(a.text)\" \(box) and \"\(b.text)\" \(other) overlap")
+            }
+            for marker in picture.markers {
+                let overlap = box.minX < marker.x + marker.r && marker.x - marker.r < box.maxX && box.minY < marker.y + marker.r && marker.y - marker.r < box.maxY
+                #expect(!overlap, "\"\(a.text)\" covers the pin of \(marker.title ?? "?")")
+            }
+        }
+    }
+}

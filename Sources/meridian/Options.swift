@@ -78,7 +78,7 @@ struct PictureArguments: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: "w,s,e,n"))
     var view: String?
     @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: "z/x/y")) var viewTile: String?
-    @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` to draw underneath.", valueName: "path"))
+    @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
     var basemap: String?
 
     func validate() throws {

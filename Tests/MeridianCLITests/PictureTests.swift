@@ -1,4 +1,5 @@
 import Foundation
+import MeridianRaster
 import Testing
 
 /// What an SVG picture holds, read back for checks: paths (each subpath's points, in the
@@ -124,6 +125,58 @@ func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
                 let overlap = box.minX < marker.x + marker.r && marker.x - marker.r < box.maxX && box.minY < marker.y + marker.r && marker.y - marker.r < box.maxY
                 #expect(!overlap, "\"\(a.text)\" covers the pin of \(marker.title ?? "?")")
             }
+        }
+    }
+}
+
+@Suite struct BasemapTests {
+    /// A raster of one colour (30, 60, 140) over part of Zürich, made with gdal_create.
+    static func uniformRaster(in folder: URL) throws -> String {
+        let path = folder.appendingPathComponent("uniform.tif").path
+        let made = try run("gdal_create", ["-q", "-of", "GTiff", "-outsize", "512", "512", "-bands", "3", "-burn", "30", "-burn", "60", "-burn", "140",
+                                           "-a_srs", "EPSG:4326", "-a_ullr", "8.50", "47.40", "8.60", "47.33", path])
+        #expect(made.status == 0, "\(made.stderr)")
+        return path
+    }
+
+    /// Tiles of one colour, drawn at a scale between two zoom levels, make a picture of that
+    /// colour: no light seams where tiles meet, and JPEG and WebP tiles are drawn like PNG.
+    @Test(arguments: ["png", "jpeg", "webp"])
+    func tilesMeetWithoutSeams(_ format: String) throws {
+        try withTemporaryFolder { folder in
+            let tiles = folder.appendingPathComponent("tiles").path, png = folder.appendingPathComponent("picture.png").path
+            let tiled = try meridian(["tile", try Self.uniformRaster(in: folder), tiles, "--zoom", "13-16", "--tile-format", format, "-q"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let empty = Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)
+            for heading in ["0", "30"] {
+                let made = try meridian(["render", "--from", "geojson", "--basemap", tiles, "-o", png, "--size", "480x320",
+                                         "--view", "8.53,47.355,8.57,47.375", "--heading", heading], stdin: empty)
+                #expect(made.status == 0, "\(made.stderr)")
+                let image = try DecodedImage(path: png)
+                var off: [(x: Int, y: Int)] = []
+                for y in 0..<image.height {
+                    for x in 0..<image.width {
+                        let p = image.pixel(x: x, y: y)
+                        if abs(Int(p.r) - 30) > 4 || abs(Int(p.g) - 60) > 4 || abs(Int(p.b) - 140) > 4 { off.append((x, y)) }
+                    }
+                }
+                #expect(off.isEmpty, "heading \(heading): \(off.count) pixels differ from the tiles' colour, first at \(off.prefix(3)): \(off.first.map { "\(image.pixel(x: $0.x, y: $0.y))" } ?? "")")
+            }
+        }
+    }
+
+    /// A folder of tiles the picture cannot draw is refused with a reason, not drawn as nothing.
+    @Test func refusesTilesItCannotDraw() throws {
+        try withTemporaryFolder { folder in
+            let tiles = folder.appendingPathComponent("vector/14/8580")
+            try FileManager.default.createDirectory(at: tiles, withIntermediateDirectories: true)
+            try Data([0x1A, 0x02]).write(to: tiles.appendingPathComponent("5738.pbf"))
+            let empty = Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)
+            let made = try meridian(["render", "--from", "geojson", "--basemap", folder.appendingPathComponent("vector").path,
+                                     "-o", folder.appendingPathComponent("x.png").path, "--view-tile", "14/8580/5738"], stdin: empty)
+            #expect(made.status == 65, "\(made.stderr)")
+            #expect(made.stderr.contains("pbf") && made.stderr.contains("PNG, JPEG and WebP"), "\(made.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("x.png").path))
         }
     }
 }

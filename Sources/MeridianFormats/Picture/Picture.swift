@@ -12,8 +12,8 @@ public struct PictureOptions: Sendable {
     public var heading: Double
     /// The part of the world to show, in map points; nil fits the data.
     public var view: MapRect?
-    /// A tile folder (z/x/y.png, XYZ or TMS with tilemapresource.xml) or an MBTiles file drawn
-    /// under the overlays (PNG only).
+    /// A tile folder (z/x/y.png, .jpg or .webp; XYZ, or TMS with tilemapresource.xml) or an
+    /// MBTiles file drawn under the overlays (PNG pictures only).
     public var basemap: String?
 
     public init(width: Int = 800, height: Int = 600, scale: Int = 1, heading: Double = 0, view: MapRect? = nil, basemap: String? = nil) {

@@ -12,15 +12,23 @@ public struct TilingOptions: Sendable {
     public var resampling: Resampling
     /// Threads warping base tiles, each with its own dataset.
     public var jobs: Int
+    /// A colour under the data, making tiles opaque; nil leaves them transparent outside the
+    /// data, except JPEG tiles (no alpha), which are laid over white.
+    public var background: RGB?
 
     public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
-                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, background: RGB? = nil) {
         self.zooms = zooms
         self.tileSize = tileSize
         self.format = format
         self.resampling = resampling
         self.jobs = jobs
+        self.background = background
     }
+
+    /// The background tiles are laid over: the one asked for, else white for JPEG (which
+    /// cannot be transparent: without one, no data would be black).
+    public var tileBackground: RGB? { background ?? (format == .jpeg ? .white : nil) }
 }
 
 /// Progress of a run: tiles done (written, skipped as empty, or kept from before) of at most `total`.
@@ -91,6 +99,7 @@ public final class Tiler: @unchecked Sendable {
     public var signature: String {
         "zoom=\(zooms.lowerBound)-\(zooms.upperBound) size=\(options.tileSize) format=\(options.format.rawValue) "
             + "resampling=\(options.resampling.rawValue) bands=\(source.colorBands.map(String.init).joined(separator: ","))"
+            + (options.tileBackground.map { " background=\($0.css)" } ?? "")
     }
 
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
@@ -107,7 +116,7 @@ public final class Tiler: @unchecked Sendable {
                 defer { group.leave() }
                 do {
                     let renderer = try TileRenderer(source: source, pyramid: pyramid, resampling: options.resampling)
-                    let codec = TileCodec(format: options.format, size: options.tileSize)
+                    let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
                     while let index = state.nextBlock(of: blocks.count) {
                         let block = blocks[index]
                         let image = try buildBlock(block, done: completed.contains(block), renderer: renderer, codec: codec,
@@ -125,7 +134,7 @@ public final class Tiler: @unchecked Sendable {
         if let error = state.error { throw error }
 
         // Above the blocks: from their top tiles, in memory.
-        let codec = TileCodec(format: options.format, size: options.tileSize)
+        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
         var level = state.tops
         var z = blockZoom - 1
         while z >= zooms.lowerBound {
@@ -153,11 +162,12 @@ public final class Tiler: @unchecked Sendable {
 
     /// A block's tiles, written, and its top tile's image (nil when transparent). A block an
     /// interrupted run completed is read back from the sink (lossless formats) or recomputed
-    /// without writing (lossy ones, whose tiles do not read back to the same pixels).
+    /// without writing (lossy ones, and tiles laid over a background: neither reads back to
+    /// the pixels the levels above are made from).
     private func buildBlock(_ block: MapTile, done: Bool, renderer: TileRenderer, codec: TileCodec, sink: TileSink,
                             state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> TileImage? {
         let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + ranges[$1]!.under(block).count }
-        if done && options.format.isLossless {
+        if done && options.format.isLossless && options.tileBackground == nil {
             state.keep(count)
             progress(state.snapshot(since: start))
             return try sink.existingTile(block).map { try codec.decode($0, colorChannels: source.colorBands.count) }

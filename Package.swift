@@ -48,6 +48,17 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]
         ),
+        // JPEG and WebP basemap tiles under PNG pictures (cairo reads only PNG).
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
 
         // Pure Swift: positions, geometries, features, ordered JSON values.
         .target(
@@ -62,7 +73,7 @@ let package = Package(
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat", "CCairo", "CSQLite", "CMinizip",
+                "MeridianGeometry", "CExpat", "CCairo", "CTurboJPEG", "CWebP", "CSQLite", "CMinizip",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),

@@ -5,10 +5,15 @@ import MeridianGeometry
 public struct CoverageReport: Sendable {
     public var file: String
     public var issues: [CoverageIssue]
+    /// The polygons as the validator read them, numbered as the issues number them (polygon,
+    /// ring, position); nil where a position is not a readable longitude and latitude. What
+    /// `--preview` draws, so every finding's pin lands where it points.
+    public var polygons: [[[Position?]]]
 
-    public init(file: String, issues: [CoverageIssue]) {
+    public init(file: String, issues: [CoverageIssue], polygons: [[[Position?]]] = []) {
         self.file = file
         self.issues = issues
+        self.polygons = polygons
     }
 
     public var errors: [CoverageIssue] { issues.filter { $0.severity == .error } }
@@ -25,6 +30,7 @@ public struct CoverageReport: Sendable {
             object["polygon"] = i.polygon.map { .integer(Int64($0)) } ?? .null
             object["ring"] = i.ring.map { .integer(Int64($0)) } ?? .null
             object["position"] = i.position.map { .integer(Int64($0)) } ?? .null
+            object["point"] = i.point.map { .array([.double($0.longitude), .double($0.latitude)]) } ?? .null
             object["hint"] = .string(i.rule.hint)
             return .object(object)
         }

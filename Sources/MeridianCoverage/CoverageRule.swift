@@ -1,4 +1,5 @@
 import MeridianFormats
+import MeridianGeometry
 
 /// The rules a routing-app coverage file is checked against, each with a stable id.
 ///
@@ -64,9 +65,12 @@ public struct CoverageIssue: Sendable, Hashable {
     public var polygon: Int?
     public var ring: Int?
     public var position: Int?
+    /// The place on the Earth the finding is about when it is not one of the file's positions:
+    /// where edges cross (self-intersection, overlap), where a ring crosses ±180° (antimeridian).
+    public var point: Position?
 
     public init(_ rule: CoverageRule, _ message: String, at place: LocatedJSON.Place? = nil,
-                polygon: Int? = nil, ring: Int? = nil, position: Int? = nil) {
+                polygon: Int? = nil, ring: Int? = nil, position: Int? = nil, point: Position? = nil) {
         self.rule = rule
         self.message = message
         line = place?.line
@@ -74,6 +78,7 @@ public struct CoverageIssue: Sendable, Hashable {
         self.polygon = polygon
         self.ring = ring
         self.position = position
+        self.point = point
     }
 
     public var severity: Severity { rule.severity }

@@ -1,3 +1,4 @@
+import Foundation
 import MeridianFormats
 import MeridianGeometry
 
@@ -46,7 +47,7 @@ public struct CoverageValidator: Sendable {
         }
         var check = Check(validator: self)
         check.document(document)
-        return CoverageReport(file: name, issues: issues + check.issues)
+        return CoverageReport(file: name, issues: issues + check.issues, polygons: check.polygons)
     }
 
     /// Blanks out `//` and `/* */` comments (outside strings), keeping line breaks so places stay
@@ -89,6 +90,8 @@ public struct CoverageValidator: Sendable {
     struct Check {
         let validator: CoverageValidator
         var issues: [CoverageIssue] = []
+        /// Every polygon's rings as read (nil for a position that is not one), for the preview.
+        var polygons: [[[Position?]]] = []
         /// Rings as read, for the checks across polygons.
         var exteriors: [(polygon: Int, ring: [Position])] = []
         var positions: [Position] = []
@@ -167,6 +170,7 @@ public struct CoverageValidator: Sendable {
         }
 
         mutating func polygon(_ polygon: LocatedJSON, index p: Int) {
+            polygons.append([])
             guard let rings = polygon.elements else {
                 add(CoverageIssue(.position, "polygon \(p + 1) is not an array of rings", at: polygon.place, polygon: p))
                 return
@@ -188,17 +192,13 @@ public struct CoverageValidator: Sendable {
         mutating func ring(_ ring: LocatedJSON, polygon p: Int, index r: Int) -> [Position]? {
             guard let elements = ring.elements else {
                 add(CoverageIssue(.position, "ring \(r + 1) of polygon \(p + 1) is not an array of positions", at: ring.place, polygon: p, ring: r))
+                polygons[p].append([])
                 return nil
             }
-            var positions: [Position] = []
-            var valid = true
-            for (i, element) in elements.enumerated() {
-                if let position = self.position(element, polygon: p, ring: r, index: i) {
-                    positions.append(position)
-                } else {
-                    valid = false
-                }
-            }
+            let read = elements.enumerated().map { i, element in self.position(element, polygon: p, ring: r, index: i) }
+            polygons[p].append(read)
+            let positions = read.compactMap { $0 }
+            let valid = positions.count == read.count
             if elements.count < 4 {
                 add(CoverageIssue(.ringLength, "the ring has \(elements.count) positions; a ring needs at least 4 (the last repeating the first)",
                                   at: ring.place, polygon: p, ring: r))
@@ -217,15 +217,18 @@ public struct CoverageValidator: Sendable {
                 add(CoverageIssue(.duplicatePoint, "position \(i + 1) repeats the one before it", at: elements[i].place, polygon: p, ring: r, position: i))
             }
             guard positions.count >= 4 else { return positions }
-            if Rings.crossesAntimeridian(positions) {
-                add(CoverageIssue(.antimeridian, "the ring crosses the antimeridian (±180° longitude)", at: ring.place, polygon: p, ring: r))
+            if let crossing = Rings.antimeridianCrossing(positions) {
+                add(CoverageIssue(.antimeridian, "the ring crosses the antimeridian (±180° longitude) at latitude \(Self.degrees(crossing.latitude))",
+                                  at: ring.place, polygon: p, ring: r, point: crossing))
             }
             if r == 0 && Rings.signedArea(Rings.unwrapped(positions)) < 0 {
                 add(CoverageIssue(.winding, "the outer ring runs clockwise; RFC 7946 asks for counter-clockwise", at: ring.place, polygon: p, ring: r))
             }
-            if let (a, b) = Rings.selfIntersection(Rings.unwrapped(positions)) {
-                add(CoverageIssue(.selfIntersection, "the ring crosses itself: edge \(a + 1) meets edge \(b + 1)",
-                                  at: elements[a].place, polygon: p, ring: r, position: a))
+            let plane = Rings.unwrapped(positions)
+            if let (a, b) = Rings.selfIntersection(plane), let meeting = Rings.meetingPoint(plane[a], plane[a + 1], plane[b], plane[b + 1]) {
+                let crossing = Self.position(meeting)
+                add(CoverageIssue(.selfIntersection, "the ring crosses itself at \(Self.degrees(crossing.longitude)), \(Self.degrees(crossing.latitude)) (longitude, latitude): edge \(a + 1) meets edge \(b + 1)",
+                                  at: elements[a].place, polygon: p, ring: r, position: a, point: crossing))
             }
             return positions
         }
@@ -275,6 +278,21 @@ public struct CoverageValidator: Sendable {
             return position
         }
 
+        /// A point of the longitude/latitude plane as a position, its longitude within ±180°.
+        static func position(_ point: PlanePoint) -> Position {
+            var longitude = point.x.truncatingRemainder(dividingBy: 360)
+            if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+            return Position(longitude: longitude, latitude: point.y)
+        }
+
+        /// Degrees to 6 decimals, without trailing zeros, for messages.
+        static func degrees(_ value: Double) -> String {
+            var text = String(format: "%.6f", value)
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+            return text == "-0" ? "0" : text
+        }
+
         /// Digits after the decimal point as written ("1.5e-7" counts its mantissa's).
         static func decimals(_ text: String) -> Int {
             guard let dot = text.firstIndex(of: ".") else { return 0 }
@@ -294,9 +312,10 @@ public struct CoverageValidator: Sendable {
 
         mutating func acrossPolygons() {
             for a in 0..<exteriors.count {
-                for b in (a + 1)..<exteriors.count where Self.overlap(exteriors[a].ring, exteriors[b].ring) {
+                for b in (a + 1)..<exteriors.count {
+                    guard let place = Self.overlap(exteriors[a].ring, exteriors[b].ring) else { continue }
                     add(CoverageIssue(.overlap, "polygons \(exteriors[a].polygon + 1) and \(exteriors[b].polygon + 1) overlap",
-                                      polygon: exteriors[b].polygon))
+                                      polygon: exteriors[b].polygon, point: Self.position(place)))
                 }
             }
             let earth = 510_065_621_724_000.0  // m², WGS 84 authalic sphere
@@ -307,18 +326,19 @@ public struct CoverageValidator: Sendable {
         }
 
         /// Two outer rings overlap when their edges cross (not merely touch at shared corners or
-        /// along shared edges) or a corner of one lies strictly inside the other.
-        static func overlap(_ a: [Position], _ b: [Position]) -> Bool {
+        /// along shared edges) or a corner of one lies strictly inside the other; returns where:
+        /// the first crossing, else such a corner (the first corner of identical rings).
+        static func overlap(_ a: [Position], _ b: [Position]) -> PlanePoint? {
             let pa = Rings.unwrapped(a), pb = Rings.unwrapped(b)
             for i in 0..<(pa.count - 1) {
                 for j in 0..<(pb.count - 1) where Rings.segmentsCross(pa[i], pa[i + 1], pb[j], pb[j + 1]) {
-                    return true
+                    return Rings.meetingPoint(pa[i], pa[i + 1], pb[j], pb[j + 1])
                 }
             }
-            func strictlyInside(_ ring: [PlanePoint], _ points: [PlanePoint]) -> Bool {
-                points.contains { Rings.contains(ring, $0) && !Rings.onBoundary(ring, $0) }
+            func strictlyInside(_ ring: [PlanePoint], _ points: [PlanePoint]) -> PlanePoint? {
+                points.first { Rings.contains(ring, $0) && !Rings.onBoundary(ring, $0) }
             }
-            return strictlyInside(pa, pb) || strictlyInside(pb, pa) || Set(pa) == Set(pb)
+            return strictlyInside(pa, pb) ?? strictlyInside(pb, pa) ?? (Set(pa) == Set(pb) ? pa.first : nil)
         }
 
         mutating func bbox(_ bbox: LocatedJSON) {

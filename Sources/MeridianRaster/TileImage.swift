@@ -1,3 +1,5 @@
+import MeridianFormats
+
 /// A square tile's pixels: gray or RGB plus alpha, interleaved (G,A or R,G,B,A), 8 bits each.
 public struct TileImage: Sendable, Equatable {
     public let size: Int
@@ -29,6 +31,30 @@ public struct TileImage: Sendable, Equatable {
             }
             return true
         }
+    }
+
+    /// The tile laid over a solid background: opaque, each pixel its colour weighted by its
+    /// alpha plus the background's by the rest. A gray tile over a colour becomes RGB.
+    public func flattened(onto background: RGB) -> TileImage {
+        let colours = colorChannels == 1 && background.isGray ? 1 : 3
+        let under = colours == 1 ? [background.red] : [background.red, background.green, background.blue]
+        var out = [UInt8](repeating: 255, count: size * size * (colours + 1))
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                var i = 0, o = 0
+                while i < src.count {
+                    let alpha = Int(src[i + colorChannels])
+                    for c in 0..<colours {
+                        // A gray pixel gives all three colours its one value.
+                        let value = Int(src[i + min(c, colorChannels - 1)])
+                        dst[o + c] = UInt8((value * alpha + Int(under[c]) * (255 - alpha) + 127) / 255)
+                    }
+                    i += channels
+                    o += colours + 1
+                }
+            }
+        }
+        return TileImage(size: size, colorChannels: colours, pixels: out)
     }
 
     /// The parent tile made of four children (top left, top right, bottom left, bottom right;

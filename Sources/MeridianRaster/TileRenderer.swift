@@ -173,14 +173,17 @@ public enum TileFormat: String, Sendable, CaseIterable {
 /// Encodes and decodes tiles through GDAL drivers and /vsimem/, one per thread.
 final class TileCodec {
     let format: TileFormat
+    /// What transparent pixels are laid over before encoding (opaque tiles); nil keeps alpha.
+    let background: RGB?
     private let name: String
     private let driver: GDALDriverH
     private var scratch: [Int: GDALDatasetH] = [:]
     private let size: Int
 
-    init(format: TileFormat, size: Int) {
+    init(format: TileFormat, size: Int, background: RGB? = nil) {
         _ = GDAL.setUp
         self.format = format
+        self.background = background
         self.size = size
         name = "/vsimem/meridian-tile-\(UUID().uuidString).\(format.fileExtension)"
         driver = GDALGetDriverByName(format.driver)
@@ -197,8 +200,10 @@ final class TileCodec {
         return dataset
     }
 
-    /// The encoded tile: without alpha when opaque (and always for JPEG).
+    /// The encoded tile: over the background when there is one, without alpha when opaque
+    /// (JPEG has none: its tiles always have a background).
     func encode(_ image: TileImage) throws -> [UInt8] {
+        let image = background.map { image.flattened(onto: $0) } ?? image
         let keepAlpha = format != .jpeg && !image.isOpaque
         let bands = keepAlpha ? image.channels : image.colorChannels
         let dataset = memDataset(bands: bands)

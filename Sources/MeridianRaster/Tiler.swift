@@ -12,15 +12,23 @@ public struct TilingOptions: Sendable {
     public var resampling: Resampling
     /// Threads warping base tiles, each with its own dataset.
     public var jobs: Int
+    /// A colour under the data, making tiles opaque; nil leaves them transparent outside the
+    /// data, except JPEG tiles (no alpha), which are laid over white.
+    public var background: RGB?
 
     public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
-                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, background: RGB? = nil) {
         self.zooms = zooms
         self.tileSize = tileSize
         self.format = format
         self.resampling = resampling
         self.jobs = jobs
+        self.background = background
     }
+
+    /// The background tiles are laid over: the one asked for, else white for JPEG (which
+    /// cannot be transparent: without one, no data would be black).
+    public var tileBackground: RGB? { background ?? (format == .jpeg ? .white : nil) }
 }
 
 /// Progress of a run: tiles done (written, skipped as empty, or kept from before) of at most `total`.
@@ -110,7 +118,7 @@ public final class Tiler: @unchecked Sendable {
                 defer { group.leave() }
                 do {
                     let renderer = try TileRenderer(source: source, pyramid: pyramid, resampling: options.resampling)
-                    let codec = TileCodec(format: options.format, size: options.tileSize)
+                    let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
                     while let index = state.nextBlock(of: blocks.count) {
                         let block = blocks[index]
                         let image = try buildBlock(block, recorded: completed[block], renderer: renderer, codec: codec,
@@ -128,7 +136,7 @@ public final class Tiler: @unchecked Sendable {
         if let error = state.error { throw error }
 
         // Above the blocks: from their top tiles, in memory.
-        let codec = TileCodec(format: options.format, size: options.tileSize)
+        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
         var level = state.tops
         var z = blockZoom - 1
         while z >= zooms.lowerBound {
@@ -156,12 +164,12 @@ public final class Tiler: @unchecked Sendable {
 
     /// A block's tiles, written, and its top tile's image (nil when transparent). A block an
     /// interrupted run completed (`recorded`: the tiles it stored) is read back from the sink
-    /// (lossless formats) or recomputed without writing (lossy ones, whose tiles do not read
-    /// back to the same pixels).
+    /// (lossless formats) or recomputed without writing (lossy ones, and tiles laid over a
+    /// background: neither reads back to the pixels the levels above are made from).
     private func buildBlock(_ block: MapTile, recorded: Int?, renderer: TileRenderer, codec: TileCodec, sink: TileSink,
                             state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> TileImage? {
         let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + ranges[$1]!.under(block).count }
-        if let recorded, options.format.isLossless {
+        if let recorded, options.format.isLossless && options.tileBackground == nil {
             state.keep(recorded, advancing: count)
             progress(state.snapshot(since: start))
             return try sink.existingTile(block).map { try codec.decode($0, colorChannels: source.colorBands.count) }

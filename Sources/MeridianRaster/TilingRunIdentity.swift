@@ -40,6 +40,7 @@ public struct TilingRunIdentity: Equatable, Sendable {
             ("gcp", s.controlPoints.map { "\($0.pixel),\($0.line),\($0.latitude),\($0.longitude)" }.joined(separator: " ")),
             ("gcp-method", s.controlPointMethod.rawValue),
             ("cutline", s.cutCollar ? "collar cut" : "none"),
+            ("background", options.tileBackground?.css ?? "none"),
         ] + output
         self.fields = fields + settings.map { Field(name: $0.0, value: $0.1) }
     }

@@ -26,6 +26,10 @@ struct Tile: ParsableCommand {
             The default zoom range follows the raster's resolution, as gdal2tiles chooses it. \
             Tiles are written atomically; --resume continues an interrupted run (even after kill -9) \
             and ends with exactly the tiles of a clean run.
+
+            JPEG has no transparency: JPEG tiles are laid over white where the data ends, or over \
+            --background. With --background, PNG and WebP tiles are laid over it too and written \
+            opaque. Tiles with no data at all are never written.
             """
     )
 
@@ -46,6 +50,9 @@ struct Tile: ParsableCommand {
 
     @Option(name: .customLong("tile-size"), help: ArgumentHelp("Tile width and height in pixels: 256 or 512.", valueName: "pixels"))
     var tileSize = 256
+
+    @Option(help: ArgumentHelp("The colour under the data, where tiles would be transparent: #rrggbb, #rgb or a CSS name (white, navy, …). Default: white for JPEG, transparent for PNG and WebP.", valueName: "colour"))
+    var background: String?
 
     @Option(help: ArgumentHelp("Resampling of base tiles (average: the mean of 4 × 4 samples, as gdal2tiles; gdal2tiles: gdal2tiles' own sampling, to match its tiles; lower zooms always average the level below).", valueName: "method"))
     var resampling: Resampling = .average
@@ -90,6 +97,7 @@ struct Tile: ParsableCommand {
         _ = try zoomRange()
         _ = try bandList()
         _ = try points()
+        _ = try backgroundColour()
         if viewer && isMBTiles { throw ValidationError("--viewer needs a folder output, not an MBTiles file") }
         if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
     }
@@ -116,6 +124,14 @@ struct Tile: ParsableCommand {
         return list.map { $0! }
     }
 
+    func backgroundColour() throws -> RGB? {
+        guard let background else { return nil }
+        guard let colour = RGB(css: background) else {
+            throw ValidationError("--background takes a colour: #rrggbb, #rgb or a CSS name such as white or navy, not '\(background)'")
+        }
+        return colour
+    }
+
     func points() throws -> [ControlPoint] {
         let points = try controlPoints.map { text -> ControlPoint in
             // PIXEL,LINE,LAT,LON: MapKit's order for the point on Earth.
@@ -138,7 +154,8 @@ struct Tile: ParsableCommand {
                 for note in source.notes { reporter.report(Diagnostic(.warning, note, at: SourceLocation(file: input))) }
             }
             let tiler = try Tiler(source: source, options: TilingOptions(
-                zooms: try zoomRange(), tileSize: tileSize, format: tileFormat, resampling: resampling, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount))
+                zooms: try zoomRange(), tileSize: tileSize, format: tileFormat, resampling: resampling,
+                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour()))
             let rows: TileScheme = scheme == .tms ? .tms : .xyz
             let sink: TileSink = isMBTiles
                 ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())

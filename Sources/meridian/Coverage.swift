@@ -44,7 +44,7 @@ struct CoverageValidate: ParsableCommand {
 
     @Option(help: "How to print the reports.") var format: ReportFormat = .text
     @Flag(help: "Fail on warnings too.") var strict = false
-    @Option(help: ArgumentHelp("Draw the file's polygons, coloured by their issues, as a picture (.png or .svg).", valueName: "path"))
+    @Option(help: ArgumentHelp("Draw the file's polygons, coloured by their issues, with a pin where each finding points, as a picture (.png or .svg).", valueName: "path"))
     var preview: String?
     @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
 
@@ -78,14 +78,15 @@ struct CoverageValidate: ParsableCommand {
 
 extension CoverageValidate {
     func drawPreview(of report: CoverageReport, to path: String) throws {
-        guard let area = try? CoverageArea(path: report.file) else {
+        let features = CoveragePreview.features(report)
+        guard !features.isEmpty else {
             Reporter().report(Diagnostic(.warning, "no preview: the file has no polygons to draw", at: SourceLocation(file: report.file)))
             return
         }
         var options = WriteOptions()
         options.picture = picture.options
         let output = try FeatureOutput(path: path, options: options, registry: .commandLine)
-        try output.commit { try copyFeatures(from: FeatureList(CoveragePreview.features(area, report: report)), to: output.writer) }
+        try output.commit { try copyFeatures(from: FeatureList(features), to: output.writer) }
     }
 }
 

@@ -72,11 +72,13 @@ struct OutputFileOptions: ParsableArguments {
 struct PictureArguments: ParsableArguments {
     @Option(help: ArgumentHelp("The picture's size in points.", valueName: "WxH")) var size = "800x600"
     @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens).", valueName: "n")) var scale = 1
-    @Option(help: ArgumentHelp("Degrees clockwise from north that point up.", valueName: "deg")) var heading = 0.0
+    // .unconditional: a negative heading ("-75") is a value, not an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Degrees clockwise from north that point up; the turned data (or the whole stated view) is fitted in.", valueName: "deg"))
+    var heading = 0.0
     @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: "w,s,e,n"))
     var view: String?
     @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: "z/x/y")) var viewTile: String?
-    @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` to draw underneath.", valueName: "path"))
+    @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
     var basemap: String?
 
     func validate() throws {

@@ -8,9 +8,11 @@ struct Render: ParsableCommand {
         discussion: """
             Draws every input's features, in order, into one picture in Web Mercator: polygons \
             and lines styled by their simplestyle properties (stroke, fill, widths, opacities), \
-            points as pins with their names. The picture fits the data unless --view or \
-            --view-tile says what to show; --basemap draws a tile folder made by `meridian tile` \
-            underneath; --scale 2 or 3 renders for Retina screens; --heading turns the map.
+            points as pins with their names beside, where a label covers no other label or pin. \
+            The picture fits the data unless --view or --view-tile says what to show; --heading \
+            turns the map and fits the turned data (or shows the whole stated view); --basemap \
+            draws a tile folder or MBTiles file made by `meridian tile` (PNG, JPEG or WebP tiles) \
+            underneath; --scale 2 or 3 renders for Retina screens.
 
             Examples:
               meridian render route.kml -o route.png --size 600x400 --scale 2

@@ -128,6 +128,50 @@ import Testing
             #expect(try meridian(["coverage", "validate", "--preview", svg]).status == 64)  // stdin cannot be drawn
         }
     }
+
+    /// The preview of a file drawn from the polygons as validated.
+    static func preview(_ name: String) throws -> SVGPicture {
+        try withTemporaryFolder { folder in
+            let svg = folder.appendingPathComponent("preview.svg").path
+            let made = try meridian(["coverage", "validate", fixture("coverage/cases/\(name)"), "--preview", svg, "--size", "480x320"])
+            #expect(FileManager.default.fileExists(atPath: svg), "\(made.stderr)")
+            return SVGPicture(try String(contentsOfFile: svg, encoding: .utf8))
+        }
+    }
+
+    /// Each finding is drawn where it points: a hole as a hole with its pin on it, a ring too
+    /// short to enclose anything as a line with its pin, a ring across ±180° as the small box it
+    /// is with its pin at 180°, a self-intersection's pin where the edges cross.
+    @Test func showsEveryFindingWhereItPoints() throws {
+        func marker(_ picture: SVGPicture, _ rule: String) throws -> SVGPicture.Marker {
+            try #require(picture.markers.first { $0.title == rule }, "no pin for \(rule): \(picture.markers.map(\.title))")
+        }
+        let hole = try Self.preview("hole.geojson")
+        let rings = try #require(hole.paths.first)
+        #expect(rings.count == 2, "the polygon and its hole")
+        let holePin = try marker(hole, "holes")
+        #expect(abs(holePin.x - rings[1][0].x) < 0.02 && abs(holePin.y - rings[1][0].y) < 0.02, "the pin is on the hole")
+
+        let short = try Self.preview("short-ring.geojson")
+        let line = try #require(short.paths.first?.first)
+        #expect(line.count == 3)
+        let shortPin = try marker(short, "ring-length")
+        #expect(abs(shortPin.x - line[0].x) < 0.02 && abs(shortPin.y - line[0].y) < 0.02)
+
+        let fiji = try Self.preview("crosses-antimeridian.geojson")
+        let box = fiji.points
+        let (left, right) = (box.map(\.x).min()!, box.map(\.x).max()!), (top, bottom) = (box.map(\.y).min()!, box.map(\.y).max()!)
+        // Two degrees of longitude by one of latitude (179° to 181°), not a line round the world.
+        #expect((right - left) / (bottom - top) > 1.8 && (right - left) / (bottom - top) < 2.2, "\(left)...\(right) × \(top)...\(bottom)")
+        let crossing = try marker(fiji, "antimeridian")
+        #expect(abs(crossing.x - (left + right) / 2) < 0.02 && abs(crossing.y - bottom) < 0.02, "at 180°, -17°")
+
+        let bowtie = try Self.preview("bowtie.geojson")
+        let edges = bowtie.points
+        let middle = ((edges.map(\.x).min()! + edges.map(\.x).max()!) / 2, (edges.map(\.y).min()! + edges.map(\.y).max()!) / 2)
+        let selfCrossing = try marker(bowtie, "self-intersection")
+        #expect(abs(selfCrossing.x - middle.0) < 0.02 && abs(selfCrossing.y - middle.1) < 0.1, "at 1°, 1°, where the edges cross")
+    }
 }
 
 /// GDAL's formats through meridian-gdal: written with typed fields, read back exactly.

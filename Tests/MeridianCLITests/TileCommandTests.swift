@@ -154,6 +154,38 @@ func pngCount(_ folder: URL) -> Int {
         }
     }
 
+    /// Where the data ends, JPEG tiles are white (JPEG has no transparency), or --background;
+    /// PNG tiles stay transparent unless --background makes them opaque.
+    @Test func tilesTakeTheBackgroundWhereTheDataEnds() throws {
+        try withTemporaryFolder { folder in
+            // Zoom 14's tile 1051/7226 holds the chart's top-left corner: its own top left is empty.
+            func corner(_ name: String, _ options: [String], file: String) throws -> DecodedImage {
+                let out = folder.appendingPathComponent(name)
+                let tiled = try meridian(["tile", chart, out.path, "--zoom", "14", "-q"] + options)
+                #expect(tiled.status == 0, "\(tiled.stderr)")
+                return try DecodedImage(path: out.appendingPathComponent(file).path)
+            }
+            func near(_ p: (r: UInt8, g: UInt8, b: UInt8, a: UInt8), _ r: Int, _ g: Int, _ b: Int) -> Bool {
+                abs(Int(p.r) - r) <= 3 && abs(Int(p.g) - g) <= 3 && abs(Int(p.b) - b) <= 3 && p.a == 255
+            }
+            let jpeg = try corner("jpeg", ["--tile-format", "jpeg"], file: "14/1051/7226.jpg")
+            #expect(near(jpeg.pixel(x: 0, y: 0), 255, 255, 255), "\(jpeg.pixel(x: 0, y: 0))")
+            let navy = try corner("navy", ["--tile-format", "jpeg", "--background", "#000080"], file: "14/1051/7226.jpg")
+            #expect(near(navy.pixel(x: 0, y: 0), 0, 0, 128), "\(navy.pixel(x: 0, y: 0))")
+            // The chart itself is unchanged: its pixels are the same over either background.
+            let paper = (jpeg.pixel(x: 240, y: 180), navy.pixel(x: 240, y: 180))
+            #expect(near(paper.0, Int(paper.1.r), Int(paper.1.g), Int(paper.1.b)), "\(paper)")
+
+            let png = try corner("png", [], file: "14/1051/7226.png")
+            #expect(png.bandCount == 4 && png.pixel(x: 0, y: 0).a == 0)
+            let opaque = try corner("png-navy", ["--background", "navy"], file: "14/1051/7226.png")
+            #expect(opaque.bandCount == 3 && near(opaque.pixel(x: 0, y: 0), 0, 0, 128), "\(opaque.pixel(x: 0, y: 0))")
+
+            let wrong = try meridian(["tile", chart, folder.appendingPathComponent("wrong").path, "--background", "#00008"])
+            #expect(wrong.status == 64 && wrong.stderr.contains("--background"), "\(wrong.stderr)")
+        }
+    }
+
     /// --viewer: index.html with Leaflet beside it, no network; headless Chromium shows the chart.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium"))
     func viewerShowsTheChartOffline() throws {

@@ -96,6 +96,29 @@ func expectedVerdicts() -> [ExpectedVerdict] {
         #expect(CoverageValidator().validate(bytes: Array(world.utf8), name: "w.geojson").issues.map(\.rule) == [.area])
     }
 
+    /// Findings that are not about one of the file's positions say where on the Earth they are:
+    /// where edges cross, where the ring crosses ±180°; and every polygon is kept as read.
+    @Test func recordsWhereAFindingPoints() throws {
+        let bowtie = try CoverageValidator().validate(path: fixture("coverage/cases/bowtie.geojson"))
+        let crossing = try #require(bowtie.issues.first { $0.rule == .selfIntersection })
+        #expect(crossing.point == Position(longitude: 1, latitude: 1))
+        #expect(crossing.message.contains("at 1, 1"))
+        let fiji = try CoverageValidator().validate(path: fixture("coverage/cases/crosses-antimeridian.geojson"))
+        #expect(fiji.issues.first { $0.rule == .antimeridian }?.point == Position(longitude: 180, latitude: -17))
+        let overlapping = """
+            {"type":"MultiPolygon","coordinates":[[[[0,0],[2,0],[2,2],[0,2],[0,0]]],[[[1,1],[3,1],[3,3],[1,3],[1,1]]]]}
+            """
+        let overlap = CoverageValidator().validate(bytes: Array(overlapping.utf8), name: "o.geojson")
+        #expect(overlap.issues.first { $0.rule == .overlap }?.point == Position(longitude: 2, latitude: 1))
+        let json = overlap.jsonValue.jsonText
+        #expect(json.contains(#""point":[2.0,1.0]"#) || json.contains(#""point":[2,1]"#), "\(json)")
+
+        let hole = try CoverageValidator().validate(path: fixture("coverage/cases/hole.geojson"))
+        #expect(hole.polygons.count == 1 && hole.polygons[0].count == 2 && hole.polygons[0][1].first == Position(longitude: 0, latitude: 45))
+        let unreadable = CoverageValidator().validate(bytes: Array(#"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,"x"],[1,1],[0,0]]]]}"#.utf8), name: "u.geojson")
+        #expect(unreadable.polygons == [[[Position(longitude: 0, latitude: 0), nil, Position(longitude: 1, latitude: 1), Position(longitude: 0, latitude: 0)]]])
+    }
+
     @Test func nanIsAPositionErrorNotASyntaxError() {
         let text = #"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,NaN],[1,1],[0,0]]]]}"#
         let report = CoverageValidator().validate(bytes: Array(text.utf8), name: "n.geojson")

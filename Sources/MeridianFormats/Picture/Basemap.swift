@@ -1,16 +1,26 @@
 import CCairo
+import CTurboJPEG
+import CWebP
 import Foundation
 import MeridianGeometry
 
-/// Tiles drawn under a PNG picture, as `meridian tile` writes them: a folder of `z/x/y.png`
-/// (XYZ, or TMS when a tilemapresource.xml says so) or an MBTiles file. The zoom drawn is the
-/// first whose tiles have at least the picture's resolution, or the deepest there is. Tiles
-/// must be PNG (cairo's only image format); a JPEG or WebP tile is an error that says so.
+/// Tiles drawn under a PNG picture, as `meridian tile` writes them: a folder of `z/x/y.png`,
+/// `.jpg` or `.webp` (XYZ, or TMS when a tilemapresource.xml says so) or an MBTiles file. The
+/// zoom drawn is the first whose tiles have at least the picture's resolution, or the deepest
+/// there is. Tiles in another format (vector tiles, AVIF) are an error that says so.
 struct Basemap {
     private enum Store {
-        case folder(path: String, isTMS: Bool)
+        case folder(path: String, isTMS: Bool, fileExtension: String)
         case mbtiles(MBTilesFile)
     }
+
+    /// The tile images pictures draw, by file extension and MBTiles `format`.
+    static let readableFormats = ["png", "jpg", "jpeg", "webp"]
+
+    /// Most tiles one picture looks up; past that a coarser zoom level is drawn.
+    static let maximumTiles = 16_384
+    /// Most pixels along a side of the surface the tiles are put together in (cairo's limit is 32,767).
+    static let maximumMosaicSide = 16_384
 
     private let store: Store
     let zooms: [Int]
@@ -18,24 +28,46 @@ struct Basemap {
     init(path: String) throws {
         if path.lowercased().hasSuffix(".mbtiles") {
             let file = try MBTilesFile(path: path)
-            if let format = file.metadata["format"], format.lowercased() != "png" {
-                throw MeridianError(.badInput, "the basemap's tiles are \(format); pictures draw PNG tiles only",
-                                    at: SourceLocation(file: path), hint: "tile it with --tile-format png")
+            if let format = file.metadata["format"], !Self.readableFormats.contains(format.lowercased()) {
+                throw Self.unreadable(format, at: path)
             }
             store = .mbtiles(file)
             zooms = try file.zoomLevels()
         } else {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-                throw MeridianError(.inputUnavailable, "the basemap must be a tile folder (z/x/y.png) or an .mbtiles file",
+                throw MeridianError(.inputUnavailable, "the basemap must be a tile folder (z/x/y.png, .jpg or .webp) or an .mbtiles file",
                                     at: SourceLocation(file: path))
             }
-            store = .folder(path: path, isTMS: FileManager.default.fileExists(atPath: path + "/tilemapresource.xml"))
             zooms = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).compactMap(Int.init).filter { (0...30).contains($0) }.sorted()
+            guard let fileExtension = Self.tileExtension(in: path, zooms: zooms) else {
+                throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
+            }
+            guard Self.readableFormats.contains(fileExtension.lowercased()) else { throw Self.unreadable(fileExtension, at: path) }
+            store = .folder(path: path, isTMS: FileManager.default.fileExists(atPath: path + "/tilemapresource.xml"), fileExtension: fileExtension)
         }
         guard !zooms.isEmpty else {
             throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
         }
+    }
+
+    private static func unreadable(_ format: String, at path: String) -> MeridianError {
+        MeridianError(.badInput, "the basemap's tiles are \(format); pictures draw PNG, JPEG and WebP tiles", at: SourceLocation(file: path),
+                      hint: "tile it with meridian tile --tile-format png, jpeg or webp")
+    }
+
+    /// The extension of the folder's tiles: that of the first file in a z/x/ folder.
+    private static func tileExtension(in path: String, zooms: [Int]) -> String? {
+        let manager = FileManager.default
+        for zoom in zooms {
+            for column in ((try? manager.contentsOfDirectory(atPath: "\(path)/\(zoom)")) ?? []).sorted() where Int(column) != nil {
+                let files = (try? manager.contentsOfDirectory(atPath: "\(path)/\(zoom)/\(column)")) ?? []
+                if let file = files.sorted().first(where: { !$0.hasPrefix(".") && $0.contains(".") }) {
+                    return String(file[file.index(after: file.lastIndex(of: ".")!)...])
+                }
+            }
+        }
+        return nil
     }
 
     /// A tile's image, or nil when the basemap does not have it.
@@ -43,8 +75,8 @@ struct Basemap {
         let bytes: [UInt8]
         let name: String
         switch store {
-        case .folder(let path, let isTMS):
-            name = "\(path)/\(tile.zoom)/\(tile.x)/\(isTMS ? tile.tmsY : tile.y).png"
+        case .folder(let path, let isTMS, let fileExtension):
+            name = "\(path)/\(tile.zoom)/\(tile.x)/\(isTMS ? tile.tmsY : tile.y).\(fileExtension)"
             guard let data = FileManager.default.contents(atPath: name) else { return nil }
             bytes = Array(data)
         case .mbtiles(let file):
@@ -52,9 +84,108 @@ struct Basemap {
             guard let data = try file.tile(tile) else { return nil }
             bytes = data
         }
-        guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
-            throw MeridianError(.badInput, "a basemap tile is not PNG; pictures draw PNG tiles only", at: SourceLocation(file: name))
+        return try TileDecoder.surface(bytes, name: name)
+    }
+
+    /// The zoom level to draw: the first at least as sharp as the picture, unless the part of
+    /// the picture would take too many of its tiles; then the deepest that does not.
+    private func zoom(for viewport: Viewport, pixelsPerPoint: Double) throws -> Int {
+        let wanted = log2(viewport.pointsPerMapPoint * pixelsPerPoint * MapWorld.size / 256)
+        let sharp = zooms.first { Double($0) >= wanted - 0.25 } ?? zooms.last!
+        guard let ranges = tileRanges(viewport, zoom: sharp), ranges.x.count * ranges.y.count > Self.maximumTiles else { return sharp }
+        guard let coarser = zooms.last(where: { z in
+            z < sharp && tileRanges(viewport, zoom: z).map { $0.x.count * $0.y.count <= Self.maximumTiles } ?? true
+        }) else {
+            throw MeridianError(.badInput, "the basemap's zoom levels (\(zooms.first!)-\(zooms.last!)) are too fine for this picture: it would take more than \(Self.maximumTiles) tiles",
+                                hint: "tile it with lower zoom levels too (meridian tile --zoom), or show less (--view)")
         }
+        return coarser
+    }
+
+    /// The tiles of `zoom` under the picture (nil when none is).
+    private func tileRanges(_ viewport: Viewport, zoom: Int) -> (x: ClosedRange<Int>, y: ClosedRange<Int>)? {
+        let count = 1 << zoom
+        let span = MapWorld.size / Double(count)
+        let shown = viewport.drawnRect
+        func range(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
+            let first = max(0, Int(max(-1, (low / span).rounded(.down)))), last = min(count - 1, Int(min(Double(count), (high / span).rounded(.down))))
+            return first <= last ? first...last : nil
+        }
+        guard let xs = range(shown.minX, shown.maxX), let ys = range(shown.minY, shown.maxY) else { return nil }
+        return (xs, ys)
+    }
+
+    /// Draws the tiles under the picture. They are first put side by side in one surface, each
+    /// on whole pixels, and that surface is drawn once: tiles drawn one by one at fractional
+    /// places leave light seams where their anti-aliased edges meet.
+    func draw(on cr: OpaquePointer, viewport: Viewport, pixelsPerPoint: Double) throws {
+        let zoom = try zoom(for: viewport, pixelsPerPoint: pixelsPerPoint)
+        guard let (xs, ys) = tileRanges(viewport, zoom: zoom) else { return }
+        // Tiles much sharper than the picture are shrunk by halves (whole pixels still), so the
+        // surface stays near the picture's own size.
+        let wanted = log2(viewport.pointsPerMapPoint * pixelsPerPoint * MapWorld.size / 256)
+        var halvings = max(0, zoom - Int(wanted.rounded(.up)))
+        var mosaic: OpaquePointer?
+        var cell = 0
+        defer { if let mosaic { cairo_surface_destroy(mosaic) } }
+        for y in ys {
+            for x in xs {
+                guard let image = try image(MapTile(zoom: zoom, x: x, y: y)) else { continue }
+                defer { cairo_surface_destroy(image) }
+                let width = Int(cairo_image_surface_get_width(image)), height = Int(cairo_image_surface_get_height(image))
+                if mosaic == nil {
+                    while halvings < 8, max(xs.count, ys.count) * (width >> halvings) > Self.maximumMosaicSide { halvings += 1 }
+                    cell = max(1, width >> min(halvings, 8))
+                    mosaic = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(xs.count * cell), Int32(ys.count * cell))
+                    guard cairo_surface_status(mosaic) == CAIRO_STATUS_SUCCESS else {
+                        throw MeridianError(.usage, "cannot make a \(xs.count * cell)×\(ys.count * cell) surface for the basemap")
+                    }
+                }
+                let m = cairo_create(mosaic)
+                defer { cairo_destroy(m) }
+                cairo_translate(m, Double((x - xs.lowerBound) * cell), Double((y - ys.lowerBound) * cell))
+                cairo_scale(m, Double(cell) / Double(width), Double(cell) / Double(height))
+                cairo_set_source_surface(m, image, 0, 0)
+                let pattern = cairo_get_source(m)
+                // Edge pixels repeat outward, so shrinking does not pull in transparency.
+                cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+                cairo_pattern_set_filter(pattern, cell == width ? CAIRO_FILTER_NEAREST : CAIRO_FILTER_GOOD)
+                cairo_set_operator(m, CAIRO_OPERATOR_SOURCE)
+                cairo_rectangle(m, 0, 0, Double(width), Double(height))
+                cairo_fill(m)
+            }
+        }
+        guard let mosaic else { return }
+        cairo_surface_mark_dirty(mosaic)
+        let span = MapWorld.size / Double(1 << zoom)
+        let origin = viewport.point(MapPoint(x: Double(xs.lowerBound) * span, y: Double(ys.lowerBound) * span))
+        cairo_save(cr)
+        cairo_translate(cr, origin.x, origin.y)
+        cairo_scale(cr, span * viewport.pointsPerMapPoint / Double(cell), span * viewport.pointsPerMapPoint / Double(cell))
+        cairo_set_source_surface(cr, mosaic, 0, 0)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
+}
+
+/// Basemap tiles into cairo image surfaces, by what their bytes are: PNG through cairo, JPEG
+/// through libjpeg-turbo, WebP through libwebp.
+enum TileDecoder {
+    static func surface(_ bytes: [UInt8], name: String) throws -> OpaquePointer {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return try png(bytes, name: name) }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return try jpeg(bytes, name: name) }
+        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            return try webp(bytes, name: name)
+        }
+        throw MeridianError(.badInput, "a basemap tile is not PNG, JPEG or WebP", at: SourceLocation(file: name))
+    }
+
+    private static func unreadable(_ format: String, _ name: String, _ detail: String? = nil) -> MeridianError {
+        MeridianError(.badInput, "cannot read a basemap tile as \(format)" + (detail.map { ": \($0)" } ?? ""), at: SourceLocation(file: name))
+    }
+
+    private static func png(_ bytes: [UInt8], name: String) throws -> OpaquePointer {
         // cairo reads PNG through a callback; it hands out the bytes in pieces.
         var reader = PNGBytes(bytes: bytes)
         let surface = withUnsafeMutablePointer(to: &reader) { pointer in
@@ -65,37 +196,79 @@ struct Basemap {
             }, pointer)
         }
         guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-            throw MeridianError(.badInput, "cannot read a basemap tile as PNG", at: SourceLocation(file: name))
+            if let surface { cairo_surface_destroy(surface) }
+            throw unreadable("PNG", name)
         }
         return surface
     }
 
-    func draw(on cr: OpaquePointer, viewport: Viewport, heading: Double, pixelsPerPoint: Double) throws {
-        let wanted = log2(viewport.pointsPerMapPoint * pixelsPerPoint * MapWorld.size / 256)
-        let zoom = zooms.first { Double($0) >= wanted - 0.25 } ?? zooms.last!
-        let count = 1 << zoom
-        let span = MapWorld.size / Double(count)
-        let shown = viewport.rectCovering(heading: heading)
-        func range(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
-            let first = max(0, Int((low / span).rounded(.down))), last = min(count - 1, Int((high / span).rounded(.down)))
-            return first <= last ? first...last : nil
+    /// A new image surface, or an error naming the tile.
+    private static func imageSurface(_ format: cairo_format_t, _ width: Int32, _ height: Int32, name: String) throws -> OpaquePointer {
+        let surface = cairo_image_surface_create(format, width, height)!
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            cairo_surface_destroy(surface)
+            throw MeridianError(.badInput, "a basemap tile is too large (\(width)×\(height))", at: SourceLocation(file: name))
         }
-        guard let xs = range(shown.minX, shown.maxX), let ys = range(shown.minY, shown.maxY) else { return }
-        for y in ys {
-            for x in xs {
-                guard let image = try image(MapTile(zoom: zoom, x: x, y: y)) else { continue }
-                defer { cairo_surface_destroy(image) }
-                let origin = viewport.point(MapPoint(x: Double(x) * span, y: Double(y) * span))
-                let size = span * viewport.pointsPerMapPoint
-                cairo_save(cr)
-                cairo_translate(cr, origin.x, origin.y)
-                cairo_scale(cr, size / Double(cairo_image_surface_get_width(image)), size / Double(cairo_image_surface_get_height(image)))
-                cairo_set_source_surface(cr, image, 0, 0)
-                cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-                cairo_paint(cr)
-                cairo_restore(cr)
+        return surface
+    }
+
+    private static func jpeg(_ bytes: [UInt8], name: String) throws -> OpaquePointer {
+        guard let decoder = tjInitDecompress() else { throw unreadable("JPEG", name) }
+        defer { tjDestroy(decoder) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
+        guard tjDecompressHeader3(decoder, bytes, UInt(bytes.count), &width, &height, &subsampling, &colourspace) == 0,
+              width > 0, height > 0 else {
+            throw unreadable("JPEG", name, String(cString: tjGetErrorStr2(decoder)))
+        }
+        // RGB24: cairo's 32-bit pixels with the top byte unused, which TurboJPEG's X matches.
+        let surface = try imageSurface(CAIRO_FORMAT_RGB24, width, height, name: name)
+        cairo_surface_flush(surface)
+        #if _endian(little)
+        let pixelFormat = Int32(TJPF_BGRX.rawValue)
+        #else
+        let pixelFormat = Int32(TJPF_XRGB.rawValue)
+        #endif
+        let status = tjDecompress2(decoder, bytes, UInt(bytes.count), cairo_image_surface_get_data(surface), width,
+                                   cairo_image_surface_get_stride(surface), height, pixelFormat, 0)
+        guard status == 0 || tjGetErrorCode(decoder) == TJERR_WARNING.rawValue else {
+            let detail = String(cString: tjGetErrorStr2(decoder))
+            cairo_surface_destroy(surface)
+            throw unreadable("JPEG", name, detail)
+        }
+        cairo_surface_mark_dirty(surface)
+        return surface
+    }
+
+    private static func webp(_ bytes: [UInt8], name: String) throws -> OpaquePointer {
+        var width: Int32 = 0, height: Int32 = 0
+        guard WebPGetInfo(bytes, bytes.count, &width, &height) != 0, width > 0, height > 0 else { throw unreadable("WebP", name) }
+        let surface = try imageSurface(CAIRO_FORMAT_ARGB32, width, height, name: name)
+        cairo_surface_flush(surface)
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = cairo_image_surface_get_data(surface)!
+        // cairo's ARGB32 is a native-endian 32-bit word with premultiplied colour.
+        #if _endian(little)
+        let decoded = WebPDecodeBGRAInto(bytes, bytes.count, data, stride * Int(height), Int32(stride))
+        let alphaOffset = 3
+        #else
+        let decoded = WebPDecodeARGBInto(bytes, bytes.count, data, stride * Int(height), Int32(stride))
+        let alphaOffset = 0
+        #endif
+        guard decoded != nil else {
+            cairo_surface_destroy(surface)
+            throw unreadable("WebP", name)
+        }
+        for row in 0..<Int(height) {
+            let line = data + row * stride
+            for x in 0..<Int(width) {
+                let pixel = line + 4 * x
+                let alpha = UInt32(pixel[alphaOffset])
+                guard alpha != 255 else { continue }
+                for c in 0..<4 where c != alphaOffset { pixel[c] = UInt8((UInt32(pixel[c]) * alpha + 127) / 255) }
             }
         }
+        cairo_surface_mark_dirty(surface)
+        return surface
     }
 }
 

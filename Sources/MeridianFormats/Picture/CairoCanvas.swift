@@ -4,13 +4,17 @@ import MeridianGeometry
 
 /// A PNG picture drawn with cairo, anti-aliased, at `scale` pixels per point: MKMapSnapshotter's
 /// idea offline. Points get pins (a drop in their marker colour, the tip on the spot) with
-/// their names beside; a basemap made by `meridian tile` can go underneath.
+/// their names beside where they fit (`LabelLayout`); a basemap made by `meridian tile` can go
+/// underneath.
 final class CairoCanvas: PictureCanvas {
     private let sink: OutputSink
     private var surface: OpaquePointer?
     private var cr: OpaquePointer?
-    /// Pins and labels are drawn last, over every line and polygon, as MapKit draws annotations.
-    private var pins: [(PixelPoint, OverlayStyle, String?)] = []
+    private var viewport: Viewport?
+    private var scale = 1.0
+    /// Pins and labels are drawn last, upright, over every line and polygon, as MapKit draws
+    /// annotations.
+    private var pins: [(point: PixelPoint, style: OverlayStyle, label: String?)] = []
 
     init(sink: OutputSink) { self.sink = sink }
 
@@ -21,6 +25,8 @@ final class CairoCanvas: PictureCanvas {
 
     func begin(_ viewport: Viewport, options: PictureOptions) throws {
         let scale = Double(max(options.scale, 1))
+        self.viewport = viewport
+        self.scale = scale
         surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(options.width) * Int32(scale), Int32(options.height) * Int32(scale))
         guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
             throw MeridianError(.usage, "cannot make a \(options.width)×\(options.height) picture at scale \(options.scale)")
@@ -29,14 +35,14 @@ final class CairoCanvas: PictureCanvas {
         cairo_scale(cr, scale, scale)
         cairo_set_source_rgb(cr, 1, 1, 1)
         cairo_paint(cr)
-        if options.heading != 0 {
+        if viewport.heading != 0 {
             // Turn the map so `heading` points up, about the picture's centre.
             cairo_translate(cr, viewport.width / 2, viewport.height / 2)
-            cairo_rotate(cr, -options.heading * .pi / 180)
+            cairo_rotate(cr, -viewport.heading * .pi / 180)
             cairo_translate(cr, -viewport.width / 2, -viewport.height / 2)
         }
         if let basemap = options.basemap {
-            try Basemap(path: basemap).draw(on: cr!, viewport: viewport, heading: options.heading, pixelsPerPoint: scale)
+            try Basemap(path: basemap).draw(on: cr!, viewport: viewport, pixelsPerPoint: scale)
         }
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
         cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
@@ -78,8 +84,18 @@ final class CairoCanvas: PictureCanvas {
         pins.append((point, style, label))
     }
 
-    private func drawPin(_ point: PixelPoint, _ style: OverlayStyle, _ label: String?) {
-        let r = style.markerRadius + 1
+    /// The radius of a pin's head: its marker size and a point for the white rim.
+    private static func headRadius(_ style: OverlayStyle) -> Double { style.markerRadius + 1 }
+
+    /// What a pin covers: its head, 2 radii above the tip, with the rim.
+    static func pinBox(_ point: PixelPoint, _ style: OverlayStyle) -> PictureBox {
+        let r = headRadius(style)
+        return PictureBox(minX: point.x - r - 1, minY: point.y - 3 * r - 1, maxX: point.x + r + 1, maxY: point.y + 1)
+    }
+
+    /// A drop in the marker colour with its tip on the spot.
+    private func drawPin(_ point: PixelPoint, _ style: OverlayStyle) {
+        let r = Self.headRadius(style)
         let cx = point.x, cy = point.y - 2 * r
         cairo_new_path(cr)
         cairo_move_to(cr, point.x, point.y)
@@ -92,21 +108,28 @@ final class CairoCanvas: PictureCanvas {
         cairo_stroke(cr)
         cairo_arc(cr, cx, cy, r * 0.35, 0, 2 * .pi)
         cairo_fill(cr)
-        guard let label, !label.isEmpty else { return }
-        cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
-        cairo_set_font_size(cr, 12)
+    }
+
+    private func drawLabel(_ placement: LabelPlacement) {
+        LabelFont.select(on: cr!)
         cairo_new_path(cr)
-        cairo_move_to(cr, cx + r + 4, cy + 4)
-        cairo_text_path(cr, label)
+        cairo_move_to(cr, placement.x, placement.baseline)
+        cairo_text_path(cr, placement.text)
         cairo_set_source_rgb(cr, 1, 1, 1)  // a halo, so the label reads on any background
-        cairo_set_line_width(cr, 3)
+        cairo_set_line_width(cr, 2 * LabelFont.halo)
         cairo_stroke_preserve(cr)
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2)
         cairo_fill(cr)
     }
 
     func finish() throws {
-        for (point, style, label) in pins { drawPin(point, style, label) }
+        // Pins arrive in screen points: draw them without the map's turn.
+        cairo_identity_matrix(cr)
+        cairo_scale(cr, scale, scale)
+        let placements = LabelLayout.place(pins.map { PinBox(box: Self.pinBox($0.point, $0.style), label: $0.label) },
+                                           width: viewport?.width ?? 0, height: viewport?.height ?? 0, measure: TextMeasure().width)
+        for pin in pins { drawPin(pin.point, pin.style) }
+        for case let placement? in placements { drawLabel(placement) }
         cairo_surface_flush(surface)
         // cairo hands the PNG over in pieces; the sink takes them as they come.
         let context = Unmanaged.passUnretained(sink).toOpaque()

@@ -1,3 +1,4 @@
+import Foundation
 import MeridianGeometry
 
 /// What a picture (SVG or PNG) shows and how big it is.
@@ -11,8 +12,8 @@ public struct PictureOptions: Sendable {
     public var heading: Double
     /// The part of the world to show, in map points; nil fits the data.
     public var view: MapRect?
-    /// A tile folder (z/x/y.png, XYZ or TMS with tilemapresource.xml) or an MBTiles file drawn
-    /// under the overlays (PNG only).
+    /// A tile folder (z/x/y.png, .jpg or .webp; XYZ, or TMS with tilemapresource.xml) or an
+    /// MBTiles file drawn under the overlays (PNG pictures only).
     public var basemap: String?
 
     public init(width: Int = 800, height: Int = 600, scale: Int = 1, heading: Double = 0, view: MapRect? = nil, basemap: String? = nil) {
@@ -32,37 +33,51 @@ public struct PixelPoint: Sendable {
 }
 
 /// Map points to picture points: Web Mercator, as MapKit and every web map draw it, with the
-/// rect shown fitted into the picture and centred (the same scale both ways).
+/// rect shown fitted into the picture and centred (the same scale both ways). The picture turns
+/// by `heading` about its centre; `point` gives the place on the map before the turn (canvases
+/// turn lines and polygons themselves), `screenPoint` after it (for pins, which stay upright as
+/// MapKit's annotations do).
 public struct Viewport: Sendable {
     public let rect: MapRect
     public let width: Double
     public let height: Double
     /// Picture points per map point.
     public let pointsPerMapPoint: Double
+    /// Degrees clockwise from north that point up.
+    public let heading: Double
 
-    public init(showing rect: MapRect, width: Int, height: Int) {
-        self.width = Double(width)
-        self.height = Double(height)
-        let scale = min(self.width / max(rect.size.width, 1e-9), self.height / max(rect.size.height, 1e-9))
-        pointsPerMapPoint = scale
-        // Grow the rect to the picture's proportions, about its centre.
-        let w = self.width / scale, h = self.height / scale
-        self.rect = MapRect(x: rect.midX - w / 2, y: rect.midY - h / 2, width: w, height: h)
+    /// A viewport that shows all of `rect`: turned by `heading`, the whole rect fits in the
+    /// picture (so a stated view keeps every corner it asked for).
+    public init(showing rect: MapRect, width: Int, height: Int, heading: Double = 0) {
+        var bounds = TurnedBounds(heading: heading)
+        bounds.add(rect)
+        self.init(fitting: bounds, width: width, height: height, margin: 0, minimumSpan: 1e-9)
     }
 
-    /// A viewport around data: its bounds fitted inside the picture less a margin of 32 points
-    /// each side (room for pins and labels), and at least the extent of a zoom-19 tile (about
-    /// 75 m), so a single point shows its surroundings.
-    public static func fitting(_ bounds: MapRect, width: Int, height: Int) -> Viewport {
-        let rect = bounds.isNull ? MapRect.world : bounds
-        let minimum = MapWorld.size / Double(1 << 19)
-        let w = max(rect.size.width, minimum), h = max(rect.size.height, minimum)
-        let margin = 32.0
-        let inner = (width: max(Double(width) - 2 * margin, Double(width) / 2), height: max(Double(height) - 2 * margin, Double(height) / 2))
-        let scale = min(inner.width / w, inner.height / h)
-        let shown = MapRect(x: rect.midX - Double(width) / scale / 2, y: rect.midY - Double(height) / scale / 2,
-                            width: Double(width) / scale, height: Double(height) / scale)
-        return Viewport(showing: shown, width: width, height: height)
+    /// A viewport around data: its bounds along the turned picture's axes fitted inside the
+    /// picture less a margin of 32 points each side (room for pins and labels), and at least the
+    /// extent of a zoom-19 tile (about 75 m), so a single point shows its surroundings.
+    public static func fitting(_ bounds: TurnedBounds, width: Int, height: Int) -> Viewport {
+        var shown = bounds
+        if bounds.isEmpty {
+            shown = TurnedBounds(heading: bounds.heading)
+            shown.add(MapRect.world)
+        }
+        return Viewport(fitting: shown, width: width, height: height, margin: 32, minimumSpan: MapWorld.size / Double(1 << 19))
+    }
+
+    private init(fitting bounds: TurnedBounds, width: Int, height: Int, margin: Double, minimumSpan: Double) {
+        self.width = Double(width)
+        self.height = Double(height)
+        heading = bounds.heading
+        let inner = (width: max(self.width - 2 * margin, self.width / 2), height: max(self.height - 2 * margin, self.height / 2))
+        let scale = min(inner.width / max(bounds.spanU, minimumSpan), inner.height / max(bounds.spanV, minimumSpan))
+        pointsPerMapPoint = scale
+        // The picture's centre is the bounds' centre; its rect before the turn has the
+        // picture's proportions.
+        let centre = bounds.centre
+        let w = self.width / scale, h = self.height / scale
+        rect = MapRect(x: centre.x - w / 2, y: centre.y - h / 2, width: w, height: h)
     }
 
     public func point(_ m: MapPoint) -> PixelPoint {
@@ -71,11 +86,78 @@ public struct Viewport: Sendable {
 
     public func point(_ p: Position) -> PixelPoint { point(MapPoint(p)) }
 
-    /// The map rect drawn when the picture turns by `heading`: the circle around the picture.
-    public func rectCovering(heading: Double) -> MapRect {
+    /// Where a map point shows on the turned picture.
+    public func screenPoint(_ m: MapPoint) -> PixelPoint {
+        let p = point(m)
+        guard heading.truncatingRemainder(dividingBy: 360) != 0 else { return p }
+        let turn = Turn(heading: heading)
+        let (u, v) = turn.apply(p.x - width / 2, p.y - height / 2)
+        return PixelPoint(x: u + width / 2, y: v + height / 2)
+    }
+
+    public func screenPoint(_ p: Position) -> PixelPoint { screenPoint(MapPoint(p)) }
+
+    /// The map rect drawn: `rect`, or when the picture turns, the circle around it.
+    public var drawnRect: MapRect {
         guard heading.truncatingRemainder(dividingBy: 360) != 0 else { return rect }
         let r = (rect.size.width * rect.size.width + rect.size.height * rect.size.height).squareRoot() / 2
         return MapRect(x: rect.midX - r, y: rect.midY - r, width: 2 * r, height: 2 * r)
+    }
+}
+
+/// The turn of a picture by a heading: map axes (x east, y south, as on the picture) to the
+/// turned picture's axes (u right, v down). The picture turns counter-clockwise by `heading`,
+/// so that `heading` points up.
+struct Turn: Sendable {
+    let cos: Double, sin: Double
+
+    init(heading: Double) {
+        let radians = heading * .pi / 180
+        (cos, sin) = (Foundation.cos(radians), Foundation.sin(radians))
+    }
+
+    func apply(_ x: Double, _ y: Double) -> (u: Double, v: Double) { (x * cos + y * sin, -x * sin + y * cos) }
+    func undo(_ u: Double, _ v: Double) -> (x: Double, y: Double) { (u * cos - v * sin, u * sin + v * cos) }
+}
+
+/// The bounds of map points along the axes of a picture turned by `heading` (the ordinary
+/// bounding box for heading 0): what the picture must hold, so turned data is fitted whole.
+public struct TurnedBounds: Sendable {
+    public let heading: Double
+    private let turn: Turn
+    private var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+
+    public init(heading: Double) {
+        self.heading = heading
+        turn = Turn(heading: heading)
+    }
+
+    public var isEmpty: Bool { !minU.isFinite }
+    /// Extents along the turned picture's horizontal and vertical axes, in map points.
+    public var spanU: Double { isEmpty ? 0 : maxU - minU }
+    public var spanV: Double { isEmpty ? 0 : maxV - minV }
+    /// The middle of the bounds, in map points.
+    public var centre: MapPoint {
+        let (x, y) = turn.undo((minU + maxU) / 2, (minV + maxV) / 2)
+        return MapPoint(x: x, y: y)
+    }
+
+    public mutating func add(_ m: MapPoint) {
+        let (u, v) = turn.apply(m.x, m.y)
+        minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
+    }
+
+    /// The rect's four corners.
+    public mutating func add(_ rect: MapRect) {
+        guard !rect.isNull else { return }
+        for (x, y) in [(rect.minX, rect.minY), (rect.maxX, rect.minY), (rect.minX, rect.maxY), (rect.maxX, rect.maxY)] {
+            add(MapPoint(x: x, y: y))
+        }
+    }
+
+    /// Every position of the geometry.
+    public mutating func add(_ geometry: Geometry) {
+        geometry.forEachPosition { add(MapPoint($0)) }
     }
 }
 
@@ -109,7 +191,7 @@ public struct OverlayStyle: Sendable, Equatable {
     }
 }
 
-/// A colour from `#rgb` or `#rrggbb` (simplestyle's forms).
+/// A colour from `#rgb` or `#rrggbb` (simplestyle's forms) or one of CSS's basic colour names.
 public struct RGB: Sendable, Equatable {
     public var red: UInt8, green: UInt8, blue: UInt8
 
@@ -117,14 +199,32 @@ public struct RGB: Sendable, Equatable {
         (self.red, self.green, self.blue) = (red, green, blue)
     }
 
+    public static let white = RGB(0xFF, 0xFF, 0xFF)
+
+    /// CSS 2.1's seventeen colour names, with grey spelled either way.
+    static let names: [String: RGB] = [
+        "black": RGB(0, 0, 0), "silver": RGB(0xC0, 0xC0, 0xC0), "gray": RGB(0x80, 0x80, 0x80), "grey": RGB(0x80, 0x80, 0x80),
+        "white": .white, "maroon": RGB(0x80, 0, 0), "red": RGB(0xFF, 0, 0), "purple": RGB(0x80, 0, 0x80),
+        "fuchsia": RGB(0xFF, 0, 0xFF), "green": RGB(0, 0x80, 0), "lime": RGB(0, 0xFF, 0), "olive": RGB(0x80, 0x80, 0),
+        "yellow": RGB(0xFF, 0xFF, 0), "navy": RGB(0, 0, 0x80), "blue": RGB(0, 0, 0xFF), "teal": RGB(0, 0x80, 0x80),
+        "aqua": RGB(0, 0xFF, 0xFF), "orange": RGB(0xFF, 0xA5, 0),
+    ]
+
     public init?(css text: String) {
         var hex = Substring(text.trimmingWhitespace())
+        if let named = Self.names[hex.lowercased()] {
+            self = named
+            return
+        }
         guard hex.first == "#" else { return nil }
         hex = hex.dropFirst()
         if hex.count == 3 { hex = Substring(hex.flatMap { [$0, $0] }) }
         guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
         self.init(UInt8(value >> 16), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
     }
+
+    /// Whether red, green and blue are equal (a gray tile can take it without colour bands).
+    public var isGray: Bool { red == green && green == blue }
 
     public var css: String {
         let digits = Array("0123456789abcdef")

@@ -1,12 +1,15 @@
 import MeridianGeometry
 
-/// Something a picture is drawn on: SVG text, or a cairo image written as PNG. Coordinates
-/// arrive in picture points; the canvas applies `heading` itself.
+/// Something a picture is drawn on: SVG text, or a cairo image written as PNG. Lines and
+/// polygons arrive in picture points before the turn (the canvas applies the viewport's
+/// `heading` itself); markers in screen points (`Viewport.screenPoint`), since pins and their
+/// labels stay upright.
 protocol PictureCanvas: AnyObject {
     func begin(_ viewport: Viewport, options: PictureOptions) throws
     /// Rings (the first outer, the rest holes), filled by the even-odd rule and stroked.
     func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?)
     func line(_ points: [PixelPoint], style: OverlayStyle, title: String?)
+    /// A pin, with its label beside it where the label fits.
     func marker(_ point: PixelPoint, style: OverlayStyle, label: String?)
     func finish() throws
 }
@@ -21,11 +24,13 @@ final class PictureWriter: FeatureWriter {
     private let canvas: PictureCanvas
     private let options: PictureOptions
     private let spill: FeatureSpill
-    private var bounds = MapRect.null
+    /// The data's bounds along the turned picture's axes, so a turned picture holds it all.
+    private var bounds: TurnedBounds
 
     init(canvas: PictureCanvas, options: PictureOptions) throws {
         self.canvas = canvas
         self.options = options
+        bounds = TurnedBounds(heading: options.heading)
         spill = try FeatureSpill("picture")
     }
 
@@ -33,16 +38,16 @@ final class PictureWriter: FeatureWriter {
 
     func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
-        if options.view == nil { bounds = bounds.union(MapRect(enclosing: geometry)) }
+        if options.view == nil { bounds.add(geometry) }
         try spill.append(feature)
     }
 
     func finish(_ trailingMetadata: CollectionMetadata) throws {
-        let viewport = options.view.map { Viewport(showing: $0, width: options.width, height: options.height) }
+        let viewport = options.view.map { Viewport(showing: $0, width: options.width, height: options.height, heading: options.heading) }
             ?? Viewport.fitting(bounds, width: options.width, height: options.height)
         try canvas.begin(viewport, options: options)
         // Clip a little outside the picture, so strokes along its edge stay whole.
-        let shown = viewport.rectCovering(heading: options.heading)
+        let shown = viewport.drawnRect
         let margin = 20 / viewport.pointsPerMapPoint
         let clipper = GeometryClipper(rect: RectClip(MapRect(x: shown.minX - margin, y: shown.minY - margin,
                                                              width: shown.size.width + 2 * margin, height: shown.size.height + 2 * margin)),
@@ -54,7 +59,7 @@ final class PictureWriter: FeatureWriter {
             let title = properties["name"].flatMap { $0 == .null ? nil : $0.plainText() }
             if case .point(let p) = geometry {
                 // Markers are not clipped: one just outside still shows its edge.
-                canvas.marker(viewport.point(p.coordinates), style: style, label: title)
+                canvas.marker(viewport.screenPoint(p.coordinates), style: style, label: title)
             } else if let clipped = clipper.clip(geometry) {
                 draw(clipped, viewport: viewport, style: style, title: title)
             }
@@ -65,8 +70,8 @@ final class PictureWriter: FeatureWriter {
     private func draw(_ geometry: Geometry, viewport: Viewport, style: OverlayStyle, title: String?) {
         func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
         switch geometry {
-        case .point(let p): canvas.marker(viewport.point(p.coordinates), style: style, label: title)
-        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.point(p), style: style, label: title) }
+        case .point(let p): canvas.marker(viewport.screenPoint(p.coordinates), style: style, label: title)
+        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.screenPoint(p), style: style, label: title) }
         case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, title: title)
         case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, title: title) }
         case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, title: title)

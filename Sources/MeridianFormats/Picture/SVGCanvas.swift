@@ -1,10 +1,14 @@
 import MeridianGeometry
 
 /// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
-/// marker with its name as a label, titles as tooltips. Coordinates to 1/100 of a point.
+/// marker with its name as a label where it fits (`LabelLayout`), titles as tooltips.
+/// Coordinates to 1/100 of a point. Markers and labels come last, upright, outside the group
+/// that turns the map.
 final class SVGCanvas: PictureCanvas {
     private let sink: OutputSink
     private let xml: XMLTextWriter
+    private var viewport: Viewport?
+    private var markers: [(point: PixelPoint, style: OverlayStyle, label: String?)] = []
 
     init(sink: OutputSink) {
         self.sink = sink
@@ -12,14 +16,15 @@ final class SVGCanvas: PictureCanvas {
     }
 
     func begin(_ viewport: Viewport, options: PictureOptions) throws {
+        self.viewport = viewport
         let w = String(options.width), h = String(options.height)
         sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" as StaticString)
         xml.start("svg", [("xmlns", "http://www.w3.org/2000/svg"), ("version", "1.1"), ("width", w), ("height", h),
                           ("viewBox", "0 0 \(w) \(h)")])
         xml.empty("rect", [("width", w), ("height", h), ("fill", "#ffffff")])
         var group: [(String, String)] = [("stroke-linejoin", "round"), ("stroke-linecap", "round")]
-        if options.heading != 0 {
-            group.append(("transform", "rotate(\(Self.fixed(-options.heading)) \(Self.fixed(viewport.width / 2)) \(Self.fixed(viewport.height / 2)))"))
+        if viewport.heading != 0 {
+            group.append(("transform", "rotate(\(Self.fixed(-viewport.heading)) \(Self.fixed(viewport.width / 2)) \(Self.fixed(viewport.height / 2)))"))
         }
         xml.start("g", group)
     }
@@ -35,21 +40,38 @@ final class SVGCanvas: PictureCanvas {
     }
 
     func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
-        let attributes = [("cx", Self.fixed(point.x)), ("cy", Self.fixed(point.y)), ("r", Self.fixed(style.markerRadius)),
-                          ("fill", style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
-        if let label {
-            xml.start("circle", attributes)
-            xml.element("title", label)
-            xml.close()
-            xml.element("text", label, [("x", Self.fixed(point.x + style.markerRadius + 3)), ("y", Self.fixed(point.y + 4)),
-                                        ("font-family", "sans-serif"), ("font-size", "12"), ("fill", "#333333")])
-        } else {
-            xml.empty("circle", attributes)
-        }
+        markers.append((point, style, label))
+    }
+
+    /// What a marker covers: its circle with the rim.
+    static func markerBox(_ point: PixelPoint, _ style: OverlayStyle) -> PictureBox {
+        let r = style.markerRadius + 1
+        return PictureBox(minX: point.x - r, minY: point.y - r, maxX: point.x + r, maxY: point.y + r)
     }
 
     func finish() throws {
         xml.close()  // g
+        let placements = LabelLayout.place(markers.map { PinBox(box: Self.markerBox($0.point, $0.style), label: $0.label) },
+                                           width: viewport?.width ?? 0, height: viewport?.height ?? 0, measure: TextMeasure().width)
+        for marker in markers {
+            let attributes = [("cx", Self.fixed(marker.point.x)), ("cy", Self.fixed(marker.point.y)), ("r", Self.fixed(marker.style.markerRadius)),
+                              ("fill", marker.style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
+            if let label = marker.label {
+                xml.start("circle", attributes)
+                xml.element("title", label)
+                xml.close()
+            } else {
+                xml.empty("circle", attributes)
+            }
+        }
+        // textLength: the width cairo measured and the layout kept free, in any viewer's font.
+        for case let placement? in placements {
+            xml.element("text", placement.text, [
+                ("x", Self.fixed(placement.x)), ("y", Self.fixed(placement.baseline)), ("textLength", Self.fixed(placement.width)),
+                ("lengthAdjust", "spacingAndGlyphs"), ("font-family", "sans-serif"), ("font-weight", "bold"),
+                ("font-size", Self.fixed(LabelFont.size)), ("fill", "#333333"),
+            ])
+        }
         xml.close()  // svg
         try sink.checkForErrors()
     }

@@ -107,6 +107,32 @@ public enum Rings {
         return nil
     }
 
+    /// A point segments ab and cd share: where they cross, or where one ends on the other (for
+    /// segments along each other, the first such end); nil when they do not meet.
+    public static func meetingPoint(_ a: PlanePoint, _ b: PlanePoint, _ c: PlanePoint, _ d: PlanePoint) -> PlanePoint? {
+        if segmentsCross(a, b, c, d) {
+            // ab and cd cross properly, so they are not parallel: a + t (b - a) with t in (0, 1).
+            let t = orientation(c, d, a) / (orientation(c, d, a) - orientation(c, d, b))
+            return PlanePoint(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y))
+        }
+        if onSegment(c, d, a) { return a }
+        if onSegment(c, d, b) { return b }
+        if onSegment(a, b, c) { return c }
+        if onSegment(a, b, d) { return d }
+        return nil
+    }
+
+    /// Where a ring first crosses ±180° of longitude (the side it leaves from), or nil.
+    public static func antimeridianCrossing(_ ring: [Position]) -> Position? {
+        guard let i = ring.indices.dropLast().first(where: { jumpsAntimeridian(ring[$0].longitude, ring[$0 + 1].longitude) }) else { return nil }
+        let a = ring[i], b = ring[i + 1]
+        let edge = a.longitude > 0 ? 180.0 : -180.0
+        // The far end, one turn round so the edge runs continuously across `edge`.
+        let far = b.longitude + (a.longitude > 0 ? 360 : -360)
+        let t = (edge - a.longitude) / (far - a.longitude)
+        return Position(longitude: edge, latitude: a.latitude + t * (b.latitude - a.latitude))
+    }
+
     /// Whether `point` lies inside the ring or on its boundary (which counts as inside).
     public static func contains(_ ring: [PlanePoint], _ point: PlanePoint) -> Bool {
         guard ring.count >= 3 else { return false }

@@ -1,0 +1,2 @@
+// libwebp's decoder: WebP basemap tiles.
+#include <webp/decode.h>

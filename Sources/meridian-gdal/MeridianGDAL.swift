@@ -20,3 +20,9 @@ struct MeridianGDAL: ParsableCommand {
 
     static let versionString = "0.1.0"
 }
+
+extension MeridianGDAL {
+    static func main() {
+        mainSuggestingCorrections()
+    }
+}

@@ -71,7 +71,7 @@ extension Meridian {
     /// The entry point: GDAL-backed subcommands go to `meridian-gdal` before parsing.
     static func main() {
         GDALForwarding.forwardIfNeeded()
-        main(nil)
+        mainSuggestingCorrections()
     }
 }
 

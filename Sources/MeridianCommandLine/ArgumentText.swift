@@ -16,3 +16,8 @@ extension Substring {
         return s
     }
 }
+
+/// Items for a sentence: "PDS4, GML or Interlis 2".
+public func listed(_ items: [String], conjunction: String = "or") -> String {
+    items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
+}

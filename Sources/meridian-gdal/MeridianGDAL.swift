@@ -15,7 +15,7 @@ struct MeridianGDAL: ParsableCommand {
             73 cannot create output, 74 I/O error.
             """,
         version: "meridian-gdal \(versionString) (GDAL \(GDALLibrary.version))",
-        subcommands: [Tile.self, Formats.self, OGRRead.self, OGRWrite.self]
+        subcommands: [Tile.self, Formats.self, OGRRead.self, OGRWrite.self, OGRDriverLookup.self]
     )
 
     static let versionString = "0.1.0"

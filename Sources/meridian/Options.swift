@@ -132,7 +132,10 @@ struct OutputOptions: ParsableArguments {
 
 enum Formats {
     static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
-    static var writable: String { FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
+    static var writable: String {
+        FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
+            + ", or any GDAL vector driver's name (meridian formats); an extension picks a GDAL format only for \(CommonGDALFormat.extensionList)"
+    }
 }
 
 /// How a subcommand reports: warnings on stderr unless --quiet.

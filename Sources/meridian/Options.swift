@@ -30,7 +30,7 @@ struct InputOptions: ParsableArguments {
 /// Where and how a subcommand writes: a path or stdout, exact or rounded, compact or indented.
 struct OutputFileOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "The output file, written atomically; '-' or nothing writes standard output.", valueName: "path"))
+        "The output file, written atomically; '-' or nothing writes standard output (never PNG or KMZ bytes to a terminal).", valueName: "path"))
     var output: String?
 
     @Option(help: ArgumentHelp("Round coordinates to this many decimal places (default: exact).", valueName: "digits"))

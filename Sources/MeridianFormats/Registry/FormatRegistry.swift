@@ -26,6 +26,8 @@ public struct FeatureFormat: Sendable, Hashable {
     public let aliases: [String]
     /// File extensions, lowercase, without the dot; the first is the one to suggest.
     public let extensions: [String]
+    /// Written as bytes that are not text (a PNG, a zip), which are never sent to a terminal.
+    public let isBinary: Bool
 
     let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
     let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
@@ -40,7 +42,7 @@ public struct FeatureFormat: Sendable, Hashable {
     /// Written to a path, never to standard output.
     public var writesFiles: Bool { makePathWriter != nil }
 
-    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String],
+    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
                 writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil,
@@ -49,6 +51,7 @@ public struct FeatureFormat: Sendable, Hashable {
         self.displayName = displayName
         self.aliases = aliases
         self.extensions = extensions
+        self.isBinary = isBinary
         self.sniff = sniff
         makeReader = reader
         makeWriter = writer
@@ -199,7 +202,7 @@ extension FeatureFormat {
 extension FeatureFormat {
     /// KMZ: a zip archive with a KML document inside.
     public static let kmz = FeatureFormat(
-        id: "kmz", displayName: "KMZ", extensions: ["kmz"],
+        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true,
         sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
         reader: { input, options in try KMZReader(input: input, options: options) },
         writer: { sink, options in try KMZWriter(sink: sink, options: options) }

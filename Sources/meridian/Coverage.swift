@@ -30,7 +30,9 @@ struct CoverageValidate: ParsableCommand {
             Warnings: \(CoverageRule.allCases.filter { $0.severity == .warning }.map(\.id).joined(separator: ", ")).
             Polygon, ring and position numbers count from 1 in the text report and from 0 in JSON.
             Exit status: 0 when every file is valid (warnings allowed), 1 when any has an error \
-            (or, with --strict, a warning).
+            (or, with --strict, a warning). The JSON report's "valid" is App Store Connect's \
+            verdict and "passes" the check's as run (false on a warning with --strict), as the \
+            exit status says.
 
             Example:
               meridian coverage validate RoutingAppCoverage.geojson --format json
@@ -64,15 +66,14 @@ struct CoverageValidate: ParsableCommand {
         let out = OutputSink.standardOutput()
         switch format {
         case .json:
-            let values = reports.map(\.jsonValue)
+            let values = reports.map { $0.jsonValue(strict: strict) }
             writeJSON(values.count == 1 ? values[0] : .array(values), to: out)
         case .text:
             let colour = isatty(STDOUT_FILENO) == 1
-            for report in reports { out.write(report.text(colour: colour)) }
+            for report in reports { out.write(report.text(colour: colour, strict: strict)) }
         }
         try out.flush()
-        let failed = reports.contains { !$0.isValid || (strict && !$0.warnings.isEmpty) }
-        if failed { throw ExitCode(1) }
+        if reports.contains(where: { !$0.passes(strict: strict) }) { throw ExitCode(1) }
     }
 }
 

@@ -27,6 +27,27 @@ import Testing
         #expect(try meridian(["coverage", "validate", "--strict", fixture("coverage/cases/clockwise.geojson")]).status == 1)
     }
 
+    /// The reports say what the exit status says: `--strict --format json` printed
+    /// `"valid": true` and nothing else while exiting 1 on a warning.
+    @Test func reportsAgreeWithTheExitStatus() throws {
+        let file = fixture("coverage/cases/clockwise.geojson")
+        for strict in [false, true] {
+            let json = try meridian(["coverage", "validate", "--format", "json", file] + (strict ? ["--strict"] : []))
+            #expect(json.status == (strict ? 1 : 0))
+            let report = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
+            #expect(report["valid"] as? Bool == true, "App Store Connect accepts it either way")
+            #expect(report["passes"] as? Bool == !strict, "\(json.stdout)")
+            #expect(report["strict"] as? Bool == strict)
+
+            let text = try meridian(["coverage", "validate", file] + (strict ? ["--strict"] : []))
+            #expect(text.status == (strict ? 1 : 0))
+            #expect(text.stdout.contains("FAILS --strict") == strict, "\(text.stdout)")
+        }
+        let clean = try meridian(["coverage", "validate", "--strict", "--format", "json", fixture("coverage/cases/bay-area.geojson")])
+        #expect(clean.status == 0)
+        #expect(clean.stdout.contains("\"passes\": true"))
+    }
+
     @Test func validateReadsStandardInput() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: fixture("coverage/cases/comment.geojson")))
         let run = try meridian(["coverage", "validate"], stdin: data)

@@ -10,10 +10,19 @@ public struct CoverageFixer: Sendable {
 
     public init() {}
 
-    /// The repaired coverage and the list of changes, in the order made.
+    /// The repaired coverage, the list of changes in the order made, and what the repaired file
+    /// still breaks.
     public struct Result: Sendable {
         public var coverage: MultiPolygon
         public var changes: [String]
+        /// What `validate --strict` still finds in the file as written (`writeCoverageFile`):
+        /// rules whose repair would change the covered area (a ring that crosses itself,
+        /// overlapping polygons, more than 20 points), which `coverage make` satisfies instead.
+        /// Places are the written file's.
+        public var unfixed: [CoverageIssue]
+
+        /// The written file passes `validate --strict`.
+        public var passes: Bool { unfixed.isEmpty }
     }
 
     public func fix(path: String?) throws -> Result {
@@ -100,7 +109,12 @@ public struct CoverageFixer: Sendable {
                          hint: "merge regions with meridian coverage make")
         }
         changes += notes.sorted()
-        return Result(coverage: MultiPolygon(polygons), changes: changes)
+        let coverage = MultiPolygon(polygons)
+        let written = OutputSink(collectingAs: name)
+        try writeCoverageFile(coverage, to: written)
+        try written.flush()
+        let left = CoverageValidator().validate(bytes: written.collected, name: name, checkExtension: false)
+        return Result(coverage: coverage, changes: changes, unfixed: left.issues)
     }
 
     /// One ring made right: repeated points dropped, rounded, closed, cut at the antimeridian,
@@ -135,3 +149,8 @@ public struct CoverageFixer: Sendable {
     }
 }
 
+
+/// Writes a coverage file as `fix` and `make` write one: the bare MultiPolygon, 6 decimals, indented.
+public func writeCoverageFile(_ coverage: MultiPolygon, to sink: OutputSink) throws {
+    try writeGeoJSONGeometry(.multiPolygon(coverage), to: sink, options: WriteOptions(precision: 6, pretty: true))
+}

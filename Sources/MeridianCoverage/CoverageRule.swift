@@ -54,6 +54,20 @@ public enum CoverageRule: String, CaseIterable, Sendable, Codable {
     }
 }
 
+extension CoverageRule {
+    /// Why `coverage fix` leaves a finding of this rule as it is (it repairs only what keeps
+    /// the covered area); nil for the rules it repairs or refuses.
+    public var whyFixLeavesIt: String? {
+        switch self {
+        case .selfIntersection: "untangling a ring that crosses itself changes the area it covers, and only you know which part was meant"
+        case .pointCount: "dropping points changes the area covered"
+        case .overlap: "merging overlapping polygons changes their outlines"
+        case .area: "only you can say which smaller region to cover"
+        default: nil
+        }
+    }
+}
+
 /// One finding: a rule broken at a place, with the polygon, ring and position involved
 /// (0-based, as in the JSON arrays).
 public struct CoverageIssue: Sendable, Hashable {

@@ -165,7 +165,12 @@ struct CoverageFix: ParsableCommand {
             comments, closes rings, drops repeated points and altitudes, rounds to 6 decimals, cuts \
             polygons at the antimeridian and makes outer rings counter-clockwise. Refuses (exit 65) \
             what would change the covered area: holes, more than 20 polygons, broken positions; \
-            'meridian coverage make' builds a valid file from any polygons instead.
+            'meridian coverage make' builds a valid file from any polygons instead. What it writes \
+            but cannot repair (a ring that crosses itself, overlapping polygons, more than 20 \
+            points) is listed with the reason.
+
+            Exit status: 0 when the file written passes 'validate --strict', 1 when it is written \
+            but still does not (each remaining issue listed), 65 when nothing is written.
 
             Example:
               meridian coverage fix RoutingAppCoverage.json -o RoutingAppCoverage.geojson
@@ -183,12 +188,27 @@ struct CoverageFix: ParsableCommand {
 
     func run() throws {
         let reporter = reporting.reporter
+        var passes = true
         try reporter.run {
             let result = try CoverageFixer().fix(path: file)
             try writeCoverage(result.coverage, to: output)
-            let summary = result.changes.isEmpty ? "nothing to change" : result.changes.joined(separator: "; ")
+            passes = result.passes
+            let summary = !result.changes.isEmpty ? result.changes.joined(separator: "; ")
+                : result.passes ? "nothing to change" : "nothing it can repair safely"
             if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
+            let written = output ?? "<stdout>"
+            for issue in result.unfixed {
+                let whereText = issue.whereText.map { "\($0): " } ?? ""
+                let why = issue.rule.whyFixLeavesIt.map { ": \($0)" } ?? ""
+                reporter.report(Diagnostic(.warning, "\(whereText)\(issue.message); not fixed\(why)",
+                                           at: SourceLocation(file: written, line: issue.line, column: issue.column),
+                                           hint: "meridian coverage make \(file) builds polygons that pass validate --strict, covering at least the same area"))
+            }
+            if !result.passes {
+                reporter.report(Diagnostic(.note, "\(written) still fails 'meridian coverage validate --strict' (exit status 1)"))
+            }
         }
+        if !passes { throw ExitCode(1) }
     }
 }
 
@@ -262,5 +282,5 @@ struct CoverageMake: ParsableCommand {
 /// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
 func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {
     let target = try OutputTarget.open(output)
-    try target.commit { try writeGeoJSONGeometry(.multiPolygon(coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true)) }
+    try target.commit { try writeCoverageFile(coverage, to: target.sink) }
 }

@@ -91,6 +91,26 @@ import Testing
         }
     }
 
+    /// A ring that crosses itself used to bring "nothing to change" and exit 0, though the file
+    /// still failed validate --strict: now the reason, a pointer to make, and exit 1.
+    @Test func fixSaysWhatItCannotRepair() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("fixed.geojson").path
+            let bowtie = fixture("coverage/cases/bowtie.geojson")
+            let run = try meridian(["coverage", "fix", bowtie, "-o", out])
+            #expect(run.status == 1, "\(run.stderr)")
+            #expect(!run.stderr.contains("nothing to change"))
+            #expect(run.stderr.contains("not fixed: untangling a ring"), "\(run.stderr)")
+            #expect(run.stderr.contains("meridian coverage make"))
+            #expect(FileManager.default.fileExists(atPath: out), "the safe repairs are written")
+            #expect(try meridian(["coverage", "validate", "--strict", out]).status == 1)
+
+            let made = folder.appendingPathComponent("made.geojson").path
+            #expect(try meridian(["coverage", "make", bowtie, "-o", made]).status == 0)
+            #expect(try meridian(["coverage", "validate", "--strict", made]).status == 0)
+        }
+    }
+
     @Test func fixRefusesHolesWithExit65() throws {
         try withTemporaryFolder { folder in
             let out = folder.appendingPathComponent("fixed.geojson").path

@@ -15,14 +15,13 @@ public struct CoverageFixer: Sendable {
     public struct Result: Sendable {
         public var coverage: MultiPolygon
         public var changes: [String]
-        /// What `validate --strict` still finds in the file as written (`writeCoverageFile`):
-        /// rules whose repair would change the covered area (a ring that crosses itself,
-        /// overlapping polygons, more than 20 points), which `coverage make` satisfies instead.
-        /// Places are the written file's.
-        public var unfixed: [CoverageIssue]
+        /// What `validate --strict` still finds in the file as written: rules whose repair would
+        /// change the covered area (a ring that crosses itself, overlapping polygons, more than
+        /// 20 points), which `coverage make` satisfies instead. Places are the written file's.
+        public var remaining: [CoverageIssue]
 
         /// The written file passes `validate --strict`.
-        public var passes: Bool { unfixed.isEmpty }
+        public var passes: Bool { remaining.isEmpty }
     }
 
     public func fix(path: String?) throws -> Result {
@@ -110,11 +109,7 @@ public struct CoverageFixer: Sendable {
         }
         changes += notes.sorted()
         let coverage = MultiPolygon(polygons)
-        let written = OutputSink(collectingAs: name)
-        try writeCoverageFile(coverage, to: written)
-        try written.flush()
-        let left = CoverageValidator().validate(bytes: written.collected, name: name, checkExtension: false)
-        return Result(coverage: coverage, changes: changes, unfixed: left.issues)
+        return Result(coverage: coverage, changes: changes, remaining: try CoverageFile.issues(in: coverage))
     }
 
     /// One ring made right: repeated points dropped, rounded, closed, cut at the antimeridian,
@@ -149,8 +144,3 @@ public struct CoverageFixer: Sendable {
     }
 }
 
-
-/// Writes a coverage file as `fix` and `make` write one: the bare MultiPolygon, 6 decimals, indented.
-public func writeCoverageFile(_ coverage: MultiPolygon, to sink: OutputSink) throws {
-    try writeGeoJSONGeometry(.multiPolygon(coverage), to: sink, options: WriteOptions(precision: 6, pretty: true))
-}

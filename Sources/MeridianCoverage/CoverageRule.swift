@@ -55,9 +55,10 @@ public enum CoverageRule: String, CaseIterable, Sendable, Codable {
 }
 
 extension CoverageRule {
-    /// Why `coverage fix` leaves a finding of this rule as it is (it repairs only what keeps
-    /// the covered area); nil for the rules it repairs or refuses.
-    public var whyFixLeavesIt: String? {
+    /// Why `coverage fix` (which repairs only what keeps the covered area) or `make` (which
+    /// covers what it is given) leaves a finding of this rule as it is; nil for the rules they
+    /// repair or refuse.
+    public var whyLeftAsItIs: String? {
         switch self {
         case .selfIntersection: "untangling a ring that crosses itself changes the area it covers, and only you know which part was meant"
         case .pointCount: "dropping points changes the area covered"

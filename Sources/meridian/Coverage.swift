@@ -196,17 +196,8 @@ struct CoverageFix: ParsableCommand {
             let summary = !result.changes.isEmpty ? result.changes.joined(separator: "; ")
                 : result.passes ? "nothing to change" : "nothing it can repair safely"
             if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
-            let written = output ?? "<stdout>"
-            for issue in result.unfixed {
-                let whereText = issue.whereText.map { "\($0): " } ?? ""
-                let why = issue.rule.whyFixLeavesIt.map { ": \($0)" } ?? ""
-                reporter.report(Diagnostic(.warning, "\(whereText)\(issue.message); not fixed\(why)",
-                                           at: SourceLocation(file: written, line: issue.line, column: issue.column),
-                                           hint: "meridian coverage make \(file) builds polygons that pass validate --strict, covering at least the same area"))
-            }
-            if !result.passes {
-                reporter.report(Diagnostic(.note, "\(written) still fails 'meridian coverage validate --strict' (exit status 1)"))
-            }
+            reportRemaining(result.remaining, in: output, reporter: reporter,
+                            hint: "meridian coverage make \(file) builds polygons that pass validate --strict, covering at least the same area")
         }
         if !passes { throw ExitCode(1) }
     }
@@ -220,7 +211,8 @@ struct CoverageMake: ParsableCommand {
             Every input point stays covered: outlines are simplified outward only (convex hulls, \
             corners cut outward), nearby parts are merged when there are more than --max-polygons, \
             and polygons are cut at the antimeridian. Reports the area covered and how much the \
-            input's polygons grew.
+            input's polygons grew. Exit status 1 when the file written still does not pass \
+            'validate --strict' (asked to cover nearly the whole world), the reason listed.
 
             Examples:
               meridian coverage make service-area.kml -o RoutingAppCoverage.geojson
@@ -253,6 +245,7 @@ struct CoverageMake: ParsableCommand {
     }
 
     func run() throws {
+        var passes = true
         try reporting.reporter.run {
             var maker = CoverageMaker()
             maker.maximumPolygons = maxPolygons
@@ -265,6 +258,7 @@ struct CoverageMake: ParsableCommand {
                 result = try maker.make(path: input, bufferKilometres: bufferKm)
             }
             try writeCoverage(result.coverage, to: output)
+            passes = result.passes
             if !reporting.quiet {
                 let km2 = { (m2: Double) -> String in
                     let value = m2 / 1e6
@@ -274,7 +268,9 @@ struct CoverageMake: ParsableCommand {
                 if result.inputArea > 0 { line += ", \(km2(result.coverageArea - result.inputArea)) km² more than the input's polygons" }
                 Reporter.printError(line)
             }
+            reportRemaining(result.remaining, in: output, reporter: reporting.reporter, hint: "give a smaller region (an input or --bbox)")
         }
+        if !passes { throw ExitCode(1) }
     }
 }
 
@@ -282,5 +278,19 @@ struct CoverageMake: ParsableCommand {
 /// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
 func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {
     let target = try OutputTarget.open(output)
-    try target.commit { try writeCoverageFile(coverage, to: target.sink) }
+    try target.commit { try CoverageFile.write(coverage, to: target.sink) }
+}
+
+/// What `validate --strict` still finds in a file `fix` or `make` wrote, each issue with the
+/// written file's place and why it was left, then that the file fails (the exit status is 1).
+func reportRemaining(_ issues: [CoverageIssue], in output: String?, reporter: Reporter, hint: String) {
+    guard !issues.isEmpty else { return }
+    let written = output ?? "<stdout>"
+    for issue in issues {
+        let whereText = issue.whereText.map { "\($0): " } ?? ""
+        let why = issue.rule.whyLeftAsItIs.map { ": \($0)" } ?? ""
+        reporter.report(Diagnostic(.warning, "\(whereText)\(issue.message); left as it is\(why)",
+                                   at: SourceLocation(file: written, line: issue.line, column: issue.column), hint: hint))
+    }
+    reporter.report(Diagnostic(.note, "\(written) still fails 'meridian coverage validate --strict' (exit status 1)"))
 }

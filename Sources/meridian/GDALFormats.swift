@@ -15,8 +15,8 @@ import MeridianGeometry
 /// Which driver: a name (`--from`, `--to`) is a driver's, checked at once by `meridian-gdal
 /// ogr-driver` unless it is one of `CommonGDALFormat`'s (so a mistyped name fails before any
 /// work, with the nearest names); an output's extension must be a common format's, any other
-/// is a usage error asking for `--to`; an input of another extension is read by whichever
-/// driver recognises its content.
+/// is a usage error asking for `--to`; an input with a common format's extension is read by
+/// that driver, one with another extension by whichever driver recognises its content.
 enum GDALFormats {
     static func format(_ query: FormatQuery) throws -> FeatureFormat? {
         switch query {
@@ -41,7 +41,7 @@ enum GDALFormats {
             writer = { path, options in try ChildFeatureWriter(driver: driver, path: path, options: options) }
         }
         return FeatureFormat(
-            id: driver ?? "gdal", displayName: driver.map { "\($0) (through GDAL)" } ?? "GDAL's formats", extensions: extensions,
+            id: driver ?? "gdal", displayName: driver.map { "\($0) (through GDAL)" } ?? "a GDAL format", extensions: extensions,
             reader: { input, _ in
                 let from = driver.map { ["--from", $0] } ?? []
                 if let path = input.regularFilePath { return try ChildFeatureReader(["ogr-read"] + from + [path], name: path) }
@@ -63,7 +63,7 @@ enum GDALFormats {
         guard GDALForwarding.helperPath() != nil else {
             let near = Suggestions.closest(to: name, among: FormatRegistry.standard.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names)
             throw MeridianError(.usage, "unknown format \"\(name)\"", hint: near.map { "did you mean '\($0)'?" }
-                                ?? GDALForwarding.helperMissing("GDAL's formats").message)
+                                ?? GDALForwarding.helperMissing("reading and writing GDAL's formats").message)
         }
         let lines = try gdalHelperOutput(["ogr-driver", name])
         guard let driver = lines.first else { throw MeridianError(.usage, "unknown format \"\(name)\"") }
@@ -74,7 +74,8 @@ enum GDALFormats {
     /// names the drivers that write it, asked of `meridian-gdal` (this is the error path only).
     static func unchosenOutputFormat(_ path: String) -> MeridianError {
         let ext = fileExtension(path) ?? ""
-        let writers = GDALForwarding.helperPath() == nil ? [] : ((try? gdalHelperOutput(["ogr-driver", "--extension", ext])) ?? [])
+        let asked = !ext.isEmpty && GDALForwarding.helperPath() != nil
+        let writers = asked ? ((try? gdalHelperOutput(["ogr-driver", "--extension", ext])) ?? []) : []
         var hint = "name the format with --to"
         if !writers.isEmpty { hint += ": GDAL writes .\(ext) as \(listed(writers))" }
         hint += " (Meridian picks a GDAL format by extension only for \(CommonGDALFormat.extensionList); `meridian formats` lists them all)"

@@ -4,7 +4,8 @@
 /// one, is not guessed. `-o out.xml` used to write NASA's PDS4 (the first of GDAL's drivers
 /// declaring .xml, before GML, NAS, Interlis 2 and LV BAG) plus a folder of its tables;
 /// `.pdf`, `.mbtiles`, `.json`, `.txt` and `.db` are as ambiguous. For any of those, `--to`
-/// names the driver. Reading never guesses: GDAL recognises a file by its content.
+/// names the driver. An input of another extension is not guessed either: GDAL recognises it
+/// by its content.
 public struct CommonGDALFormat: Sendable, Hashable {
     /// GDAL's short name for the driver ("ESRI Shapefile").
     public let driver: String

@@ -33,6 +33,10 @@ import Testing
         #expect(run.status == 64)
         #expect(run.stderr.contains("did you mean '--zoom-level'?"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
+        // A required argument missing too: the mistyped option is still what is named.
+        let missing = try meridian(["coverage", "test", "--form", "37.3,-121.9", "--to", "37.8,-122.4"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("did you mean '--from'?"), "\(missing.stderr)")
     }
 
     @Test(arguments: [

@@ -143,6 +143,6 @@ let package = Package(
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-fuzz", "MeridianRaster", "MeridianFormats"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-fuzz", "MeridianRaster", "MeridianFormats", "MeridianCommandLine"]),
     ]
 )

@@ -24,3 +24,8 @@ public func shellQuoted(_ text: String) -> String {
     if !text.isEmpty && text.allSatisfy(plain.contains) { return text }
     return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
 }
+
+/// Items for a sentence: "PDS4, GML or Interlis 2".
+public func listed(_ items: [String], conjunction: String = "or") -> String {
+    items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " \(conjunction) " + items.last!
+}

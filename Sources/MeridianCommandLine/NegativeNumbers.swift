@@ -27,15 +27,14 @@ public enum NegativeNumbers {
 
     /// `arguments` (without the program's name) made safe to parse for `command`.
     public static func protect(_ arguments: [String], for command: any ParsableCommand.Type) -> [String] {
-        guard arguments.contains(where: isNegativeValue),
-              let root = try? CommandSyntax(toolInfo: command._dumpHelp()) else { return arguments }
-        return protect(arguments, syntax: root)
+        guard arguments.contains(where: isNegativeValue), let root = CommandDescription(command) else { return arguments }
+        return protect(arguments, commands: root)
     }
 
-    static func protect(_ arguments: [String], syntax root: CommandSyntax) -> [String] {
+    static func protect(_ arguments: [String], commands root: CommandDescription) -> [String] {
         var result: [String] = []
         var moved: [String] = []  // positional words from the first negative one on, for after `--`
-        var node = root
+        var command = root
         var naming = true  // still reading subcommand names (`mapkit point`)
         var index = 0
         while index < arguments.count {
@@ -45,16 +44,16 @@ public enum NegativeNumbers {
                 moved += arguments[index...]
                 break
             }
-            if naming, let child = node.subcommand(named: word) {
-                node = child
+            if naming, let subcommand = command.subcommands.first(where: { $0.name == word || $0.aliases.contains(word) }) {
+                command = subcommand
                 result.append(word)
                 continue
             }
             naming = false
-            if word.hasPrefix("-") && word.count > 1 && !isNegativeValue(word) {
+            if MistypedArgument.looksLikeOption(word) {
                 result.append(word)
                 // The option's value, when it takes one and was not given as `--name=value`.
-                if !word.contains("="), node.optionTakesValue(word), index < arguments.count {
+                if !word.contains("="), command.takesValue(word), index < arguments.count {
                     let value = arguments[index]
                     index += 1
                     if isNegativeValue(value) { result[result.count - 1] = word + "=" + value } else { result.append(value) }
@@ -67,38 +66,10 @@ public enum NegativeNumbers {
     }
 }
 
-/// A command's subcommands and options, as its tool info (`--experimental-dump-help`) describes them.
-struct CommandSyntax {
-    var name: String
-    var subcommands: [CommandSyntax]
-    /// `--long`, `-s` and `-longWithSingleDash` names of options that take a value.
-    var valueOptions: Set<String>
-
-    init(toolInfo json: String) throws {
-        let document = try LocatedJSON.parse(BufferedInput(string: json))
-        guard let command = document["command"] else { throw MeridianError(.usage, "no command in the tool info") }
-        self.init(command)
-    }
-
-    init(_ json: LocatedJSON) {
-        name = json["commandName"]?.string ?? ""
-        subcommands = (json["subcommands"]?.elements ?? []).map(CommandSyntax.init)
-        var options = Set<String>()
-        for argument in json["arguments"]?.elements ?? [] where argument["kind"]?.string == "option" {
-            for name in argument["names"]?.elements ?? [] {
-                guard let text = name["name"]?.string else { continue }
-                options.insert((name["kind"]?.string == "long" ? "--" : "-") + text)
-            }
-        }
-        valueOptions = options
-    }
-
-    func subcommand(named word: String) -> CommandSyntax? {
-        subcommands.first { $0.name == word }
-    }
-
-    /// Whether `word` (`--name`, `-n`) names an option that takes a value.
-    func optionTakesValue(_ word: String) -> Bool {
-        valueOptions.contains(word)
+extension CommandDescription {
+    /// Whether `word` (`--name`, or `-n`) names an option that takes a value.
+    func takesValue(_ word: String) -> Bool {
+        if word.hasPrefix("--") { return argument(long: String(word.dropFirst(2)))?.takesValue ?? false }
+        return word.count == 2 && (argument(short: word.last!)?.takesValue ?? false)
     }
 }

@@ -10,10 +10,18 @@ public struct CoverageFixer: Sendable {
 
     public init() {}
 
-    /// The repaired coverage and the list of changes, in the order made.
+    /// The repaired coverage, the list of changes in the order made, and what the repaired file
+    /// still breaks.
     public struct Result: Sendable {
         public var coverage: MultiPolygon
         public var changes: [String]
+        /// What `validate --strict` still finds in the file as written: rules whose repair would
+        /// change the covered area (a ring that crosses itself, overlapping polygons, more than
+        /// 20 points), which `coverage make` satisfies instead. Places are the written file's.
+        public var remaining: [CoverageIssue]
+
+        /// The written file passes `validate --strict`.
+        public var passes: Bool { remaining.isEmpty }
     }
 
     public func fix(path: String?) throws -> Result {
@@ -100,7 +108,8 @@ public struct CoverageFixer: Sendable {
                          hint: "merge regions with meridian coverage make")
         }
         changes += notes.sorted()
-        return Result(coverage: MultiPolygon(polygons), changes: changes)
+        let coverage = MultiPolygon(polygons)
+        return Result(coverage: coverage, changes: changes, remaining: try CoverageFile.issues(in: coverage))
     }
 
     /// One ring made right: repeated points dropped, rounded, closed, cut at the antimeridian,

@@ -22,6 +22,12 @@ public struct CoverageMaker: Sendable {
         /// Area of the input's polygons and of the coverage, in square metres.
         public var inputArea: Double
         public var coverageArea: Double
+        /// What `validate --strict` still finds in the file as written (the whole world asked
+        /// for is too big an area); empty for every file made from a reasonable region.
+        public var remaining: [CoverageIssue]
+
+        /// The written file passes `validate --strict`.
+        public var passes: Bool { remaining.isEmpty }
     }
 
     /// A convex polygon in the plane of unwrapped longitude (may pass ±180) and latitude,
@@ -59,7 +65,8 @@ public struct CoverageMaker: Sendable {
             margin *= 4
         }
         let coverageArea = polygons.reduce(0) { $0 + Rings.sphericalArea($1.rings[0]) }
-        return Result(coverage: MultiPolygon(polygons), inputArea: inputArea, coverageArea: coverageArea)
+        let coverage = MultiPolygon(polygons)
+        return Result(coverage: coverage, inputArea: inputArea, coverageArea: coverageArea, remaining: try CoverageFile.issues(in: coverage))
     }
 
     /// Reads any geometry file: polygons by their outer rings, lines and points as they are,

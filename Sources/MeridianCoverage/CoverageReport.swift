@@ -21,8 +21,13 @@ public struct CoverageReport: Sendable {
     /// App Store Connect would accept it (warnings allowed).
     public var isValid: Bool { errors.isEmpty }
 
-    /// `{"file", "valid", "errors": [...], "warnings": [...]}`.
-    public var jsonValue: JSONValue {
+    /// The verdict a check gives: valid, and with `strict` free of warnings too. `validate`'s
+    /// exit status is 1 when a file does not pass.
+    public func passes(strict: Bool) -> Bool { isValid && (!strict || warnings.isEmpty) }
+
+    /// `{"file", "valid", "strict", "passes", "errors": [...], "warnings": [...]}`: "valid" is App
+    /// Store Connect's verdict, "passes" the check's as run (what the exit status says).
+    public func jsonValue(strict: Bool = false) -> JSONValue {
         func issue(_ i: CoverageIssue) -> JSONValue {
             var object: JSONObject = ["rule": .string(i.rule.id), "message": .string(i.message)]
             object["line"] = i.line.map { .integer(Int64($0)) } ?? .null
@@ -35,19 +40,21 @@ public struct CoverageReport: Sendable {
             return .object(object)
         }
         return [
-            "file": .string(file), "valid": .bool(isValid),
+            "file": .string(file), "valid": .bool(isValid), "strict": .bool(strict), "passes": .bool(passes(strict: strict)),
             "errors": .array(errors.map(issue)), "warnings": .array(warnings.map(issue)),
         ]
     }
 
     /// The human report: a verdict line, then each finding with its place and hint.
-    /// `colour` adds ANSI colours (for a terminal).
-    public func text(colour: Bool) -> String {
+    /// `colour` adds ANSI colours (for a terminal); with `strict`, a file with warnings says
+    /// that it fails.
+    public func text(colour: Bool, strict: Bool = false) -> String {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var verdict = isValid ? paint("valid", "32") : paint("INVALID", "1;31")
         let counts = [(errors.count, "error"), (warnings.count, "warning")].filter { $0.0 > 0 }
             .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
         if !counts.isEmpty { verdict += ", " + counts.joined(separator: ", ") }
+        if isValid && !passes(strict: strict) { verdict += "; " + paint("FAILS --strict", "1;31") + " (warnings count as errors)" }
         var lines = ["\(file): \(verdict)"]
         for i in errors + warnings {
             let label = i.severity == .error ? paint("error", "31") : paint("warning", "33")

@@ -55,6 +55,21 @@ public enum CoverageRule: String, CaseIterable, Sendable, Codable {
     }
 }
 
+extension CoverageRule {
+    /// Why `coverage fix` (which repairs only what keeps the covered area) or `make` (which
+    /// covers what it is given) leaves a finding of this rule as it is; nil for the rules they
+    /// repair or refuse.
+    public var whyLeftAsItIs: String? {
+        switch self {
+        case .selfIntersection: "untangling a ring that crosses itself changes the area it covers, and only you know which part was meant"
+        case .pointCount: "dropping points changes the area covered"
+        case .overlap: "merging overlapping polygons changes their outlines"
+        case .area: "only you can say which smaller region to cover"
+        default: nil
+        }
+    }
+}
+
 /// One finding: a rule broken at a place, with the polygon, ring and position involved
 /// (0-based, as in the JSON arrays).
 public struct CoverageIssue: Sendable, Hashable {

@@ -37,24 +37,25 @@ public enum OGRFormats {
         GDALGetMetadataItem(driver, key, nil).map { String(cString: $0) }
     }
 
-    /// The driver called `name` (short name, any case, or a common alias such as "shp"), or
-    /// the one whose extension `path` has.
+    /// The driver called `name` (its short name in any case, or one of `CommonGDALFormat`'s
+    /// names such as "shp"), or for `path` the common format its extension means. Never the
+    /// first driver that happens to declare an extension: "xml" is PDS4's, GML's and others'.
     public static func driver(named name: String?, path: String?) throws -> Driver {
         let all = drivers
         if let name {
-            let wanted = name.lowercased()
-            let aliases = ["shp": "esri shapefile", "shapefile": "esri shapefile", "fgb": "flatgeobuf", "gpkg": "gpkg", "gdb": "openfilegdb"]
-            if let driver = all.first(where: { $0.name.lowercased() == (aliases[wanted] ?? wanted) }) { return driver }
-            if let driver = all.first(where: { $0.extensions.contains(wanted) }) { return driver }
-            throw MeridianError(.usage, "neither Meridian nor GDAL \(GDALLibraryVersion.release) knows the format \"\(name)\"",
-                                hint: "`meridian formats` lists them all")
+            let wanted = (CommonGDALFormat.named(name)?.driver ?? name).lowercased()
+            if let driver = all.first(where: { $0.name.lowercased() == wanted }) { return driver }
+            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: "neither Meridian nor GDAL \(GDALLibraryVersion.release) knows it: `meridian formats` lists them all")
         }
-        if let path, let ext = fileExtension(path) {
-            // Shapefile first for .shp (other drivers list it too).
-            let matches = all.filter { $0.extensions.contains(ext) }
-            if let driver = matches.first(where: { $0.name == "ESRI Shapefile" }) ?? matches.first { return driver }
+        if let path, let common = CommonGDALFormat.forPath(path), let driver = all.first(where: { $0.name == common.driver }) {
+            return driver
         }
         throw MeridianError(.usage, "cannot tell the format of \"\(path ?? "the output")\"", hint: "name it with --to (`meridian formats` lists them)")
+    }
+
+    /// The drivers that write files with this extension (for a hint when it is not a common one).
+    public static func writers(forExtension ext: String) -> [Driver] {
+        drivers.filter { $0.canWrite && $0.extensions.contains(ext.lowercased()) }
     }
 }
 

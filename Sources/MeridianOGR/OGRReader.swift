@@ -16,11 +16,14 @@ public final class OGRReader: FeatureReader {
     private var transform: OGRCoordinateTransformationH?
     private let wgs84: OGRSpatialReferenceH
 
-    /// `name` stands for `path` in messages (`<stdin>` for standard input's copy).
-    public init(path: String, name displayName: String? = nil, layer: String? = nil) throws {
+    /// `name` stands for `path` in messages (`<stdin>` for standard input's copy); `driver`,
+    /// when given, is the only driver tried (`--from`), else GDAL recognises the content.
+    public init(path: String, name displayName: String? = nil, layer: String? = nil, driver: String? = nil) throws {
         _ = OGRFormats.registered
         self.name = displayName ?? path
-        guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), nil, nil, nil) else {
+        let allowed = driver.map { CSLAddString(nil, $0) } ?? nil
+        defer { CSLDestroy(allowed) }
+        guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), allowed.map { UnsafePointer(OpaquePointer($0)) }, nil, nil) else {
             // A file that is there and readable holds data GDAL does not understand.
             throw MeridianError(access(path, R_OK) == 0 ? .badInput : .inputUnavailable,
                                 gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: self.name))

@@ -15,13 +15,14 @@ struct MeridianGDAL: ParsableCommand {
             73 cannot create output, 74 I/O error.
             """,
         version: "meridian-gdal \(versionString) (GDAL \(GDALLibrary.version))",
-        subcommands: [Tile.self, Formats.self, OGRRead.self, OGRWrite.self]
+        subcommands: [Tile.self, Formats.self, OGRRead.self, OGRWrite.self, OGRDriverLookup.self]
     )
 
     static let versionString = "0.1.0"
 
-    /// The entry point: arguments parsed with negative numbers taken as values (`--gcp`, boxes).
+    /// The entry point: arguments parsed with negative numbers taken as values (`--gcp`,
+    /// boxes), and a mistyped word gets a suggestion.
     static func main() {
-        main(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: MeridianGDAL.self))
+        mainSuggestingCorrections(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: MeridianGDAL.self))
     }
 }

@@ -22,7 +22,8 @@ struct Formats: ParsableCommand {
             let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
             out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
         }
-        out.write("\nGDAL \(GDALLibraryVersion.release)'s vector drivers, through meridian-gdal:\n")
+        out.write("\nGDAL \(GDALLibraryVersion.release)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
+        out.write("by extension only \(CommonGDALFormat.extensionList)):\n")
         for driver in OGRFormats.drivers {
             let modes = driver.canWrite ? "read, write" : "read"
             let extensions = driver.extensions.isEmpty ? "" : "." + driver.extensions.joined(separator: " .")
@@ -37,6 +38,7 @@ struct Formats: ParsableCommand {
 struct OGRRead: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ogr-read", shouldDisplay: false)
 
+    /// The only driver to try (`--from`); without it GDAL recognises the content.
     @Option(name: .customLong("from")) var format: String?
     @Option var layer: String?
     /// What messages call the input (`<stdin>` when it is standard input's copy).
@@ -45,7 +47,8 @@ struct OGRRead: ParsableCommand {
 
     func run() throws {
         try Reporter().run {
-            let reader = try OGRReader(path: input, name: name, layer: layer)
+            let driver = try format.map(vectorDriver(named:))
+            let reader = try OGRReader(path: input, name: name, layer: layer, driver: driver?.name)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
             try out.flush()
@@ -64,12 +67,55 @@ struct OGRWrite: ParsableCommand {
 
     func run() throws {
         try Reporter().run {
-            let driver = try OGRFormats.driver(named: format, path: output)
+            let driver = try format.map(vectorDriver(named:)) ?? OGRFormats.driver(named: nil, path: output)
             let source = try FeatureInput(path: input, format: "geojsonseq")
             let writer = try OGRWriter(driver: driver, path: output)
             try copyFeatures(from: source.reader, to: writer)
             try writer.commit()
         }
+    }
+}
+
+/// `meridian-gdal ogr-driver NAME`: the GDAL driver a format name on `meridian`'s command line
+/// means (its short name, then its extensions, one line each), or the usage error naming the
+/// nearest formats. `meridian` asks before any work when `--from` or `--to` names a format it
+/// does not know, so a mistyped name fails at once. With `--extension EXT`: the drivers that
+/// write EXT, one a line, for the hint when an output's extension is not a common one.
+struct OGRDriverLookup: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "ogr-driver", shouldDisplay: false)
+
+    @Argument var name: String?
+    @Option(name: .customLong("extension")) var fileExtension: String?
+
+    func run() throws {
+        try Reporter().run {
+            let out = OutputSink.standardOutput()
+            if let fileExtension {
+                for driver in OGRFormats.writers(forExtension: fileExtension) { out.write(driver.name + "\n") }
+            }
+            if let name {
+                let driver = try vectorDriver(named: name)
+                out.write("\(driver.name)\n\(driver.extensions.joined(separator: " "))\n")
+            }
+            try out.flush()
+        }
+    }
+}
+
+/// The GDAL driver `name` means; an unknown name is a usage error with the nearest names
+/// Meridian and GDAL know, or, for an extension, the drivers that write it.
+func vectorDriver(named name: String) throws -> OGRFormats.Driver {
+    do {
+        return try OGRFormats.driver(named: name, path: nil)
+    } catch var error as MeridianError {
+        let writers = OGRFormats.writers(forExtension: name).map(\.name)
+        let known = FormatRegistry.standard.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names + OGRFormats.drivers.map(\.name)
+        if !writers.isEmpty {
+            error.hint = "GDAL writes .\(name.lowercased()) as \(listed(writers)): name one of them (`meridian formats` lists every format)"
+        } else if let near = Suggestions.closest(to: name, among: known) {
+            error.hint = "did you mean '\(near)'? (`meridian formats` lists every format)"
+        }
+        throw error
     }
 }
 

@@ -11,7 +11,8 @@ struct Clip: ParsableCommand {
             leaves and comes back becoming several. Tiles and map rects are clipped in MapKit's \
             map points, a --bbox in degrees. With a tile, --buffer grows the rectangle by screen \
             points at the tile's zoom, and --line-width auto by MapKit's road width there, as \
-            Apple's Breadcrumb sample does so lines drawn at a tile's edge are not cut short.
+            Apple's Breadcrumb sample does so lines drawn at a tile's edge are not cut short. \
+            Features outside the rectangle (or without geometry) are left out and counted on stderr.
 
             Examples:
               meridian clip countries.geojson --tile 3/4/2 -o tile.geojson
@@ -63,6 +64,18 @@ struct Clip: ParsableCommand {
 
     func run() throws {
         let clipper = try clipper()
-        try runGeometryPipeline(input: input, output: output, reporting: reporting) { clipper.clip($0) }
+        let counts = try runGeometryPipeline(input: input, output: output, reporting: reporting, droppingFeaturesWithoutGeometry: true) {
+            clipper.clip($0)
+        }
+        // Features left out are said, as simplify says what it drops: an empty result is then no mystery.
+        let reporter = reporting.reporter
+        if counts.dropped > 0 {
+            let one = counts.dropped == 1
+            reporter.report(Diagnostic(.note, "\(counts.dropped) of \(counts.read) features \(one ? "lies" : "lie") outside the rectangle and \(one ? "was" : "were") left out"))
+        }
+        if counts.droppedWithoutGeometry > 0 {
+            let one = counts.droppedWithoutGeometry == 1
+            reporter.report(Diagnostic(.note, "\(counts.droppedWithoutGeometry) of \(counts.read) features \(one ? "has" : "have") no geometry and \(one ? "was" : "were") left out"))
+        }
     }
 }

@@ -30,7 +30,9 @@ struct CoverageValidate: ParsableCommand {
             Warnings: \(CoverageRule.allCases.filter { $0.severity == .warning }.map(\.id).joined(separator: ", ")).
             Polygon, ring and position numbers count from 1 in the text report and from 0 in JSON.
             Exit status: 0 when every file is valid (warnings allowed), 1 when any has an error \
-            (or, with --strict, a warning).
+            (or, with --strict, a warning). The JSON report's "valid" is App Store Connect's \
+            verdict and "passes" the check's as run (false on a warning with --strict), as the \
+            exit status says.
 
             Example:
               meridian coverage validate RoutingAppCoverage.geojson --format json
@@ -64,15 +66,14 @@ struct CoverageValidate: ParsableCommand {
         let out = OutputSink.standardOutput()
         switch format {
         case .json:
-            let values = reports.map(\.jsonValue)
+            let values = reports.map { $0.jsonValue(strict: strict) }
             writeJSON(values.count == 1 ? values[0] : .array(values), to: out)
         case .text:
             let colour = isatty(STDOUT_FILENO) == 1
-            for report in reports { out.write(report.text(colour: colour)) }
+            for report in reports { out.write(report.text(colour: colour, strict: strict)) }
         }
         try out.flush()
-        let failed = reports.contains { !$0.isValid || (strict && !$0.warnings.isEmpty) }
-        if failed { throw ExitCode(1) }
+        if reports.contains(where: { !$0.passes(strict: strict) }) { throw ExitCode(1) }
     }
 }
 
@@ -165,7 +166,12 @@ struct CoverageFix: ParsableCommand {
             comments, closes rings, drops repeated points and altitudes, rounds to 6 decimals, cuts \
             polygons at the antimeridian and makes outer rings counter-clockwise. Refuses (exit 65) \
             what would change the covered area: holes, more than 20 polygons, broken positions; \
-            'meridian coverage make' builds a valid file from any polygons instead.
+            'meridian coverage make' builds a valid file from any polygons instead. What it writes \
+            but cannot repair (a ring that crosses itself, overlapping polygons, more than 20 \
+            points) is listed with the reason.
+
+            Exit status: 0 when the file written passes 'validate --strict', 1 when it is written \
+            but still does not (each remaining issue listed), 65 when nothing is written.
 
             Example:
               meridian coverage fix RoutingAppCoverage.json -o RoutingAppCoverage.geojson
@@ -183,12 +189,18 @@ struct CoverageFix: ParsableCommand {
 
     func run() throws {
         let reporter = reporting.reporter
+        var passes = true
         try reporter.run {
             let result = try CoverageFixer().fix(path: file)
             try writeCoverage(result.coverage, to: output)
-            let summary = result.changes.isEmpty ? "nothing to change" : result.changes.joined(separator: "; ")
+            passes = result.passes
+            let summary = !result.changes.isEmpty ? result.changes.joined(separator: "; ")
+                : result.passes ? "nothing to change" : "nothing it can repair safely"
             if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
+            reportRemaining(result.remaining, in: output, reporter: reporter,
+                            hint: "meridian coverage make \(file) builds polygons that pass validate --strict, covering at least the same area")
         }
+        if !passes { throw ExitCode(1) }
     }
 }
 
@@ -200,7 +212,8 @@ struct CoverageMake: ParsableCommand {
             Every input point stays covered: outlines are simplified outward only (convex hulls, \
             corners cut outward), nearby parts are merged when there are more than --max-polygons, \
             and polygons are cut at the antimeridian. Reports the area covered and how much the \
-            input's polygons grew.
+            input's polygons grew. Exit status 1 when the file written still does not pass \
+            'validate --strict' (asked to cover nearly the whole world), the reason listed.
 
             Examples:
               meridian coverage make service-area.kml -o RoutingAppCoverage.geojson
@@ -233,6 +246,7 @@ struct CoverageMake: ParsableCommand {
     }
 
     func run() throws {
+        var passes = true
         try reporting.reporter.run {
             var maker = CoverageMaker()
             maker.maximumPolygons = maxPolygons
@@ -245,6 +259,7 @@ struct CoverageMake: ParsableCommand {
                 result = try maker.make(path: input, bufferKilometres: bufferKm)
             }
             try writeCoverage(result.coverage, to: output)
+            passes = result.passes
             if !reporting.quiet {
                 let km2 = { (m2: Double) -> String in
                     let value = m2 / 1e6
@@ -254,7 +269,9 @@ struct CoverageMake: ParsableCommand {
                 if result.inputArea > 0 { line += ", \(km2(result.coverageArea - result.inputArea)) km² more than the input's polygons" }
                 Reporter.printError(line)
             }
+            reportRemaining(result.remaining, in: output, reporter: reporting.reporter, hint: "give a smaller region (an input or --bbox)")
         }
+        if !passes { throw ExitCode(1) }
     }
 }
 
@@ -262,5 +279,19 @@ struct CoverageMake: ParsableCommand {
 /// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
 func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {
     let target = try OutputTarget.open(output)
-    try target.commit { try writeGeoJSONGeometry(.multiPolygon(coverage), to: target.sink, options: WriteOptions(precision: 6, pretty: true)) }
+    try target.commit { try CoverageFile.write(coverage, to: target.sink) }
+}
+
+/// What `validate --strict` still finds in a file `fix` or `make` wrote, each issue with the
+/// written file's place and why it was left, then that the file fails (the exit status is 1).
+func reportRemaining(_ issues: [CoverageIssue], in output: String?, reporter: Reporter, hint: String) {
+    guard !issues.isEmpty else { return }
+    let written = output ?? "<stdout>"
+    for issue in issues {
+        let whereText = issue.whereText.map { "\($0): " } ?? ""
+        let why = issue.rule.whyLeftAsItIs.map { ": \($0)" } ?? ""
+        reporter.report(Diagnostic(.warning, "\(whereText)\(issue.message); left as it is\(why)",
+                                   at: SourceLocation(file: written, line: issue.line, column: issue.column), hint: hint))
+    }
+    reporter.report(Diagnostic(.note, "\(written) still fails 'meridian coverage validate --strict' (exit status 1)"))
 }

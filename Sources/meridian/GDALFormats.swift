@@ -12,30 +12,90 @@ import MeridianGeometry
 ///   commit, runs `meridian-gdal ogr-write`, which writes the file(s) out of sight and moves them
 ///   into place, so nothing partial is ever visible.
 ///
-/// Any name or extension Meridian does not know is tried this way; `meridian-gdal` says (exit
-/// 64) when GDAL does not know it either.
+/// Which driver: a name (`--from`, `--to`) is a driver's, checked at once by `meridian-gdal
+/// ogr-driver` unless it is one of `CommonGDALFormat`'s (so a mistyped name fails before any
+/// work, with the nearest names); an output's extension must be a common format's, any other
+/// is a usage error asking for `--to`; an input with a common format's extension is read by
+/// that driver, one with another extension by whichever driver recognises its content.
 enum GDALFormats {
-    static func format(name: String?, path: String?) -> FeatureFormat? {
-        guard let id = name?.lowercased() ?? path.flatMap(fileExtension), !id.isEmpty else { return nil }
+    static func format(_ query: FormatQuery) throws -> FeatureFormat? {
+        switch query {
+        case .name(let name):
+            if let common = CommonGDALFormat.named(name) { return format(driver: common.driver, extensions: common.extensions) }
+            let (driver, extensions) = try lookUpDriver(named: name)
+            return format(driver: driver, extensions: extensions)
+        case .inputPath(let path):
+            guard let ext = fileExtension(path) else { return nil }
+            return format(driver: CommonGDALFormat.forPath(path)?.driver, extensions: [ext])
+        case .outputPath(let path):
+            if let common = CommonGDALFormat.forPath(path) { return format(driver: common.driver, extensions: common.extensions) }
+            throw unchosenOutputFormat(path)
+        }
+    }
+
+    /// A GDAL format: `driver` writes it and is the only one tried to read it; nil reads
+    /// whatever GDAL recognises (and cannot write).
+    static func format(driver: String?, extensions: [String]) -> FeatureFormat {
+        var writer: (@Sendable (String, WriteOptions) throws -> any PathFeatureWriter)?
+        if let driver {
+            writer = { path, options in try ChildFeatureWriter(driver: driver, path: path, options: options) }
+        }
         return FeatureFormat(
-            id: id, displayName: "\(id) (through GDAL)", extensions: [],
+            id: driver ?? "gdal", displayName: driver.map { "\($0) (through GDAL)" } ?? "a GDAL format", extensions: extensions,
             reader: { input, _ in
-                if let path = input.regularFilePath { return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path) }
+                let from = driver.map { ["--from", $0] } ?? []
+                if let path = input.regularFilePath { return try ChildFeatureReader(["ogr-read"] + from + [path], name: path) }
                 // GDAL's drivers read files by path, most with random access: standard input or
                 // a pipe is set aside first (named with the format's extension, which some drivers check),
                 // and kept while the child reads it.
-                let suffix = id.allSatisfy { $0.isLetter || $0.isNumber } ? ".\(id)" : ""
+                let suffix = extensions.first.map { ".\($0)" } ?? ""
                 let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)
-                return try ChildFeatureReader(["ogr-read", "--from", id, "--name", input.name, scratch.path], name: input.name, keeping: scratch)
+                return try ChildFeatureReader(["ogr-read"] + from + ["--name", input.name, scratch.path], name: input.name, keeping: scratch)
             },
-            pathWriter: { path, options in try ChildFeatureWriter(format: id, path: path, options: options) }
+            pathWriter: writer
         )
+    }
+
+    /// The driver `name` means and its extensions, as `meridian-gdal ogr-driver` says; when
+    /// GDAL knows no such format, the child has said so (with the nearest names) and its exit
+    /// code is thrown.
+    static func lookUpDriver(named name: String) throws -> (driver: String, extensions: [String]) {
+        guard GDALForwarding.helperPath() != nil else {
+            let near = Suggestions.closest(to: name, among: FormatRegistry.standard.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names)
+            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: near.map { "did you mean '\($0)'?" }
+                                ?? GDALForwarding.helperMissing("reading and writing GDAL's formats").message)
+        }
+        let lines = try gdalHelperOutput(["ogr-driver", name])
+        guard let driver = lines.first else { throw MeridianError(.usage, "unknown format \"\(name)\"") }
+        return (driver, lines.dropFirst().first?.split(separator: " ").map(String.init) ?? [])
+    }
+
+    /// `-o out.xml`: an extension that is not a common GDAL format's is not guessed. The hint
+    /// names the drivers that write it, asked of `meridian-gdal` (this is the error path only).
+    static func unchosenOutputFormat(_ path: String) -> MeridianError {
+        let ext = fileExtension(path) ?? ""
+        let asked = !ext.isEmpty && GDALForwarding.helperPath() != nil
+        let writers = asked ? ((try? gdalHelperOutput(["ogr-driver", "--extension", ext])) ?? []) : []
+        var hint = "name the format with --to"
+        if !writers.isEmpty { hint += ": GDAL writes .\(ext) as \(listed(writers))" }
+        hint += " (Meridian picks a GDAL format by extension only for \(CommonGDALFormat.extensionList); `meridian formats` lists them all)"
+        return MeridianError(.usage, "cannot tell the output format from \"\(path)\"", hint: hint)
     }
 }
 
 extension FormatRegistry {
     /// Meridian's own formats, then GDAL's through `meridian-gdal`.
     static let commandLine = FormatRegistry.standard.adding(fallback: GDALFormats.format)
+}
+
+/// The lines `meridian-gdal ARGUMENTS` prints; its own error (already printed) becomes its exit code.
+func gdalHelperOutput(_ arguments: [String]) throws -> [String] {
+    let pipe = Pipe()
+    let process = try runGDALHelper(arguments, standardOutput: pipe)
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
 }
 
 /// `meridian-gdal` run with its standard output on a pipe.
@@ -90,12 +150,12 @@ final class ChildFeatureReader: FeatureReader {
 
 /// Features set aside, then written by `meridian-gdal ogr-write` on commit.
 final class ChildFeatureWriter: PathFeatureWriter {
-    private let format: String
+    private let driver: String
     private let path: String
     private let spill: FeatureSpill
 
-    init(format: String, path: String, options: WriteOptions) throws {
-        self.format = format
+    init(driver: String, path: String, options: WriteOptions) throws {
+        self.driver = driver
         self.path = path
         spill = try FeatureSpill("gdal-output")
     }
@@ -106,7 +166,7 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let process = try runGDALHelper(["ogr-write", "--to", format, "-o", path, spill.path])
+        let process = try runGDALHelper(["ogr-write", "--to", driver, "-o", path, spill.path])
         process.waitUntilExit()
         if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
     }

@@ -69,11 +69,11 @@ enum GDALForwarding {
 
 extension Meridian {
     /// The entry point: GDAL-backed subcommands go to `meridian-gdal` before parsing (which
-    /// protects their negative numbers itself), the others are parsed with negative numbers
-    /// taken as values.
+    /// does the same itself); the others are parsed with negative numbers taken as values,
+    /// and a mistyped word gets a suggestion.
     static func main() {
         GDALForwarding.forwardIfNeeded()
-        main(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: Meridian.self))
+        mainSuggestingCorrections(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: Meridian.self))
     }
 }
 

@@ -30,7 +30,7 @@ struct InputOptions: ParsableArguments {
 /// Where and how a subcommand writes: a path or stdout, exact or rounded, compact or indented.
 struct OutputFileOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "The output file, written atomically; '-' or nothing writes standard output.", valueName: "path"))
+        "The output file, written atomically; '-' or nothing writes standard output (never PNG or KMZ bytes to a terminal).", valueName: "path"))
     var output: String?
 
     @Option(help: ArgumentHelp("Round coordinates to this many decimal places (default: exact).", valueName: "digits"))
@@ -134,7 +134,10 @@ struct OutputOptions: ParsableArguments {
 
 enum Formats {
     static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
-    static var writable: String { FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
+    static var writable: String {
+        FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
+            + ", or any GDAL vector driver's name (meridian formats); an extension picks a GDAL format only for \(CommonGDALFormat.extensionList)"
+    }
 }
 
 /// How a subcommand reports: warnings on stderr unless --quiet.
@@ -189,16 +192,39 @@ func runPipeline(input: InputOptions, output: OutputOptions, reporting: Reportin
     }
 }
 
-/// A pipeline that changes each feature's geometry; a nil geometry drops the feature.
+/// What a geometry pipeline did with the features it read.
+struct FeatureCounts {
+    var read = 0
+    /// Features whose geometry `change` dropped (nothing of it was left).
+    var dropped = 0
+    /// Features that had no geometry and were left out.
+    var droppedWithoutGeometry = 0
+}
+
+/// A pipeline that changes each feature's geometry; a nil result drops the feature. A feature
+/// without geometry is passed on as it is, or, with `droppingFeaturesWithoutGeometry` (a clip:
+/// it has no place inside), left out. Returns the counts, for the subcommand to report.
+@discardableResult
 func runGeometryPipeline(input: InputOptions, output: OutputOptions, reporting: ReportingOptions,
-                         _ change: @escaping (Geometry) -> Geometry?) throws {
+                         droppingFeaturesWithoutGeometry: Bool = false,
+                         _ change: @escaping (Geometry) -> Geometry?) throws -> FeatureCounts {
+    var counts = FeatureCounts()
     try runPipeline(input: input, output: output, reporting: reporting) { source, destination, progress in
         try copyFeatures(from: source.reader, to: destination.writer, progress: progress.update, transform: { feature in
-            guard let geometry = feature.geometry, let changed = change(geometry) else { return nil }
+            counts.read += 1
+            guard let geometry = feature.geometry else {
+                if droppingFeaturesWithoutGeometry { counts.droppedWithoutGeometry += 1 }
+                return droppingFeaturesWithoutGeometry ? nil : feature
+            }
+            guard let changed = change(geometry) else {
+                counts.dropped += 1
+                return nil
+            }
             var feature = feature
             feature.geometry = changed
             feature.bbox = nil
             return feature
         })
     }
+    return counts
 }

@@ -71,3 +71,21 @@ func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
 func contents(of folder: URL) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
 }
+
+/// Runs `meridian` with its standard output on a pseudo-terminal, as when a person runs it
+/// without redirecting: util-linux's `script` (Debian's essential bsdutils) gives the command a
+/// terminal and copies what reaches it to `stdout`; the command's stderr goes to a file. The
+/// same wrapping first checks that a command run so sees a terminal (`test -t 1`), so a test
+/// built on it cannot pass without one.
+func meridianOnTerminal(_ arguments: [String]) throws -> RunResult {
+    func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    let probe = try run("script", ["-qec", "test -t 1", "/dev/null"])
+    try #require(probe.status == 0, "script gives no terminal: \(probe.stderr)")
+    return try withTemporaryFolder { folder in
+        let errors = folder.appendingPathComponent("stderr").path
+        let command = ([meridianBinary] + arguments).map(quoted).joined(separator: " ") + " 2>" + quoted(errors)
+        let terminal = try run("script", ["-qec", command, "/dev/null"])
+        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        return RunResult(status: terminal.status, stdout: terminal.stdout, stderr: stderr, stdoutData: terminal.stdoutData)
+    }
+}

@@ -27,6 +27,27 @@ import Testing
         #expect(try meridian(["coverage", "validate", "--strict", fixture("coverage/cases/clockwise.geojson")]).status == 1)
     }
 
+    /// The reports say what the exit status says: `--strict --format json` printed
+    /// `"valid": true` and nothing else while exiting 1 on a warning.
+    @Test func reportsAgreeWithTheExitStatus() throws {
+        let file = fixture("coverage/cases/clockwise.geojson")
+        for strict in [false, true] {
+            let json = try meridian(["coverage", "validate", "--format", "json", file] + (strict ? ["--strict"] : []))
+            #expect(json.status == (strict ? 1 : 0))
+            let report = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
+            #expect(report["valid"] as? Bool == true, "App Store Connect accepts it either way")
+            #expect(report["passes"] as? Bool == !strict, "\(json.stdout)")
+            #expect(report["strict"] as? Bool == strict)
+
+            let text = try meridian(["coverage", "validate", file] + (strict ? ["--strict"] : []))
+            #expect(text.status == (strict ? 1 : 0))
+            #expect(text.stdout.contains("FAILS --strict") == strict, "\(text.stdout)")
+        }
+        let clean = try meridian(["coverage", "validate", "--strict", "--format", "json", fixture("coverage/cases/bay-area.geojson")])
+        #expect(clean.status == 0)
+        #expect(clean.stdout.contains("\"passes\": true"))
+    }
+
     @Test func validateReadsStandardInput() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: fixture("coverage/cases/comment.geojson")))
         let run = try meridian(["coverage", "validate"], stdin: data)
@@ -70,6 +91,26 @@ import Testing
         }
     }
 
+    /// A ring that crosses itself used to bring "nothing to change" and exit 0, though the file
+    /// still failed validate --strict: now the reason, a pointer to make, and exit 1.
+    @Test func fixSaysWhatItCannotRepair() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("fixed.geojson").path
+            let bowtie = fixture("coverage/cases/bowtie.geojson")
+            let run = try meridian(["coverage", "fix", bowtie, "-o", out])
+            #expect(run.status == 1, "\(run.stderr)")
+            #expect(!run.stderr.contains("nothing to change"))
+            #expect(run.stderr.contains("left as it is: untangling a ring"), "\(run.stderr)")
+            #expect(run.stderr.contains("meridian coverage make"))
+            #expect(FileManager.default.fileExists(atPath: out), "the safe repairs are written")
+            #expect(try meridian(["coverage", "validate", "--strict", out]).status == 1)
+
+            let made = folder.appendingPathComponent("made.geojson").path
+            #expect(try meridian(["coverage", "make", bowtie, "-o", made]).status == 0)
+            #expect(try meridian(["coverage", "validate", "--strict", made]).status == 0)
+        }
+    }
+
     @Test func fixRefusesHolesWithExit65() throws {
         try withTemporaryFolder { folder in
             let out = folder.appendingPathComponent("fixed.geojson").path
@@ -99,6 +140,13 @@ import Testing
             let box = folder.appendingPathComponent("box.geojson").path
             #expect(try meridian(["coverage", "make", "--bbox", "-122.6,37.2,-121.6,38.1", "-o", box]).status == 0)
             #expect(try meridian(["coverage", "test", box, "--from", "37.33,-121.88", "--to", "37.77,-122.41"]).status == 0)
+
+            // Asked for the whole world, it makes it, but does not claim it passes.
+            let world = folder.appendingPathComponent("world.geojson").path
+            let asked = try meridian(["coverage", "make", "--bbox", "-180,-85,180,85", "-o", world])
+            #expect(asked.status == 1, "\(asked.stderr)")
+            #expect(asked.stderr.contains("validate --strict"))
+            #expect(try meridian(["coverage", "validate", "--strict", world]).status == 1)
         }
     }
 }

@@ -228,6 +228,54 @@ import Testing
     }
 }
 
+/// Which GDAL driver: never guessed from an extension other drivers share, never a mistyped name.
+@Suite struct GDALFormatChoiceTests {
+    static let countries = fixture("geojson/ne_10m_countries_sample.geojson")
+
+    /// `-o out.xml` wrote NASA PDS4 (the first driver declaring .xml) and an `out/` folder.
+    @Test func anUnusualExtensionNeedsTo() throws {
+        try withTemporaryFolder { folder in
+            let xml = folder.appendingPathComponent("out.xml").path
+            let guessed = try meridian(["convert", Self.countries, "-o", xml])
+            #expect(guessed.status == 64)
+            #expect(guessed.stderr.contains("--to") && guessed.stderr.contains("GML"), "\(guessed.stderr)")
+            #expect(contents(of: folder).isEmpty)
+            // Named, it is written; a common extension needs no name.
+            let named = try meridian(["convert", Self.countries, "--to", "GML", "-o", xml])
+            #expect(named.status == 0, "\(named.stderr)")
+            let gml = try meridian(["convert", Self.countries, "-o", folder.appendingPathComponent("out.gml").path])
+            #expect(gml.status == 0, "\(gml.stderr)")
+            #expect(try meridian(["info", folder.appendingPathComponent("out.gml").path]).stdout.contains("features:   31"))
+        }
+    }
+
+    @Test func aMistypedFormatNameIsNamed() throws {
+        try withTemporaryFolder { folder in
+            let toStdout = try meridian(["convert", Self.countries, "--to", "geojsn"])
+            #expect(toStdout.status == 64)
+            #expect(toStdout.stderr.contains("unknown format") && toStdout.stderr.contains("did you mean 'geojson'?"), "\(toStdout.stderr)")
+            let toFile = try meridian(["convert", Self.countries, "--to", "geojsn", "-o", folder.appendingPathComponent("x.geojson").path])
+            #expect(toFile.status == 64)
+            #expect(toFile.stderr.contains("did you mean 'geojson'?"), "\(toFile.stderr)")
+            #expect(contents(of: folder).isEmpty)
+            let from = try meridian(["info", "--from", "geojsn", Self.countries])
+            #expect(from.status == 64)
+            #expect(from.stderr.contains("did you mean 'geojson'?"), "\(from.stderr)")
+        }
+    }
+
+    /// `--from` names the only driver tried: it used to be ignored, GDAL reading whatever it recognised.
+    @Test func fromNamesTheDriver() throws {
+        try withTemporaryFolder { folder in
+            let gpkg = folder.appendingPathComponent("countries.gpkg").path
+            let written = try meridian(["convert", Self.countries, "-o", gpkg])
+            #expect(written.status == 0, "\(written.stderr)")
+            #expect(try meridian(["info", "--from", "gpkg", gpkg]).status == 0)
+            #expect(try meridian(["info", "--from", "fgb", gpkg]).status == 65)
+        }
+    }
+}
+
 @Suite struct RenderBasemapTests {
     /// A chart tiled by `meridian tile`, as a folder and as MBTiles, under the same route: the
     /// two pictures are the same, and the chart is in them.

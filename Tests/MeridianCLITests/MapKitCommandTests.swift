@@ -52,6 +52,25 @@ import Testing
         #expect(try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson")]).status == 64)
     }
 
+    /// Zoomed out, 12 of the 31 sample countries vanish whole: that is said, not only the rings;
+    /// --keep-small keeps all 31.
+    @Test func reportsDroppedFeaturesAndKeepsThemOnRequest() throws {
+        let file = fixture("geojson/ne_10m_countries_sample.geojson")
+        for extra in [[], ["--keep-topology"]] {
+            let plain = try meridian(["simplify", file, "--zoom-level", "6"] + extra)
+            #expect(plain.status == 0)
+            #expect(plain.stderr.contains("12 of 31 features were dropped whole"), "\(plain.stderr)")
+            #expect(plain.stderr.contains("--keep-small"))
+            let kept = try meridian(["simplify", file, "--zoom-level", "6", "--keep-small"] + extra)
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(!kept.stderr.contains("dropped whole"), "\(kept.stderr)")
+            #expect(kept.stdout.components(separatedBy: "\"type\":\"Feature\"").count - 1 == 31)
+        }
+        // A feature without geometry has nothing to simplify: it stays (it used to vanish).
+        let bare = try meridian(["simplify", "--zoom-level", "6"], stdin: Data(#"{"type":"Feature","properties":{"a":1},"geometry":null}"#.utf8))
+        #expect(bare.stdout.contains(#""a":1"#))
+    }
+
     @Test func keepsTopologyOverTheWholeCollection() throws {
         let file = fixture("geojson/ne_10m_countries_sample.geojson")
         let plain = try meridian(["simplify", file, "--zoom-level", "6"])
@@ -84,6 +103,8 @@ import Testing
         #expect(rect.status == 0)
         let widened = try meridian(["clip", file, "--tile", "3/4/2", "--line-width", "auto"])
         #expect(widened.status == 0)
+        // What is left out is counted, as simplify counts what it drops.
+        #expect(europe.stderr.contains("26 of 31 features lie outside the rectangle"), "\(europe.stderr)")
         #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--tile", "1/0/0"]).status == 64)
         #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--buffer", "5"]).status == 64)
     }

@@ -33,6 +33,8 @@ import Testing
         (["geodesic", "--from", "0,0", "--to", "1,1", "--spacing-km", "-1"], "--spacing-km must be positive"),
         (["mapkit", "point", "1,1", "--zoom-level", "-3"], "--zoom-level must be between 0 and 30"),
         (["mapkit", "zoom", "--level", "-3"], "--level must be between 0 and 30"),
+        (["simplify", "--zoom-level", "-2"], "--zoom-level must be between 0 and 30"),
+        (["simplify", "--zoom-level", "3", "--tolerance", "-1"], "--tolerance must not be negative"),
         (["convert", "--precision", "-1"], "--precision must be between 0 and 17"),
         (["render", "--size", "-3x4"], "--size takes WIDTHxHEIGHT"),
         (["tile", "in.tif", "out", "--jobs", "-2"], "--jobs must be at least 1"),

@@ -29,6 +29,17 @@ import MeridianGeometry
         }
     }
 
+    /// What fix must leave (it would change the area) is reported, with the written file's places.
+    @Test func reportsWhatItCannotRepair() throws {
+        let bowtie = try CoverageFixer().fix(path: fixture("coverage/cases/bowtie.geojson"))
+        #expect(!bowtie.passes)
+        #expect(bowtie.remaining.map(\.rule) == [.selfIntersection])
+        #expect(bowtie.remaining.first?.line != nil)
+        #expect(CoverageRule.selfIntersection.whyLeftAsItIs != nil)
+        let clockwise = try CoverageFixer().fix(path: fixture("coverage/cases/clockwise.geojson"))
+        #expect(clockwise.passes, "\(clockwise.remaining)")
+    }
+
     @Test func cutsAtTheAntimeridianKeepingTheArea() throws {
         let result = try CoverageFixer().fix(path: fixture("coverage/cases/crosses-antimeridian.geojson"))
         #expect(result.coverage.polygons.count == 2)

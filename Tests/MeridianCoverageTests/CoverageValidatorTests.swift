@@ -110,7 +110,7 @@ func expectedVerdicts() -> [ExpectedVerdict] {
             """
         let overlap = CoverageValidator().validate(bytes: Array(overlapping.utf8), name: "o.geojson")
         #expect(overlap.issues.first { $0.rule == .overlap }?.point == Position(longitude: 2, latitude: 1))
-        let json = overlap.jsonValue.jsonText
+        let json = overlap.jsonValue().jsonText
         #expect(json.contains(#""point":[2.0,1.0]"#) || json.contains(#""point":[2,1]"#), "\(json)")
 
         let hole = try CoverageValidator().validate(path: fixture("coverage/cases/hole.geojson"))

@@ -107,6 +107,40 @@ let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent
         }
     }
 
+    /// A polygon smaller than the tolerance goes, and is counted; with keepSmall it stays as a
+    /// triangle of its own positions. A closed line shrinking to a point goes, or keeps two.
+    @Test func smallFeaturesAreCountedOrKept() throws {
+        let islet = Self.square.map { Position(longitude: 3 + $0.longitude * 1e-4, latitude: 3 + $0.latitude * 1e-4) }
+        var plain = GeometrySimplifier(tolerance: 100, method: .douglasPeucker)
+        #expect(plain.simplify(.polygon(Polygon([islet]))) == nil)
+        #expect(plain.droppedGeometries == 1 && plain.droppedRings == 1)
+
+        var small = GeometrySimplifier(tolerance: 100, method: .douglasPeucker, keepSmall: true)
+        guard case .polygon(let kept)? = small.simplify(.polygon(Polygon([islet]))) else {
+            Issue.record("the islet vanished")
+            return
+        }
+        #expect(kept.rings.count == 1 && kept.rings[0].count == 4 && kept.rings[0].first == kept.rings[0].last)
+        #expect(kept.rings[0].allSatisfy { p in islet.contains { $0.isIdentical(to: p) } })
+        #expect(Rings.signedArea(Rings.unwrapped(kept.rings[0])) != 0)
+        #expect(small.droppedGeometries == 0 && small.droppedRings == 0)
+
+        // A flat ring has no area to keep: it still goes.
+        let flat = [Position(longitude: 0, latitude: 0), Position(longitude: 1e-5, latitude: 0), Position(longitude: 2e-5, latitude: 0),
+                    Position(longitude: 0, latitude: 0)]
+        #expect(small.simplify(.polygon(Polygon([flat]))) == nil)
+
+        // A closed line within the tolerance of its start.
+        let loop = Self.square.map { Position(longitude: 3 + $0.longitude * 1e-5, latitude: 3 + $0.latitude * 1e-5) }
+        #expect(plain.simplify(.lineString(LineString(loop))) == nil)
+        #expect(plain.droppedLines == 1)
+        guard case .lineString(let line)? = small.simplify(.lineString(LineString(loop))) else {
+            Issue.record("the loop vanished")
+            return
+        }
+        #expect(line.coordinates.count == 2 && line.coordinates[0] != line.coordinates[1])
+    }
+
     @Test func keptPositionsAreTheInputsOwn() {
         let line = (0..<500).map { i in Position(longitude: Double(i) * 0.001, latitude: sin(Double(i) / 20) * 0.01) }
         var simplifier = GeometrySimplifier(tolerance: 50, method: .visvalingam)

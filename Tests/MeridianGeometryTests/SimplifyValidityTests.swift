@@ -119,6 +119,34 @@ enum NaturalEarth {
         try checkZoomLevels(try NaturalEarth.features(NaturalEarth.sample), keepTopology: true)
     }
 
+    /// Zoomed out, whole countries vanish (12 of the 31 at zoom 6); --keep-small keeps every
+    /// one as a valid polygon, GEOS says, its rings closed with four positions or more.
+    @Test(arguments: [false, true]) func keepSmallKeepsEveryCountryValid(keepTopology: Bool) throws {
+        let countries = try NaturalEarth.features(NaturalEarth.sample)
+        let inputValid = try countries.map { try $0.geometry.map(GEOS.isValid) ?? true }
+        for level in [0, 3, 6] {
+            let tolerance = 5 / ZoomScale.scale(forLevel: Double(level))
+            var plain = GeometrySimplifier(tolerance: tolerance, method: .douglasPeucker)
+            let vanished = (keepTopology ? alignedTopologyResults(countries, &plain) : countries.map { plain.simplify($0.geometry!) })
+                .filter { $0 == nil }.count
+            #expect(plain.droppedGeometries == vanished)
+            if level == 6 { #expect(vanished == 12, "the case must bite") }
+
+            var small = GeometrySimplifier(tolerance: tolerance, method: .douglasPeucker, keepSmall: true)
+            let outputs = keepTopology ? alignedTopologyResults(countries, &small) : countries.map { small.simplify($0.geometry!) }
+            #expect(small.droppedGeometries == 0)
+            for (index, (country, output)) in zip(countries, outputs).enumerated() {
+                let name = country.properties?["NAME"].map { "\($0)" } ?? "?"
+                let geometry = try #require(output, "z\(level): \(name) vanished with keepSmall")
+                for ring in geometry.paths where ring.isRing {
+                    #expect(ring.positions.count >= 4 && ring.positions.first == ring.positions.last, "z\(level): \(name)")
+                    #expect(Rings.signedArea(Rings.unwrapped(ring.positions)) != 0, "z\(level): \(name) has a flat ring")
+                }
+                if inputValid[index] { #expect(try GEOS.isValid(geometry), "z\(level): \(name) is invalid") }
+            }
+        }
+    }
+
     @Test(.enabled(if: NaturalEarth.sharedIsThere), .timeLimit(.minutes(10)))
     func allCountriesStayValidAtEveryZoom() throws {
         #expect(NaturalEarth.all.count == 250)

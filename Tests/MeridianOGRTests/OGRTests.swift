@@ -106,6 +106,10 @@ func withFolder<T>(_ body: (String) throws -> T) throws -> T {
         #expect(try OGRFormats.driver(named: nil, path: "/x/y.fgb").name == "FlatGeobuf")
         #expect(try OGRFormats.driver(named: nil, path: "/x/y.shp").name == "ESRI Shapefile")
         #expect(throws: MeridianError.self) { try OGRFormats.driver(named: "nosuchformat", path: nil) }
+        // An extension several drivers declare names none of them.
+        #expect(throws: MeridianError.self) { try OGRFormats.driver(named: nil, path: "/x/y.xml") }
+        #expect(throws: MeridianError.self) { try OGRFormats.driver(named: "xml", path: nil) }
+        #expect(OGRFormats.writers(forExtension: "xml").map(\.name).contains("GML"))
         #expect(OGRFormats.drivers.filter(\.canWrite).count > 20)
     }
 }

@@ -148,7 +148,7 @@ final class CairoCanvas: PictureCanvas {
 extension FeatureFormat {
     /// A PNG picture of the features (and an optional basemap), drawn with cairo.
     public static let png = FeatureFormat(
-        id: "png", displayName: "PNG picture", extensions: ["png"],
+        id: "png", displayName: "PNG picture", extensions: ["png"], isBinary: true,
         writer: { sink, options in try PictureWriter(canvas: CairoCanvas(sink: sink), options: options.picture) }
     )
 }

@@ -26,6 +26,8 @@ public struct FeatureFormat: Sendable, Hashable {
     public let aliases: [String]
     /// File extensions, lowercase, without the dot; the first is the one to suggest.
     public let extensions: [String]
+    /// Written as bytes that are not text (a PNG, a zip), which are never sent to a terminal.
+    public let isBinary: Bool
 
     let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
     let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
@@ -40,7 +42,7 @@ public struct FeatureFormat: Sendable, Hashable {
     /// Written to a path, never to standard output.
     public var writesFiles: Bool { makePathWriter != nil }
 
-    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String],
+    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
                 writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil,
@@ -49,6 +51,7 @@ public struct FeatureFormat: Sendable, Hashable {
         self.displayName = displayName
         self.aliases = aliases
         self.extensions = extensions
+        self.isBinary = isBinary
         self.sniff = sniff
         makeReader = reader
         makeWriter = writer
@@ -74,20 +77,28 @@ public struct FeatureFormat: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
+/// What a registry's fallback is asked for: a format by name (`--from`/`--to`), or the format
+/// of a path to read or to write, none of the registry's own formats having its extension.
+public enum FormatQuery: Sendable, Hashable {
+    case name(String)
+    case inputPath(String)
+    case outputPath(String)
+}
+
 /// The formats Meridian knows, and the rules that pick one for an input or output.
 public struct FormatRegistry: Sendable {
     public let formats: [FeatureFormat]
-    /// Asked for a format none of `formats` is: by name (`--from`/`--to`) or by a path's
-    /// extension. The command line answers with GDAL's formats, served by `meridian-gdal`.
-    public let fallback: (@Sendable (_ name: String?, _ path: String?) -> FeatureFormat?)?
+    /// Asked for a format none of `formats` is. The command line answers with GDAL's formats,
+    /// served by `meridian-gdal`; it throws when the query names nothing it can serve.
+    public let fallback: (@Sendable (FormatQuery) throws -> FeatureFormat?)?
 
-    public init(_ formats: [FeatureFormat], fallback: (@Sendable (_ name: String?, _ path: String?) -> FeatureFormat?)? = nil) {
+    public init(_ formats: [FeatureFormat], fallback: (@Sendable (FormatQuery) throws -> FeatureFormat?)? = nil) {
         self.formats = formats
         self.fallback = fallback
     }
 
     /// This registry, with `fallback` for the formats it does not know.
-    public func adding(fallback: @escaping @Sendable (_ name: String?, _ path: String?) -> FeatureFormat?) -> FormatRegistry {
+    public func adding(fallback: @escaping @Sendable (FormatQuery) throws -> FeatureFormat?) -> FormatRegistry {
         FormatRegistry(formats, fallback: fallback)
     }
 
@@ -100,15 +111,9 @@ public struct FormatRegistry: Sendable {
         if let format = formats.first(where: { $0.id == wanted || $0.aliases.contains(wanted) }) {
             return format
         }
-        if let format = fallback?(name, nil) { return format }
+        if let format = try fallback?(.name(name)) { return format }
         throw MeridianError(.usage, "unknown format \"\(name)\"",
                             hint: "known formats: \(formats.map(\.id).joined(separator: ", "))")
-    }
-
-    /// The format a path's extension names, if any (asking the fallback for extensions none
-    /// of `formats` has).
-    public func format(forPath path: String) -> FeatureFormat? {
-        knownFormat(forPath: path) ?? fallback?(nil, path)
     }
 
     /// The format among `formats` whose extension the path has.
@@ -132,7 +137,7 @@ public struct FormatRegistry: Sendable {
         if let path, let format = knownFormat(forPath: path), format.canRead { return format }
         if let format = try sniff(input) { return format }
         // Only then another tool's: a .shp or .gpkg, but not a .txt holding GeoJSON.
-        if let path, let format = fallback?(nil, path), format.canRead { return format }
+        if let path, let format = try fallback?(.inputPath(path)), format.canRead { return format }
         if try input.peek(1).isEmpty {
             throw MeridianError(.badInput, "the input is empty", at: SourceLocation(file: input.name))
         }
@@ -148,7 +153,7 @@ public struct FormatRegistry: Sendable {
             return format
         }
         if let path, path != "-" {
-            guard let format = format(forPath: path) else {
+            guard let format = try knownFormat(forPath: path) ?? self.fallback?(.outputPath(path)) else {
                 throw MeridianError(.usage, "cannot tell the output format from \"\(path)\"",
                                     hint: "name it with --to (\(formats.filter(\.canWrite).map(\.id).joined(separator: ", ")))")
             }
@@ -197,7 +202,7 @@ extension FeatureFormat {
 extension FeatureFormat {
     /// KMZ: a zip archive with a KML document inside.
     public static let kmz = FeatureFormat(
-        id: "kmz", displayName: "KMZ", extensions: ["kmz"],
+        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true,
         sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
         reader: { input, options in try KMZReader(input: input, options: options) },
         writer: { sink, options in try KMZWriter(sink: sink, options: options) }

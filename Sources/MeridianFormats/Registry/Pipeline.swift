@@ -48,6 +48,11 @@ public final class FeatureOutput {
         if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
             options.recordSeparator = true  // RFC 8142's extension: records start with RS
         }
+        if path == nil && self.format.isBinary && isatty(STDOUT_FILENO) == 1 {
+            // As gzip does: bytes that are not text would only garble the terminal.
+            throw MeridianError(.usage, "\(self.format.displayName) is binary: Meridian does not write it to a terminal",
+                                hint: "give -o PATH, or redirect standard output to a file or a pipe")
+        }
         if self.format.writesFiles {
             guard let path else {
                 throw MeridianError(.usage, "\(self.format.displayName) is written to a file, not to standard output", hint: "give -o PATH")

@@ -3,32 +3,51 @@
 ///
 /// Lines keep their first and last positions. Polygons stay valid: rings keep at least four
 /// positions and are repaired where simplifying made them cross or touch (see `ChainNetwork`);
-/// rings smaller than the tolerance ("smaller than a pixel") are dropped and counted. Kept
-/// positions are the input's own, bit for bit.
+/// rings smaller than the tolerance ("smaller than a pixel") are dropped and counted, and so
+/// are lines that shrink to a point. A geometry all of whose parts go is dropped whole and
+/// counted, unless `keepSmall`. Kept positions are the input's own, bit for bit.
 public struct GeometrySimplifier: Sendable {
     public var tolerance: Double
     public var method: SimplifyMethod
+    /// Keep every geometry: one whose parts are all smaller than the tolerance keeps its largest
+    /// outer ring as a tiny polygon (three of its own positions, closed: valid, with an area),
+    /// or a line that would shrink to a point keeps two of its positions, as tippecanoe keeps
+    /// polygons below a pixel, so areas and places do not vanish when zoomed out.
+    public var keepSmall = false
     /// Rings dropped so far because they were smaller than the tolerance or degenerate.
     public private(set) var droppedRings = 0
+    /// Lines dropped so far because they shrank to a point (a closed line smaller than the tolerance).
+    public private(set) var droppedLines = 0
+    /// Geometries (features) dropped whole so far: nothing of them was left.
+    public private(set) var droppedGeometries = 0
 
-    public init(tolerance: Double, method: SimplifyMethod) {
+    public init(tolerance: Double, method: SimplifyMethod, keepSmall: Bool = false) {
         self.tolerance = tolerance
         self.method = method
+        self.keepSmall = keepSmall
     }
 
-    /// The simplified geometry; nil when nothing is left (every outer ring dropped). The rings
-    /// of one geometry are repaired against each other; lines are simplified on their own.
+    /// The simplified geometry; nil when nothing is left (every outer ring and line dropped).
+    /// The rings of one geometry are repaired against each other; lines are simplified on their own.
     public mutating func simplify(_ geometry: Geometry) -> Geometry? {
-        let rings = geometry.paths.filter(\.isRing)
-        var simplified = simplifyPaths(rings, groups: [rings.indices], shareArcs: false)[...]
-        return geometry.rebuilt { path in
-            path.isRing ? simplified.popFirst()! : self.line(path.positions)
+        let paths = geometry.paths
+        let rings = paths.filter(\.isRing)
+        // A geometry's lines count toward keeping it: a feature with a line left is not dropped.
+        let keepsALine = paths.contains { !$0.isRing && $0.positions.count >= 2 }
+        var simplified = simplifyPaths(rings, groups: [rings.indices], shareArcs: false, groupHasOtherParts: [keepsALine])[...]
+        var lines: [[Position]?] = []
+        for path in paths where !path.isRing { lines.append(finishedLine(self.line(path.positions), input: path.positions)) }
+        var keptLines = lines[...]
+        let result = geometry.rebuilt { path in
+            path.isRing ? simplified.popFirst()! : keptLines.popFirst()!
         }
+        if result == nil { droppedGeometries += 1 }
+        return result
     }
 
     /// Simplifies a whole collection keeping its topology: borders that neighbouring polygons
     /// (or lines) share are simplified once and stay shared, and no two features' outlines come
-    /// to cross or swallow one another. Features whose geometry vanished are left out.
+    /// to cross or swallow one another. Features whose geometry vanished are left out (and counted).
     public mutating func simplifyKeepingTopology(_ features: [Feature]) -> [Feature] {
         var paths: [GeometryPath] = [], groups: [Range<Int>] = []
         for feature in features {
@@ -36,10 +55,13 @@ public struct GeometrySimplifier: Sendable {
             groups.append(paths.count..<(paths.count + own.count))
             paths += own
         }
-        var simplified = simplifyPaths(paths, groups: groups, shareArcs: true)[...]
+        var simplified = simplifyPaths(paths, groups: groups, shareArcs: true, groupHasOtherParts: groups.map { _ in false })[...]
         return features.compactMap { feature in
             guard let geometry = feature.geometry else { return feature }
-            guard let changed = geometry.rebuilt({ _ in simplified.popFirst()! }) else { return nil }
+            guard let changed = geometry.rebuilt({ _ in simplified.popFirst()! }) else {
+                droppedGeometries += 1
+                return nil
+            }
             var feature = feature
             feature.geometry = changed
             feature.bbox = nil
@@ -52,20 +74,44 @@ public struct GeometrySimplifier: Sendable {
         return Simplify.keptIndices(points, tolerance: tolerance, method: method).map { positions[$0] }
     }
 
-    /// Simplifies rings and lines together; nil for a ring that was dropped. `groups` are the
-    /// paths of each geometry: one bigger than the tolerance keeps at least its largest outer
-    /// ring, even when every ring alone is smaller (a country of scattered islets).
-    mutating func simplifyPaths(_ paths: [GeometryPath], groups: [Range<Int>], shareArcs: Bool) -> [[Position]?] {
+    /// A simplified line, or nil (counted) when it shrank to a single point: with `keepSmall`
+    /// it keeps its first position and the input's position farthest from it instead.
+    mutating func finishedLine(_ kept: [Position], input: [Position]) -> [Position]? {
+        guard let first = kept.first, kept.allSatisfy({ $0 == first }) else { return kept }
+        let start = MapPoint(first)
+        func distance(_ p: Position) -> Double {
+            let m = MapPoint(p)
+            return (m.x - start.x) * (m.x - start.x) + (m.y - start.y) * (m.y - start.y)
+        }
+        if keepSmall, let farthest = input.max(by: { distance($0) < distance($1) }), distance(farthest) > 0 {
+            return [first, farthest]
+        }
+        droppedLines += 1
+        return nil
+    }
+
+    /// Simplifies rings and lines together; nil for a ring that was dropped (or, in a shared
+    /// network, a line that shrank to a point). `groups` are the paths of each geometry: one
+    /// bigger than the tolerance keeps at least its largest outer ring, even when every ring
+    /// alone is smaller (a country of scattered islets); with `keepSmall`, every one does,
+    /// unless `groupHasOtherParts` says a line of it is kept anyway.
+    mutating func simplifyPaths(_ paths: [GeometryPath], groups: [Range<Int>], shareArcs: Bool,
+                                groupHasOtherParts: [Bool]) -> [[Position]?] {
         let topology = ArcTopology(paths: paths.map(\.positions), isRing: paths.map(\.isRing), shareArcs: shareArcs)
         var network = ChainNetwork()
         network.chains = topology.arcs.map { ChainNetwork.Chain($0[...]) }
         let extents = paths.map { MapRect(enclosing: $0.positions) }
         var dropped = paths.indices.map { paths[$0].isRing && (paths[$0].positions.count < 4 || isSmallerThanTolerance(extents[$0])) }
-        for group in groups where group.allSatisfy({ !paths[$0].isOuter || dropped[$0] }) {
+        var keptSmall = Set<Int>()  // rings kept only because of keepSmall: checked for an area below
+        for (group, hasOtherParts) in zip(groups, groupHasOtherParts) where group.allSatisfy({ !paths[$0].isOuter || dropped[$0] }) {
             let outers = group.filter { paths[$0].isOuter && paths[$0].positions.count >= 4 }
-            guard let largest = outers.max(by: { extents[$0].longerSide < extents[$1].longerSide }),
-                  !isSmallerThanTolerance(group.reduce(MapRect.null) { $0.union(extents[$1]) }) else { continue }
-            dropped[largest] = false
+            guard let largest = outers.max(by: { extents[$0].longerSide < extents[$1].longerSide }) else { continue }
+            if !isSmallerThanTolerance(group.reduce(MapRect.null) { $0.union(extents[$1]) }) {
+                dropped[largest] = false
+            } else if keepSmall && !hasOtherParts && !group.contains(where: { !paths[$0].isRing }) {
+                dropped[largest] = false
+                keptSmall.insert(largest)
+            }
         }
         var networkRing: [Int?] = []  // per path: its index in network.rings, nil if dropped
         for index in paths.indices {
@@ -82,13 +128,20 @@ public struct GeometrySimplifier: Sendable {
 
         let kept = zip(topology.arcs, network.chains).map { arc, chain in chain.keptIndices.map { arc[$0] } }
         return paths.indices.map { index in
-            if paths[index].isRing {
-                guard let r = networkRing[index], !degenerate.contains(r) else {
-                    droppedRings += 1
-                    return nil
-                }
+            guard paths[index].isRing else {
+                return shareArcs ? finishedLine(topology.path(index, kept: kept), input: paths[index].positions) : topology.path(index, kept: kept)
             }
-            return topology.path(index, kept: kept)
+            guard let r = networkRing[index], !degenerate.contains(r) else {
+                droppedRings += 1
+                return nil
+            }
+            let ring = topology.path(index, kept: kept)
+            // A ring kept small must still enclose an area (its input could be flat).
+            if keptSmall.contains(index) && Rings.signedArea(Rings.unwrapped(ring)) == 0 {
+                droppedRings += 1
+                return nil
+            }
+            return ring
         }
     }
 

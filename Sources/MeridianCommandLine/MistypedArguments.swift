@@ -1,0 +1,177 @@
+import ArgumentParser
+import MeridianFormats
+
+/// A word on the command line that names nothing the command knows: a subcommand, an option,
+/// or a value of an option that takes one of a list. swift-argument-parser suggests a near
+/// option only once everything else has parsed, so a mistyped required option
+/// (`--zoom-levle 6`) shows up as the validation error it causes ("give --zoom-scale or
+/// --zoom-level"), and a mistyped subcommand as "unexpected arguments". When parsing fails,
+/// this looks for the word that caused it and names the nearest one that exists.
+///
+/// What the commands take is read from swift-argument-parser's description of them (the
+/// JSON `--experimental-dump-help` prints), only after parsing has failed: nothing runs on a
+/// good command line.
+public struct MistypedArgument: Sendable, Equatable {
+    public var message: String
+    public var hint: String
+
+    /// Options every command answers whatever its own arguments (swift-argument-parser's).
+    static let builtInOptions: Set<String> = ["help", "version", "generate-completion-script", "experimental-dump-help"]
+
+    /// The first mistyped word in `arguments` (without the program name), reading them as
+    /// `command` (the root command's description) would; nil when every word is known.
+    public static func find(in arguments: [String], commands root: CommandDescription) -> MistypedArgument? {
+        var command = root
+        var path = [root.name]
+        var positionals = 0
+        var index = 0
+        func help() -> String { "`\(path.joined(separator: " ")) --help`" }
+        /// Checks a value given to `option`; nil when it is one it takes.
+        func check(_ value: String, of option: CommandDescription.Argument, named name: String) -> MistypedArgument? {
+            guard let allowed = option.allValues, !allowed.contains(value) else { return nil }
+            return MistypedArgument(message: "'\(value)' is not a value of \(name)",
+                                    hint: Suggestions.closest(to: value, among: allowed).map { "did you mean '\($0)'? (\(allowed.joined(separator: ", ")))" }
+                                        ?? "\(name) takes \(allowed.joined(separator: ", "))")
+        }
+        /// The value after an option that takes one, when it is there.
+        func takeValue(_ option: CommandDescription.Argument) -> String? {
+            guard index < arguments.count, option.takesAnyValue || !looksLikeOption(arguments[index]) else { return nil }
+            defer { index += 1 }
+            return arguments[index]
+        }
+
+        while index < arguments.count {
+            let word = arguments[index]
+            index += 1
+            if word == "--" { return nil }  // the rest are values
+            if word.hasPrefix("--") && word.count > 2 {
+                let body = word.dropFirst(2)
+                let name = String(body.prefix { $0 != "=" })
+                guard let option = command.argument(long: name) else {
+                    if builtInOptions.contains(name) { continue }
+                    return MistypedArgument(message: "unknown option '--\(name)'",
+                                            hint: Suggestions.closest(to: name, among: command.longNames).map { "did you mean '--\($0)'?" }
+                                                ?? "\(help()) lists the options")
+                }
+                guard option.takesValue else { continue }
+                let value = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : takeValue(option)
+                if let value, let mistake = check(value, of: option, named: "--\(name)") { return mistake }
+            } else if looksLikeOption(word) {
+                // One short option, or several run together (-qo PATH); a value may follow attached.
+                let letters = Array(word.dropFirst())
+                for (offset, letter) in letters.enumerated() {
+                    guard let option = command.argument(short: letter) else {
+                        return MistypedArgument(message: "unknown option '-\(letter)'", hint: "\(help()) lists the options")
+                    }
+                    guard option.takesValue else { continue }
+                    let rest = String(letters[(offset + 1)...])
+                    let value = rest.isEmpty ? takeValue(option) : rest.hasPrefix("=") ? String(rest.dropFirst()) : rest
+                    if let value, let mistake = check(value, of: option, named: "-\(letter)") { return mistake }
+                    break
+                }
+            } else if positionals == 0 && !command.subcommands.isEmpty {
+                if let subcommand = command.subcommands.first(where: { $0.name == word || $0.aliases.contains(word) }) {
+                    command = subcommand
+                    path.append(subcommand.name)
+                    continue
+                }
+                guard !command.hasPositionals else {
+                    positionals += 1
+                    continue
+                }
+                let shown = command.subcommands.filter(\.isShown).flatMap { [$0.name] + $0.aliases }
+                return MistypedArgument(message: "unknown subcommand '\(word)'",
+                                        hint: Suggestions.closest(to: word, among: shown).map { "did you mean '\($0)'?" }
+                                            ?? "\(help()) lists the subcommands")
+            } else {
+                positionals += 1
+            }
+        }
+        return nil
+    }
+
+    /// `-q`, `--to`: a dash and a letter. A negative number (`-33.9,151.2`) is a value.
+    static func looksLikeOption(_ word: String) -> Bool {
+        guard word.hasPrefix("-"), word.count > 1 else { return false }
+        let second = word[word.index(after: word.startIndex)]
+        return second == "-" || second.isLetter
+    }
+}
+
+/// What a command takes, as swift-argument-parser describes it (`_dumpHelp()`'s JSON, the
+/// format behind `--experimental-dump-help` and its manual pages): names, subcommands and
+/// arguments, and for each option its names and the values it allows.
+public struct CommandDescription: Sendable {
+    public struct Argument: Sendable {
+        public var longNames: [String]
+        public var shortNames: [Character]
+        /// An option (takes a value) rather than a flag or a positional argument.
+        public var takesValue: Bool
+        /// The value may start with a dash (`parsing: .unconditional`).
+        public var takesAnyValue: Bool
+        /// The only values it takes (an enumeration's), if it says.
+        public var allValues: [String]?
+        public var isPositional: Bool
+    }
+
+    public var name: String
+    public var aliases: [String]
+    public var isShown: Bool
+    public var arguments: [Argument]
+    public var subcommands: [CommandDescription]
+
+    /// The description of `command` and its subcommands; nil if it cannot be read.
+    public init?(_ command: ParsableCommand.Type) {
+        let text = command._dumpHelp()
+        guard let json = try? LocatedJSON.parse(BufferedInput(bytes: Array(text.utf8), name: "<help>")),
+              let root = json["command"] else { return nil }
+        self.init(root)
+    }
+
+    init?(_ json: LocatedJSON) {
+        guard let name = json["commandName"]?.string else { return nil }
+        self.name = name
+        aliases = json["aliases"]?.elements?.compactMap(\.string) ?? []
+        if case .bool(let shown, _)? = json["shouldDisplay"] { isShown = shown } else { isShown = true }
+        subcommands = json["subcommands"]?.elements?.compactMap(CommandDescription.init) ?? []
+        arguments = (json["arguments"]?.elements ?? []).map(Self.argument)
+    }
+
+    static func argument(_ json: LocatedJSON) -> Argument {
+        let names = json["names"]?.elements ?? []
+        func named(_ kind: String) -> [String] { names.filter { $0["kind"]?.string == kind }.compactMap { $0["name"]?.string } }
+        let kind = json["kind"]?.string
+        return Argument(longNames: named("long"), shortNames: named("short").compactMap(\.first),
+                        takesValue: kind == "option", takesAnyValue: json["parsingStrategy"]?.string == "unconditional",
+                        allValues: json["allValues"]?.elements?.compactMap(\.string), isPositional: kind == "positional")
+    }
+
+    func argument(long name: String) -> Argument? { arguments.first { $0.longNames.contains(name) } }
+    func argument(short letter: Character) -> Argument? { arguments.first { $0.shortNames.contains(letter) } }
+    var longNames: [String] { arguments.flatMap(\.longNames) }
+    var hasPositionals: Bool { arguments.contains(where: \.isPositional) }
+}
+
+extension ParsableCommand {
+    /// Parses the command line and runs the command, as `main()` does; but when parsing fails
+    /// because of a mistyped subcommand, option or option value, says which word and suggests
+    /// the nearest one the command knows (usage error, 64).
+    public static func mainSuggestingCorrections(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            if exitCode(for: error) == .validationFailure, let commands = CommandDescription(self),
+               let mistake = MistypedArgument.find(in: arguments, commands: commands) {
+                Reporter().report(Diagnostic(.error, mistake.message, hint: mistake.hint))
+                exit(withError: ExitCode.validationFailure)
+            }
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

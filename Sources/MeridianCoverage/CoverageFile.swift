@@ -1,0 +1,20 @@
+import MeridianFormats
+import MeridianGeometry
+
+/// A coverage file as `fix` and `make` write it: the bare MultiPolygon, 6 decimals, indented;
+/// and what `validate --strict` finds in exactly those bytes, so neither command can claim a
+/// file passes when it does not.
+public enum CoverageFile {
+    public static func write(_ coverage: MultiPolygon, to sink: OutputSink) throws {
+        try writeGeoJSONGeometry(.multiPolygon(coverage), to: sink, options: WriteOptions(precision: 6, pretty: true))
+    }
+
+    /// Every issue `validate --strict` reports in the file `write` makes (lines and columns are
+    /// that file's; its name and extension are the caller's to check).
+    public static func issues(in coverage: MultiPolygon) throws -> [CoverageIssue] {
+        let written = OutputSink(collectingAs: "<coverage>")
+        try write(coverage, to: written)
+        try written.flush()
+        return CoverageValidator().validate(bytes: written.collected, name: written.name, checkExtension: false).issues
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import MeridianCommandLine
+import Testing
+
+/// Mistyped words get the nearest word Meridian knows, whatever kind of word they are.
+@Suite struct SuggestionTests {
+    @Test func editDistanceCountsASwapAsOneStep() {
+        #expect(Suggestions.editDistance("level", "levle") == 1)
+        #expect(Suggestions.editDistance("convrt", "convert") == 1)
+        #expect(Suggestions.editDistance("kitten", "sitting") == 3)
+        #expect(Suggestions.editDistance("", "abc") == 3)
+        #expect(Suggestions.closest(to: "geojsn", among: ["geojsonseq", "geojson", "kml"]) == "geojson")
+        #expect(Suggestions.closest(to: "GeoJSN", among: ["geojson"]) == "geojson")
+        #expect(Suggestions.closest(to: "gml", among: ["kml", "gml"]) == nil, "an exact match needs no suggestion")
+        #expect(Suggestions.closest(to: "xyz", among: ["convert", "info"]) == nil, "nothing near")
+    }
+
+    @Test(arguments: [
+        (["convrt", "in.geojson"], "did you mean 'convert'?"),
+        (["coverage", "valdate", "c.geojson"], "did you mean 'validate'?"),
+        (["tlie", "in.tif", "out"], "did you mean 'tile'?"),
+    ])
+    func mistypedSubcommands(_ arguments: [String], _ suggestion: String) throws {
+        let run = try meridian(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(suggestion), "\(run.stderr)")
+    }
+
+    /// swift-argument-parser suggests a near option only when the rest parses: a mistyped
+    /// required option used to bring only "give --zoom-scale or --zoom-level".
+    @Test func mistypedRequiredOption() throws {
+        let run = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-levle", "6"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("did you mean '--zoom-level'?"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        // A required argument missing too: the mistyped option is still what is named.
+        let missing = try meridian(["coverage", "test", "--form", "37.3,-121.9", "--to", "37.8,-122.4"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("did you mean '--from'?"), "\(missing.stderr)")
+    }
+
+    @Test(arguments: [
+        (["simplify", "--zoom-level", "6", "--method", "visvalingham"], "did you mean 'visvalingam'?"),
+        (["coverage", "validate", "--format", "jsno", "c.geojson"], "did you mean 'json'?"),
+        (["convert", "--folders=tre", "in.kml"], "did you mean 'tree'?"),
+    ])
+    func mistypedValues(_ arguments: [String], _ suggestion: String) throws {
+        let run = try meridian(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(suggestion), "\(run.stderr)")
+    }
+
+    /// `meridian tile` runs in meridian-gdal: its options get the same help.
+    @Test(arguments: [
+        (["tile", "in.tif", "out", "--resampling", "bilinaer"], "did you mean 'bilinear'?"),
+        (["tile", "in.tif", "out", "--tile-format", "jpg"], "did you mean 'jpeg'?"),
+        // (a validation error comes first: swift-argument-parser would not look at --zom)
+        (["tile", "in.tif", "out", "--zom", "3", "--tile-size", "100"], "did you mean '--zoom'?"),
+    ])
+    func mistypedTileArguments(_ arguments: [String], _ suggestion: String) throws {
+        let run = try meridian(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(suggestion), "\(run.stderr)")
+    }
+
+    @Test func negativeNumbersAndKnownWordsAreNotMistakes() throws {
+        // A southern latitude after an option that takes any value is a value, not an option.
+        let run = try meridian(["clip", "--bbox", "-11,35,30,60", "--tile", "1/0/0"])
+        #expect(run.status == 64)
+        #expect(!run.stderr.contains("unknown"), "\(run.stderr)")
+    }
+}

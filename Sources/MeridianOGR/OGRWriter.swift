@@ -155,20 +155,21 @@ public final class OGRWriter: PathFeatureWriter {
     }
 
     static func set(_ value: JSONValue, as type: FieldSchema.FieldType, in feature: OGRFeatureH, at index: Int32) {
-        switch (value, type) {
+        switch (value.unwrappingHTML, type) {
         case (.null, _): OGR_F_SetFieldNull(feature, index)
         case (.integer(let i), .integer): OGR_F_SetFieldInteger64(feature, index, GIntBig(i))
         case (.integer(let i), .real): OGR_F_SetFieldDouble(feature, index, Double(i))
         case (.double(let d), .real): OGR_F_SetFieldDouble(feature, index, d)
         case (.bool(let b), .boolean): OGR_F_SetFieldInteger(feature, index, b ? 1 : 0)
-        default: OGR_F_SetFieldString(feature, index, value.plainText())
+        case (let value, _): OGR_F_SetFieldString(feature, index, value.plainText())
         }
     }
 }
 
 /// The fields a collection needs: every property key, in order of first appearance, typed by
 /// every value it takes (integers only: Integer64; numbers: Real; booleans: Integer(Boolean);
-/// arrays and objects only: String(JSON); anything mixed with text: String).
+/// arrays and objects only: String(JSON); anything mixed with text: String). KML's HTML
+/// descriptions count as their text.
 struct FieldSchema {
     enum FieldType {
         case integer, real, boolean, json, string, unknown
@@ -218,7 +219,7 @@ struct FieldSchema {
     private var index: [String: Int] = [:]
 
     mutating func add(_ properties: JSONObject) {
-        for (key, value) in properties {
+        for (key, value) in properties.mapValues(\.unwrappingHTML) {
             if let i = index[key] {
                 fields[i].type = fields[i].type.merged(with: value)
             } else {

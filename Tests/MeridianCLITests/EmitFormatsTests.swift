@@ -208,3 +208,67 @@ import Testing
         }
     }
 }
+
+/// Issue 13: GPX output dropped `description`. Every writer keeps a feature's `name` and
+/// `description` where its format has a place for them, checked with the tools users open the
+/// files with: GPX wpt/trk/rte name and desc, KML name and description, CSV and GeoPackage
+/// columns (read by ogrinfo), SVG title and desc (xmllint), MapKit titles and subtitles. KML's
+/// HTML descriptions arrive as their HTML, not as JSON.
+@Suite struct NamesAndDescriptionsTests {
+    static let features = """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[8.5405,47.3659]},"properties":{"name":"Pier","description":"Boats leave hourly"}},
+        {"type":"Feature","geometry":{"type":"LineString","coordinates":[[8.54,47.36],[8.55,47.35]]},"properties":{"name":"Walk","description":"Along the lake"}}
+        ]}
+        """
+
+    /// `ogrinfo -al` of a file, one layer or all.
+    func ogrinfo(_ path: String, _ layer: String? = nil) throws -> String {
+        let info = try run("ogrinfo", ["-al", "-q", path] + (layer.map { [$0] } ?? []))
+        #expect(info.status == 0, "\(info.stderr)")
+        return info.stdout
+    }
+
+    @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("ogrinfo") && OutsideToolsAcceptTheOutput.available("xmllint")))
+    func everyWriterKeepsNameAndDescription() throws {
+        try withTemporaryFolder { folder in
+            func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+            try Self.features.write(toFile: path("in.geojson"), atomically: true, encoding: .utf8)
+            for output in ["out.gpx", "routes.gpx", "out.kml", "out.csv", "out.gpkg", "out.svg", "Out.swift"] {
+                let made = try meridian(["convert", path("in.geojson"), "-o", path(output)] + (output == "routes.gpx" ? ["--gpx-routes"] : []))
+                #expect(made.status == 0, "\(output): \(made.stderr)")
+            }
+            for gpx in ["out.gpx", "routes.gpx"] {
+                let valid = try run("xmllint", ["--noout", "--schema", fixture("gpx/gpx-1.1.xsd"), path(gpx)])
+                #expect(valid.status == 0, "\(valid.stderr)")
+            }
+            let waypoints = try ogrinfo(path("out.gpx"), "waypoints")
+            #expect(waypoints.contains("name (String) = Pier") && waypoints.contains("desc (String) = Boats leave hourly"), "\(waypoints)")
+            let tracks = try ogrinfo(path("out.gpx"), "tracks")
+            #expect(tracks.contains("name (String) = Walk") && tracks.contains("desc (String) = Along the lake"), "\(tracks)")
+            let routes = try ogrinfo(path("routes.gpx"), "routes")
+            #expect(routes.contains("name (String) = Walk") && routes.contains("desc (String) = Along the lake"), "\(routes)")
+            let kml = try ogrinfo(path("out.kml"))
+            #expect(kml.contains("Name (String) = Pier") && kml.contains("description (String) = Boats leave hourly"), "\(kml)")
+            for table in ["out.csv", "out.gpkg"] {
+                let info = try ogrinfo(path(table))
+                #expect(info.contains("name (String) = Walk") && info.contains("description (String) = Along the lake"), "\(table): \(info)")
+            }
+            for (element, text) in [("title", "Walk"), ("desc", "Along the lake")] {
+                let svg = try run("xmllint", ["--xpath", "string(//*[local-name()='path']/*[local-name()='\(element)'])", path("out.svg")])
+                #expect(svg.stdout.trimmingCharacters(in: .newlines) == text, "SVG \(element): \(svg.stdout) \(svg.stderr)")
+            }
+            let swift = try String(contentsOfFile: path("Out.swift"), encoding: .utf8)
+            #expect(swift.contains("shape.title = \"Pier\"") && swift.contains("shape.subtitle = \"Boats leave hourly\""))
+            #expect(swift.contains("shape.title = \"Walk\"") && swift.contains("shape.subtitle = \"Along the lake\""))
+
+            // A KML description in CDATA is HTML: its text goes into GPX's desc and CSV's column.
+            let lakeWalk = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/data/lake-walk.kml").path
+            for output in ["lake.gpx", "lake.csv"] {
+                #expect(try meridian(["convert", lakeWalk, "-o", path(output), "-q"]).status == 0)
+            }
+            #expect(try ogrinfo(path("lake.gpx"), "waypoints").contains("desc (String) = <b>Boats</b> leave every 30 minutes."))
+            #expect(try ogrinfo(path("lake.csv")).contains("description (String) = <b>Boats</b> leave every 30 minutes."))
+        }
+    }
+}

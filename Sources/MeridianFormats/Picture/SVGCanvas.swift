@@ -1,7 +1,8 @@
 import MeridianGeometry
 
 /// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
-/// marker with its name as a label, titles as tooltips. Coordinates to 1/100 of a point.
+/// marker with its name as a label; each shape's name and description as its `<title>` (a
+/// tooltip) and `<desc>`. Coordinates to 1/100 of a point.
 final class SVGCanvas: PictureCanvas {
     private let sink: OutputSink
     private let xml: XMLTextWriter
@@ -24,28 +25,35 @@ final class SVGCanvas: PictureCanvas {
         xml.start("g", group)
     }
 
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?) {
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption) {
         path(rings, closed: true, attributes: [
             ("fill", style.fill.css), ("fill-opacity", Self.fixed(style.fillOpacity)), ("fill-rule", "evenodd"),
-        ] + stroke(style), title: title)
+        ] + stroke(style), caption: caption)
     }
 
-    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?) {
-        path([points], closed: false, attributes: [("fill", "none")] + stroke(style), title: title)
+    func line(_ points: [PixelPoint], style: OverlayStyle, caption: Caption) {
+        path([points], closed: false, attributes: [("fill", "none")] + stroke(style), caption: caption)
     }
 
-    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
-        let attributes = [("cx", Self.fixed(point.x)), ("cy", Self.fixed(point.y)), ("r", Self.fixed(style.markerRadius)),
-                          ("fill", style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
-        if let label {
-            xml.start("circle", attributes)
-            xml.element("title", label)
-            xml.close()
+    func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption) {
+        shape("circle", [("cx", Self.fixed(point.x)), ("cy", Self.fixed(point.y)), ("r", Self.fixed(style.markerRadius)),
+                         ("fill", style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")], caption: caption)
+        if let label = caption.title {
             xml.element("text", label, [("x", Self.fixed(point.x + style.markerRadius + 3)), ("y", Self.fixed(point.y + 4)),
                                         ("font-family", "sans-serif"), ("font-size", "12"), ("fill", "#333333")])
-        } else {
-            xml.empty("circle", attributes)
         }
+    }
+
+    /// An element with its caption's `<title>` and `<desc>` inside (SVG 1.1 puts both first).
+    private func shape(_ name: String, _ attributes: [(String, String)], caption: Caption) {
+        guard caption.title != nil || caption.description != nil else {
+            xml.empty(name, attributes)
+            return
+        }
+        xml.start(name, attributes)
+        if let title = caption.title { xml.element("title", title) }
+        if let description = caption.description { xml.element("desc", description) }
+        xml.close()
     }
 
     func finish() throws {
@@ -58,7 +66,7 @@ final class SVGCanvas: PictureCanvas {
         [("stroke", style.stroke.css), ("stroke-opacity", Self.fixed(style.strokeOpacity)), ("stroke-width", Self.fixed(style.strokeWidth))]
     }
 
-    private func path(_ parts: [[PixelPoint]], closed: Bool, attributes: [(String, String)], title: String?) {
+    private func path(_ parts: [[PixelPoint]], closed: Bool, attributes: [(String, String)], caption: Caption) {
         var d = ""
         for part in parts where !part.isEmpty {
             for (i, p) in part.enumerated() {
@@ -68,13 +76,7 @@ final class SVGCanvas: PictureCanvas {
             if closed { d += "Z" }
         }
         guard !d.isEmpty else { return }
-        if let title {
-            xml.start("path", [("d", d)] + attributes)
-            xml.element("title", title)
-            xml.close()
-        } else {
-            xml.empty("path", [("d", d)] + attributes)
-        }
+        shape("path", [("d", d)] + attributes, caption: caption)
     }
 
     /// A number to two decimals, without trailing zeros ("12.5", "3", "-0.25").

@@ -39,11 +39,8 @@ public final class MapKitSourceWriter: FeatureWriter {
     public func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
         let properties = feature.properties ?? [:]
-        let title = properties["name"].flatMap { $0 == .null ? nil : $0.plainText() }
-        let subtitle = properties["description"].flatMap { value -> String? in
-            if case .object(let html) = value { return html["value"]?.stringValue }
-            return value == .null ? nil : value.plainText()
-        }
+        let title = properties["name"]?.displayText
+        let subtitle = properties["description"]?.displayText
         var shapes: [String] = []
         var points: [Position] = []
         collect(geometry, properties: properties, shapes: &shapes, points: &points)

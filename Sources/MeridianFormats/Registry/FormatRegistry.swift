@@ -190,7 +190,7 @@ extension FeatureFormat {
                 || ascii.contains("<placemark") || ascii.contains("<document")
         },
         reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) },
-        writer: { sink, options in KMLWriter(sink: sink, options: options) }
+        writer: { sink, options in try KMLWriter(sink: sink, options: options) }
     )
 }
 

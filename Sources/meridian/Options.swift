@@ -42,17 +42,28 @@ struct OutputFileOptions: ParsableArguments {
     @Flag(help: "GPX: write lines as routes (rte) instead of tracks (trk).")
     var gpxRoutes = false
 
+    @Option(help: ArgumentHelp(
+        "MapKit Swift: the name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
+        valueName: "name"))
+    var swiftType: String?
+
     @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
 
     func validate() throws {
         if let precision, !(0...17).contains(precision) {
             throw ValidationError("--precision must be between 0 and 17")
         }
+        if let swiftType, !MapKitSourceWriter.isTypeName(swiftType) {
+            throw ValidationError("--swift-type takes a Swift type name (letters, digits and _, not a keyword), not '\(swiftType)'")
+        }
     }
 
     var writeOptions: WriteOptions {
         var options = WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes)
         options.picture = picture.options
+        // Each generated file gets its own type, so several compile into one app.
+        options.swiftTypeName = swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
+        options.generator = Meridian.invokedCommand
         return options
     }
 

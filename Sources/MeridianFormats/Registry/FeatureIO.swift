@@ -50,6 +50,12 @@ public struct WriteOptions: Sendable {
     public var gpxRoutes: Bool
     /// For SVG and PNG: size, view and basemap.
     public var picture = PictureOptions()
+    /// For MapKit Swift source: the name of the enum that holds the declarations (nil:
+    /// `MeridianOverlays`), so several generated files can live in one app.
+    public var swiftTypeName: String?
+    /// The command that makes the output ("meridian geodesic"), for formats whose header names
+    /// where they came from (MapKit Swift source).
+    public var generator: String?
 
     public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
         self.precision = precision

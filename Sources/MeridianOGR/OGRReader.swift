@@ -6,7 +6,7 @@ import MeridianGeometry
 /// Geodatabase, …), one feature at a time: geometry through ISO WKB, reprojected to WGS 84
 /// longitude/latitude when the layer has another CRS; fields as typed properties (integers,
 /// reals, booleans; dates and the rest as text). With several layers, each feature gets a
-/// `layer` property.
+/// `layer` property. GDAL's warnings go to `diagnostics`.
 public final class OGRReader: FeatureReader {
     private let dataset: GDALDatasetH
     /// The input's name in messages.
@@ -15,15 +15,18 @@ public final class OGRReader: FeatureReader {
     private var layerIndex = 0
     private var transform: OGRCoordinateTransformationH?
     private let wgs84: OGRSpatialReferenceH
+    private let messages: GDALMessages
 
     /// `name` stands for `path` in messages (`<stdin>` for standard input's copy).
-    public init(path: String, name displayName: String? = nil, layer: String? = nil) throws {
+    public init(path: String, name displayName: String? = nil, layer: String? = nil, diagnostics: DiagnosticHandler? = nil) throws {
         _ = OGRFormats.registered
-        self.name = displayName ?? path
-        guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), nil, nil, nil) else {
+        let name = displayName ?? path
+        self.name = name
+        messages = GDALMessages(file: name, diagnostics: diagnostics)
+        guard let dataset = messages.capturing({ GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), nil, nil, nil) }) else {
             // A file that is there and readable holds data GDAL does not understand.
             throw MeridianError(access(path, R_OK) == 0 ? .badInput : .inputUnavailable,
-                                gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: self.name))
+                                gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: name))
         }
         self.dataset = dataset
         wgs84 = OSRNewSpatialReference(nil)
@@ -66,13 +69,14 @@ public final class OGRReader: FeatureReader {
     public func next() throws -> Feature? {
         while layerIndex < layers.count {
             let layer = layers[layerIndex]
-            if let feature = OGR_L_GetNextFeature(layer) {
+            if let feature = messages.capturing({ OGR_L_GetNextFeature(layer) }) {
                 defer { OGR_F_Destroy(feature) }
                 return try convert(feature, layer: layer)
             }
             layerIndex += 1
             if layerIndex < layers.count { startLayer() }
         }
+        messages.finish()
         return nil
     }
 

@@ -58,23 +58,25 @@ struct OutputFileOptions: ParsableArguments {
         }
     }
 
-    var writeOptions: WriteOptions {
+    /// The writer's options, with its warnings going to `reporter`.
+    func writeOptions(reporter: Reporter) -> WriteOptions {
         var options = WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes)
         options.picture = picture.options
         // Each generated file gets its own type, so several compile into one app.
         options.swiftTypeName = swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
         options.generator = Meridian.invokedCommand
+        options.diagnostics = { reporter.report($0) }
         return options
     }
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
-    func open(format: String? = nil, protecting input: String? = nil) throws -> FeatureOutput {
-        try FeatureOutput(path: output, format: format, options: writeOptions, protectedInput: input, registry: .commandLine)
+    func open(format: String? = nil, protecting input: String? = nil, reporter: Reporter) throws -> FeatureOutput {
+        try FeatureOutput(path: output, format: format, options: writeOptions(reporter: reporter), protectedInput: input, registry: .commandLine)
     }
 
     /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
-    func write(_ features: [Feature], format: String? = nil) throws {
-        let destination = try open(format: format)
+    func write(_ features: [Feature], format: String? = nil, reporter: Reporter) throws {
+        let destination = try open(format: format, reporter: reporter)
         try destination.commit { try copyFeatures(from: FeatureList(features), to: destination.writer) }
     }
 }
@@ -136,8 +138,8 @@ struct OutputOptions: ParsableArguments {
     var precision: Int? { file.precision }
     var pretty: Bool { file.pretty }
 
-    func open(protecting input: String?) throws -> FeatureOutput {
-        try file.open(format: format, protecting: input)
+    func open(protecting input: String?, reporter: Reporter) throws -> FeatureOutput {
+        try file.open(format: format, protecting: input, reporter: reporter)
     }
 }
 
@@ -184,7 +186,7 @@ func runPipeline(input: InputOptions, output: OutputOptions, reporting: Reportin
     let reporter = reporting.reporter
     try reporter.run {
         let source = try input.open(reporter: reporter)
-        let destination = try output.open(protecting: source.path)
+        let destination = try output.open(protecting: source.path, reporter: reporter)
         let progress = ProgressLine(reporting: reporting, input: source.input)
         defer { progress.finish() }
         try destination.commit { try body(source, destination, progress) }

@@ -204,6 +204,61 @@ import Testing
     }
 }
 
+/// Issue 13: two property names that differ only in case failed with a raw SQLite error in
+/// GeoPackage, and a Shapefile's ten-character names were changed with GDAL's own "Warning 6"
+/// on stderr. Every GDAL format now gets both fields (ogr2ogr's renaming: `name` → `name2`),
+/// and each renaming is a `meridian: warning:` (silenced by --quiet); nothing else reaches stderr.
+@Suite struct GDALFieldNameTests {
+    func write(_ properties: String, to path: String, quiet: Bool = false) throws -> RunResult {
+        let feature = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":"# + properties + "}\n"
+        return try meridian(["convert", "--from", "geojsonseq", "-o", path] + (quiet ? ["-q"] : []), stdin: Data(feature.utf8))
+    }
+
+    /// The fields ogrinfo reads in the file's first feature, as "name (Type) = value" lines.
+    func fields(_ path: String) throws -> [String] {
+        let info = try run("ogrinfo", ["-al", "-q", path])
+        #expect(info.status == 0, "\(info.stderr)")
+        return info.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.contains(") = ") }
+    }
+
+    @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("ogrinfo")), arguments: ["gpkg", "shp", "fgb", "sqlite", "gml"])
+    func namesThatDifferOnlyInCaseGetFieldsOfTheirOwn(_ format: String) throws {
+        try withTemporaryFolder { folder in
+            let path = folder.appendingPathComponent("case.\(format)").path
+            let written = try write(#"{"NAME":"Upper","name":"lower"}"#, to: path)
+            #expect(written.status == 0, "\(written.stderr)")
+            let lines = written.stderr.split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix("meridian: warning: ") && $0.contains("name2") }, "\(written.stderr)")
+            #expect(lines.allSatisfy { $0.hasPrefix("meridian: ") || $0.hasPrefix("  hint: ") }, "\(written.stderr)")
+            // Two fields, each with its value (SQLite's laundering makes the first `name`).
+            let values = try fields(path)
+            #expect(values.contains { $0.hasPrefix(format == "sqlite" ? "name " : "NAME ") && $0.hasSuffix("= Upper") }, "\(values)")
+            #expect(values.contains { $0.hasPrefix("name2 ") && $0.hasSuffix("= lower") }, "\(values)")
+            let quiet = try write(#"{"NAME":"Upper","name":"lower"}"#, to: folder.appendingPathComponent("quiet.\(format)").path, quiet: true)
+            #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        }
+    }
+
+    /// Names the driver changes stay apart: a Shapefile keeps ten characters of a name, SQLite
+    /// launders `a-b` into `a_b`.
+    @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("ogrinfo")), arguments: [
+        ("shp", #"{"population_2020":1,"population_2021":2,"Population_2022":3}"#), ("sqlite", #"{"a-b":1,"a_b":2,"A_B":3}"#),
+    ])
+    func namesTheDriverChangesStayApart(_ format: String, _ properties: String) throws {
+        try withTemporaryFolder { folder in
+            let path = folder.appendingPathComponent("changed.\(format)").path
+            let written = try write(properties, to: path)
+            #expect(written.status == 0, "\(written.stderr)")
+            let lines = written.stderr.split(separator: "\n")
+            #expect(lines.filter { $0.hasPrefix("meridian: warning: ") }.count == 3, "\(written.stderr)")
+            #expect(lines.allSatisfy { $0.hasPrefix("meridian: ") || $0.hasPrefix("  hint: ") }, "\(written.stderr)")
+            let values = try fields(path)
+            #expect(values.count == 3 && Set(values.map { $0.split(separator: " ")[0] }).count == 3, "\(values)")
+            for n in 1...3 { #expect(values.contains { $0.hasSuffix("= \(n)") }, "\(values)") }
+        }
+    }
+}
+
 @Suite struct RenderBasemapTests {
     /// A chart tiled by `meridian tile`, as a folder and as MBTiles, under the same route: the
     /// two pictures are the same, and the chart is in them.

@@ -56,6 +56,8 @@ public struct WriteOptions: Sendable {
     /// The command that makes the output ("meridian geodesic"), for formats whose header names
     /// where they came from (MapKit Swift source).
     public var generator: String?
+    /// Receives warnings about what a format cannot hold as given (a GDAL field renamed).
+    public var diagnostics: (@Sendable (Diagnostic) -> Void)?
 
     public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
         self.precision = precision

@@ -6,7 +6,7 @@ import MeridianGeometry
 /// Geodatabase, …), one feature at a time: geometry through ISO WKB, reprojected to WGS 84
 /// longitude/latitude when the layer has another CRS; fields as typed properties (integers,
 /// reals, booleans; dates and the rest as text). With several layers, each feature gets a
-/// `layer` property. GDAL's warnings go to `diagnostics`.
+/// `layer` property, unless `layer` picks one. GDAL's warnings go to `diagnostics`.
 public final class OGRReader: FeatureReader {
     private let dataset: GDALDatasetH
     /// The input's name in messages.
@@ -17,7 +17,8 @@ public final class OGRReader: FeatureReader {
     private let wgs84: OGRSpatialReferenceH
     private let messages: GDALMessages
 
-    /// `name` stands for `path` in messages (`<stdin>` for standard input's copy).
+    /// `name` stands for `path` in messages (`<stdin>` for standard input's copy). `layer`
+    /// keeps one layer; a name the dataset has no layer of is a usage error that lists them.
     public init(path: String, name displayName: String? = nil, layer: String? = nil, diagnostics: DiagnosticHandler? = nil) throws {
         _ = OGRFormats.registered
         let name = displayName ?? path
@@ -32,13 +33,11 @@ public final class OGRReader: FeatureReader {
         wgs84 = OSRNewSpatialReference(nil)
         OSRImportFromEPSG(wgs84, 4326)
         OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
-        for i in 0..<GDALDatasetGetLayerCount(dataset) {
-            guard let handle = GDALDatasetGetLayer(dataset, i) else { continue }
-            if let layer, String(cString: OGR_L_GetName(handle)) != layer { continue }
-            layers.append(handle)
-        }
+        let all = (0..<GDALDatasetGetLayerCount(dataset)).compactMap { GDALDatasetGetLayer(dataset, $0) }
+        layers = all.filter { handle in layer.map { String(cString: OGR_L_GetName(handle)) == $0 } ?? true }
         guard !layers.isEmpty else {
-            throw MeridianError(.badInput, layer.map { "no layer called \($0)" } ?? "no vector layer", at: SourceLocation(file: name))
+            guard let layer, !all.isEmpty else { throw MeridianError(.badInput, "no vector layer", at: SourceLocation(file: name)) }
+            throw LayerSelection.unknown(layer, among: all.map { String(cString: OGR_L_GetName($0)) }, in: name)
         }
         startLayer()
     }

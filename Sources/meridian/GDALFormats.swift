@@ -20,17 +20,18 @@ enum GDALFormats {
     static func format(name: String?, path: String?) -> FeatureFormat? {
         guard let id = name?.lowercased() ?? path.flatMap(fileExtension), !id.isEmpty else { return nil }
         return FeatureFormat(
-            id: id, displayName: "\(id) (through GDAL)", extensions: [],
+            id: id, displayName: "\(id) (through GDAL)", extensions: [], hasLayers: true,
             reader: { input, options in
+                let layer = options.layer.map { ["--layer", $0] } ?? []
                 if let path = input.regularFilePath {
-                    return try ChildFeatureReader(["ogr-read", "--from", id, path], name: path, diagnostics: options.diagnostics)
+                    return try ChildFeatureReader(["ogr-read", "--from", id] + layer + [path], name: path, diagnostics: options.diagnostics)
                 }
                 // GDAL's drivers read files by path, most with random access: standard input or
                 // a pipe is set aside first (named with the format's extension, which some drivers check),
                 // and kept while the child reads it.
                 let suffix = id.allSatisfy { $0.isLetter || $0.isNumber } ? ".\(id)" : ""
                 let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)
-                return try ChildFeatureReader(["ogr-read", "--from", id, "--name", input.name, scratch.path], name: input.name,
+                return try ChildFeatureReader(["ogr-read", "--from", id, "--name", input.name] + layer + [scratch.path], name: input.name,
                                               diagnostics: options.diagnostics, keeping: scratch)
             },
             pathWriter: { path, options in try ChildFeatureWriter(format: id, path: path, options: options) }

@@ -16,13 +16,15 @@ struct InputOptions: ParsableArguments {
                                valueName: "flat|tree"))
     var folders: KMLReadOptions.Folders = .flat
 
-    @Option(help: ArgumentHelp("KML: keep only the features inside the Folder or Document of this name.", valueName: "name"))
+    @Option(help: ArgumentHelp(
+        "Keep only one layer: a KML or KMZ Folder or Document of this name, or a layer of a GDAL dataset (a GeoPackage's table). A name the input has no layer of is an error that lists them.",
+        valueName: "name"))
     var layer: String?
 
     /// Opens the input, sending the reader's warnings to stderr.
     func open(reporter: Reporter) throws -> FeatureInput {
         try FeatureInput(path: input, format: format,
-                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders, layer: layer)),
+                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders), layer: layer),
                          registry: .commandLine)
     }
 }

@@ -259,6 +259,58 @@ import Testing
     }
 }
 
+/// Issue 13: `--layer` was ignored for GDAL inputs (a two-layer GeoPackage came back merged),
+/// and a layer that is not there gave an empty output and exit 0. It picks the layer of any
+/// layered input, and an unknown name is a usage error (64) that lists the layers.
+@Suite struct LayerSelectionTests {
+    @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("ogr2ogr")))
+    func picksOneLayerOfAGeoPackage() throws {
+        try withTemporaryFolder { folder in
+            func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+            let stops = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"kind":"stop"}}"# + "\n"
+            let lines = #"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]},"properties":{"kind":"line"}}"# + "\n"
+            try Data((stops + stops).utf8).write(to: folder.appendingPathComponent("stops.geojsonl"))
+            try Data(lines.utf8).write(to: folder.appendingPathComponent("lines.geojsonl"))
+            #expect(try meridian(["convert", path("stops.geojsonl"), "-o", path("two.gpkg")]).status == 0)
+            let added = try run("ogr2ogr", ["-update", "-f", "GPKG", "-nln", "lines", path("two.gpkg"), path("lines.geojsonl")])
+            #expect(added.status == 0, "\(added.stderr)")
+
+            let all = try meridian(["convert", path("two.gpkg"), "--to", "geojsonseq"])
+            #expect(all.status == 0 && all.stdout.split(separator: "\n").count == 3, "\(all.stderr)")
+            let picked = try meridian(["convert", path("two.gpkg"), "--layer", "lines", "--to", "geojsonseq"])
+            #expect(picked.status == 0, "\(picked.stderr)")
+            #expect(picked.stdout.split(separator: "\n").count == 1 && picked.stdout.contains(#""kind":"line""#), "\(picked.stdout)")
+            let info = try meridian(["info", path("two.gpkg"), "--layer", "two", "--format", "json"])
+            #expect(info.status == 0 && info.stdout.contains(#""features": 2,"#), "\(info.stdout)")
+
+            let unknown = try meridian(["convert", path("two.gpkg"), "--layer", "nope", "-o", path("out.geojson")])
+            #expect(unknown.status == 64, "\(unknown.stderr)")
+            #expect(unknown.stderr.hasPrefix("meridian: error: ") && unknown.stderr.contains("\"two\"") && unknown.stderr.contains("\"lines\""),
+                    "\(unknown.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: path("out.geojson")))
+        }
+    }
+
+    @Test(arguments: ["kml", "kmz"])
+    func picksOneFolderOfAKMLFile(_ format: String) throws {
+        try withTemporaryFolder { folder in
+            let lakeWalk = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/data/lake-walk.kml").path
+            let input = folder.appendingPathComponent("walk.\(format)").path
+            #expect(try meridian(["convert", lakeWalk, "-o", input, "-q"]).status == 0)
+            let stops = try meridian(["convert", input, "--layer", "Stops", "--to", "geojsonseq"])
+            #expect(stops.status == 0 && stops.stdout.split(separator: "\n").count == 1 && stops.stdout.contains("Bürkliplatz"), "\(stops.stderr)")
+            let unknown = try meridian(["convert", input, "--layer", "Stopps", "--to", "geojsonseq"])
+            #expect(unknown.status == 64 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+            #expect(unknown.stderr.contains("\"Route\"") && unknown.stderr.contains("\"Stops\""), "\(unknown.stderr)")
+        }
+    }
+
+    @Test func aFormatWithoutLayersRefusesLayer() throws {
+        let run = try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "--layer", "countries"])
+        #expect(run.status == 64 && run.stdout.isEmpty, "\(run.stderr)")
+    }
+}
+
 @Suite struct RenderBasemapTests {
     /// A chart tiled by `meridian tile`, as a folder and as MBTiles, under the same route: the
     /// two pictures are the same, and the chart is in them.

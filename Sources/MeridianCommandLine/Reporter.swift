@@ -8,17 +8,31 @@ import Darwin
 
 /// Prints diagnostics and errors on stderr in the `meridian: error: FILE:LINE:COLUMN: message`
 /// form, and turns errors into the exit codes of sysexits(3).
-public struct Reporter {
+public struct Reporter: Sendable {
     public var quiet = false
     /// The name errors start with: `meridian: error: …`.
     public var program = "meridian"
+    /// Diagnostics as JSON lines (`Diagnostic.jsonLine`), for a helper process whose parent
+    /// reports them (`meridian-gdal ogr-read` and `ogr-write`, run by `meridian`).
+    public var jsonLines = false
 
     public init(quiet: Bool = false) {
         self.quiet = quiet
     }
 
+    /// A helper process's reporter: everything, as JSON lines, for the parent to report.
+    public static let toParentProcess: Reporter = {
+        var reporter = Reporter()
+        reporter.jsonLines = true
+        return reporter
+    }()
+
     public func report(_ diagnostic: Diagnostic) {
         if quiet && diagnostic.severity < .error { return }
+        if jsonLines {
+            Self.printError(diagnostic.jsonLine)
+            return
+        }
         var line = "\(program): \(diagnostic.severity.rawValue): "
         if let location = diagnostic.location { line += "\(location): " }
         line += diagnostic.message

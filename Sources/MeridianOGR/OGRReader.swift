@@ -6,7 +6,7 @@ import MeridianGeometry
 /// Geodatabase, …), one feature at a time: geometry through ISO WKB, reprojected to WGS 84
 /// longitude/latitude when the layer has another CRS; fields as typed properties (integers,
 /// reals, booleans; dates and the rest as text). With several layers, each feature gets a
-/// `layer` property.
+/// `layer` property, unless `layer` picks one. GDAL's warnings go to `diagnostics`.
 public final class OGRReader: FeatureReader {
     private let dataset: GDALDatasetH
     /// The input's name in messages.
@@ -15,30 +15,35 @@ public final class OGRReader: FeatureReader {
     private var layerIndex = 0
     private var transform: OGRCoordinateTransformationH?
     private let wgs84: OGRSpatialReferenceH
+    private let messages: GDALMessages
 
     /// `name` stands for `path` in messages (`<stdin>` for standard input's copy); `driver`,
     /// when given, is the only driver tried (`--from`), else GDAL recognises the content.
-    public init(path: String, name displayName: String? = nil, layer: String? = nil, driver: String? = nil) throws {
+    /// `layer` keeps one layer; a name the dataset has no layer of is a usage error that lists them.
+    public init(path: String, name displayName: String? = nil, layer: String? = nil, driver: String? = nil,
+                diagnostics: DiagnosticHandler? = nil) throws {
         _ = OGRFormats.registered
-        self.name = displayName ?? path
+        let name = displayName ?? path
+        self.name = name
+        messages = GDALMessages(file: name, diagnostics: diagnostics)
         let allowed = driver.map { CSLAddString(nil, $0) } ?? nil
         defer { CSLDestroy(allowed) }
-        guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), allowed.map { UnsafePointer(OpaquePointer($0)) }, nil, nil) else {
+        guard let dataset = messages.capturing({
+            GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), allowed.map { UnsafePointer(OpaquePointer($0)) }, nil, nil)
+        }) else {
             // A file that is there and readable holds data GDAL does not understand.
             throw MeridianError(access(path, R_OK) == 0 ? .badInput : .inputUnavailable,
-                                gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: self.name))
+                                gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: name))
         }
         self.dataset = dataset
         wgs84 = OSRNewSpatialReference(nil)
         OSRImportFromEPSG(wgs84, 4326)
         OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
-        for i in 0..<GDALDatasetGetLayerCount(dataset) {
-            guard let handle = GDALDatasetGetLayer(dataset, i) else { continue }
-            if let layer, String(cString: OGR_L_GetName(handle)) != layer { continue }
-            layers.append(handle)
-        }
+        let all = (0..<GDALDatasetGetLayerCount(dataset)).compactMap { GDALDatasetGetLayer(dataset, $0) }
+        layers = all.filter { handle in layer.map { String(cString: OGR_L_GetName(handle)) == $0 } ?? true }
         guard !layers.isEmpty else {
-            throw MeridianError(.badInput, layer.map { "no layer called \($0)" } ?? "no vector layer", at: SourceLocation(file: name))
+            guard let layer, !all.isEmpty else { throw MeridianError(.badInput, "no vector layer", at: SourceLocation(file: name)) }
+            throw LayerSelection.unknown(layer, among: all.map { String(cString: OGR_L_GetName($0)) }, in: name)
         }
         startLayer()
     }
@@ -69,13 +74,14 @@ public final class OGRReader: FeatureReader {
     public func next() throws -> Feature? {
         while layerIndex < layers.count {
             let layer = layers[layerIndex]
-            if let feature = OGR_L_GetNextFeature(layer) {
+            if let feature = messages.capturing({ OGR_L_GetNextFeature(layer) }) {
                 defer { OGR_F_Destroy(feature) }
                 return try convert(feature, layer: layer)
             }
             layerIndex += 1
             if layerIndex < layers.count { startLayer() }
         }
+        messages.finish()
         return nil
     }
 

@@ -10,6 +10,12 @@ import MeridianGeometry
 /// so features are spilled and written at `finish`. The file (or a Shapefile's .shp, .shx,
 /// .dbf and .prj) is made in a hidden folder beside the output and moved into place by
 /// `commit()`; `abandon()`, or an error, leaves nothing behind.
+///
+/// Every property gets a field of its own, whatever the format does to names: two names that
+/// differ only in case (which SQLite, and so GeoPackage, refuses) get ogr2ogr's treatment (the
+/// second `name` becomes `name2`), and a name the driver changes (a Shapefile's ten characters)
+/// is kept apart from the others; each renaming is a warning. GDAL's own warnings come as
+/// warnings too, never on standard error.
 public final class OGRWriter: PathFeatureWriter {
     public let driver: OGRFormats.Driver
     public let path: String
@@ -17,13 +23,15 @@ public final class OGRWriter: PathFeatureWriter {
     private let stagedPath: String
     private let spill: FeatureSpill
     private var layerName: String
+    private let diagnostics: DiagnosticHandler?
 
-    public init(driver: OGRFormats.Driver, path: String) throws {
+    public init(driver: OGRFormats.Driver, path: String, diagnostics: DiagnosticHandler? = nil) throws {
         guard driver.canWrite else {
             throw MeridianError(.usage, "GDAL's \(driver.name) driver reads but does not write")
         }
         self.driver = driver
         self.path = path
+        self.diagnostics = diagnostics
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         var template = Array("\(folder)/.meridian-XXXXXX".utf8CString)
@@ -46,6 +54,12 @@ public final class OGRWriter: PathFeatureWriter {
     public func write(_ feature: Feature) throws { try spill.append(feature) }
 
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
+        let messages = GDALMessages(file: path, diagnostics: diagnostics)
+        defer { messages.finish() }
+        try messages.capturing { try write(messages: messages) }
+    }
+
+    private func write(messages: GDALMessages) throws {
         _ = OGRFormats.registered
         // First pass over the spill: the fields and their types, the geometry type.
         var schema = FieldSchema()
@@ -58,35 +72,57 @@ public final class OGRWriter: PathFeatureWriter {
                 if geometry.hasAltitude { hasZ = true }
             }
         }
-        guard let handle = GDALGetDriverByName(driver.name),
-              let dataset = GDALCreate(handle, stagedPath, 0, 0, 0, GDT_Unknown, nil) else {
-            throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the file"), at: SourceLocation(file: path))
-        }
-        var closed = false
-        defer { if !closed { GDALClose(dataset) } }
         let wgs84 = OSRNewSpatialReference(nil)
         defer { OSRDestroySpatialReference(wgs84) }
         OSRImportFromEPSG(wgs84, 4326)
         OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
         var layerType = Self.layerType(geometryTypes)
         if hasZ { layerType = OGR_GT_SetZ(layerType) }
-        // Shapefiles default to ISO-8859-1 text; names from anywhere need UTF-8.
-        let encoding = driver.name == "ESRI Shapefile" ? CSLSetNameValue(nil, "ENCODING", "UTF-8") : nil
-        defer { CSLDestroy(encoding) }
-        guard let layer = GDALDatasetCreateLayer(dataset, layerName, wgs84, layerType, CSLConstList(encoding)) else {
-            throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the layer"), at: SourceLocation(file: path))
-        }
-        for field in schema.fields {
-            let definition = OGR_Fld_Create(field.name, field.type.ogrType)
-            OGR_Fld_SetSubType(definition, field.type.ogrSubType)
-            defer { OGR_Fld_Destroy(definition) }
-            guard OGR_L_CreateField(layer, definition, 1) == OGRERR_NONE else {
-                throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot add the field \(field.name)"), at: SourceLocation(file: path))
+
+        // The file, its layer and fields. Names that differ only in case get a number first
+        // (ogr2ogr's rule: SQLite, and so GeoPackage, refuses them, as do other formats'
+        // readers); the driver may change names further (a Shapefile's ten characters, SQLite's
+        // laundering). Where it makes two alike, the later one is asked for with a number and
+        // the file made again: some drivers rename no field once made.
+        let original = schema.fields.map(\.name)
+        let distinct = FieldSchema.distinctNames(original)
+        var requested = distinct
+        var dataset: GDALDatasetH?
+        defer { if let dataset { GDALClose(dataset) } }
+        var layer: OGRLayerH
+        var fieldNames: [String]
+        var attempts = 0
+        while true {
+            attempts += 1
+            let made = try createLayer(type: layerType, srs: wgs84)
+            dataset = made.dataset
+            layer = made.layer
+            let created = try createFields(schema, names: requested, in: layer, messages: messages)
+            guard let clash = FieldSchema.firstRepeatedName(created) else {
+                fieldNames = created
+                break
             }
+            GDALClose(made.dataset)
+            dataset = nil
+            discardStagedFiles()
+            guard attempts < 50, let next = FieldSchema.nextName(for: created[clash], avoiding: requested + created) else {
+                throw MeridianError(.cannotCreateOutput,
+                                    "the properties \"\(original[created.firstIndex { FieldSchema.sameName($0, created[clash]) }!])\" and \"\(original[clash])\" would share the field \"\(created[clash])\" in \(driver.longName)",
+                                    at: SourceLocation(file: path), hint: "rename one of them (Meridian would lose the other's values)")
+            }
+            requested[clash] = next
         }
+        for (index, name) in fieldNames.enumerated() where name != original[index] {
+            let why = name != requested[index] ? "GDAL's \(driver.name) driver changed the name to one the format takes"
+                : requested[index] == distinct[index] ? "another property's name differs from it only in case"
+                : "GDAL's \(driver.name) driver would have given it another property's field"
+            diagnostics?(Diagnostic(.warning, "the property \"\(original[index])\" is written as the field \"\(name)\": \(why)",
+                                    at: SourceLocation(file: path)))
+        }
+
         let transaction = GDALDatasetStartTransaction(dataset, 0) == OGRERR_NONE
         let definition = OGR_L_GetLayerDefn(layer)
-        // The driver may rename fields (a Shapefile's ten characters): look them up by position.
+        // Fields may be renamed (by Meridian or by the driver): look them up by position.
         let fieldIndex = Dictionary(uniqueKeysWithValues: schema.fields.enumerated().map { ($1.name, Int32($0)) })
         var number = 0
         try spill.forEach { feature in
@@ -115,11 +151,55 @@ public final class OGRWriter: PathFeatureWriter {
             }
         }
         if transaction { _ = GDALDatasetCommitTransaction(dataset) }
-        closed = true
         GDALClose(dataset)
+        dataset = nil
         if CPLGetLastErrorType() == CE_Failure || CPLGetLastErrorType() == CE_Fatal {
             throw MeridianError(.io, gdalError("GDAL failed to write the file"), at: SourceLocation(file: path))
         }
+    }
+
+    /// The staged file and its one layer.
+    private func createLayer(type: OGRwkbGeometryType, srs: OGRSpatialReferenceH?) throws -> (dataset: GDALDatasetH, layer: OGRLayerH) {
+        guard let handle = GDALGetDriverByName(driver.name),
+              let dataset = GDALCreate(handle, stagedPath, 0, 0, 0, GDT_Unknown, nil) else {
+            throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the file"), at: SourceLocation(file: path))
+        }
+        // Shapefiles default to ISO-8859-1 text; names from anywhere need UTF-8.
+        let encoding = driver.name == "ESRI Shapefile" ? CSLSetNameValue(nil, "ENCODING", "UTF-8") : nil
+        defer { CSLDestroy(encoding) }
+        guard let layer = GDALDatasetCreateLayer(dataset, layerName, srs, type, CSLConstList(encoding)) else {
+            GDALClose(dataset)
+            throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the layer"), at: SourceLocation(file: path))
+        }
+        return (dataset, layer)
+    }
+
+    /// A field for each of `schema`'s properties, in order, asked for as `names`; the names the
+    /// layer gives them. (The driver's warnings about names it changes are dropped: Meridian
+    /// reports each renaming itself.)
+    private func createFields(_ schema: FieldSchema, names: [String], in layer: OGRLayerH, messages: GDALMessages) throws -> [String] {
+        messages.muted = true
+        defer { messages.muted = false }
+        var created: [String] = []
+        for (field, name) in zip(schema.fields, names) {
+            let definition = OGR_Fld_Create(name, field.type.ogrType)
+            OGR_Fld_SetSubType(definition, field.type.ogrSubType)
+            defer { OGR_Fld_Destroy(definition) }
+            guard OGR_L_CreateField(layer, definition, 1) == OGRERR_NONE,
+                  let made = OGR_FD_GetFieldDefn(OGR_L_GetLayerDefn(layer), Int32(created.count)) else {
+                throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot add the field \(name)"), at: SourceLocation(file: path))
+            }
+            created.append(String(cString: OGR_Fld_GetNameRef(made)))
+        }
+        return created
+    }
+
+    /// Removes what a failed attempt left in the staging folder (and GDAL's record of its errors).
+    private func discardStagedFiles() {
+        for file in (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? [] {
+            try? FileManager.default.removeItem(atPath: staging + "/" + file)
+        }
+        CPLErrorReset()
     }
 
     /// Moves the written file(s) into place.
@@ -157,20 +237,21 @@ public final class OGRWriter: PathFeatureWriter {
     }
 
     static func set(_ value: JSONValue, as type: FieldSchema.FieldType, in feature: OGRFeatureH, at index: Int32) {
-        switch (value, type) {
+        switch (value.unwrappingHTML, type) {
         case (.null, _): OGR_F_SetFieldNull(feature, index)
         case (.integer(let i), .integer): OGR_F_SetFieldInteger64(feature, index, GIntBig(i))
         case (.integer(let i), .real): OGR_F_SetFieldDouble(feature, index, Double(i))
         case (.double(let d), .real): OGR_F_SetFieldDouble(feature, index, d)
         case (.bool(let b), .boolean): OGR_F_SetFieldInteger(feature, index, b ? 1 : 0)
-        default: OGR_F_SetFieldString(feature, index, value.plainText())
+        case (let value, _): OGR_F_SetFieldString(feature, index, value.plainText())
         }
     }
 }
 
 /// The fields a collection needs: every property key, in order of first appearance, typed by
 /// every value it takes (integers only: Integer64; numbers: Real; booleans: Integer(Boolean);
-/// arrays and objects only: String(JSON); anything mixed with text: String).
+/// arrays and objects only: String(JSON); anything mixed with text: String). KML's HTML
+/// descriptions count as their text.
 struct FieldSchema {
     enum FieldType {
         case integer, real, boolean, json, string, unknown
@@ -220,7 +301,7 @@ struct FieldSchema {
     private var index: [String: Int] = [:]
 
     mutating func add(_ properties: JSONObject) {
-        for (key, value) in properties {
+        for (key, value) in properties.mapValues(\.unwrappingHTML) {
             if let i = index[key] {
                 fields[i].type = fields[i].type.merged(with: value)
             } else {
@@ -231,4 +312,30 @@ struct FieldSchema {
     }
 
     func field(_ name: String) -> Field? { index[name].map { fields[$0] } }
+
+    /// Whether two field names are the same to GDAL and SQLite: equal but for the case of
+    /// ASCII letters.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        func folded(_ s: String) -> [UInt8] { s.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 } }
+        return folded(a) == folded(b)
+    }
+
+    /// `names` made distinct whatever their case, as ogr2ogr does it: a name already taken gets
+    /// 2, 3, … after it (`name` after `NAME` becomes `name2`).
+    static func distinctNames(_ names: [String]) -> [String] {
+        var taken: [String] = []
+        for name in names { taken.append(nextName(for: name, avoiding: taken) ?? name) }
+        return taken
+    }
+
+    /// `name` if it is not among `taken` (whatever the case), else it with the first number
+    /// from 2 on after it that is not; nil when none up to 999 is free.
+    static func nextName(for name: String, avoiding taken: [String]) -> String? {
+        ([name] + (2...999).map { "\(name)\($0)" }).first { candidate in !taken.contains { sameName($0, candidate) } }
+    }
+
+    /// The index of the first name that repeats an earlier one (whatever the case).
+    static func firstRepeatedName(_ names: [String]) -> Int? {
+        names.indices.first { i in names[..<i].contains { sameName($0, names[i]) } }
+    }
 }

@@ -132,6 +132,17 @@ public final class MBTilesSink: TileSink, @unchecked Sendable {
         }
     }
 
+    public func zoomsWithTiles() throws -> ClosedRange<Int>? {
+        try lock.locked {
+            var range: ClosedRange<Int>?
+            try query("SELECT MIN(zoom_level), MAX(zoom_level) FROM tiles WHERE zoom_level IS NOT NULL") { row in
+                guard sqlite3_column_type(row, 0) != SQLITE_NULL else { return }
+                range = Int(sqlite3_column_int(row, 0))...Int(sqlite3_column_int(row, 1))
+            }
+            return range
+        }
+    }
+
     public func finish(metadata m: TileSetMetadata) throws {
         let b = m.bounds, c = m.center
         let rows: [(String, String)] = [

@@ -8,6 +8,9 @@ public struct TilePyramid: Sendable, Equatable {
     /// Half the Web Mercator world's width, in metres (π · 6378137).
     public static let originShift = Double.pi * 6_378_137
 
+    /// The deepest zoom level Meridian tiles to.
+    public static let maximumZoom = 24
+
     public var tileSize: Int
 
     public init(tileSize: Int = 256) {

@@ -40,6 +40,9 @@ public protocol TileSink: AnyObject, Sendable {
     func write(_ tile: MapTile, data: [UInt8]) throws
     /// Records that every tile of `block` is stored: `tiles` of them (empty ones are not).
     func markCompleted(block: MapTile, tiles: Int) throws
+    /// The lowest and highest zoom levels that hold a tile (nil when none does), so the metadata
+    /// can say what is there: a raster far smaller than a pixel leaves low zooms empty.
+    func zoomsWithTiles() throws -> ClosedRange<Int>?
     /// Writes the metadata and makes the tile set whole.
     func finish(metadata: TileSetMetadata) throws
 }
@@ -166,6 +169,20 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     public func markCompleted(block: MapTile, tiles: Int) throws {
         try lock.locked { try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles)\n") }
+    }
+
+    public func zoomsWithTiles() throws -> ClosedRange<Int>? {
+        // A zoom folder is made just before its first tile is written; a killed run may leave
+        // only a hidden temporary file in it, which does not count.
+        let manager = FileManager.default
+        func holdsTile(_ folder: String) -> Bool {
+            ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).contains { column in
+                !column.hasPrefix(".") && ((try? manager.contentsOfDirectory(atPath: folder + "/" + column)) ?? []).contains { !$0.hasPrefix(".") }
+            }
+        }
+        let zooms = (0...TilePyramid.maximumZoom).filter { holdsTile("\(path)/\($0)") }
+        guard let low = zooms.first, let high = zooms.last else { return nil }
+        return low...high
     }
 
     public func finish(metadata: TileSetMetadata) throws {

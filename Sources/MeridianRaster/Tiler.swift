@@ -41,7 +41,13 @@ public struct TilingProgress: Sendable {
 
 /// What a run did.
 public struct TilingSummary: Sendable {
+    /// The zoom levels asked for.
     public var zooms: ClosedRange<Int>
+    /// The zoom levels that hold tiles (nil when none does): fewer than asked for when the
+    /// raster shows at none of the lowest (or at none at all). The metadata says these.
+    public var zoomsWithTiles: ClosedRange<Int>?
+    /// What the tile set's metadata says (the viewer shows the same).
+    public var metadata: TileSetMetadata
     /// Tiles written by this run, per zoom level.
     public var written: [Int: Int]
     /// Tiles kept from an interrupted run (--resume).
@@ -75,8 +81,8 @@ public final class Tiler: @unchecked Sendable {
         self.options = options
         pyramid = TilePyramid(tileSize: options.tileSize)
         zooms = options.zooms ?? pyramid.defaultZooms(pixelSize: source.pixelSize, width: source.warpedWidth, height: source.warpedHeight)
-        guard zooms.lowerBound >= 0, zooms.upperBound <= 24 else {
-            throw MeridianError(.usage, "zoom levels must lie between 0 and 24")
+        guard zooms.lowerBound >= 0, zooms.upperBound <= TilePyramid.maximumZoom else {
+            throw MeridianError(.usage, "zoom levels must lie between 0 and \(TilePyramid.maximumZoom)")
         }
         var ranges: [Int: TileRange] = [:]
         for z in zooms { ranges[z] = pyramid.range(zoom: z, extent: source.extent) }
@@ -91,7 +97,8 @@ public final class Tiler: @unchecked Sendable {
     /// Every tile a run may write (the ranges' total; empty tiles are skipped).
     public var tileBound: Int { ranges.values.reduce(0) { $0 + $1.count } }
 
-    public var metadata: TileSetMetadata {
+    /// The tile set's metadata, for tiles at `zooms` (the levels that hold tiles).
+    public func metadata(zooms: ClosedRange<Int>) -> TileSetMetadata {
         TileSetMetadata(name: ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension,
                         format: options.format, bounds: source.bounds, minZoom: zooms.lowerBound,
                         maxZoom: zooms.upperBound, tileSize: options.tileSize,
@@ -157,9 +164,17 @@ public final class Tiler: @unchecked Sendable {
             level = next
             z -= 1
         }
+        // A raster much smaller than a pixel at the lowest zooms fades out as it is averaged
+        // down (four children make one pixel): where it covers less than 1/255 of a pixel, the
+        // tile is fully transparent and not written. The metadata names the levels that hold
+        // tiles, so no reader asks for levels that are not there. (Asked from the sink, which
+        // also holds the tiles an interrupted run kept.)
+        let zoomsWithTiles = try sink.zoomsWithTiles()
+        let metadata = metadata(zooms: zoomsWithTiles ?? zooms)
         try sink.finish(metadata: metadata)
         Profile.report()
-        return TilingSummary(zooms: zooms, written: state.writtenPerZoom, kept: state.kept, seconds: Date().timeIntervalSince(start))
+        return TilingSummary(zooms: zooms, zoomsWithTiles: zoomsWithTiles, metadata: metadata, written: state.writtenPerZoom,
+                             kept: state.kept, seconds: Date().timeIntervalSince(start))
     }
 
     /// A block's tiles, written, and its top tile's image (nil when transparent). A block an

@@ -15,7 +15,9 @@ struct Tile: ParsableCommand {
             metadata.json, or an MBTiles 1.3 file when OUTPUT ends in .mbtiles. Each base tile is \
             warped straight from the source; lower zooms are built in memory from the level below. \
             Tiles outside the data are transparent, and fully transparent tiles are not written; \
-            opaque tiles have no alpha channel.
+            opaque tiles have no alpha channel. The metadata (and the viewer) name the zoom levels \
+            that hold tiles: a raster far smaller than a pixel at the lowest levels asked for \
+            leaves them empty, with a warning.
 
             Inputs: anything GDAL reads, in any CRS; paletted images (BSB/KAP charts) are expanded \
             to RGBA and a chart's collar is cut away along its outline; images georeferenced by \
@@ -39,7 +41,7 @@ struct Tile: ParsableCommand {
     @Argument(help: ArgumentHelp("The output folder, or an .mbtiles file.", valueName: "output"))
     var output: String
 
-    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution).", valueName: "min-max"))
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: "min-max"))
     var zoom: String?
 
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
@@ -179,7 +181,10 @@ struct Tile: ParsableCommand {
             }
             line.finish()
             if viewer {
-                try TileViewer.write(folder: output, metadata: tiler.metadata, scheme: scheme == .tms ? .tms : .xyz)
+                try TileViewer.write(folder: output, metadata: summary.metadata, scheme: scheme == .tms ? .tms : .xyz)
+            }
+            if let shortfall = Self.zoomShortfall(summary) {
+                reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: input)))
             }
             if !quiet { Reporter.printError(Self.summaryText(summary, output: output, resumed: resume)) }
         }
@@ -189,7 +194,8 @@ struct Tile: ParsableCommand {
     /// check: tiles written now and kept, whose sum a clean run writes.
     static func summaryText(_ summary: TilingSummary, output: String, resumed: Bool) -> String {
         let rate = summary.seconds > 0 ? Double(summary.tileCount) / summary.seconds : 0
-        let zooms = "zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)"
+        let held = summary.zoomsWithTiles ?? summary.zooms
+        let zooms = "zoom \(held.lowerBound)-\(held.upperBound)"
         let time = String(format: "%.1f s (%.0f tiles/s)", summary.seconds, rate)
         guard resumed else { return "\(output): \(summary.tileCount) tiles, \(zooms), \(time)" }
         return "\(output): \(summary.totalTiles) tiles in all, as a clean run writes: \(summary.tileCount) written now, "
@@ -203,6 +209,20 @@ struct Tile: ParsableCommand {
         let command = (["meridian", "tile"] + arguments).map(shellQuoted).joined(separator: " ")
         let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
         return "\(clear)meridian: interrupted; the tiles written so far are kept. To finish, run:\n  \(command)\n"
+    }
+
+    /// Why the tile set holds fewer zoom levels than were asked for, if it does.
+    static func zoomShortfall(_ summary: TilingSummary) -> String? {
+        func levels(_ range: ClosedRange<Int>) -> String { range.count == 1 ? "zoom \(range.lowerBound)" : "zoom \(range.lowerBound)-\(range.upperBound)" }
+        guard let held = summary.zoomsWithTiles else {
+            return "no tiles: the raster shows at none of \(levels(summary.zooms)) (all transparent)"
+        }
+        guard held != summary.zooms else { return nil }
+        var missing: [String] = []
+        if held.lowerBound > summary.zooms.lowerBound { missing.append(levels(summary.zooms.lowerBound...held.lowerBound - 1)) }
+        if held.upperBound < summary.zooms.upperBound { missing.append(levels(held.upperBound + 1...summary.zooms.upperBound)) }
+        return "\(missing.joined(separator: " and ")) hold no tiles (there the raster covers less than 1/255 of a pixel): "
+            + "the tile set and its metadata say \(levels(held))"
     }
 
     /// `412/1546 tiles (27%), 96 tiles/s, ETA 0:12`

@@ -34,7 +34,8 @@ struct Formats: ParsableCommand {
 }
 
 /// `meridian-gdal ogr-read`: a GDAL vector dataset streamed out as a GeoJSON text sequence, for
-/// `meridian` to read through a pipe. Not for people: `meridian convert file.shp` runs it.
+/// `meridian` to read through a pipe. Not for people: `meridian convert file.shp` runs it, and
+/// reports the warnings and the error this prints as JSON lines on standard error.
 struct OGRRead: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ogr-read", shouldDisplay: false)
 
@@ -46,9 +47,10 @@ struct OGRRead: ParsableCommand {
     @Argument var input: String
 
     func run() throws {
-        try Reporter().run {
+        let reporter = Reporter.toParentProcess
+        try reporter.run {
             let driver = try format.map(vectorDriver(named:))
-            let reader = try OGRReader(path: input, name: name, layer: layer, driver: driver?.name)
+            let reader = try OGRReader(path: input, name: name, layer: layer, driver: driver?.name, diagnostics: reporter.report)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
             try out.flush()
@@ -57,7 +59,8 @@ struct OGRRead: ParsableCommand {
 }
 
 /// `meridian-gdal ogr-write`: a GeoJSON text sequence written through a GDAL driver, staged and
-/// moved into place. Not for people: `meridian convert … -o file.gpkg` runs it.
+/// moved into place. Not for people: `meridian convert … -o file.gpkg` runs it, and reports
+/// the warnings and the error this prints as JSON lines on standard error.
 struct OGRWrite: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "ogr-write", shouldDisplay: false)
 
@@ -66,10 +69,11 @@ struct OGRWrite: ParsableCommand {
     @Argument var input: String
 
     func run() throws {
-        try Reporter().run {
+        let reporter = Reporter.toParentProcess
+        try reporter.run {
             let driver = try format.map(vectorDriver(named:)) ?? OGRFormats.driver(named: nil, path: output)
             let source = try FeatureInput(path: input, format: "geojsonseq")
-            let writer = try OGRWriter(driver: driver, path: output)
+            let writer = try OGRWriter(driver: driver, path: output, diagnostics: reporter.report)
             try copyFeatures(from: source.reader, to: writer)
             try writer.commit()
         }

@@ -10,7 +10,9 @@ import MeridianGeometry
 ///   text sequence on a pipe (numbers exact both ways);
 /// - writing sets the features aside (a GeoJSON text sequence in a scratch file) and, on
 ///   commit, runs `meridian-gdal ogr-write`, which writes the file(s) out of sight and moves them
-///   into place, so nothing partial is ever visible.
+///   into place, so nothing partial is ever visible;
+/// - both report their warnings and errors as JSON lines on standard error, which `meridian`
+///   reports as its own (`HelperDiagnostics`), so `--quiet` and the message form hold for them.
 ///
 /// Which driver: a name (`--from`, `--to`) is a driver's, checked at once by `meridian-gdal
 /// ogr-driver` unless it is one of `CommonGDALFormat`'s (so a mistyped name fails before any
@@ -42,15 +44,20 @@ enum GDALFormats {
         }
         return FeatureFormat(
             id: driver ?? "gdal", displayName: driver.map { "\($0) (through GDAL)" } ?? "a GDAL format", extensions: extensions,
-            reader: { input, _ in
+            hasLayers: true,
+            reader: { input, options in
                 let from = driver.map { ["--from", $0] } ?? []
-                if let path = input.regularFilePath { return try ChildFeatureReader(["ogr-read"] + from + [path], name: path) }
+                let layer = options.layer.map { ["--layer", $0] } ?? []
+                if let path = input.regularFilePath {
+                    return try ChildFeatureReader(["ogr-read"] + from + layer + [path], name: path, diagnostics: options.diagnostics)
+                }
                 // GDAL's drivers read files by path, most with random access: standard input or
                 // a pipe is set aside first (named with the format's extension, which some drivers check),
                 // and kept while the child reads it.
                 let suffix = extensions.first.map { ".\($0)" } ?? ""
                 let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)
-                return try ChildFeatureReader(["ogr-read"] + from + ["--name", input.name, scratch.path], name: input.name, keeping: scratch)
+                return try ChildFeatureReader(["ogr-read"] + from + layer + ["--name", input.name, scratch.path], name: input.name,
+                                              diagnostics: options.diagnostics, keeping: scratch)
             },
             pathWriter: writer
         )
@@ -98,15 +105,59 @@ func gdalHelperOutput(_ arguments: [String]) throws -> [String] {
     return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
 }
 
-/// `meridian-gdal` run with its standard output on a pipe.
-func runGDALHelper(_ arguments: [String], standardOutput: Any? = nil) throws -> Process {
+/// `meridian-gdal` run with its standard output on a pipe (or where `standardOutput` says) and
+/// its standard error on `standardError` (nil: this process's, for a child that words its own errors).
+func runGDALHelper(_ arguments: [String], standardOutput: Any? = nil, standardError: Pipe? = nil) throws -> Process {
     guard let helper = GDALForwarding.helperPath() else { throw GDALForwarding.helperMissing("reading and writing GDAL's formats") }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: helper)
     process.arguments = arguments
     if let standardOutput { process.standardOutput = standardOutput }
+    if let standardError { process.standardError = standardError }
     try process.run()
     return process
+}
+
+/// What `meridian-gdal ogr-read` and `ogr-write` say on standard error: diagnostics as JSON
+/// lines (`Reporter.toParentProcess`). Warnings go to this process's handler, so they are
+/// printed (or silenced by `--quiet`) as Meridian's own; the child's error comes back as a
+/// `MeridianError` with its exit code's kind; any other line (a crash) is copied to stderr.
+/// The pipe is read on a thread of its own, so a child with much to say never blocks.
+final class HelperDiagnostics: @unchecked Sendable {
+    private let pipe: Pipe
+    private let done = DispatchGroup()
+    /// Written by the reading thread before `done` is left; read after `done.wait()`.
+    private var text = Data()
+
+    init(_ pipe: Pipe) {
+        self.pipe = pipe
+        done.enter()
+        DispatchQueue.global().async { [self] in
+            text = pipe.fileHandleForReading.readDataToEndOfFile()
+            done.leave()
+        }
+    }
+
+    /// Once the child has ended: reports its warnings, and throws its error if it failed.
+    func finish(_ process: Process, warnings: DiagnosticHandler?) throws {
+        process.waitUntilExit()
+        done.wait()
+        var failure: Diagnostic?
+        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+            guard let diagnostic = Diagnostic(jsonLine: String(line)) else {
+                Reporter.printError(String(line))
+                continue
+            }
+            if diagnostic.severity == .error { failure = diagnostic } else { warnings?(diagnostic) }
+        }
+        text = Data()
+        let status = process.terminationStatus
+        guard process.terminationReason != .exit || status != 0 else { return }
+        guard let failure, process.terminationReason == .exit, let kind = MeridianError.Kind(exitCode: status) else {
+            throw MeridianError(.io, "meridian-gdal \(process.arguments?.first ?? "") stopped (\(process.terminationReason == .exit ? "exit" : "signal") \(status))")
+        }
+        throw MeridianError(kind, failure.message, at: failure.location, hint: failure.hint)
+    }
 }
 
 /// Features read by `meridian-gdal ogr-read`, streamed back as a GeoJSON text sequence.
@@ -114,12 +165,18 @@ final class ChildFeatureReader: FeatureReader {
     private let process: Process
     private let pipe = Pipe()
     private let reader: GeoJSONReader
+    private let diagnostics: HelperDiagnostics
+    private let warnings: DiagnosticHandler?
+    private var ended = false
     /// Standard input's copy, which the child reads.
     private let scratch: ScratchFile?
 
-    init(_ arguments: [String], name: String, keeping scratch: ScratchFile? = nil) throws {
+    init(_ arguments: [String], name: String, diagnostics warnings: DiagnosticHandler?, keeping scratch: ScratchFile? = nil) throws {
         self.scratch = scratch
-        process = try runGDALHelper(arguments, standardOutput: pipe)
+        self.warnings = warnings
+        let errors = Pipe()
+        process = try runGDALHelper(arguments, standardOutput: pipe, standardError: errors)
+        diagnostics = HelperDiagnostics(errors)
         let input = BufferedInput(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, name: name, ownsDescriptor: false)
         reader = GeoJSONReader(input: input, layout: .sequence)
     }
@@ -129,22 +186,36 @@ final class ChildFeatureReader: FeatureReader {
     }
 
     func readMetadata() throws -> CollectionMetadata {
-        do { return try reader.readMetadata() } catch { try failIfChildFailed(); throw error }
+        do { return try reader.readMetadata() } catch { try endOfChild(brokenOff: true); throw error }
     }
 
     func next() throws -> Feature? {
         let feature: Feature?
-        do { feature = try reader.next() } catch { try failIfChildFailed(); throw error }
-        if feature == nil { try failIfChildFailed() }
+        do { feature = try reader.next() } catch { try endOfChild(brokenOff: true); throw error }
+        if feature == nil { try endOfChild(brokenOff: false) }
         return feature
     }
 
     var trailingMetadata: CollectionMetadata { reader.trailingMetadata }
 
-    /// At the end of the stream: the child's own error was printed; exit with its code.
-    private func failIfChildFailed() throws {
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    /// At the end of the stream, or where it broke off: the child's warnings, and its error.
+    /// A stream breaks off when the child fails (it ends at once, and its error is the one to
+    /// tell) or, were it ever to write something unreadable, while it goes on writing into a
+    /// pipe no one reads any more: a child that does not end within two seconds is stopped, and
+    /// the reading error is told.
+    private func endOfChild(brokenOff: Bool) throws {
+        guard !ended else { return }
+        ended = true
+        if brokenOff {
+            let deadline = Date().addingTimeInterval(2)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning {
+                process.terminate()
+                try? diagnostics.finish(process, warnings: warnings)
+                return
+            }
+        }
+        try diagnostics.finish(process, warnings: warnings)
     }
 }
 
@@ -153,10 +224,12 @@ final class ChildFeatureWriter: PathFeatureWriter {
     private let driver: String
     private let path: String
     private let spill: FeatureSpill
+    private let warnings: (@Sendable (Diagnostic) -> Void)?
 
     init(driver: String, path: String, options: WriteOptions) throws {
         self.driver = driver
         self.path = path
+        warnings = options.diagnostics
         spill = try FeatureSpill("gdal-output")
     }
 
@@ -166,9 +239,9 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let process = try runGDALHelper(["ogr-write", "--to", driver, "-o", path, spill.path])
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+        let errors = Pipe()
+        let process = try runGDALHelper(["ogr-write", "--to", driver, "-o", path, spill.path], standardError: errors)
+        try HelperDiagnostics(errors).finish(process, warnings: warnings)
     }
 
     func abandon() {}

@@ -53,7 +53,7 @@ struct Geodesic: ParsableCommand {
                     features.append(feature)
                 }
             }
-            try output.write(features)
+            try output.write(features, reporter: reporting.reporter)
         }
     }
 
@@ -118,7 +118,7 @@ struct Circle: ParsableCommand {
             // `overlay`, `center` and `radius_m` let `--to swift` declare an MKCircle.
             try output.write([Feature(geometry: geometry, properties: [
                 "overlay": .string("circle"), "center": Geodesic.pair(center.position), "radius_m": .double(radius),
-            ])])
+            ])], reporter: reporting.reporter)
         }
     }
 }

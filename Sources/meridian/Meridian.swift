@@ -21,3 +21,18 @@ struct Meridian: ParsableCommand {
                       Render.self, Tile.self, FormatsCommand.self]
     )
 }
+
+extension Meridian {
+    /// The subcommand being run, as typed ("meridian geodesic", "meridian coverage make"), for
+    /// the headers of generated files.
+    static var invokedCommand: String {
+        var words = ["meridian"]
+        var command: ParsableCommand.Type = Meridian.self
+        for argument in CommandLine.arguments.dropFirst() {
+            guard let subcommand = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
+            words.append(argument)
+            command = subcommand
+        }
+        return words.joined(separator: " ")
+    }
+}

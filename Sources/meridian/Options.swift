@@ -16,13 +16,15 @@ struct InputOptions: ParsableArguments {
                                valueName: "flat|tree"))
     var folders: KMLReadOptions.Folders = .flat
 
-    @Option(help: ArgumentHelp("KML: keep only the features inside the Folder or Document of this name.", valueName: "name"))
+    @Option(help: ArgumentHelp(
+        "Keep only one layer: a KML or KMZ Folder or Document of this name, or a layer of a GDAL dataset (a GeoPackage's table). A name the input has no layer of is an error that lists them.",
+        valueName: "name"))
     var layer: String?
 
     /// Opens the input, sending the reader's warnings to stderr.
     func open(reporter: Reporter) throws -> FeatureInput {
         try FeatureInput(path: input, format: format,
-                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders, layer: layer)),
+                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders), layer: layer),
                          registry: .commandLine)
     }
 }
@@ -42,28 +44,41 @@ struct OutputFileOptions: ParsableArguments {
     @Flag(help: "GPX: write lines as routes (rte) instead of tracks (trk).")
     var gpxRoutes = false
 
+    @Option(help: ArgumentHelp(
+        "MapKit Swift: the name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
+        valueName: "name"))
+    var swiftType: String?
+
     @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
 
     func validate() throws {
         if let precision, !(0...17).contains(precision) {
             throw ValidationError("--precision must be between 0 and 17")
         }
+        if let swiftType, !MapKitSourceWriter.isTypeName(swiftType) {
+            throw ValidationError("--swift-type takes a Swift type name (letters, digits and _, not a keyword), not '\(swiftType)'")
+        }
     }
 
-    var writeOptions: WriteOptions {
+    /// The writer's options, with its warnings going to `reporter`.
+    func writeOptions(reporter: Reporter) -> WriteOptions {
         var options = WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes)
         options.picture = picture.options
+        // Each generated file gets its own type, so several compile into one app.
+        options.swiftTypeName = swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
+        options.generator = Meridian.invokedCommand
+        options.diagnostics = { reporter.report($0) }
         return options
     }
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
-    func open(format: String? = nil, protecting input: String? = nil) throws -> FeatureOutput {
-        try FeatureOutput(path: output, format: format, options: writeOptions, protectedInput: input, registry: .commandLine)
+    func open(format: String? = nil, protecting input: String? = nil, reporter: Reporter) throws -> FeatureOutput {
+        try FeatureOutput(path: output, format: format, options: writeOptions(reporter: reporter), protectedInput: input, registry: .commandLine)
     }
 
     /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
-    func write(_ features: [Feature], format: String? = nil) throws {
-        let destination = try open(format: format)
+    func write(_ features: [Feature], format: String? = nil, reporter: Reporter) throws {
+        let destination = try open(format: format, reporter: reporter)
         try destination.commit { try copyFeatures(from: FeatureList(features), to: destination.writer) }
     }
 }
@@ -127,8 +142,8 @@ struct OutputOptions: ParsableArguments {
     var precision: Int? { file.precision }
     var pretty: Bool { file.pretty }
 
-    func open(protecting input: String?) throws -> FeatureOutput {
-        try file.open(format: format, protecting: input)
+    func open(protecting input: String?, reporter: Reporter) throws -> FeatureOutput {
+        try file.open(format: format, protecting: input, reporter: reporter)
     }
 }
 
@@ -185,7 +200,7 @@ func runPipeline(input: InputOptions, output: OutputOptions, reporting: Reportin
     let reporter = reporting.reporter
     try reporter.run {
         let source = try input.open(reporter: reporter)
-        let destination = try output.open(protecting: source.path)
+        let destination = try output.open(protecting: source.path, reporter: reporter)
         let progress = ProgressLine(reporting: reporting, input: source.input)
         defer { progress.finish() }
         try destination.commit { try body(source, destination, progress) }

@@ -30,7 +30,7 @@ struct Render: ParsableCommand {
     func run() throws {
         let reporter = reporting.reporter
         try reporter.run {
-            let destination = try output.file.open(format: output.format ?? (output.file.output == nil ? "png" : nil))
+            let destination = try output.file.open(format: output.format ?? (output.file.output == nil ? "png" : nil), reporter: reporter)
             try destination.commit {
                 let writer = destination.writer
                 try writer.begin(.init())

@@ -90,6 +90,37 @@ func pngCount(_ folder: URL) -> Int {
         }
     }
 
+    /// Issue 13: `--zoom 0-17` on a small chart left zooms 0-2 empty (less than 1/255 of a pixel
+    /// of chart there, so those tiles are fully transparent and not written) while every piece of
+    /// metadata said minzoom 0. The metadata now names the zooms that hold tiles, in MBTiles,
+    /// metadata.json, tilemapresource.xml and the viewer alike, and a warning says why.
+    @Test func metadataNamesTheZoomsThatHoldTiles() throws {
+        try withTemporaryFolder { folder in
+            let mbtiles = folder.appendingPathComponent("chart.mbtiles").path
+            let tiled = try meridian(["tile", chart, mbtiles, "--zoom", "0-5"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let file = try MBTilesFile(path: mbtiles)
+            let levels = try file.zoomLevels()
+            try #require(!levels.isEmpty)
+            #expect(levels.first! > 0, "the chart is far smaller than a pixel at zoom 0")
+            #expect(file.metadata["minzoom"] == String(levels.first!) && file.metadata["maxzoom"] == String(levels.last!), "\(file.metadata)")
+            #expect(tiled.stderr.contains("meridian: warning: "), "\(tiled.stderr)")
+            #expect(tiled.stderr.contains("zoom \(levels.first!)-\(levels.last!)"), "\(tiled.stderr)")
+
+            let tiles = folder.appendingPathComponent("tiles")
+            #expect(try meridian(["tile", chart, tiles.path, "--zoom", "0-5", "--tms", "--viewer", "-q"]).status == 0)
+            let zooms = try FileManager.default.contentsOfDirectory(atPath: tiles.path).compactMap(Int.init).sorted()
+            #expect(zooms == levels)
+            let json = try String(contentsOf: tiles.appendingPathComponent("metadata.json"), encoding: .utf8)
+            #expect(json.contains("\"minzoom\": \(levels.first!),") && json.contains("\"maxzoom\": \(levels.last!),"), "\(json)")
+            let resource = try String(contentsOf: tiles.appendingPathComponent("tilemapresource.xml"), encoding: .utf8)
+            let orders = resource.matches(of: #/order="([0-9]+)"/#).map { Int($0.output.1)! }
+            #expect(orders == levels, "\(resource)")
+            let html = try String(contentsOf: tiles.appendingPathComponent("index.html"), encoding: .utf8)
+            #expect(html.contains("minNativeZoom: \(levels.first!),"), "\(html)")
+        }
+    }
+
     /// Runs `meridian tile` with `arguments` and sends it `signal` once `started()` holds (or
     /// after 60 s): whether the signal ended it (it was caught part-way), and its stderr.
     static func tileStoppedPartWay(_ arguments: [String], signal: Int32 = SIGKILL,

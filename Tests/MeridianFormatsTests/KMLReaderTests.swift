@@ -4,10 +4,11 @@ import MeridianGeometry
 @testable import MeridianFormats
 
 /// Reads a KML (or KMZ) file into features, collecting warnings.
-func readKML(_ path: String, options: KMLReadOptions = .init()) throws -> (features: [Feature], reader: any KMLDocumentReader, warnings: [Diagnostic]) {
+func readKML(_ path: String, options: KMLReadOptions = .init(), layer: String? = nil) throws
+    -> (features: [Feature], reader: any KMLDocumentReader, warnings: [Diagnostic]) {
     var warnings: [Diagnostic] = []
     let input = try BufferedInput.open(path)
-    let readOptions = ReadOptions(diagnostics: { warnings.append($0) }, kml: options)
+    let readOptions = ReadOptions(diagnostics: { warnings.append($0) }, kml: options, layer: layer)
     let format = try FormatRegistry.standard.inputFormat(for: input, path: path, explicit: nil)
     let reader = try format.reader(for: input, options: readOptions) as! any KMLDocumentReader
     var features: [Feature] = []
@@ -109,11 +110,26 @@ let togeojsonFixtures: [String] = {
         #expect(styled.reader.statistics.styles >= 3)
     }
 
+    /// `--layer` keeps one Folder or Document; issue 13: a name the file has no layer of gave
+    /// no features and no error. Now it is a usage error that lists the layers there are.
     @Test func layerKeepsOneFolder() throws {
         let all = try readKML(fixture("kml/togeojson/timespan.kml")).features
-        let layer = try readKML(fixture("kml/togeojson/timespan.kml"), options: KMLReadOptions(layer: "Features")).features
+        let layer = try readKML(fixture("kml/togeojson/timespan.kml"), layer: "Features").features
         #expect(!all.isEmpty && layer.count == all.count)
-        #expect(try readKML(fixture("kml/togeojson/timespan.kml"), options: KMLReadOptions(layer: "No such folder")).features.isEmpty)
+        let walk = fixtures.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples/data/lake-walk.kml").path
+        let stops = try readKML(walk, layer: "Stops").features
+        #expect(stops.count == 1 && stops[0].properties?["name"] == "Bürkliplatz")
+        #expect(try readKML(walk, layer: "Route").features.count == 2)  // the walk, and the stop in Route/Stops
+        #expect {
+            try readKML(walk, layer: "No such folder")
+        } throws: { error in
+            guard let error = error as? MeridianError, let hint = error.hint else { return false }
+            return error.kind == .usage && hint.contains("\"Route\"") && hint.contains("\"Stops\"") && hint.contains("\"Lake walk\"")
+        }
+        // A format without layers refuses --layer rather than ignoring it.
+        #expect(throws: MeridianError.self) {
+            try FeatureInput(path: fixture("geojson/ne_10m_countries_sample.geojson"), options: ReadOptions(layer: "countries"))
+        }
     }
 
     @Test(arguments: ["utf-8", "utf-16", "iso-8859-1", "windows-1252"])

@@ -6,7 +6,7 @@ import MeridianGeometry
 /// Writes features as KML into memory.
 func writeKML(_ features: [Feature], metadata: CollectionMetadata = .init()) throws -> String {
     let sink = OutputSink(collectingAs: "out.kml")
-    let writer = KMLWriter(sink: sink)
+    let writer = try KMLWriter(sink: sink)
     try writer.begin(metadata)
     for feature in features { try writer.write(feature) }
     try writer.finish(.init())

@@ -112,4 +112,32 @@ func withFolder<T>(_ body: (String) throws -> T) throws -> T {
         #expect(OGRFormats.writers(forExtension: "xml").map(\.name).contains("GML"))
         #expect(OGRFormats.drivers.filter(\.canWrite).count > 20)
     }
+
+    /// Issue 13: names that differ only in case are renamed as ogr2ogr renames them, checked
+    /// against every name taken so far.
+    @Test func distinctNamesFollowOgr2ogr() {
+        #expect(FieldSchema.distinctNames(["NAME", "name", "Name", "name2", "other"]) == ["NAME", "name2", "Name3", "name22", "other"])
+        #expect(FieldSchema.distinctNames(["a", "b"]) == ["a", "b"])
+        #expect(FieldSchema.sameName("Straße", "STRAßE") && !FieldSchema.sameName("é", "É"))  // ASCII case only, as GDAL and SQLite
+    }
+
+    /// Each renamed field is a warning, and every value lands in a field of its own.
+    @Test(arguments: ["GPKG", "ESRI Shapefile"])
+    func renamedFieldsAreReportedAndKeepTheirValues(_ driverName: String) throws {
+        let feature = Feature(geometry: .point(Point(Position(longitude: 1, latitude: 2))),
+                              properties: ["NAME": "A", "name": "a", "population_2020": 1, "population_2021": 2])
+        try withFolder { folder in
+            let driver = try OGRFormats.driver(named: driverName, path: nil)
+            let path = "\(folder)/names.\(driver.extensions.first ?? "dat")"
+            var warnings: [Diagnostic] = []
+            let writer = try OGRWriter(driver: driver, path: path, diagnostics: { warnings.append($0) })
+            try copyFeatures(from: FeatureList([feature]), to: writer)
+            try writer.commit()
+            #expect(warnings.contains { $0.severity == .warning && $0.message.contains("\"name2\"") }, "\(warnings)")
+            if driverName == "ESRI Shapefile" { #expect(warnings.count == 3, "\(warnings)") }
+            let back = try FeatureList(reading: OGRReader(path: path)).features[0].properties ?? [:]
+            #expect(back.count == 4, "\(back)")
+            #expect(Set(back.values) == ["A", "a", .integer(1), .integer(2)], "\(back)")
+        }
+    }
 }

@@ -206,11 +206,11 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
                 ControlPoint(pixel: 1024, line: 0, latitude: 25.182248, longitude: -76.601538),
                 ControlPoint(pixel: 0, line: 768, latitude: 23.927775, longitude: -78.763685),
             ]
-            let (tiler, _) = try tile(raster("389225main_sw_1965_1024.jpg"), folder + "/out", source: RasterSourceOptions(controlPoints: points))
+            let (tiler, summary) = try tile(raster("389225main_sw_1965_1024.jpg"), folder + "/out", source: RasterSourceOptions(controlPoints: points))
             // An affine fit through three points is exact: the fourth corner follows.
             let fourth = (latitude: 25.182248 + 23.927775 - 25.441266, longitude: -76.601538 + -78.763685 - -78.408414)
             let lats = points.map(\.latitude) + [fourth.latitude], lons = points.map(\.longitude) + [fourth.longitude]
-            let bounds = tiler.metadata.bounds
+            let bounds = summary.metadata.bounds
             let slack = 0.01  // one warped pixel is about 0.002°
             #expect(abs(bounds.north - lats.max()!) < slack && abs(bounds.south - lats.min()!) < slack)
             #expect(abs(bounds.west - lons.min()!) < slack && abs(bounds.east - lons.max()!) < slack)
@@ -233,7 +233,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     @Test func groundOverlayIsPlacedByItsLatLonBox() throws {
         try withFolder { folder in
             let (tiler, summary) = try tile(raster("ground-overlay.kml"), folder + "/out", zooms: 5...7)
-            let b = tiler.metadata.bounds
+            let b = summary.metadata.bounds
             #expect(abs(b.north - 25.44) < 0.01 && abs(b.south - 23.93) < 0.01 && abs(b.east - -76.60) < 0.01 && abs(b.west - -78.76) < 0.01)
             #expect(summary.tileCount > 0)
             // Three zoom-7 pixels inside the north-west corner: opaque; three outside: transparent.

@@ -64,7 +64,7 @@ public final class CSVWriter: FeatureWriter {
                 } ?? "")
             }
             let properties = feature.properties ?? [:]
-            for key in columns { cells.append(properties[key]?.plainText() ?? "") }
+            for key in columns { cells.append(properties[key]?.unwrappingHTML.plainText() ?? "") }
             row(cells)
             try sink.checkForErrors()
         }

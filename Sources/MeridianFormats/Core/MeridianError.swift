@@ -13,6 +13,14 @@ public struct MeridianError: Error, Hashable, Sendable, CustomStringConvertible 
         /// Reading or writing failed part-way (EX_IOERR, 74).
         case io
 
+        /// The kind whose exit code is `exitCode` (a helper process's, passed on).
+        public init?(exitCode: Int32) {
+            guard let kind = [Kind.usage, .badInput, .inputUnavailable, .cannotCreateOutput, .io].first(where: { $0.exitCode == exitCode }) else {
+                return nil
+            }
+            self = kind
+        }
+
         public var exitCode: Int32 {
             switch self {
             case .usage: 64

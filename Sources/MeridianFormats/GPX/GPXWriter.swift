@@ -68,10 +68,12 @@ public final class GPXWriter: FeatureWriter {
     // MARK: - Elements, in the schema's order
 
     /// Text fields from properties, in the order GPX 1.1 puts them (after ele and time for a
-    /// point, first for a route or track).
+    /// point, first for a route or track). `desc` is GPX's description: the `desc` property a
+    /// GPX file gave, else `description` (KML's and GeoJSON's name for it).
     private func describe(_ properties: JSONObject, number: Bool) {
         for key in ["name", "cmt", "desc", "src"] {
-            if let value = properties[key], value != .null { xml.element(key, value.plainText()) }
+            let value = key == "desc" ? properties["desc"] ?? properties["description"] : properties[key]
+            if let text = value?.displayText { xml.element(key, text) }
         }
         if let link = properties["link"]?.stringValue { xml.empty("link", [("href", link)]) }
         if !number, let symbol = properties["sym"]?.stringValue { xml.element("sym", symbol) }

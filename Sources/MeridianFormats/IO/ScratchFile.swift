@@ -37,4 +37,10 @@ public final class ScratchFile {
         try sink.flush()
         return try BufferedInput.open(path)
     }
+
+    /// Appends what was written to `destination`.
+    public func copy(to destination: OutputSink) throws {
+        try readBack().forEachChunk { chunk, _ in destination.write(UnsafeRawBufferPointer(chunk)) }
+        try destination.checkForErrors()
+    }
 }

@@ -14,6 +14,22 @@ extension JSONValue {
         }
     }
 
+    /// KML's rich description, `{"@type": "html", "value": "<b>…</b>"}`, as its HTML text;
+    /// any other value as it is. Formats that store text (a CSV cell, GPX's desc, a GDAL field)
+    /// take the HTML, not its JSON wrapper.
+    public var unwrappingHTML: JSONValue {
+        if case .object(let object) = self, object["@type"] == "html", let html = object["value"]?.stringValue { return .string(html) }
+        return self
+    }
+
+    /// A `name` or `description` as the text of a format's own field (GPX's desc, an SVG title,
+    /// a MapKit subtitle): HTML descriptions as their HTML, numbers and booleans as text; nil
+    /// for null.
+    public var displayText: String? {
+        let value = unwrappingHTML
+        return value == .null ? nil : value.plainText()
+    }
+
     /// The value as compact JSON text.
     public var jsonText: String {
         let sink = OutputSink(collectingAs: "value")

@@ -98,8 +98,10 @@ final class KMLContext {
     /// true/false, empty as null, anything else (or a value that does not parse) as the string.
     func typedValue(_ text: String, field: String) -> JSONValue {
         let type = fieldTypes[field]
-        // An empty value of a number or bool field is no value (togeojson's Number("") makes it 0).
-        if let type, type != "string", text.trimmingWhitespace().isEmpty { return .null }
+        // An empty value of a typed field is no value (togeojson's Number("") makes it 0, and
+        // gives a string field ""): a field is declared so that each value has its type, and
+        // text has no other way to say null. (Blanks are text in a string field.)
+        if let type, type == "string" ? text.isEmpty : text.trimmingWhitespace().isEmpty { return .null }
         switch type {
         case "int", "uint", "short", "ushort", "long", "ulong":
             let trimmed = text.trimmingWhitespace()

@@ -1,5 +1,6 @@
 import DequeModule
 import MeridianGeometry
+import OrderedCollections
 
 /// A streaming KML reader on expat: features arrive one at a time as their Placemark (or
 /// GroundOverlay, NetworkLink) ends, so memory holds one feature and the shared styles, whatever
@@ -20,10 +21,19 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     public private(set) var trailingMetadata = CollectionMetadata()
     /// The folder tree, when `options.folders == .tree` (built as the document is read).
     public private(set) var folderTree: KMLFolderTree?
+    /// `ReadOptions.layer`: the Folder or Document whose features are kept.
+    private let layer: String?
+    private var layerFound = false
+    /// The names of Folders and Documents, while `layer` is not found (the first
+    /// `layerNamesKept`, for the error that lists them).
+    private var layerNames = OrderedSet<String>()
+    private var moreLayerNames = false
+    static let layerNamesKept = 1000
 
     public init(input: BufferedInput, options: KMLReadOptions = .init(), readOptions: ReadOptions = .init()) {
         self.input = input
         self.options = options
+        layer = readOptions.layer
         context = KMLContext(file: input.name, diagnostics: readOptions.diagnostics)
         builder = KMLDocumentBuilder(context: context)
         parser = XMLEventParser(name: input.name, handler: builder, maximumDepth: KMLDocumentBuilder.maximumDepth)
@@ -32,13 +42,27 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         if options.folders == .tree { folderTree = KMLFolderTree() }
         builder.onFeature = { [unowned self] element, containers in
             guard let feature = context.feature(from: element, in: containers, options: options) else { return }
-            if let layer = options.layer, !containers.contains(where: { $0.name == layer }) { return }
+            if let layer, !containers.contains(where: { $0.name == layer }) { return }
             folderTree?.add(feature)
             queue.append(feature)
         }
-        if let tree = folderTree {
-            builder.onContainerStart = { tree.open($0) }
-            builder.onContainerEnd = { tree.close($0) }
+        builder.onContainerStart = { [unowned self] in folderTree?.open($0) }
+        builder.onContainerEnd = { [unowned self] container in
+            folderTree?.close(container)
+            noteLayer(container.name)
+        }
+    }
+
+    /// Notes a container's name as it ends: whether it is the layer asked for, else what to list.
+    private func noteLayer(_ name: String?) {
+        guard let layer, !layerFound, let name else { return }
+        if name == layer {
+            layerFound = true
+            layerNames = []
+        } else if layerNames.count < Self.layerNamesKept {
+            layerNames.append(name)
+        } else if !layerNames.contains(name) {
+            moreLayerNames = true
         }
     }
 
@@ -68,10 +92,14 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         return queue.popFirst()
     }
 
-    /// Feeds expat until a feature is waiting or the input ends.
+    /// Feeds expat until a feature is waiting or the input ends. At the end, a `layer` that was
+    /// never seen is an error (no feature came out, so none was written).
     private func fillQueue() throws {
         guard !finished else { return }
         finished = try parser.feed(from: input) { !queue.isEmpty }
+        if finished, let layer, !layerFound {
+            throw LayerSelection.unknown(layer, among: Array(layerNames), more: moreLayerNames, in: input.name)
+        }
     }
 }
 
@@ -85,12 +113,9 @@ public struct KMLReadOptions: Sendable {
     }
 
     public var folders: Folders
-    /// Keep only features inside a Folder or Document of this name.
-    public var layer: String?
 
-    public init(folders: Folders = .flat, layer: String? = nil) {
+    public init(folders: Folders = .flat) {
         self.folders = folders
-        self.layer = layer
     }
 }
 

@@ -1,23 +1,41 @@
 import MeridianGeometry
+import OrderedCollections
 
-/// Writes features as KML 2.2, streaming: the inverse of `KMLReader`.
+/// Writes features as KML 2.2: the inverse of `KMLReader`.
 ///
-/// - simplestyle properties become shared `<Style>` elements (one per distinct style, written
-///   where first needed) referenced by `styleUrl`;
+/// - simplestyle properties become shared `<Style>` elements (one per distinct style)
+///   referenced by `styleUrl`;
 /// - the `folder` property becomes nested `<Folder>`s (features of one folder in a row share it);
-/// - other properties become ExtendedData: strings as `<Data>`, numbers, booleans and nulls as
-///   `<SimpleData>` typed by `<Schema>` fields (so they read back typed); arrays and objects as
-///   JSON text;
+/// - other properties become ExtendedData: `<SimpleData>` of one `<Schema>` that types every
+///   field over all features (integers `int`, numbers `double`, booleans `bool`, anything else
+///   `string`; arrays and objects as JSON text), so that GDAL and Google Earth read each field
+///   with its type, and Meridian reads back numbers, booleans and nulls (an empty value);
 /// - a line with `coordinateProperties.times` becomes a `gx:Track` (a MultiLineString a
 ///   `gx:MultiTrack`); Multi* geometries and collections become `<MultiGeometry>`.
 /// Coordinates are written in their shortest round-trip form, so geometry comes back exactly.
+///
+/// Shared styles and the Schema belong in the Document, before any Folder or Placemark (KML
+/// 2.2's order; GDAL reads no Schema from inside a Folder), but are only known once every
+/// feature has been seen: styles go to one scratch file, Folders and Placemarks to another, as
+/// they stream by, and `finish` writes the Document in order (styles, the Schema, then the
+/// rest). Memory holds the field types and the styles' ids.
 public final class KMLWriter: FeatureWriter {
-    private let xml: XMLTextWriter
     private let sink: OutputSink
+    /// The Document's start and end, into the output.
+    private let documentXML: XMLTextWriter
+    /// Shared Styles, as they are first needed.
+    private let styles: ScratchFile
+    private let styleXML: XMLTextWriter
+    /// Folders and Placemarks.
+    private let body: ScratchFile
+    private let bodyXML: XMLTextWriter
     private var folders: [String] = []
     private var styleIDs: [JSONObject: String] = [:]
-    private var fieldTypes: [String: String] = [:]
-    private var schemaCount = 0
+    /// Every ExtendedData field, in order of first appearance, with the kinds of value it took.
+    private var fields: OrderedDictionary<String, FieldKinds> = [:]
+
+    /// The Schema every SchemaData refers to.
+    static let schemaID = "meridian"
 
     /// Properties the writer turns into KML elements rather than ExtendedData.
     static let elementProperties: Set<String> = [
@@ -29,12 +47,21 @@ public final class KMLWriter: FeatureWriter {
         "icon-opacity", "icon-scale", "icon-heading", "icon-offset", "icon-offset-units", "label-color", "label-opacity", "label-scale",
     ]
 
-    public init(sink: OutputSink, options: WriteOptions = .init()) {
+    public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
-        xml = XMLTextWriter(sink: sink)
+        documentXML = XMLTextWriter(sink: sink)
+        styles = try ScratchFile("kml-styles")
+        styleXML = XMLTextWriter(sink: styles.sink)
+        body = try ScratchFile("kml-body")
+        bodyXML = XMLTextWriter(sink: body.sink)
+        for part in [styleXML, bodyXML] {
+            part.opened("kml")
+            part.opened("Document")
+        }
     }
 
     public func begin(_ metadata: CollectionMetadata) throws {
+        let xml = documentXML
         sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" as StaticString)
         xml.start("kml", [("xmlns", "http://www.opengis.net/kml/2.2"), ("xmlns:gx", "http://www.google.com/kml/ext/2.2")])
         xml.start("Document")
@@ -50,8 +77,9 @@ public final class KMLWriter: FeatureWriter {
         }
         enterFolders(properties["folder"]?.stringValue.map { $0.split(separator: "/", omittingEmptySubsequences: false).map(String.init) } ?? [])
         let styleURL = sharedStyle(for: properties)
-        declareFields(for: data)
+        for (key, value) in data { fields[key, default: FieldKinds()].add(value) }
 
+        let xml = bodyXML
         xml.start("Placemark", feature.id.map { [("id", Self.text($0))] } ?? [])
         if let name = properties["name"] { xml.element("name", Self.text(name)) }
         for key in ["address", "phoneNumber"] { if let value = properties[key] { xml.element(key, Self.text(value)) } }
@@ -79,11 +107,19 @@ public final class KMLWriter: FeatureWriter {
                           coordinateProperties: properties["coordinateProperties"]?.objectValue)
         }
         xml.close()
-        try sink.checkForErrors()
+        try body.sink.checkForErrors()
     }
 
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         enterFolders([])
+        let xml = documentXML
+        try styles.copy(to: sink)
+        if !fields.isEmpty {
+            xml.start("Schema", [("name", Self.schemaID), ("id", Self.schemaID)])
+            for (name, kinds) in fields { xml.empty("SimpleField", [("name", name), ("type", kinds.schemaType)]) }
+            xml.close()
+        }
+        try body.copy(to: sink)
         xml.close()  // Document
         xml.close()  // kml
         try sink.checkForErrors()
@@ -95,12 +131,12 @@ public final class KMLWriter: FeatureWriter {
         var common = 0
         while common < min(path.count, folders.count) && path[common] == folders[common] { common += 1 }
         while folders.count > common {
-            xml.close()
+            bodyXML.close()
             folders.removeLast()
         }
         for name in path.dropFirst(common) {
-            xml.start("Folder")
-            xml.element("name", name)
+            bodyXML.start("Folder")
+            bodyXML.element("name", name)
             folders.append(name)
         }
     }
@@ -118,6 +154,7 @@ public final class KMLWriter: FeatureWriter {
     }
 
     private func writeStyle(_ style: JSONObject, id: String) {
+        let xml = styleXML
         func number(_ key: String) -> Double? { style[key]?.doubleValue }
         func color(_ key: String, _ opacity: String) -> String? {
             style[key]?.stringValue.flatMap { KMLStyles.kmlColor($0, opacity: number(opacity)) }
@@ -168,43 +205,52 @@ public final class KMLWriter: FeatureWriter {
         xml.close()
     }
 
-    /// Declares a typed SimpleField (in a new Schema) for each number, boolean or null value of
-    /// `properties` not declared yet, so ExtendedData reads back with its types.
-    private func declareFields(for properties: JSONObject) {
-        var new: [(String, String)] = []
-        for (key, value) in properties {
-            guard fieldTypes[key] == nil, let type = Self.schemaType(value) else { continue }
-            fieldTypes[key] = type
-            new.append((key, type))
-        }
-        guard !new.isEmpty else { return }
-        schemaCount += 1
-        xml.start("Schema", [("name", "meridian-\(schemaCount)"), ("id", "meridian-\(schemaCount)")])
-        for (name, type) in new { xml.empty("SimpleField", [("name", name), ("type", type)]) }
-        xml.close()
-    }
+    /// The kinds of value one ExtendedData field takes, which decide its Schema type.
+    struct FieldKinds {
+        var integer = false
+        /// Integers beyond KML's 32-bit `int`: a `double` holds them exactly up to 2^53.
+        var wideInteger = false
+        var hugeInteger = false
+        var double = false
+        var bool = false
+        var text = false
 
-    static func schemaType(_ value: JSONValue) -> String? {
-        switch value {
-        case .integer: "int"
-        case .double, .null: "double"
-        case .bool: "bool"
-        default: nil
+        mutating func add(_ value: JSONValue) {
+            switch value {
+            case .integer(let i):
+                if Int64(Int32.min)...Int64(Int32.max) ~= i { integer = true } else if abs(i) <= 1 << 53 { wideInteger = true } else { hugeInteger = true }
+            case .double: double = true
+            case .bool: bool = true
+            case .null: break
+            case .string, .array, .object: text = true
+            }
+        }
+
+        /// KML's type for the field: one type for every value it took, else `string`. A field
+        /// that only ever held null is a `double`, whose empty values read back as null.
+        var schemaType: String {
+            let numbers = integer || wideInteger || double
+            if text || hugeInteger || (bool && numbers) { return "string" }
+            if bool { return "bool" }
+            if double || wideInteger { return "double" }
+            return integer ? "int" : "double"
         }
     }
 
     private func writeExtendedData(_ data: JSONObject) {
         guard !data.isEmpty else { return }
+        let xml = bodyXML
         xml.start("ExtendedData")
-        let typed = data.filter { fieldTypes[$0.key] != nil && Self.schemaType($0.value) != nil }
-        for (key, value) in data where typed[key] == nil {
+        // An empty string is a Data element: an empty SimpleData is null.
+        let empty = data.filter { $0.value == .string("") }
+        for (key, _) in empty {
             xml.start("Data", [("name", key)])
-            xml.element("value", Self.text(value))
+            xml.element("value", "")
             xml.close()
         }
-        if !typed.isEmpty {
-            xml.start("SchemaData", [("schemaUrl", "#meridian-1")])
-            for (key, value) in typed {
+        if empty.count < data.count {
+            xml.start("SchemaData", [("schemaUrl", "#" + Self.schemaID)])
+            for (key, value) in data where empty[key] == nil {
                 if value == .null {
                     xml.empty("SimpleData", [("name", key)])
                 } else {
@@ -228,10 +274,10 @@ public final class KMLWriter: FeatureWriter {
         let times = coordinateProperties?["times"]?.arrayValue
         switch geometry {
         case .point(let p):
-            xml.start("Point")
+            bodyXML.start("Point")
             writeAltitudeMode(altitudeMode)
             writeCoordinates([p.coordinates])
-            xml.close()
+            bodyXML.close()
         case .lineString(let l):
             if let times = times?.compactMap(\.stringValue), times.count == l.coordinates.count {
                 writeTrack(l.coordinates, times: times, altitudeMode: altitudeMode, arrays: coordinateProperties ?? [:], index: nil)
@@ -241,62 +287,62 @@ public final class KMLWriter: FeatureWriter {
         case .polygon(let p):
             writePolygon(p, altitudeMode: altitudeMode)
         case .multiPoint(let m):
-            xml.start("MultiGeometry")
+            bodyXML.start("MultiGeometry")
             for p in m.coordinates { writeGeometry(.point(Point(p)), altitudeMode: altitudeMode, coordinateProperties: nil) }
-            xml.close()
+            bodyXML.close()
         case .multiLineString(let m):
             let perLine = times?.compactMap { $0.arrayValue?.compactMap(\.stringValue) } ?? []
             if perLine.count == m.lines.count, zip(perLine, m.lines).allSatisfy({ $0.count == $1.count }) {
-                xml.start("gx:MultiTrack")
+                bodyXML.start("gx:MultiTrack")
                 for (index, (line, lineTimes)) in zip(m.lines, perLine).enumerated() {
                     writeTrack(line, times: lineTimes, altitudeMode: altitudeMode, arrays: coordinateProperties ?? [:], index: index)
                 }
-                xml.close()
+                bodyXML.close()
             } else {
-                xml.start("MultiGeometry")
+                bodyXML.start("MultiGeometry")
                 for line in m.lines { writeLine(line, altitudeMode: altitudeMode) }
-                xml.close()
+                bodyXML.close()
             }
         case .multiPolygon(let m):
-            xml.start("MultiGeometry")
+            bodyXML.start("MultiGeometry")
             for polygon in m.polygons { writePolygon(polygon, altitudeMode: altitudeMode) }
-            xml.close()
+            bodyXML.close()
         case .geometryCollection(let c):
-            xml.start("MultiGeometry")
+            bodyXML.start("MultiGeometry")
             for member in c.geometries { writeGeometry(member, altitudeMode: altitudeMode, coordinateProperties: nil) }
-            xml.close()
+            bodyXML.close()
         }
     }
 
     private func writeAltitudeMode(_ mode: String?) {
         guard let mode else { return }
-        xml.element(mode == "clampToSeaFloor" || mode == "relativeToSeaFloor" ? "gx:altitudeMode" : "altitudeMode", mode)
+        bodyXML.element(mode == "clampToSeaFloor" || mode == "relativeToSeaFloor" ? "gx:altitudeMode" : "altitudeMode", mode)
     }
 
     private func writeLine(_ positions: [Position], altitudeMode: String?) {
-        xml.start("LineString")
+        bodyXML.start("LineString")
         writeAltitudeMode(altitudeMode)
         writeCoordinates(positions)
-        xml.close()
+        bodyXML.close()
     }
 
     private func writePolygon(_ polygon: Polygon, altitudeMode: String?) {
-        xml.start("Polygon")
+        bodyXML.start("Polygon")
         writeAltitudeMode(altitudeMode)
         for (index, ring) in polygon.rings.enumerated() {
-            xml.start(index == 0 ? "outerBoundaryIs" : "innerBoundaryIs")
-            xml.start("LinearRing")
+            bodyXML.start(index == 0 ? "outerBoundaryIs" : "innerBoundaryIs")
+            bodyXML.start("LinearRing")
             writeCoordinates(ring)
-            xml.close()
-            xml.close()
+            bodyXML.close()
+            bodyXML.close()
         }
-        xml.close()
+        bodyXML.close()
     }
 
     private func writeCoordinates(_ positions: [Position]) {
-        xml.inline("coordinates") {
+        bodyXML.inline("coordinates") {
             for (i, p) in positions.enumerated() {
-                if i > 0 { sink.write(byte: UInt8(ascii: " ")) }
+                if i > 0 { body.sink.write(byte: UInt8(ascii: " ")) }
                 writePosition(p, separator: UInt8(ascii: ","))
             }
         }
@@ -304,23 +350,23 @@ public final class KMLWriter: FeatureWriter {
 
     /// `lon,lat[,alt]` for `<coordinates>`, `lon lat [alt]` for `<gx:coord>`.
     private func writePosition(_ p: Position, separator: UInt8) {
-        xml.number(p.longitude)
-        sink.write(byte: separator)
-        xml.number(p.latitude)
+        bodyXML.number(p.longitude)
+        body.sink.write(byte: separator)
+        bodyXML.number(p.latitude)
         if let altitude = p.altitude {
-            sink.write(byte: separator)
-            xml.number(altitude)
+            body.sink.write(byte: separator)
+            bodyXML.number(altitude)
         }
     }
 
     /// A gx:Track, with the other per-point arrays of coordinateProperties as gx:SimpleArrayData
     /// (`index` picks this track's arrays inside a multi-track's nested arrays).
     private func writeTrack(_ positions: [Position], times: [String], altitudeMode: String?, arrays: JSONObject, index: Int?) {
-        xml.start("gx:Track")
+        bodyXML.start("gx:Track")
         writeAltitudeMode(altitudeMode)
-        for time in times { xml.element("when", time) }
+        for time in times { bodyXML.element("when", time) }
         for p in positions {
-            xml.inline("gx:coord") { writePosition(p, separator: UInt8(ascii: " ")) }
+            bodyXML.inline("gx:coord") { writePosition(p, separator: UInt8(ascii: " ")) }
         }
         let perPoint = arrays.compactMap { key, value -> (String, [JSONValue])? in
             guard key != "times", var values = value.arrayValue else { return nil }
@@ -328,16 +374,16 @@ public final class KMLWriter: FeatureWriter {
             return values.count == positions.count ? (key, values) : nil
         }
         if !perPoint.isEmpty {
-            xml.start("ExtendedData")
-            xml.start("SchemaData")
+            bodyXML.start("ExtendedData")
+            bodyXML.start("SchemaData")
             for (name, values) in perPoint {
-                xml.start("gx:SimpleArrayData", [("name", name)])
-                for value in values { xml.element("gx:value", Self.text(value)) }
-                xml.close()
+                bodyXML.start("gx:SimpleArrayData", [("name", name)])
+                for value in values { bodyXML.element("gx:value", Self.text(value)) }
+                bodyXML.close()
             }
-            xml.close()
-            xml.close()
+            bodyXML.close()
+            bodyXML.close()
         }
-        xml.close()
+        bodyXML.close()
     }
 }

@@ -76,7 +76,8 @@ public final class KMZReader: KMLDocumentReader {
         var styles: [String: JSONObject] = [:]
         let others = KMZArchive.safeFiles(of: archive).filter { $0.path != main.path && $0.path.lowercased().hasSuffix(".kml") }
         for entry in others.prefix(32) {
-            let reader = KMLReader(input: try KMZArchive.input(for: entry, in: archive), readOptions: options)
+            // (Read for their styles only: no layer is picked in them.)
+            let reader = KMLReader(input: try KMZArchive.input(for: entry, in: archive), readOptions: ReadOptions(diagnostics: options.diagnostics))
             while try reader.next() != nil {}
             for (id, style) in reader.styles { styles["\(entry.path)#\(id)"] = style }
         }

@@ -6,7 +6,8 @@ import Darwin
 import MeridianGeometry
 
 /// Writes KMZ: the KML writer's output, streamed to a temporary file, then deflated into a zip
-/// as `doc.kml` and copied to the output. Memory stays constant; disk holds the KML once.
+/// as `doc.kml` and copied to the output. Memory stays constant; disk holds the KML (twice:
+/// the writer's parts, then the document) and the zip until the end.
 public final class KMZWriter: FeatureWriter {
     private let destination: OutputSink
     private let scratch: ScratchFile
@@ -15,7 +16,7 @@ public final class KMZWriter: FeatureWriter {
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         destination = sink
         scratch = try ScratchFile("doc.kml")
-        kml = KMLWriter(sink: scratch.sink, options: options)
+        kml = try KMLWriter(sink: scratch.sink, options: options)
     }
 
     public func begin(_ metadata: CollectionMetadata) throws { try kml.begin(metadata) }
@@ -30,9 +31,7 @@ public final class KMZWriter: FeatureWriter {
             try document.forEachChunk { chunk, _ in try write(UnsafeRawBufferPointer(chunk)) }
         }
         try archive.close()
-        // Copy the archive into the output.
-        try BufferedInput.open(zip.path).forEachChunk { chunk, _ in destination.write(UnsafeRawBufferPointer(chunk)) }
-        try destination.checkForErrors()
+        try zip.copy(to: destination)
     }
 
 }

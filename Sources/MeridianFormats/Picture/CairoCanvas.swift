@@ -59,7 +59,7 @@ final class CairoCanvas: PictureCanvas {
         if closed { cairo_close_path(cr) }
     }
 
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?) {
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption) {
         cairo_new_path(cr)
         for ring in rings { trace(ring, closed: true) }
         cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
@@ -68,7 +68,7 @@ final class CairoCanvas: PictureCanvas {
         stroke(style)
     }
 
-    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?) {
+    func line(_ points: [PixelPoint], style: OverlayStyle, caption: Caption) {
         cairo_new_path(cr)
         trace(points, closed: false)
         stroke(style)
@@ -80,8 +80,8 @@ final class CairoCanvas: PictureCanvas {
         if style.strokeWidth > 0 { cairo_stroke(cr) } else { cairo_new_path(cr) }
     }
 
-    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
-        pins.append((point, style, label))
+    func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption) {
+        pins.append((point, style, caption.title))
     }
 
     /// The radius of a pin's head: its marker size and a point for the white rim.

@@ -7,11 +7,23 @@ import MeridianGeometry
 protocol PictureCanvas: AnyObject {
     func begin(_ viewport: Viewport, options: PictureOptions) throws
     /// Rings (the first outer, the rest holes), filled by the even-odd rule and stroked.
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?)
-    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?)
-    /// A pin, with its label beside it where the label fits.
-    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?)
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption)
+    func line(_ points: [PixelPoint], style: OverlayStyle, caption: Caption)
+    /// A pin, with its label (the caption's title) beside it where the label fits.
+    func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption)
     func finish() throws
+}
+
+/// What a drawn shape says about itself: the feature's `name` and `description` (SVG keeps
+/// them as `<title>` and `<desc>`; a PNG shows a pin's name beside it).
+struct Caption {
+    var title: String?
+    var description: String?
+
+    init(_ properties: JSONObject) {
+        title = properties["name"]?.displayText
+        description = properties["description"]?.displayText
+    }
 }
 
 /// Draws features on a canvas, fitted to the data unless `PictureOptions.view` is given.
@@ -56,27 +68,27 @@ final class PictureWriter: FeatureWriter {
             guard let geometry = feature.geometry else { return }
             let properties = feature.properties ?? [:]
             let style = OverlayStyle(properties)
-            let title = properties["name"].flatMap { $0 == .null ? nil : $0.plainText() }
+            let caption = Caption(properties)
             if case .point(let p) = geometry {
                 // Markers are not clipped: one just outside still shows its edge.
-                canvas.marker(viewport.screenPoint(p.coordinates), style: style, label: title)
+                canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
             } else if let clipped = clipper.clip(geometry) {
-                draw(clipped, viewport: viewport, style: style, title: title)
+                draw(clipped, viewport: viewport, style: style, caption: caption)
             }
         }
         try canvas.finish()
     }
 
-    private func draw(_ geometry: Geometry, viewport: Viewport, style: OverlayStyle, title: String?) {
+    private func draw(_ geometry: Geometry, viewport: Viewport, style: OverlayStyle, caption: Caption) {
         func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
         switch geometry {
-        case .point(let p): canvas.marker(viewport.screenPoint(p.coordinates), style: style, label: title)
-        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.screenPoint(p), style: style, label: title) }
-        case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, title: title)
-        case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, title: title) }
-        case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, title: title)
-        case .multiPolygon(let m): for p in m.polygons { canvas.polygon(p.rings.map(pixels), style: style, title: title) }
-        case .geometryCollection(let c): for member in c.geometries { draw(member, viewport: viewport, style: style, title: title) }
+        case .point(let p): canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
+        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.screenPoint(p), style: style, caption: caption) }
+        case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, caption: caption)
+        case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, caption: caption) }
+        case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, caption: caption)
+        case .multiPolygon(let m): for p in m.polygons { canvas.polygon(p.rings.map(pixels), style: style, caption: caption) }
+        case .geometryCollection(let c): for member in c.geometries { draw(member, viewport: viewport, style: style, caption: caption) }
         }
     }
 }

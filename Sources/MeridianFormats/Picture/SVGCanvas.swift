@@ -1,14 +1,14 @@
 import MeridianGeometry
 
 /// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
-/// marker with its name as a label where it fits (`LabelLayout`), titles as tooltips.
-/// Coordinates to 1/100 of a point. Markers and labels come last, upright, outside the group
-/// that turns the map.
+/// marker with its name as a label where it fits (`LabelLayout`); each shape's name and
+/// description as its `<title>` (a tooltip) and `<desc>`. Coordinates to 1/100 of a point.
+/// Markers and labels come last, upright, outside the group that turns the map.
 final class SVGCanvas: PictureCanvas {
     private let sink: OutputSink
     private let xml: XMLTextWriter
     private var viewport: Viewport?
-    private var markers: [(point: PixelPoint, style: OverlayStyle, label: String?)] = []
+    private var markers: [(point: PixelPoint, style: OverlayStyle, caption: Caption)] = []
 
     init(sink: OutputSink) {
         self.sink = sink
@@ -29,18 +29,18 @@ final class SVGCanvas: PictureCanvas {
         xml.start("g", group)
     }
 
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, title: String?) {
+    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption) {
         path(rings, closed: true, attributes: [
             ("fill", style.fill.css), ("fill-opacity", Self.fixed(style.fillOpacity)), ("fill-rule", "evenodd"),
-        ] + stroke(style), title: title)
+        ] + stroke(style), caption: caption)
     }
 
-    func line(_ points: [PixelPoint], style: OverlayStyle, title: String?) {
-        path([points], closed: false, attributes: [("fill", "none")] + stroke(style), title: title)
+    func line(_ points: [PixelPoint], style: OverlayStyle, caption: Caption) {
+        path([points], closed: false, attributes: [("fill", "none")] + stroke(style), caption: caption)
     }
 
-    func marker(_ point: PixelPoint, style: OverlayStyle, label: String?) {
-        markers.append((point, style, label))
+    func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption) {
+        markers.append((point, style, caption))
     }
 
     /// What a marker covers: its circle with the rim.
@@ -49,20 +49,26 @@ final class SVGCanvas: PictureCanvas {
         return PictureBox(minX: point.x - r, minY: point.y - r, maxX: point.x + r, maxY: point.y + r)
     }
 
+    /// An element with its caption's `<title>` and `<desc>` inside (SVG 1.1 puts both first).
+    private func shape(_ name: String, _ attributes: [(String, String)], caption: Caption) {
+        guard caption.title != nil || caption.description != nil else {
+            xml.empty(name, attributes)
+            return
+        }
+        xml.start(name, attributes)
+        if let title = caption.title { xml.element("title", title) }
+        if let description = caption.description { xml.element("desc", description) }
+        xml.close()
+    }
+
     func finish() throws {
         xml.close()  // g
-        let placements = LabelLayout.place(markers.map { PinBox(box: Self.markerBox($0.point, $0.style), label: $0.label) },
+        let placements = LabelLayout.place(markers.map { PinBox(box: Self.markerBox($0.point, $0.style), label: $0.caption.title) },
                                            width: viewport?.width ?? 0, height: viewport?.height ?? 0, measure: TextMeasure().width)
         for marker in markers {
             let attributes = [("cx", Self.fixed(marker.point.x)), ("cy", Self.fixed(marker.point.y)), ("r", Self.fixed(marker.style.markerRadius)),
                               ("fill", marker.style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
-            if let label = marker.label {
-                xml.start("circle", attributes)
-                xml.element("title", label)
-                xml.close()
-            } else {
-                xml.empty("circle", attributes)
-            }
+            shape("circle", attributes, caption: marker.caption)
         }
         // textLength: the width cairo measured and the layout kept free, in any viewer's font.
         for case let placement? in placements {
@@ -80,7 +86,7 @@ final class SVGCanvas: PictureCanvas {
         [("stroke", style.stroke.css), ("stroke-opacity", Self.fixed(style.strokeOpacity)), ("stroke-width", Self.fixed(style.strokeWidth))]
     }
 
-    private func path(_ parts: [[PixelPoint]], closed: Bool, attributes: [(String, String)], title: String?) {
+    private func path(_ parts: [[PixelPoint]], closed: Bool, attributes: [(String, String)], caption: Caption) {
         var d = ""
         for part in parts where !part.isEmpty {
             for (i, p) in part.enumerated() {
@@ -90,13 +96,7 @@ final class SVGCanvas: PictureCanvas {
             if closed { d += "Z" }
         }
         guard !d.isEmpty else { return }
-        if let title {
-            xml.start("path", [("d", d)] + attributes)
-            xml.element("title", title)
-            xml.close()
-        } else {
-            xml.empty("path", [("d", d)] + attributes)
-        }
+        shape("path", [("d", d)] + attributes, caption: caption)
     }
 
     /// A number to two decimals, without trailing zeros ("12.5", "3", "-0.25").

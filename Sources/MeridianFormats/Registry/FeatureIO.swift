@@ -26,12 +26,37 @@ public protocol FeatureWriter: AnyObject {
 public struct ReadOptions {
     /// Receives warnings about input the reader recovered from.
     public var diagnostics: DiagnosticHandler?
-    /// Folder handling and layer selection, for KML and KMZ.
+    /// Folder handling, for KML and KMZ.
     public var kml: KMLReadOptions
+    /// Keep only the features of this layer: a KML Folder or Document of this name, a layer of
+    /// a GDAL dataset (a GeoPackage's table). Only formats with layers take it
+    /// (`FeatureFormat.hasLayers`); a name the input has no layer of is a usage error.
+    public var layer: String?
 
-    public init(diagnostics: DiagnosticHandler? = nil, kml: KMLReadOptions = .init()) {
+    public init(diagnostics: DiagnosticHandler? = nil, kml: KMLReadOptions = .init(), layer: String? = nil) {
         self.diagnostics = diagnostics
         self.kml = kml
+        self.layer = layer
+    }
+}
+
+/// `--layer`'s errors.
+public enum LayerSelection {
+    /// The error for a layer the input does not have, listing those it has (`more`: and others
+    /// not counted). A usage error (64): the input is fine, the command line asks for something
+    /// that is not in it.
+    public static func unknown(_ name: String, among layers: [String], more: Bool = false, in file: String) -> MeridianError {
+        let shown = 20
+        var list = layers.prefix(shown).map { "\"\($0)\"" }.joined(separator: ", ")
+        if layers.count > shown || more { list += " and \(layers.count > shown ? "\(layers.count - shown) " : "")more" }
+        return MeridianError(.usage, "no layer called \"\(name)\"", at: SourceLocation(file: file),
+                             hint: layers.isEmpty ? "it has no named layers" : "its layers: \(list)")
+    }
+
+    /// The error for `--layer` with a format that has no layers.
+    public static func unsupported(by format: FeatureFormat, in file: String) -> MeridianError {
+        MeridianError(.usage, "--layer picks a layer of a KML or KMZ file or of a GDAL dataset; \(format.displayName) has none",
+                      at: SourceLocation(file: file), hint: "leave out --layer to read every feature")
     }
 }
 
@@ -50,6 +75,14 @@ public struct WriteOptions: Sendable {
     public var gpxRoutes: Bool
     /// For SVG and PNG: size, view and basemap.
     public var picture = PictureOptions()
+    /// For MapKit Swift source: the name of the enum that holds the declarations (nil:
+    /// `MeridianOverlays`), so several generated files can live in one app.
+    public var swiftTypeName: String?
+    /// The command that makes the output ("meridian geodesic"), for formats whose header names
+    /// where they came from (MapKit Swift source).
+    public var generator: String?
+    /// Receives warnings about what a format cannot hold as given (a GDAL field renamed).
+    public var diagnostics: (@Sendable (Diagnostic) -> Void)?
 
     public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
         self.precision = precision

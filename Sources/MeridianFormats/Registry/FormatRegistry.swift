@@ -28,6 +28,9 @@ public struct FeatureFormat: Sendable, Hashable {
     public let extensions: [String]
     /// Written as bytes that are not text (a PNG, a zip), which are never sent to a terminal.
     public let isBinary: Bool
+    /// Whether its reader can keep one layer (`ReadOptions.layer`): KML's Folders and
+    /// Documents, a GDAL dataset's layers.
+    public let hasLayers: Bool
 
     let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
     let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
@@ -42,7 +45,7 @@ public struct FeatureFormat: Sendable, Hashable {
     /// Written to a path, never to standard output.
     public var writesFiles: Bool { makePathWriter != nil }
 
-    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false,
+    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false, hasLayers: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
                 writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil,
@@ -52,6 +55,7 @@ public struct FeatureFormat: Sendable, Hashable {
         self.aliases = aliases
         self.extensions = extensions
         self.isBinary = isBinary
+        self.hasLayers = hasLayers
         self.sniff = sniff
         makeReader = reader
         makeWriter = writer
@@ -60,6 +64,7 @@ public struct FeatureFormat: Sendable, Hashable {
 
     public func reader(for input: BufferedInput, options: ReadOptions = .init()) throws -> any FeatureReader {
         guard let makeReader else { throw MeridianError(.usage, "Meridian cannot read \(displayName)") }
+        if options.layer != nil && !hasLayers { throw LayerSelection.unsupported(by: self, in: input.name) }
         return try makeReader(input, options)
     }
 
@@ -185,7 +190,7 @@ extension FeatureFormat {
 extension FeatureFormat {
     /// KML 2.2 (with Google's gx extensions), read streaming on expat.
     public static let kml = FeatureFormat(
-        id: "kml", displayName: "KML", extensions: ["kml"],
+        id: "kml", displayName: "KML", extensions: ["kml"], hasLayers: true,
         sniff: { bytes in
             // UTF-8 text starting with '<', or UTF-16 with a byte-order mark, naming KML early on.
             let isUTF16 = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
@@ -195,14 +200,14 @@ extension FeatureFormat {
                 || ascii.contains("<placemark") || ascii.contains("<document")
         },
         reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) },
-        writer: { sink, options in KMLWriter(sink: sink, options: options) }
+        writer: { sink, options in try KMLWriter(sink: sink, options: options) }
     )
 }
 
 extension FeatureFormat {
     /// KMZ: a zip archive with a KML document inside.
     public static let kmz = FeatureFormat(
-        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true,
+        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true, hasLayers: true,
         sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
         reader: { input, options in try KMZReader(input: input, options: options) },
         writer: { sink, options in try KMZWriter(sink: sink, options: options) }

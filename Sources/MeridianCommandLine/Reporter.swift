@@ -53,14 +53,26 @@ public struct Reporter: Sendable {
         }
     }
 
-    /// Runs a subcommand's work: a `MeridianError` is printed and becomes its exit code.
+    /// Runs a subcommand's work: a library's error is printed, in the command line's words
+    /// where the executable gives them (`WordedForCommandLine`), and becomes its exit code.
     public func run(_ body: () throws -> Void) throws {
         TemporaryFiles.removeOnSignals()
         do {
             try body()
-        } catch let error as MeridianError {
-            report(Diagnostic(.error, error.message, at: error.location, hint: error.hint))
+        } catch let error as any MeridianFailure {
+            let worded = error as? any WordedForCommandLine
+            report(Diagnostic(.error, worded?.commandLineMessage ?? error.message, at: error.location,
+                              hint: worded.map { $0.commandLineHint } ?? error.hint))
             throw ExitCode(error.exitCode)
         }
     }
+}
+
+/// A library error as a person at the command line reads it: in the terms of the options they
+/// typed (`--bands 4: the raster has 3 bands`), with a hint that names the option to change.
+/// The executables conform the libraries' typed errors to this; an error that does not conform
+/// is printed in the library's own words.
+public protocol WordedForCommandLine: MeridianFailure {
+    var commandLineMessage: String { get }
+    var commandLineHint: String? { get }
 }

@@ -1,6 +1,22 @@
+/// What every error the libraries throw tells: how it ends a run (`kind`, the exit code), where
+/// (`location`), and what happened in the library's own words (`message`, `hint`), which never
+/// name a command-line flag. Errors that carry facts a command line would word in its own
+/// terms (`--bands` rather than "band 4 of 3") are typed enums conforming to this; the
+/// executables give them their wording (`WordedForCommandLine`, in MeridianCommandLine).
+public protocol MeridianFailure: Error, Sendable {
+    var kind: MeridianError.Kind { get }
+    var location: SourceLocation? { get }
+    var message: String { get }
+    var hint: String? { get }
+}
+
+extension MeridianFailure {
+    public var exitCode: Int32 { kind.exitCode }
+}
+
 /// An error that stops a run. Its `kind` decides the process's exit code (sysexits.h),
 /// so scripts can tell bad data from a missing file from a full disk.
-public struct MeridianError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct MeridianError: MeridianFailure, Hashable, CustomStringConvertible {
     public enum Kind: Hashable, Sendable {
         /// The command line is wrong (EX_USAGE, 64).
         case usage
@@ -43,8 +59,6 @@ public struct MeridianError: Error, Hashable, Sendable, CustomStringConvertible 
         self.location = location
         self.hint = hint
     }
-
-    public var exitCode: Int32 { kind.exitCode }
 
     /// `FILE:LINE:COLUMN: message`, the form the CLI prints after `meridian: error: `.
     public var description: String {

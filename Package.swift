@@ -7,8 +7,11 @@ let package = Package(
     products: [
         .executable(name: "meridian", targets: ["meridian"]),
         .executable(name: "meridian-gdal", targets: ["meridian-gdal"]),
+        .executable(name: "meridian-draw", targets: ["meridian-draw"]),
         .library(name: "MeridianGeometry", targets: ["MeridianGeometry"]),
         .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
+        .library(name: "MeridianTiles", targets: ["MeridianTiles"]),
+        .library(name: "MeridianPicture", targets: ["MeridianPicture"]),
         .library(name: "MeridianCoverage", targets: ["MeridianCoverage"]),
         .library(name: "MeridianRaster", targets: ["MeridianRaster"]),
         .library(name: "MeridianOGR", targets: ["MeridianOGR"]),
@@ -69,33 +72,48 @@ let package = Package(
             ]
         ),
 
-        // Streaming readers and writers, one folder per format, plus the format registry.
+        // Streaming readers and writers, one folder per format, plus the format registry. Links
+        // expat and minizip only: pictures are MeridianPicture's, tile stores MeridianTiles'.
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat", "CCairo", "CTurboJPEG", "CWebP", "CSQLite", "CMinizip",
+                "MeridianGeometry", "CExpat", "CMinizip",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
+        ),
+
+        // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper.
+        .target(name: "MeridianTiles", dependencies: ["CSQLite", "MeridianGeometry", "MeridianFormats"]),
+
+        // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
+        // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that
+        // links cairo and the image codecs; the command line draws through `meridian-draw`.
+        .target(
+            name: "MeridianPicture",
+            dependencies: ["MeridianGeometry", "MeridianFormats", "MeridianTiles", "CCairo", "CTurboJPEG", "CWebP"]
         ),
 
         // Routing-app coverage files: rules, validation, route checks.
         .target(name: "MeridianCoverage", dependencies: ["MeridianGeometry", "MeridianFormats"]),
 
-        // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles).
-        // Tile stores write MBTiles through SQLite's C API.
-        .target(name: "MeridianRaster", dependencies: ["CGDAL", "CSQLite", "MeridianGeometry", "MeridianFormats"]),
+        // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
+        // folder or, through MeridianTiles, an MBTiles file).
+        .target(name: "MeridianRaster", dependencies: ["CGDAL", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
-        // What both executables share: error reporting with exit codes, progress lines.
+        // What the executables share: error reporting with exit codes, progress lines, running
+        // the helper executables, and the registry of Meridian's own formats with pictures
+        // drawn by `meridian-draw`.
         .target(
             name: "MeridianCommandLine",
             dependencies: ["MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        // The command-line tool: thin, one file per subcommand. It never links GDAL: GDAL-backed
-        // subcommands (tile) are forwarded to `meridian-gdal`, git-style.
+        // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo or
+        // SQLite: GDAL-backed subcommands (tile) are forwarded to `meridian-gdal`, git-style, and
+        // GDAL's formats and pictures are written by `meridian-gdal` and `meridian-draw` as children.
         .executableTarget(
             name: "meridian",
             dependencies: [
@@ -121,6 +139,18 @@ let package = Package(
             ]
         ),
 
+        // Pictures (SVG, PNG), in their own process so that cairo's libraries (and libjpeg-turbo,
+        // libwebp, SQLite for basemaps) load only when something is drawn.
+        .executableTarget(
+            name: "meridian-draw",
+            dependencies: [
+                "MeridianPicture",
+                "MeridianFormats",
+                "MeridianCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // Fuzz targets for every parser (Scripts/fuzz builds them with libFuzzer); built
         // normally, it replays inputs through the same code.
         .executableTarget(name: "meridian-fuzz", dependencies: ["MeridianFormats", "MeridianCoverage", "MeridianGeometry", "MeridianCommandLine", "CLibFuzzer"]),
@@ -130,7 +160,9 @@ let package = Package(
 
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
-        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianGeometry", "MeridianFormats"]),
+        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats"]),
+        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry"]),
+        .testTarget(name: "MeridianPictureTests", dependencies: ["MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianCommandLineTests",
@@ -143,6 +175,6 @@ let package = Package(
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-fuzz", "MeridianRaster", "MeridianFormats", "MeridianCommandLine"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-draw", "meridian-fuzz", "MeridianRaster", "MeridianTiles", "MeridianFormats", "MeridianCommandLine"]),
     ]
 )

@@ -18,7 +18,7 @@ struct Formats: ParsableCommand {
     func run() throws {
         let out = OutputSink.standardOutput()
         out.write("Meridian's own (read, write):\n")
-        for format in FormatRegistry.standard.formats {
+        for format in FormatRegistry.meridian.formats {
             let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
             out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
         }
@@ -113,7 +113,7 @@ func vectorDriver(named name: String) throws -> OGRFormats.Driver {
         return try OGRFormats.driver(named: name, path: nil)
     } catch var error as MeridianError {
         let writers = OGRFormats.writers(forExtension: name).map(\.name)
-        let known = FormatRegistry.standard.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names + OGRFormats.drivers.map(\.name)
+        let known = FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names + OGRFormats.drivers.map(\.name)
         if !writers.isEmpty {
             error.hint = "GDAL writes .\(name.lowercased()) as \(listed(writers)): name one of them (`meridian formats` lists every format)"
         } else if let near = Suggestions.closest(to: name, among: known) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MeridianCommandLine
 import MeridianFormats
 import MeridianGeometry
 
@@ -20,6 +21,9 @@ import MeridianGeometry
 /// is a usage error asking for `--to`; an input with a common format's extension is read by
 /// that driver, one with another extension by whichever driver recognises its content.
 enum GDALFormats {
+    /// What `meridian-gdal` does here, for the error when it is missing.
+    static let purpose = "reading and writing GDAL's formats"
+
     static func format(_ query: FormatQuery) throws -> FeatureFormat? {
         switch query {
         case .name(let name):
@@ -67,12 +71,12 @@ enum GDALFormats {
     /// GDAL knows no such format, the child has said so (with the nearest names) and its exit
     /// code is thrown.
     static func lookUpDriver(named name: String) throws -> (driver: String, extensions: [String]) {
-        guard GDALForwarding.helperPath() != nil else {
-            let near = Suggestions.closest(to: name, among: FormatRegistry.standard.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names)
+        guard HelperExecutable.gdal.path() != nil else {
+            let near = Suggestions.closest(to: name, among: FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names)
             throw MeridianError(.usage, "unknown format \"\(name)\"", hint: near.map { "did you mean '\($0)'?" }
-                                ?? GDALForwarding.helperMissing("reading and writing GDAL's formats").message)
+                                ?? HelperExecutable.gdal.missing(Self.purpose).message)
         }
-        let lines = try gdalHelperOutput(["ogr-driver", name])
+        let lines = try HelperExecutable.gdal.output(["ogr-driver", name], for: purpose)
         guard let driver = lines.first else { throw MeridianError(.usage, "unknown format \"\(name)\"") }
         return (driver, lines.dropFirst().first?.split(separator: " ").map(String.init) ?? [])
     }
@@ -81,8 +85,8 @@ enum GDALFormats {
     /// names the drivers that write it, asked of `meridian-gdal` (this is the error path only).
     static func unchosenOutputFormat(_ path: String) -> MeridianError {
         let ext = fileExtension(path) ?? ""
-        let asked = !ext.isEmpty && GDALForwarding.helperPath() != nil
-        let writers = asked ? ((try? gdalHelperOutput(["ogr-driver", "--extension", ext])) ?? []) : []
+        let asked = !ext.isEmpty && HelperExecutable.gdal.path() != nil
+        let writers = asked ? ((try? HelperExecutable.gdal.output(["ogr-driver", "--extension", ext], for: purpose)) ?? []) : []
         var hint = "name the format with --to"
         if !writers.isEmpty { hint += ": GDAL writes .\(ext) as \(listed(writers))" }
         hint += " (Meridian picks a GDAL format by extension only for \(CommonGDALFormat.extensionList); `meridian formats` lists them all)"
@@ -91,73 +95,8 @@ enum GDALFormats {
 }
 
 extension FormatRegistry {
-    /// Meridian's own formats, then GDAL's through `meridian-gdal`.
-    static let commandLine = FormatRegistry.standard.adding(fallback: GDALFormats.format)
-}
-
-/// The lines `meridian-gdal ARGUMENTS` prints; its own error (already printed) becomes its exit code.
-func gdalHelperOutput(_ arguments: [String]) throws -> [String] {
-    let pipe = Pipe()
-    let process = try runGDALHelper(arguments, standardOutput: pipe)
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
-    return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
-}
-
-/// `meridian-gdal` run with its standard output on a pipe (or where `standardOutput` says) and
-/// its standard error on `standardError` (nil: this process's, for a child that words its own errors).
-func runGDALHelper(_ arguments: [String], standardOutput: Any? = nil, standardError: Pipe? = nil) throws -> Process {
-    guard let helper = GDALForwarding.helperPath() else { throw GDALForwarding.helperMissing("reading and writing GDAL's formats") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: helper)
-    process.arguments = arguments
-    if let standardOutput { process.standardOutput = standardOutput }
-    if let standardError { process.standardError = standardError }
-    try process.run()
-    return process
-}
-
-/// What `meridian-gdal ogr-read` and `ogr-write` say on standard error: diagnostics as JSON
-/// lines (`Reporter.toParentProcess`). Warnings go to this process's handler, so they are
-/// printed (or silenced by `--quiet`) as Meridian's own; the child's error comes back as a
-/// `MeridianError` with its exit code's kind; any other line (a crash) is copied to stderr.
-/// The pipe is read on a thread of its own, so a child with much to say never blocks.
-final class HelperDiagnostics: @unchecked Sendable {
-    private let pipe: Pipe
-    private let done = DispatchGroup()
-    /// Written by the reading thread before `done` is left; read after `done.wait()`.
-    private var text = Data()
-
-    init(_ pipe: Pipe) {
-        self.pipe = pipe
-        done.enter()
-        DispatchQueue.global().async { [self] in
-            text = pipe.fileHandleForReading.readDataToEndOfFile()
-            done.leave()
-        }
-    }
-
-    /// Once the child has ended: reports its warnings, and throws its error if it failed.
-    func finish(_ process: Process, warnings: DiagnosticHandler?) throws {
-        process.waitUntilExit()
-        done.wait()
-        var failure: Diagnostic?
-        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
-            guard let diagnostic = Diagnostic(jsonLine: String(line)) else {
-                Reporter.printError(String(line))
-                continue
-            }
-            if diagnostic.severity == .error { failure = diagnostic } else { warnings?(diagnostic) }
-        }
-        text = Data()
-        let status = process.terminationStatus
-        guard process.terminationReason != .exit || status != 0 else { return }
-        guard let failure, process.terminationReason == .exit, let kind = MeridianError.Kind(exitCode: status) else {
-            throw MeridianError(.io, "meridian-gdal \(process.arguments?.first ?? "") stopped (\(process.terminationReason == .exit ? "exit" : "signal") \(status))")
-        }
-        throw MeridianError(kind, failure.message, at: failure.location, hint: failure.hint)
-    }
+    /// Meridian's own formats (pictures drawn by `meridian-draw`), then GDAL's through `meridian-gdal`.
+    static let commandLine = FormatRegistry.meridian.adding(fallback: GDALFormats.format)
 }
 
 /// Features read by `meridian-gdal ogr-read`, streamed back as a GeoJSON text sequence.
@@ -174,9 +113,7 @@ final class ChildFeatureReader: FeatureReader {
     init(_ arguments: [String], name: String, diagnostics warnings: DiagnosticHandler?, keeping scratch: ScratchFile? = nil) throws {
         self.scratch = scratch
         self.warnings = warnings
-        let errors = Pipe()
-        process = try runGDALHelper(arguments, standardOutput: pipe, standardError: errors)
-        diagnostics = HelperDiagnostics(errors)
+        (process, diagnostics) = try HelperExecutable.gdal.start(arguments, for: GDALFormats.purpose, standardOutput: pipe)
         let input = BufferedInput(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, name: name, ownsDescriptor: false)
         reader = GeoJSONReader(input: input, layout: .sequence)
     }
@@ -239,9 +176,8 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let errors = Pipe()
-        let process = try runGDALHelper(["ogr-write", "--to", driver, "-o", path, spill.path], standardError: errors)
-        try HelperDiagnostics(errors).finish(process, warnings: warnings)
+        let (process, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
+        try diagnostics.finish(process, warnings: warnings)
     }
 
     func abandon() {}

@@ -148,9 +148,9 @@ struct OutputOptions: ParsableArguments {
 }
 
 enum Formats {
-    static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
+    static var readable: String { FormatRegistry.meridian.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
     static var writable: String {
-        FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
+        FormatRegistry.meridian.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
             + ", or any GDAL vector driver's name (meridian formats); an extension picks a GDAL format only for \(CommonGDALFormat.extensionList)"
     }
 }

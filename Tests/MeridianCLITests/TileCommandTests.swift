@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianRaster
+import MeridianTiles
 import Testing
 
 #if canImport(Glibc)

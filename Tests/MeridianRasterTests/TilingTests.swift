@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 import Testing
 @testable import MeridianRaster
 

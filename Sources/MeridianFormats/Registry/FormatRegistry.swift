@@ -107,8 +107,14 @@ public struct FormatRegistry: Sendable {
         FormatRegistry(formats, fallback: fallback)
     }
 
-    /// Every built-in format.
-    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz, .gpx, .csv, .wkt, .wkbHex, .svg, .png, .mapKitSwift])
+    /// This registry with `more` formats after its own (the pictures, which MeridianPicture
+    /// draws: `FormatRegistry.standard.adding(FeatureFormat.pictures)`).
+    public func adding(_ more: [FeatureFormat]) -> FormatRegistry {
+        FormatRegistry(formats + more, fallback: fallback)
+    }
+
+    /// Every format this module reads or writes itself (pictures are MeridianPicture's).
+    public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz, .gpx, .csv, .wkt, .wkbHex, .mapKitSwift])
 
     /// The format called `name` on the command line (id or alias, any case).
     public func format(named name: String) throws -> FeatureFormat {

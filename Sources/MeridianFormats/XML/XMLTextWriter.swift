@@ -1,17 +1,17 @@
 /// Writes indented XML into an `OutputSink`: elements, escaped text and attributes, CDATA,
-/// and numbers in their shortest round-trip form.
-final class XMLTextWriter {
+/// and numbers in their shortest round-trip form. (Package-wide: MeridianPicture writes SVG with it.)
+package final class XMLTextWriter {
     let sink: OutputSink
     private var open: [String] = []
 
-    init(sink: OutputSink) { self.sink = sink }
+    package init(sink: OutputSink) { self.sink = sink }
 
     func indent() {
         for _ in 0..<open.count { sink.write("  " as StaticString) }
     }
 
     /// `<name attributes>` on its own line; `close()` ends it.
-    func start(_ name: String, _ attributes: [(String, String)] = []) {
+    package func start(_ name: String, _ attributes: [(String, String)] = []) {
         indent()
         tag(name, attributes)
         sink.write(">\n" as StaticString)
@@ -21,7 +21,7 @@ final class XMLTextWriter {
     /// Records an element whose start tag the caller wrote itself, so `close()` ends it.
     func opened(_ name: String) { open.append(name) }
 
-    func close() {
+    package func close() {
         let name = open.removeLast()
         indent()
         sink.write("</" as StaticString)
@@ -30,7 +30,7 @@ final class XMLTextWriter {
     }
 
     /// `<name>text</name>` on one line.
-    func element(_ name: String, _ text: String, _ attributes: [(String, String)] = []) {
+    package func element(_ name: String, _ text: String, _ attributes: [(String, String)] = []) {
         indent()
         tag(name, attributes)
         sink.write(byte: UInt8(ascii: ">"))
@@ -39,7 +39,7 @@ final class XMLTextWriter {
     }
 
     /// `<name/>`.
-    func empty(_ name: String, _ attributes: [(String, String)] = []) {
+    package func empty(_ name: String, _ attributes: [(String, String)] = []) {
         indent()
         tag(name, attributes)
         sink.write("/>\n" as StaticString)

@@ -1,3 +1,4 @@
+import MeridianFormats
 import MeridianGeometry
 
 /// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
@@ -112,9 +113,17 @@ final class SVGCanvas: PictureCanvas {
 }
 
 extension FeatureFormat {
-    /// SVG 1.1 in Web Mercator, fitted to the data or `--bbox`/`--tile`, styled by simplestyle.
-    public static let svg = FeatureFormat(
-        id: "svg", displayName: "SVG", extensions: ["svg"],
-        writer: { sink, options in try PictureWriter(canvas: SVGCanvas(sink: sink), options: options.picture) }
-    )
+    /// SVG 1.1 in Web Mercator, fitted to the data or to the stated view, styled by simplestyle.
+    public static let svg = PictureKind.svg.format { sink, options in try PictureWriter(canvas: SVGCanvas(sink: sink), options: options.picture) }
+
+    /// The picture formats drawn in this process, for a registry: `FormatRegistry.standard.adding(FeatureFormat.pictures)`.
+    public static let pictures: [FeatureFormat] = PictureKind.allCases.map(picture)
+
+    /// The format of pictures of `kind`, drawn in this process.
+    public static func picture(_ kind: PictureKind) -> FeatureFormat {
+        switch kind {
+        case .svg: svg
+        case .png: png
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import MeridianFormats
 import MeridianGeometry
 
 /// Something a picture is drawn on: SVG text, or a cairo image written as PNG. Lines and

@@ -1,30 +1,6 @@
 import Foundation
+import MeridianFormats
 import MeridianGeometry
-
-/// What a picture (SVG or PNG) shows and how big it is.
-public struct PictureOptions: Sendable {
-    /// Size in points (CSS pixels); PNG multiplies by `scale`.
-    public var width: Int
-    public var height: Int
-    /// Pixels per point for PNG: 1, 2 or 3, as on Apple's screens.
-    public var scale: Int
-    /// Degrees clockwise from north that point up (MKMapCamera's heading).
-    public var heading: Double
-    /// The part of the world to show, in map points; nil fits the data.
-    public var view: MapRect?
-    /// A tile folder (z/x/y.png, .jpg or .webp; XYZ, or TMS with tilemapresource.xml) or an
-    /// MBTiles file drawn under the overlays (PNG pictures only).
-    public var basemap: String?
-
-    public init(width: Int = 800, height: Int = 600, scale: Int = 1, heading: Double = 0, view: MapRect? = nil, basemap: String? = nil) {
-        self.width = width
-        self.height = height
-        self.scale = scale
-        self.heading = heading
-        self.view = view
-        self.basemap = basemap
-    }
-}
 
 /// A point on the picture, in points from its top-left corner.
 public struct PixelPoint: Sendable {
@@ -188,46 +164,5 @@ public struct OverlayStyle: Sendable, Equatable {
         case "large": markerRadius = 9
         default: break
         }
-    }
-}
-
-/// A colour from `#rgb` or `#rrggbb` (simplestyle's forms) or one of CSS's basic colour names.
-public struct RGB: Sendable, Equatable {
-    public var red: UInt8, green: UInt8, blue: UInt8
-
-    public init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) {
-        (self.red, self.green, self.blue) = (red, green, blue)
-    }
-
-    public static let white = RGB(0xFF, 0xFF, 0xFF)
-
-    /// CSS 2.1's seventeen colour names, with grey spelled either way.
-    static let names: [String: RGB] = [
-        "black": RGB(0, 0, 0), "silver": RGB(0xC0, 0xC0, 0xC0), "gray": RGB(0x80, 0x80, 0x80), "grey": RGB(0x80, 0x80, 0x80),
-        "white": .white, "maroon": RGB(0x80, 0, 0), "red": RGB(0xFF, 0, 0), "purple": RGB(0x80, 0, 0x80),
-        "fuchsia": RGB(0xFF, 0, 0xFF), "green": RGB(0, 0x80, 0), "lime": RGB(0, 0xFF, 0), "olive": RGB(0x80, 0x80, 0),
-        "yellow": RGB(0xFF, 0xFF, 0), "navy": RGB(0, 0, 0x80), "blue": RGB(0, 0, 0xFF), "teal": RGB(0, 0x80, 0x80),
-        "aqua": RGB(0, 0xFF, 0xFF), "orange": RGB(0xFF, 0xA5, 0),
-    ]
-
-    public init?(css text: String) {
-        var hex = Substring(text.trimmingWhitespace())
-        if let named = Self.names[hex.lowercased()] {
-            self = named
-            return
-        }
-        guard hex.first == "#" else { return nil }
-        hex = hex.dropFirst()
-        if hex.count == 3 { hex = Substring(hex.flatMap { [$0, $0] }) }
-        guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
-        self.init(UInt8(value >> 16), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
-    }
-
-    /// Whether red, green and blue are equal (a gray tile can take it without colour bands).
-    public var isGray: Bool { red == green && green == blue }
-
-    public var css: String {
-        let digits = Array("0123456789abcdef")
-        return "#" + String([red, green, blue].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
     }
 }

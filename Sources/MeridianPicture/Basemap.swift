@@ -2,7 +2,9 @@ import CCairo
 import CTurboJPEG
 import CWebP
 import Foundation
+import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 
 /// Tiles drawn under a PNG picture, as `meridian tile` writes them: a folder of `z/x/y.png`,
 /// `.jpg` or `.webp` (XYZ, or TMS when a tilemapresource.xml says so) or an MBTiles file. The
@@ -29,7 +31,7 @@ struct Basemap {
         if path.lowercased().hasSuffix(".mbtiles") {
             let file = try MBTilesFile(path: path)
             if let format = file.metadata["format"], !Self.readableFormats.contains(format.lowercased()) {
-                throw Self.unreadable(format, at: path)
+                throw BasemapError.unreadableTiles(format: format, basemap: path)
             }
             store = .mbtiles(file)
             zooms = try file.zoomLevels()
@@ -43,17 +45,12 @@ struct Basemap {
             guard let fileExtension = Self.tileExtension(in: path, zooms: zooms) else {
                 throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
             }
-            guard Self.readableFormats.contains(fileExtension.lowercased()) else { throw Self.unreadable(fileExtension, at: path) }
+            guard Self.readableFormats.contains(fileExtension.lowercased()) else { throw BasemapError.unreadableTiles(format: fileExtension, basemap: path) }
             store = .folder(path: path, isTMS: FileManager.default.fileExists(atPath: path + "/tilemapresource.xml"), fileExtension: fileExtension)
         }
         guard !zooms.isEmpty else {
             throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
         }
-    }
-
-    private static func unreadable(_ format: String, at path: String) -> MeridianError {
-        MeridianError(.badInput, "the basemap's tiles are \(format); pictures draw PNG, JPEG and WebP tiles", at: SourceLocation(file: path),
-                      hint: "tile it with meridian tile --tile-format png, jpeg or webp")
     }
 
     /// The extension of the folder's tiles: that of the first file in a z/x/ folder.
@@ -96,8 +93,7 @@ struct Basemap {
         guard let coarser = zooms.last(where: { z in
             z < sharp && tileRanges(viewport, zoom: z).map { $0.x.count * $0.y.count <= Self.maximumTiles } ?? true
         }) else {
-            throw MeridianError(.badInput, "the basemap's zoom levels (\(zooms.first!)-\(zooms.last!)) are too fine for this picture: it would take more than \(Self.maximumTiles) tiles",
-                                hint: "tile it with lower zoom levels too (meridian tile --zoom), or show less (--view)")
+            throw BasemapError.zoomLevelsTooFine(zooms: zooms.first!...zooms.last!, maximumTiles: Self.maximumTiles)
         }
         return coarser
     }
@@ -166,6 +162,42 @@ struct Basemap {
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
         cairo_paint(cr)
         cairo_restore(cr)
+    }
+}
+
+/// Why a basemap cannot be drawn, told in facts: the executables word the hints in terms of
+/// their options (`WordedForCommandLine`).
+public enum BasemapError: MeridianFailure, Equatable {
+    /// Its tiles are in a format pictures do not draw (vector tiles, AVIF): `format` is their
+    /// file extension or MBTiles `format`.
+    case unreadableTiles(format: String, basemap: String)
+    /// Its zoom levels are all too fine for the picture: the coarsest that would do takes more
+    /// than `maximumTiles` tiles.
+    case zoomLevelsTooFine(zooms: ClosedRange<Int>, maximumTiles: Int)
+
+    public var kind: MeridianError.Kind { .badInput }
+
+    public var location: SourceLocation? {
+        switch self {
+        case .unreadableTiles(_, let basemap): SourceLocation(file: basemap)
+        case .zoomLevelsTooFine: nil
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .unreadableTiles(let format, _):
+            "the basemap's tiles are \(format); pictures draw PNG, JPEG and WebP tiles"
+        case .zoomLevelsTooFine(let zooms, let maximumTiles):
+            "the basemap's zoom levels (\(zooms.lowerBound)-\(zooms.upperBound)) are too fine for this picture: it would take more than \(maximumTiles) tiles"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .unreadableTiles: "make its tiles PNG, JPEG or WebP"
+        case .zoomLevelsTooFine: "give the basemap coarser zoom levels too, or show a smaller part of the map"
+        }
     }
 }
 

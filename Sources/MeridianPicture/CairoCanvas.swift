@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import MeridianFormats
 import MeridianGeometry
 
 /// A PNG picture drawn with cairo, anti-aliased, at `scale` pixels per point: MKMapSnapshotter's
@@ -147,8 +148,5 @@ final class CairoCanvas: PictureCanvas {
 
 extension FeatureFormat {
     /// A PNG picture of the features (and an optional basemap), drawn with cairo.
-    public static let png = FeatureFormat(
-        id: "png", displayName: "PNG picture", extensions: ["png"], isBinary: true,
-        writer: { sink, options in try PictureWriter(canvas: CairoCanvas(sink: sink), options: options.picture) }
-    )
+    public static let png = PictureKind.png.format { sink, options in try PictureWriter(canvas: CairoCanvas(sink: sink), options: options.picture) }
 }

@@ -1,0 +1,40 @@
+/// A colour from `#rgb` or `#rrggbb` (simplestyle's forms) or one of CSS's basic colour names.
+public struct RGB: Sendable, Equatable {
+    public var red: UInt8, green: UInt8, blue: UInt8
+
+    public init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) {
+        (self.red, self.green, self.blue) = (red, green, blue)
+    }
+
+    public static let white = RGB(0xFF, 0xFF, 0xFF)
+
+    /// CSS 2.1's seventeen colour names, with grey spelled either way.
+    static let names: [String: RGB] = [
+        "black": RGB(0, 0, 0), "silver": RGB(0xC0, 0xC0, 0xC0), "gray": RGB(0x80, 0x80, 0x80), "grey": RGB(0x80, 0x80, 0x80),
+        "white": .white, "maroon": RGB(0x80, 0, 0), "red": RGB(0xFF, 0, 0), "purple": RGB(0x80, 0, 0x80),
+        "fuchsia": RGB(0xFF, 0, 0xFF), "green": RGB(0, 0x80, 0), "lime": RGB(0, 0xFF, 0), "olive": RGB(0x80, 0x80, 0),
+        "yellow": RGB(0xFF, 0xFF, 0), "navy": RGB(0, 0, 0x80), "blue": RGB(0, 0, 0xFF), "teal": RGB(0, 0x80, 0x80),
+        "aqua": RGB(0, 0xFF, 0xFF), "orange": RGB(0xFF, 0xA5, 0),
+    ]
+
+    public init?(css text: String) {
+        var hex = Substring(text.trimmingWhitespace())
+        if let named = Self.names[hex.lowercased()] {
+            self = named
+            return
+        }
+        guard hex.first == "#" else { return nil }
+        hex = hex.dropFirst()
+        if hex.count == 3 { hex = Substring(hex.flatMap { [$0, $0] }) }
+        guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
+        self.init(UInt8(value >> 16), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF))
+    }
+
+    /// Whether red, green and blue are equal (a gray tile can take it without colour bands).
+    public var isGray: Bool { red == green && green == blue }
+
+    public var css: String {
+        let digits = Array("0123456789abcdef")
+        return "#" + String([red, green, blue].flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
+    }
+}

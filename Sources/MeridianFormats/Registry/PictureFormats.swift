@@ -1,0 +1,45 @@
+import MeridianGeometry
+
+// Pictures are drawn outside this module (MeridianPicture links cairo; the command line has the
+// `meridian-draw` helper draw them), so that reading and writing data never needs a drawing
+// library. What every picture writer is told, and what the picture formats are called, lives
+// here, where `WriteOptions` and the registry can name it.
+
+/// What a picture (SVG or PNG) shows and how big it is.
+public struct PictureOptions: Sendable {
+    /// Size in points (CSS pixels); PNG multiplies by `scale`.
+    public var width: Int
+    public var height: Int
+    /// Pixels per point for PNG: 1, 2 or 3, as on Apple's screens.
+    public var scale: Int
+    /// Degrees clockwise from north that point up (MKMapCamera's heading).
+    public var heading: Double
+    /// The part of the world to show, in map points; nil fits the data.
+    public var view: MapRect?
+    /// A tile folder (z/x/y.png, .jpg or .webp; XYZ, or TMS with tilemapresource.xml) or an
+    /// MBTiles file drawn under the overlays (PNG pictures only).
+    public var basemap: String?
+
+    public init(width: Int = 800, height: Int = 600, scale: Int = 1, heading: Double = 0, view: MapRect? = nil, basemap: String? = nil) {
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.heading = heading
+        self.view = view
+        self.basemap = basemap
+    }
+}
+
+/// The picture formats by name: what they are called and their files' extensions, the same
+/// wherever they are drawn.
+public enum PictureKind: String, Sendable, CaseIterable {
+    case svg, png
+
+    /// The format, with `writer` drawing it.
+    public func format(drawnBy writer: @escaping @Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter) -> FeatureFormat {
+        switch self {
+        case .svg: FeatureFormat(id: "svg", displayName: "SVG", extensions: ["svg"], writer: writer)
+        case .png: FeatureFormat(id: "png", displayName: "PNG picture", extensions: ["png"], isBinary: true, writer: writer)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// An MBTiles 1.3 file (SQLite) being written by a run that can be interrupted and resumed:
+/// tiles in TMS row order, a complete metadata table at the end. The file is built as
+/// `.NAME.meridian-partial` beside the output and renamed into place by `finish`; each block's
+/// tiles go in one transaction with its completion mark, so resuming after an interruption
+/// (kill -9 included) finds exactly the blocks that were stored. The partial file also holds
+/// the run's identity (table `meridian_run`), which a resumed run must match.
+///
+/// One caller at a time: a writer shared between threads needs its caller's lock (the tiler's
+/// `MBTilesSink` holds one).
+public final class MBTilesWriter {
+    /// A run's identity as the partial file records it: one named value per setting.
+    public typealias RunField = (name: String, value: String)
+
+    public let path: String
+    let partialPath: String
+    /// Blocks (tiles of a middle zoom level standing for every tile under them) an interrupted
+    /// run completed, with the number of tiles each stored; empty for a new file.
+    public private(set) var completedBlocks: [MapTile: Int] = [:]
+    private let database: SQLiteDatabase
+    private var insert: SQLiteStatement?
+    private var lookup: SQLiteStatement?
+    private var inTransaction = false
+
+    /// Opens the partial file for the run `run`: a new one, or with `resume` an interrupted
+    /// run's. `checkResuming` is given the interrupted run's identity (nil when the output holds
+    /// no such run: a finished file, or a partial one without the table) and throws when it is
+    /// not `run`'s, before anything is written.
+    public init(path: String, resume: Bool, run: [RunField], checkResuming: ([RunField]?) throws -> Void) throws {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent, file = (path as NSString).lastPathComponent
+        partialPath = (folder.isEmpty ? "" : folder + "/") + ".\(file).meridian-partial"
+        let resuming = resume && access(partialPath, F_OK) == 0
+        if resume && !resuming && access(path, F_OK) == 0 {
+            try checkResuming(nil)  // a finished file: nothing to resume
+        }
+        if !resuming {
+            unlink(partialPath)
+            unlink(partialPath + "-journal")
+            // Created here rather than by SQLite, which makes databases 0644 whatever the umask:
+            // open(2) gives the file what the user's umask allows, and SQLite keeps it.
+            let fd = open(partialPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            guard fd >= 0 else {
+                throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+            }
+            close(fd)
+        }
+        do {
+            database = try SQLiteDatabase(path: partialPath, mode: .readWriteSerialized)
+        } catch {
+            throw MeridianError(.cannotCreateOutput, "cannot create output: \(error.message)", at: SourceLocation(file: path))
+        }
+        if resuming {
+            var recorded: [RunField]?
+            try? database.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
+                recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
+            }
+            try checkResuming(recorded)
+            try storing("cannot read the MBTiles file") {
+                try database.forEachRow("SELECT zoom_level, tile_column, tile_row, tiles FROM meridian_blocks") {
+                    completedBlocks[MapTile(zoom: $0.int(0), x: $0.int(1), y: $0.int(2))] = $0.int(3)
+                }
+            }
+        } else {
+            try execute("""
+                BEGIN;
+                CREATE TABLE metadata (name TEXT, value TEXT);
+                CREATE UNIQUE INDEX name ON metadata (name);
+                CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+                CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+                CREATE TABLE meridian_blocks (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tiles INTEGER);
+                CREATE TABLE meridian_run (name TEXT, value TEXT);
+                \(run.map { "INSERT INTO meridian_run VALUES (\(sqlQuoted($0.name)), \(sqlQuoted($0.value)));" }.joined(separator: "\n"))
+                COMMIT;
+                """)
+        }
+        try execute("PRAGMA synchronous = OFF")
+        insert = try storing("cannot prepare the tiles table") { try database.prepare("INSERT OR REPLACE INTO tiles VALUES (?, ?, ?, ?)") }
+    }
+
+    /// Runs `body`, a refusal of SQLite becoming an I/O error that says what was being done.
+    private func storing<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw MeridianError(.io, "\(what): \(error.message)", at: SourceLocation(file: path))
+        }
+    }
+
+    private func execute(_ sql: String) throws {
+        try storing("cannot write the MBTiles file") { try database.execute(sql) }
+    }
+
+    private func begin() throws {
+        if !inTransaction {
+            try execute("BEGIN")
+            inTransaction = true
+        }
+    }
+
+    /// A tile stored earlier (by an interrupted run), or nil.
+    public func existingTile(_ tile: MapTile) throws -> [UInt8]? {
+        try storing("cannot read the MBTiles file") {
+            let lookup = try self.lookup ?? database.prepare(MBTilesSchema.tileLookup)
+            self.lookup = lookup
+            return try MBTilesSchema.tile(tile, with: lookup)
+        }
+    }
+
+    /// Stores one tile, in the transaction of the block under way.
+    public func write(_ tile: MapTile, data: [UInt8]) throws {
+        try begin()
+        guard let insert else { preconditionFailure("MBTilesWriter written after finish") }
+        try storing("cannot store tile \(tile)") {
+            insert.reset()
+            try insert.bind(tile.zoom, at: 1)
+            try insert.bind(tile.x, at: 2)
+            try insert.bind(tile.tmsY, at: 3)
+            try insert.bind(data, at: 4)
+            try insert.step()
+        }
+    }
+
+    /// Marks `block` complete with the `tiles` it stored, and commits the block's transaction.
+    public func markCompleted(block: MapTile, tiles: Int) throws {
+        try begin()
+        try execute("INSERT INTO meridian_blocks VALUES (\(block.zoom), \(block.x), \(block.y), \(tiles)); COMMIT")
+        inTransaction = false
+    }
+
+    /// The lowest and highest zoom levels that hold a tile (nil when none does).
+    public func zoomsWithTiles() throws -> ClosedRange<Int>? {
+        var range: ClosedRange<Int>?
+        try storing("cannot read the MBTiles file") {
+            try database.forEachRow("SELECT MIN(zoom_level), MAX(zoom_level) FROM tiles WHERE zoom_level IS NOT NULL") { row in
+                guard !row.isNull(0) else { return }
+                range = row.int(0)...row.int(1)
+            }
+        }
+        return range
+    }
+
+    /// Writes the metadata, drops the run's own tables, closes the file and renames it into place.
+    public func finish(metadata m: MBTilesMetadata) throws {
+        try begin()
+        for (name, value) in m.rows {
+            try execute("INSERT OR REPLACE INTO metadata VALUES (\(sqlQuoted(name)), \(sqlQuoted(value)))")
+        }
+        try execute("DROP TABLE meridian_blocks; DROP TABLE meridian_run; COMMIT")
+        inTransaction = false
+        insert = nil
+        lookup = nil
+        try storing("cannot close the MBTiles file") { try database.close() }
+        if rename(partialPath, path) != 0 {
+            throw MeridianError(.cannotCreateOutput, "cannot move output into place: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+    }
+}
+
+/// The metadata table of an MBTiles 1.3 file Meridian writes (an overlay, version 1.3).
+public struct MBTilesMetadata: Sendable {
+    public var name: String
+    public var description: String
+    /// The tiles' format as MBTiles names it: `png`, `jpg` or `webp`.
+    public var format: String
+    public var bounds: BoundingBox
+    /// The place to show first: a longitude, a latitude and a zoom level.
+    public var center: (longitude: Double, latitude: Double, zoom: Int)
+    public var minZoom: Int
+    public var maxZoom: Int
+
+    public init(name: String, description: String, format: String, bounds: BoundingBox,
+                center: (longitude: Double, latitude: Double, zoom: Int), minZoom: Int, maxZoom: Int) {
+        self.name = name
+        self.description = description
+        self.format = format
+        self.bounds = bounds
+        self.center = center
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+    }
+
+    /// The rows of the metadata table, in the order they are written.
+    var rows: [(String, String)] {
+        let b = bounds, c = center
+        return [
+            ("name", name), ("description", description), ("version", "1.3"), ("type", "overlay"), ("format", format),
+            ("bounds", "\(b.west),\(b.south),\(b.east),\(b.north)"), ("center", "\(c.longitude),\(c.latitude),\(c.zoom)"),
+            ("minzoom", "\(minZoom)"), ("maxzoom", "\(maxZoom)"),
+        ]
+    }
+}
+
+/// A string as an SQL literal.
+func sqlQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }

@@ -1,0 +1,150 @@
+import CSQLite
+
+/// What SQLite refused: its result code and its own message (`sqlite3_errmsg`). The tile stores
+/// say what they were doing and turn it into a `MeridianError` of the right kind.
+public struct SQLiteError: Error, Sendable, Equatable {
+    /// SQLite's result code (`SQLITE_CANTOPEN`, `SQLITE_FULL`, …).
+    public let code: Int32
+    public let message: String
+
+    init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The last error of `database` (or, with no handle, SQLite's word for `code`).
+    init(code: Int32, in database: OpaquePointer?) {
+        self.init(code: code, message: database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code)))
+    }
+}
+
+/// An open SQLite database: statements are prepared from it and finalize themselves; the
+/// connection closes when the last reference goes (each statement keeps one), or at `close()`
+/// when the caller must know that everything reached the file.
+final class SQLiteDatabase {
+    enum Mode {
+        case readOnly
+        /// Read and write an existing file, safe to call from several threads (SQLite's
+        /// serialized mode; a caller still orders its own transactions).
+        case readWriteSerialized
+
+        var flags: Int32 {
+            switch self {
+            case .readOnly: SQLITE_OPEN_READONLY
+            case .readWriteSerialized: SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
+            }
+        }
+    }
+
+    private var handle: OpaquePointer?
+
+    init(path: String, mode: Mode) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, mode.flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            // On failure SQLite usually still returns a handle, which holds the reason and must be closed.
+            let error = SQLiteError(code: status, in: handle)
+            sqlite3_close(handle)
+            throw error
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        // close_v2: the connection ends once its last statement is finalized, whatever the order.
+        sqlite3_close_v2(handle)
+    }
+
+    /// The open connection; use after `close()` is a programming error.
+    private var connection: OpaquePointer {
+        guard let handle else { preconditionFailure("SQLite database used after close()") }
+        return handle
+    }
+
+    /// Runs SQL that returns no rows: one statement or several separated by semicolons.
+    func execute(_ sql: String) throws(SQLiteError) {
+        let status = sqlite3_exec(connection, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw SQLiteError(code: status, in: connection) }
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw SQLiteError(code: status, in: connection) }
+        return SQLiteStatement(statement, database: self)
+    }
+
+    /// Every row `sql` returns, one call of `body` each.
+    func forEachRow(_ sql: String, _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try prepare(sql)
+        while try statement.step() { try body(statement) }
+    }
+
+    /// Closes the connection now, reporting a failure (a statement still open keeps it from
+    /// closing). Nothing may use the database afterwards.
+    func close() throws(SQLiteError) {
+        let status = sqlite3_close(connection)
+        guard status == SQLITE_OK else { throw SQLiteError(code: status, in: connection) }
+        handle = nil
+    }
+
+    fileprivate func lastError(_ status: Int32) -> SQLiteError { SQLiteError(code: status, in: connection) }
+}
+
+/// A prepared statement: bind, step through the rows, read their columns, reset to run it
+/// again; finalized when it goes away. Columns and parameters count as SQLite's do (columns from
+/// 0, parameters from 1).
+final class SQLiteStatement {
+    private let handle: OpaquePointer
+    /// Kept so that the connection outlives its statements.
+    private let database: SQLiteDatabase
+
+    fileprivate init(_ handle: OpaquePointer, database: SQLiteDatabase) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Makes the statement ready to run again; its bindings stay until bound anew.
+    func reset() { sqlite3_reset(handle) }
+
+    func bind(_ value: Int, at parameter: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_int64(handle, parameter, sqlite3_int64(value)))
+    }
+
+    /// Binds a copy of `bytes` (SQLITE_TRANSIENT), so the array may change afterwards.
+    func bind(_ bytes: [UInt8], at parameter: Int32) throws(SQLiteError) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        try check(bytes.withUnsafeBytes { sqlite3_bind_blob(handle, parameter, $0.baseAddress, Int32($0.count), transient) })
+    }
+
+    /// Runs the statement to its next row: true when there is one to read, false when it is done.
+    @discardableResult
+    func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let status: throw database.lastError(status)
+        }
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+    /// A text column (an empty string for NULL).
+    func text(_ column: Int32) -> String {
+        sqlite3_column_text(handle, column).map { String(cString: $0) } ?? ""
+    }
+
+    /// A blob column's bytes (empty for NULL or a zero-length blob).
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return sqlite3_column_blob(handle, column).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+    }
+
+    private func check(_ status: Int32) throws(SQLiteError) {
+        guard status == SQLITE_OK else { throw database.lastError(status) }
+    }
+}

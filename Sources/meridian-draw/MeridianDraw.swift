@@ -1,0 +1,61 @@
+import ArgumentParser
+import MeridianCommandLine
+import MeridianFormats
+import MeridianPicture
+
+/// The drawing half of `meridian`, in its own executable so that cairo, libjpeg-turbo, libwebp
+/// and SQLite (basemaps) load only when a picture is drawn. `meridian` runs it as a child for
+/// every SVG or PNG output (`render`, `convert -o x.png`, `coverage validate --preview`).
+@main
+struct MeridianDraw: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "meridian-draw",
+        abstract: "Meridian's picture drawing (run by `meridian` for SVG and PNG outputs).",
+        version: "meridian-draw \(versionString)",
+        subcommands: [DrawPicture.self]
+    )
+
+    static let versionString = "0.1.0"
+}
+
+/// `meridian-draw picture`: features (a GeoJSON text sequence) drawn as an SVG or PNG picture on
+/// standard output. Not for people: `meridian` runs it, passes its picture options on and
+/// reports the warnings and the error this prints as JSON lines on standard error.
+struct DrawPicture: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "picture", shouldDisplay: false)
+
+    @Option(name: .customLong("to")) var format: PictureKind
+    @OptionGroup var picture: PictureHelperOptions
+    @Argument var input: String
+
+    func run() throws {
+        let reporter = Reporter.toParentProcess
+        try reporter.run {
+            // No features make an empty file, which is still a picture (of the world, or the view).
+            let features = try BufferedInput.open(input)
+            let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
+            var options = WriteOptions()
+            options.picture = picture.options
+            options.diagnostics = { reporter.report($0) }
+            let out = OutputSink.standardOutput()
+            let writer = try FeatureFormat.picture(format).writer(for: out, options: options)
+            try copyFeatures(from: reader, to: writer)
+            try out.flush()
+        }
+    }
+}
+
+// (An executable's own conformance: the libraries know nothing of argument parsing.)
+extension PictureKind: ExpressibleByArgument {}
+
+/// The basemap's errors in the words of `meridian`'s options.
+extension BasemapError: WordedForCommandLine {
+    public var commandLineMessage: String { message }
+
+    public var commandLineHint: String? {
+        switch self {
+        case .unreadableTiles: "tile it with meridian tile --tile-format png, jpeg or webp"
+        case .zoomLevelsTooFine: "tile it with lower zoom levels too (meridian tile --zoom), or show less (--view)"
+        }
+    }
+}

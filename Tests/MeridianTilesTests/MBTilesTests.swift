@@ -1,0 +1,109 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+@testable import MeridianTiles
+import Testing
+
+/// A fresh folder, removed when `body` returns.
+func withTemporaryFolder<T>(_ body: (String) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-tiles-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    return try body(folder)
+}
+
+@Suite struct MBTilesTests {
+    static let run: [MBTilesWriter.RunField] = [("input", "/data/chart.kap"), ("zoom", "3-4"), ("note", "it's, with a quote")]
+    static let metadata = MBTilesMetadata(name: "chart", description: "a test", format: "png",
+                                          bounds: BoundingBox(west: -10, south: 40, east: 5, north: 50), center: (-2.5, 45, 4), minZoom: 3, maxZoom: 4)
+
+    /// Written in TMS rows, read back by XYZ address; the partial file becomes the output only at `finish`.
+    @Test func writtenTilesReadBack() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/out.mbtiles"
+            let writer = try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in Issue.record("a new file resumes nothing") }
+            let a = MapTile(zoom: 3, x: 1, y: 2), b = MapTile(zoom: 4, x: 3, y: 5)
+            try writer.write(a, data: [1, 2, 3])
+            try writer.write(b, data: [])
+            try writer.markCompleted(block: a, tiles: 2)
+            #expect(try writer.existingTile(a) == [1, 2, 3] && writer.existingTile(MapTile(zoom: 3, x: 0, y: 0)) == nil)
+            #expect(try writer.zoomsWithTiles() == 3...4)
+            #expect(!FileManager.default.fileExists(atPath: path) && FileManager.default.fileExists(atPath: folder + "/.out.mbtiles.meridian-partial"))
+            try writer.finish(metadata: Self.metadata)
+            #expect(!FileManager.default.fileExists(atPath: folder + "/.out.mbtiles.meridian-partial"))
+
+            let file = try MBTilesFile(path: path)
+            #expect(file.metadata["format"] == "png" && file.metadata["version"] == "1.3" && file.metadata["bounds"] == "-10.0,40.0,5.0,50.0")
+            #expect(file.metadata["center"] == "-2.5,45.0,4" && file.metadata["minzoom"] == "3" && file.metadata["maxzoom"] == "4")
+            #expect(try file.zoomLevels() == [3, 4])
+            #expect(try file.tile(a) == [1, 2, 3] && file.tile(b) == [] && file.tile(MapTile(zoom: 3, x: 1, y: 1)) == nil)
+            #expect(try file.allTiles() == [a: [1, 2, 3], b: []])
+        }
+    }
+
+    /// An interrupted run is resumed with the blocks it completed; its identity is handed to the
+    /// check, which may refuse it before anything is written.
+    @Test func resumingFindsTheRunAndItsBlocks() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/out.mbtiles"
+            let first = try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in }
+            try first.write(MapTile(zoom: 3, x: 1, y: 2), data: [9])
+            try first.markCompleted(block: MapTile(zoom: 3, x: 1, y: 2), tiles: 1)
+            try first.write(MapTile(zoom: 3, x: 2, y: 2), data: [8])  // its block never completes
+
+            var recorded: [MBTilesWriter.RunField]?
+            let resumed = try MBTilesWriter(path: path, resume: true, run: Self.run) { recorded = $0 }
+            #expect(recorded?.map(\.name) == Self.run.map(\.name) && recorded?.map(\.value) == Self.run.map(\.value))
+            #expect(resumed.completedBlocks == [MapTile(zoom: 3, x: 1, y: 2): 1])
+            #expect(try resumed.existingTile(MapTile(zoom: 3, x: 1, y: 2)) == [9])
+            #expect(try resumed.existingTile(MapTile(zoom: 3, x: 2, y: 2)) == nil)
+
+            struct OtherRun: Error {}
+            #expect(throws: OtherRun.self) { try MBTilesWriter(path: path, resume: true, run: []) { _ in throw OtherRun() } }
+        }
+    }
+
+    /// Resuming over a finished file asks the check about "no run" (nil).
+    @Test func aFinishedFileHoldsNoRun() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/out.mbtiles"
+            try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in }.finish(metadata: Self.metadata)
+            var asked = false
+            struct NothingToResume: Error {}
+            #expect(throws: NothingToResume.self) {
+                try MBTilesWriter(path: path, resume: true, run: Self.run) { recorded in
+                    asked = recorded == nil
+                    throw NothingToResume()
+                }
+            }
+            #expect(asked)
+        }
+    }
+
+    /// The file gets the mode the umask allows (SQLite alone would make it 0644).
+    @Test func theFileFollowsTheUmask() throws {
+        try withTemporaryFolder { folder in
+            let path = folder + "/out.mbtiles"
+            try MBTilesWriter(path: path, resume: false, run: []) { _ in }.finish(metadata: Self.metadata)
+            // The umask as the kernel reports it: setting it to read it back would race the other tests' files.
+            let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+            let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+            let mask = try #require(Int(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
+            let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+            #expect(mode == 0o666 & ~mask)
+        }
+    }
+
+    @Test func unreadableFilesAreTypedErrors() throws {
+        try withTemporaryFolder { folder in
+            #expect(throws: MeridianError(.inputUnavailable, "cannot open the MBTiles file", at: SourceLocation(file: folder + "/none.mbtiles"))) {
+                try MBTilesFile(path: folder + "/none.mbtiles")
+            }
+            try Data("not a database, just text long enough to be a header...........................".utf8).write(to: URL(fileURLWithPath: folder + "/text.mbtiles"))
+            #expect(throws: MeridianError(.badInput, "not an MBTiles file: it has no metadata table", at: SourceLocation(file: folder + "/text.mbtiles"))) {
+                try MBTilesFile(path: folder + "/text.mbtiles")
+            }
+            #expect(throws: SQLiteError.self) { try SQLiteDatabase(path: folder + "/text.mbtiles", mode: .readOnly).execute("SELECT 1 FROM metadata") }
+        }
+    }
+}

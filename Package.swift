@@ -27,6 +27,7 @@ let package = Package(
             pkgConfig: "gdal",
             providers: [.apt(["libgdal-dev"]), .brew(["gdal"])]
         ),
+        // MBTiles tile stores (MeridianTiles).
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -45,7 +46,7 @@ let package = Package(
         ),
         // libFuzzer's driver, declared for the fuzz build (Scripts/fuzz); nothing is linked.
         .systemLibrary(name: "CLibFuzzer"),
-        // 2D drawing for PNG pictures (anti-aliased paths, text, PNG in and out).
+        // 2D drawing for pictures (anti-aliased paths, text, PNG in and out; MeridianPicture only).
         .systemLibrary(
             name: "CCairo",
             pkgConfig: "cairo",

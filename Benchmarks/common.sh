@@ -8,6 +8,7 @@ command -v ogr2ogr >/dev/null && [ -x /usr/bin/time ] || {
     $sudo apt-get install -y -qq gdal-bin time >/dev/null
 }
 swift build -c release --product meridian >&2
+swift build -c release --product meridian-draw >&2  # SVG and PNG outputs are drawn by it
 meridian="$PWD/.build/release/meridian"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -162,8 +162,13 @@ let package = Package(
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats"]),
-        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry"]),
-        .testTarget(name: "MeridianPictureTests", dependencies: ["MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry"]),
+        // What the test targets share (temporary folders).
+        .target(name: "MeridianTestSupport", path: "Tests/MeridianTestSupport"),
+        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
+        .testTarget(
+            name: "MeridianPictureTests",
+            dependencies: ["MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
+        ),
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianCommandLineTests",

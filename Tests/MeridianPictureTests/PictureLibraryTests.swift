@@ -4,6 +4,7 @@ import MeridianFormats
 import MeridianGeometry
 @testable import MeridianPicture
 import MeridianTiles
+import MeridianTestSupport
 import Testing
 
 /// Features from GeoJSON text.
@@ -22,14 +23,6 @@ func draw(_ geojson: String, as format: FeatureFormat, _ picture: PictureOptions
 }
 
 let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-
-/// A folder of tiles, made for a test and removed after it.
-func withTemporaryFolder<T>(_ body: (String) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-picture-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try body(folder)
-}
 
 @Suite struct PictureFormatTests {
     static let pier = #"{"type":"Feature","properties":{"name":"Pier","description":"Boats <b>here</b>"},"geometry":{"type":"Point","coordinates":[8.5405,47.3655]}}"#

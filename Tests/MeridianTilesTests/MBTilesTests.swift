@@ -2,15 +2,8 @@ import Foundation
 import MeridianFormats
 import MeridianGeometry
 @testable import MeridianTiles
+import MeridianTestSupport
 import Testing
-
-/// A fresh folder, removed when `body` returns.
-func withTemporaryFolder<T>(_ body: (String) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-tiles-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try body(folder)
-}
 
 @Suite struct MBTilesTests {
     static let run: [MBTilesWriter.RunField] = [("input", "/data/chart.kap"), ("zoom", "3-4"), ("note", "it's, with a quote")]

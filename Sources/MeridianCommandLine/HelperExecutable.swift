@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import MeridianFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An executable `meridian` hands work to, so that a large library loads only in the processes
 /// that use it: `meridian-gdal` (GDAL, about 90 ms of start-up and 35 MB resident: tiles and
@@ -64,37 +68,39 @@ public struct HelperExecutable: Sendable {
         return Self.unavailable
     }
 
-    /// The helper run as a child for `what` (named when it is missing), its standard output on
-    /// `standardOutput` (nil: this process's) and its standard error on `standardError` (nil:
-    /// this process's, for a child that words its own errors).
-    public func run(_ arguments: [String], for what: String, standardOutput: Any? = nil, standardError: Pipe? = nil) throws -> Process {
+    /// The helper run as a child for `what` (named when it is missing), each of its output
+    /// streams inherited or on a pipe (`ChildProcess`).
+    public func run(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited,
+                    standardError: ChildProcess.Stream = .inherited) throws -> ChildProcess {
         guard let helper = path() else { throw missing(what) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: helper)
-        process.arguments = arguments
-        if let standardOutput { process.standardOutput = standardOutput }
-        if let standardError { process.standardError = standardError }
-        try process.run()
-        return process
+        return try ChildProcess(path: helper, arguments: arguments, standardOutput: standardOutput, standardError: standardError)
     }
 
     /// The helper run as a child that reports to this process (`Reporter.toParentProcess`): its
     /// diagnostics are collected as it runs, for `HelperDiagnostics.finish`.
-    public func start(_ arguments: [String], for what: String, standardOutput: Any? = nil) throws -> (Process, HelperDiagnostics) {
-        let errors = Pipe()
-        let process = try run(arguments, for: what, standardOutput: standardOutput, standardError: errors)
-        return (process, HelperDiagnostics(errors, helper: name))
+    public func start(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited) throws -> (ChildProcess, HelperDiagnostics) {
+        let child = try run(arguments, for: what, standardOutput: standardOutput, standardError: .pipe)
+        return (child, HelperDiagnostics(child, helper: name))
     }
 
     /// The lines the helper prints; its own error (already printed) becomes its exit code.
     public func output(_ arguments: [String], for what: String) throws -> [String] {
-        let pipe = Pipe()
-        let process = try run(arguments, for: what, standardOutput: pipe)
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        let child = try run(arguments, for: what, standardOutput: .pipe)
+        let output = everything(from: child.standardOutput!)
+        switch child.wait() {
+        case .exit(0): return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        case .exit(let code): throw ExitCode(code)
+        case let ended: throw MeridianError(.io, "\(name) \(arguments.first ?? "") stopped (\(ended.description))")
+        }
     }
+}
+
+/// All a child writes on `descriptor` (one of its pipes), to its end; a pipe that fails to be
+/// read ends there.
+func everything(from descriptor: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    try? BufferedInput(fileDescriptor: descriptor, name: "pipe", ownsDescriptor: false).forEachChunk { chunk, _ in bytes += chunk }
+    return bytes
 }
 
 /// What a helper run by `HelperExecutable.start` says on standard error: diagnostics as JSON
@@ -102,40 +108,39 @@ public struct HelperExecutable: Sendable {
 /// printed (or silenced by `--quiet`) as Meridian's own; the child's error comes back as a
 /// `MeridianError` with its exit code's kind; any other line (a crash) is copied to stderr.
 /// The pipe is read on a thread of its own, so a child with much to say never blocks.
-public final class HelperDiagnostics: @unchecked Sendable {
-    private let pipe: Pipe
-    private let helper: String
-    private let done = DispatchGroup()
-    /// Written by the reading thread before `done` is left; read after `done.wait()`.
-    private var text = Data()
+public final class HelperDiagnostics {
+    /// The bytes the reading thread collects; read once it has been joined.
+    private final class Collected: @unchecked Sendable {
+        var bytes: [UInt8] = []
+    }
 
-    init(_ pipe: Pipe, helper: String) {
-        self.pipe = pipe
+    private let helper: String
+    private let collected = Collected()
+    private var reading: WorkerThread?
+
+    init(_ child: ChildProcess, helper: String) {
         self.helper = helper
-        done.enter()
-        DispatchQueue.global().async { [self] in
-            text = pipe.fileHandleForReading.readDataToEndOfFile()
-            done.leave()
-        }
+        let descriptor = child.standardError!, collected = collected
+        reading = WorkerThread { collected.bytes = everything(from: descriptor) }
     }
 
     /// Once the child has ended: reports its warnings, and throws its error if it failed.
-    public func finish(_ process: Process, warnings: DiagnosticHandler?) throws {
-        process.waitUntilExit()
-        done.wait()
+    public func finish(_ child: ChildProcess, warnings: DiagnosticHandler?) throws {
+        let termination = child.wait()
+        reading?.join()
+        reading = nil
         var failure: Diagnostic?
-        for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+        for line in String(decoding: collected.bytes, as: UTF8.self).split(separator: "\n") {
             guard let diagnostic = Diagnostic(jsonLine: String(line)) else {
                 Reporter.printError(String(line))
                 continue
             }
             if diagnostic.severity == .error { failure = diagnostic } else { warnings?(diagnostic) }
         }
-        text = Data()
-        let status = process.terminationStatus
-        guard process.terminationReason != .exit || status != 0 else { return }
-        guard let failure, process.terminationReason == .exit, let kind = MeridianError.Kind(exitCode: status) else {
-            throw MeridianError(.io, "\(helper) \(process.arguments?.first ?? "") stopped (\(process.terminationReason == .exit ? "exit" : "signal") \(status))")
+        collected.bytes = []
+        guard termination != .exit(0) else { return }
+        guard let failure, case .exit(let status) = termination, let kind = MeridianError.Kind(exitCode: status) else {
+            throw MeridianError(.io, "\(helper) \(child.arguments.first ?? "") stopped (\(termination.description))")
         }
         throw MeridianError(kind, failure.message, at: failure.location, hint: failure.hint)
     }

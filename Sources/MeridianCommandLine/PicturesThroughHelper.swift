@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import MeridianFormats
 import MeridianGeometry
 
@@ -35,15 +34,14 @@ final class HelperPictureWriter: FeatureWriter {
 
     func finish(_ trailingMetadata: CollectionMetadata) throws {
         try spill.close()
-        let picture = Pipe()
         let arguments = ["picture", "--to", kind.rawValue] + PictureHelperOptions.arguments(for: options.picture) + [spill.path]
-        let (process, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing \(kind.rawValue.uppercased()) pictures",
-                                                                     standardOutput: picture)
-        let reading = picture.fileHandleForReading
-        while let chunk = try reading.read(upToCount: 1 << 16), !chunk.isEmpty {
-            chunk.withUnsafeBytes { sink.write($0) }
-        }
-        try diagnostics.finish(process, warnings: options.diagnostics)
+        let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing \(kind.rawValue.uppercased()) pictures",
+                                                                   standardOutput: .pipe)
+        let picture = BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false)
+        // A pipe that breaks off leaves a cut picture; the child's own account of why comes first.
+        let copied = Result { try picture.forEachChunk { chunk, _ in sink.write(UnsafeRawBufferPointer(chunk)) } }
+        try diagnostics.finish(child, warnings: options.diagnostics)
+        try copied.get()
         try sink.checkForErrors()
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import MeridianFormats
 import MeridianGeometry
 
@@ -287,7 +286,10 @@ public struct CoverageValidator: Sendable {
 
         /// Degrees to 6 decimals, without trailing zeros, for messages.
         static func degrees(_ value: Double) -> String {
-            var text = String(format: "%.6f", value)
+            // printf's %.6f, trailing zeros dropped: shortest text within 6 decimals, else rounded.
+            let sink = OutputSink(collectingAs: "degrees")
+            sink.writeCoordinate(value, precision: 6)
+            var text = sink.collectedText()
             while text.hasSuffix("0") { text.removeLast() }
             if text.hasSuffix(".") { text.removeLast() }
             return text == "-0" ? "0" : text

@@ -1,8 +1,12 @@
 import ArgumentParser
-import Foundation
 import MeridianCommandLine
 import MeridianFormats
 import MeridianGeometry
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, GML, …) for every subcommand,
 /// served by `meridian-gdal` so that this process never loads GDAL:
@@ -101,8 +105,7 @@ extension FormatRegistry {
 
 /// Features read by `meridian-gdal ogr-read`, streamed back as a GeoJSON text sequence.
 final class ChildFeatureReader: FeatureReader {
-    private let process: Process
-    private let pipe = Pipe()
+    private let child: ChildProcess
     private let reader: GeoJSONReader
     private let diagnostics: HelperDiagnostics
     private let warnings: DiagnosticHandler?
@@ -113,13 +116,9 @@ final class ChildFeatureReader: FeatureReader {
     init(_ arguments: [String], name: String, diagnostics warnings: DiagnosticHandler?, keeping scratch: ScratchFile? = nil) throws {
         self.scratch = scratch
         self.warnings = warnings
-        (process, diagnostics) = try HelperExecutable.gdal.start(arguments, for: GDALFormats.purpose, standardOutput: pipe)
-        let input = BufferedInput(fileDescriptor: pipe.fileHandleForReading.fileDescriptor, name: name, ownsDescriptor: false)
+        (child, diagnostics) = try HelperExecutable.gdal.start(arguments, for: GDALFormats.purpose, standardOutput: .pipe)
+        let input = BufferedInput(fileDescriptor: child.standardOutput!, name: name, ownsDescriptor: false)
         reader = GeoJSONReader(input: input, layout: .sequence)
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
     }
 
     func readMetadata() throws -> CollectionMetadata {
@@ -144,15 +143,14 @@ final class ChildFeatureReader: FeatureReader {
         guard !ended else { return }
         ended = true
         if brokenOff {
-            let deadline = Date().addingTimeInterval(2)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning {
-                process.terminate()
-                try? diagnostics.finish(process, warnings: warnings)
+            for _ in 0..<200 where !child.hasEnded { usleep(10_000) }
+            if !child.hasEnded {
+                child.terminate()
+                try? diagnostics.finish(child, warnings: warnings)
                 return
             }
         }
-        try diagnostics.finish(process, warnings: warnings)
+        try diagnostics.finish(child, warnings: warnings)
     }
 }
 
@@ -176,8 +174,8 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (process, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
-        try diagnostics.finish(process, warnings: warnings)
+        let (child, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
+        try diagnostics.finish(child, warnings: warnings)
     }
 
     func abandon() {}

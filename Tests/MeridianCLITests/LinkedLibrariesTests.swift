@@ -2,10 +2,11 @@ import Foundation
 import Testing
 
 /// The module boundary, as the dynamic linker sees it: `meridian` loads no drawing library, no
-/// SQLite and no GDAL, so the commands that draw nothing start fast; pictures load cairo only in
+/// SQLite, no GDAL and not all of Foundation (its ICU data alone is most of a small command's
+/// start-up), so the commands that draw nothing start fast; pictures load cairo only in
 /// `meridian-draw`, GDAL only in `meridian-gdal`.
 @Suite struct LinkedLibrariesTests {
-    static let heavy = ["libcairo", "libturbojpeg", "libwebp", "libsqlite3", "libgdal"]
+    static let heavy = ["libcairo", "libturbojpeg", "libwebp", "libsqlite3", "libgdal", "libFoundation.", "lib_FoundationICU"]
 
     /// The shared libraries `binary` needs, by file name, as ldd lists them.
     static func linkedLibraries(_ binary: String) throws -> [String] {

@@ -73,11 +73,11 @@ final class FeaturePipe: @unchecked Sendable {
 }
 
 /// Runs `body` on a new thread; `join()` waits for it.
-final class WorkerThread: @unchecked Sendable {
+package final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let body: () -> Void
 
-    init(_ body: @escaping () -> Void) {
+    package init(_ body: @escaping () -> Void) {
         self.body = body
         let context = Unmanaged.passRetained(self).toOpaque()
         pthread_create(&thread, nil, { context in
@@ -87,5 +87,5 @@ final class WorkerThread: @unchecked Sendable {
         }, context)
     }
 
-    func join() { pthread_join(thread, nil) }
+    package func join() { pthread_join(thread, nil) }
 }

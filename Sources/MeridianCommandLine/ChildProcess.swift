@@ -1,0 +1,126 @@
+import MeridianFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started with posix_spawn, its standard output and error each inherited or on
+/// a pipe this process reads. (Not Foundation's Process: `meridian` links no Foundation, which
+/// would add about a third to its start-up.)
+public final class ChildProcess {
+    /// Where one of the child's output streams goes.
+    public enum Stream {
+        /// This process's own.
+        case inherited
+        /// A pipe whose reading end this process holds (`standardOutput`, `standardError`).
+        case pipe
+    }
+
+    /// How the child ended.
+    public enum Termination: Equatable, Sendable {
+        case exit(Int32)
+        case signal(Int32)
+
+        /// "exit 3", "signal 9": for messages.
+        public var description: String {
+            switch self {
+            case .exit(let code): "exit \(code)"
+            case .signal(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    public let pid: pid_t
+    /// The arguments after the program's name.
+    public let arguments: [String]
+    /// The reading ends of the pipes asked for (nil for an inherited stream); closed with the child.
+    public let standardOutput: Int32?
+    public let standardError: Int32?
+    private var ended: Termination?
+
+    /// Starts `path` with `arguments` (argv[0] is the path), in this process's environment.
+    public init(path: String, arguments: [String], standardOutput output: Stream = .inherited, standardError error: Stream = .inherited) throws {
+        self.arguments = arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // Both ends of each pipe are made close-on-exec, so no other child inherits them (Glibc's
+        // module has no pipe2); dup2 gives this child its end as descriptor 1 or 2, which stays
+        // open across exec.
+        var writingEnds: [Int32] = []
+        func readingEnd(for stream: Stream, as target: Int32) throws -> Int32? {
+            guard case .pipe = stream else { return nil }
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else {
+                throw MeridianError(.io, "cannot make a pipe to \(path): \(String(cString: strerror(errno)))")
+            }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, ends[1], target)
+            writingEnds.append(ends[1])
+            return ends[0]
+        }
+        let outputEnd = try readingEnd(for: output, as: STDOUT_FILENO)
+        let errorEnd: Int32?
+        do {
+            errorEnd = try readingEnd(for: error, as: STDERR_FILENO)
+        } catch {
+            outputEnd.map { _ = close($0) }
+            writingEnds.forEach { close($0) }
+            throw error
+        }
+        let argv = ([path] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, path, &actions, nil, argv + [nil], environ)
+        // The child has its own copies of the writing ends; this process keeps only the reading ends.
+        writingEnds.forEach { close($0) }
+        guard status == 0 else {
+            [outputEnd, errorEnd].compactMap { $0 }.forEach { close($0) }
+            throw MeridianError(.io, "cannot run \(path): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        standardOutput = outputEnd
+        standardError = errorEnd
+    }
+
+    deinit {
+        [standardOutput, standardError].compactMap { $0 }.forEach { close($0) }
+        if ended == nil {
+            // Never left behind as a zombie, nor running on unread: a child still going is stopped.
+            if !hasEnded { terminate() }
+            _ = wait()
+        }
+    }
+
+    /// Whether the child has ended (it is then reaped, and `wait()` returns at once).
+    public var hasEnded: Bool {
+        if ended != nil { return true }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return false }
+        ended = Self.termination(status)
+        return true
+    }
+
+    /// Waits for the child to end.
+    @discardableResult
+    public func wait() -> Termination {
+        if let ended { return ended }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let termination = Self.termination(status)
+        ended = termination
+        return termination
+    }
+
+    /// Asks the child to stop (SIGTERM).
+    public func terminate() {
+        if ended == nil { kill(pid, SIGTERM) }
+    }
+
+    /// What waitpid's status says (the macros WIFEXITED and friends, which Swift does not import).
+    private static func termination(_ status: Int32) -> Termination {
+        let signal = status & 0x7F
+        return signal == 0 ? .exit((status >> 8) & 0xFF) : .signal(signal)
+    }
+}

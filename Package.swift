@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(
             name: "MeridianCommandLineTests",
-            dependencies: ["MeridianCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianCommandLine", "MeridianFormats", "MeridianGeometry", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
         .testTarget(

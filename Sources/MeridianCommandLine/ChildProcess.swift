@@ -69,10 +69,21 @@ public final class ChildProcess {
             writingEnds.forEach { close($0) }
             throw error
         }
+        // The child starts with no signal blocked and every signal's default action, whatever
+        // this process (or the one that started it) blocked or ignored: `terminate()` and Ctrl-C reach it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, path, &actions, nil, argv + [nil], environ)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv + [nil], environ)
         // The child has its own copies of the writing ends; this process keeps only the reading ends.
         writingEnds.forEach { close($0) }
         guard status == 0 else {

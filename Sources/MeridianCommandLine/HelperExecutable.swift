@@ -80,7 +80,7 @@ public struct HelperExecutable: Sendable {
     /// diagnostics are collected as it runs, for `HelperDiagnostics.finish`.
     public func start(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited) throws -> (ChildProcess, HelperDiagnostics) {
         let child = try run(arguments, for: what, standardOutput: standardOutput, standardError: .pipe)
-        return (child, HelperDiagnostics(child, helper: name))
+        return (child, HelperDiagnostics(of: child, helper: name))
     }
 
     /// The lines the helper prints; its own error (already printed) becomes its exit code.
@@ -109,6 +109,7 @@ func everything(from descriptor: Int32) -> [UInt8] {
 /// `MeridianError` with its exit code's kind; any other line (a crash) is copied to stderr.
 /// The pipe is read on a thread of its own, so a child with much to say never blocks.
 public final class HelperDiagnostics {
+    private let child: ChildProcess
     /// The bytes the reading thread collects; read once it has been joined.
     private final class Collected: @unchecked Sendable {
         var bytes: [UInt8] = []
@@ -118,14 +119,25 @@ public final class HelperDiagnostics {
     private let collected = Collected()
     private var reading: WorkerThread?
 
-    init(_ child: ChildProcess, helper: String) {
+    init(of child: ChildProcess, helper: String) {
+        self.child = child
         self.helper = helper
         let descriptor = child.standardError!, collected = collected
         reading = WorkerThread { collected.bytes = everything(from: descriptor) }
     }
 
+    deinit {
+        // A child given up on before `finish` (its reader dropped early) is stopped, so that the
+        // reading thread ends before the pipe closes with the child.
+        if let reading {
+            child.terminate()
+            child.wait()
+            reading.join()
+        }
+    }
+
     /// Once the child has ended: reports its warnings, and throws its error if it failed.
-    public func finish(_ child: ChildProcess, warnings: DiagnosticHandler?) throws {
+    public func finish(warnings: DiagnosticHandler?) throws {
         let termination = child.wait()
         reading?.join()
         reading = nil

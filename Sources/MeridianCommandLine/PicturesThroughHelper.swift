@@ -38,10 +38,15 @@ final class HelperPictureWriter: FeatureWriter {
         let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing \(kind.rawValue.uppercased()) pictures",
                                                                    standardOutput: .pipe)
         let picture = BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false)
-        // A pipe that breaks off leaves a cut picture; the child's own account of why comes first.
-        let copied = Result { try picture.forEachChunk { chunk, _ in sink.write(UnsafeRawBufferPointer(chunk)) } }
-        try diagnostics.finish(child, warnings: options.diagnostics)
-        try copied.get()
+        do {
+            try picture.forEachChunk { chunk, _ in sink.write(UnsafeRawBufferPointer(chunk)) }
+        } catch {
+            // The picture cannot be read to its end: the child, writing on, is stopped.
+            child.terminate()
+            try? diagnostics.finish(warnings: options.diagnostics)
+            throw error
+        }
+        try diagnostics.finish(warnings: options.diagnostics)
         try sink.checkForErrors()
     }
 }

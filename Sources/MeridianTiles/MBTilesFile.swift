@@ -67,9 +67,11 @@ enum MBTilesSchema {
     /// One tile's bytes by zoom, column and TMS row (parameters 1, 2, 3).
     static let tileLookup = "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?"
 
-    /// Runs `tileLookup` for `tile`: its bytes, or nil when the file does not have it.
+    /// Runs `tileLookup` for `tile`: its bytes, or nil when the file does not have it. The
+    /// statement is reset at once, so it holds no read lock on the table (a writer dropping its
+    /// own tables at the end would find it locked).
     static func tile(_ tile: MapTile, with lookup: SQLiteStatement) throws(SQLiteError) -> [UInt8]? {
-        lookup.reset()
+        defer { lookup.reset() }
         try lookup.bind(tile.zoom, at: 1)
         try lookup.bind(tile.x, at: 2)
         try lookup.bind(tile.tmsY, at: 3)

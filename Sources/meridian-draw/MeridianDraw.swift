@@ -11,11 +11,8 @@ struct MeridianDraw: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meridian-draw",
         abstract: "Meridian's picture drawing (run by `meridian` for SVG and PNG outputs).",
-        version: "meridian-draw \(versionString)",
         subcommands: [DrawPicture.self]
     )
-
-    static let versionString = "0.1.0"
 }
 
 /// `meridian-draw picture`: features (a GeoJSON text sequence) drawn as an SVG or PNG picture on

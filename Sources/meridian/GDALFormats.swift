@@ -146,11 +146,11 @@ final class ChildFeatureReader: FeatureReader {
             for _ in 0..<200 where !child.hasEnded { usleep(10_000) }
             if !child.hasEnded {
                 child.terminate()
-                try? diagnostics.finish(child, warnings: warnings)
+                try? diagnostics.finish(warnings: warnings)
                 return
             }
         }
-        try diagnostics.finish(child, warnings: warnings)
+        try diagnostics.finish(warnings: warnings)
     }
 }
 
@@ -175,7 +175,7 @@ final class ChildFeatureWriter: PathFeatureWriter {
 
     func commit() throws {
         let (child, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
-        try diagnostics.finish(child, warnings: warnings)
+        try diagnostics.finish(warnings: warnings)
     }
 
     func abandon() {}

@@ -30,7 +30,7 @@ import Testing
         let child = try ChildProcess(path: "/bin/sh", arguments: ["-c", script], standardError: .pipe)
         nonisolated(unsafe) var warnings: [String] = []
         #expect(throws: MeridianError(.badInput, "cannot open it", hint: "check it")) {
-            try HelperDiagnostics(child, helper: "meridian-test").finish(child, warnings: { warnings.append($0.message) })
+            try HelperDiagnostics(of: child, helper: "meridian-test").finish(warnings: { warnings.append($0.message) })
         }
         #expect(warnings == ["a field was renamed"])
     }

@@ -39,17 +39,22 @@ import Testing
     @Test func resumingFindsTheRunAndItsBlocks() throws {
         try withTemporaryFolder { folder in
             let path = folder + "/out.mbtiles"
-            let first = try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in }
-            try first.write(MapTile(zoom: 3, x: 1, y: 2), data: [9])
-            try first.markCompleted(block: MapTile(zoom: 3, x: 1, y: 2), tiles: 1)
-            try first.write(MapTile(zoom: 3, x: 2, y: 2), data: [8])  // its block never completes
+            do {  // a run that stops part-way: its writer goes away with a block under way
+                let first = try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in }
+                try first.write(MapTile(zoom: 3, x: 1, y: 2), data: [9])
+                try first.markCompleted(block: MapTile(zoom: 3, x: 1, y: 2), tiles: 1)
+                try first.write(MapTile(zoom: 3, x: 2, y: 2), data: [8])  // its block never completes
+            }
 
             var recorded: [MBTilesWriter.RunField]?
             let resumed = try MBTilesWriter(path: path, resume: true, run: Self.run) { recorded = $0 }
             #expect(recorded?.map(\.name) == Self.run.map(\.name) && recorded?.map(\.value) == Self.run.map(\.value))
             #expect(resumed.completedBlocks == [MapTile(zoom: 3, x: 1, y: 2): 1])
-            #expect(try resumed.existingTile(MapTile(zoom: 3, x: 1, y: 2)) == [9])
             #expect(try resumed.existingTile(MapTile(zoom: 3, x: 2, y: 2)) == nil)
+            #expect(try resumed.existingTile(MapTile(zoom: 3, x: 1, y: 2)) == [9])
+            // Looking a tile up (the last one found) leaves nothing that keeps the run's tables from being dropped.
+            try resumed.finish(metadata: Self.metadata)
+            #expect(try MBTilesFile(path: path).tile(MapTile(zoom: 3, x: 1, y: 2)) == [9])
 
             struct OtherRun: Error {}
             #expect(throws: OtherRun.self) { try MBTilesWriter(path: path, resume: true, run: []) { _ in throw OtherRun() } }

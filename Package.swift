@@ -109,12 +109,13 @@ let package = Package(
         // drawn by `meridian-draw`.
         .target(
             name: "MeridianCommandLine",
-            dependencies: ["MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianGeometry", "MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo or
-        // SQLite: GDAL-backed subcommands (tile) are forwarded to `meridian-gdal`, git-style, and
-        // GDAL's formats and pictures are written by `meridian-gdal` and `meridian-draw` as children.
+        // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo, SQLite
+        // or Foundation (start-up time): GDAL-backed subcommands (tile) are forwarded to
+        // `meridian-gdal`, git-style, and GDAL's formats and pictures are written by
+        // `meridian-gdal` and `meridian-draw` as children.
         .executableTarget(
             name: "meridian",
             dependencies: [

@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Meridian",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],  // Synchronization.Mutex
     products: [
         .executable(name: "meridian", targets: ["meridian"]),
         .executable(name: "meridian-gdal", targets: ["meridian-gdal"]),

@@ -106,7 +106,7 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
     nonisolated(unsafe) let writer = writer
     nonisolated(unsafe) var writeError: Error?
     nonisolated(unsafe) var written = 0
-    let worker = WorkerThread {
+    let worker = try WorkerThread {
         do {
             while let feature = pipe.take() {
                 try writer.write(feature)

@@ -88,10 +88,11 @@ let package = Package(
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
-        // What both executables share: error reporting with exit codes, progress lines.
+        // What both executables share: error reporting with exit codes, progress lines, the
+        // typed values people type (boxes, tiles, sizes, points) parsed into the library's types.
         .target(
             name: "MeridianCommandLine",
-            dependencies: ["MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianGeometry", "MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The command-line tool: thin, one file per subcommand. It never links GDAL: GDAL-backed

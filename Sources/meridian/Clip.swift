@@ -23,43 +23,38 @@ struct Clip: ParsableCommand {
 
     @OptionGroup var input: InputOptions
     @OptionGroup var output: OutputOptions
-    @Option(parsing: .unconditional, help: ArgumentHelp("A box in degrees: west,south,east,north.", valueName: "w,s,e,n"))
-    var bbox: String?
-    @Option(help: ArgumentHelp("A map tile, Z/X/Y (XYZ rows, from the top).", valueName: "z/x/y")) var tile: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("A box in degrees: west,south,east,north (not across the antimeridian).", valueName: DegreeBox.valueName))
+    var bbox: DegreeBox?
+    @Option(help: ArgumentHelp("A map tile, Z/X/Y (XYZ rows, from the top).", valueName: TileAddress.valueName)) var tile: TileAddress?
     @Flag(help: "The tile's Y counts from the bottom (TMS).") var tms = false
-    @Option(parsing: .unconditional, help: ArgumentHelp("A map rect in map points: x,y,width,height.", valueName: "x,y,w,h"))
-    var mapRect: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("A map rect in map points: x,y,width,height.", valueName: MapRectArgument.valueName))
+    var mapRect: MapRectArgument?
     @Option(help: ArgumentHelp("With --tile: grow the tile by this many screen points.", valueName: "px")) var buffer: Double?
     @Option(help: ArgumentHelp("With --tile: 'auto' grows the tile by MapKit's road width at its zoom.", valueName: "auto"))
     var lineWidth: String?
     @OptionGroup var reporting: ReportingOptions
 
     func validate() throws {
-        guard [bbox, tile, mapRect].compactMap({ $0 }).count == 1 else {
+        guard [bbox != nil, tile != nil, mapRect != nil].filter({ $0 }).count == 1 else {
             throw ValidationError("give exactly one of --bbox, --tile and --map-rect")
         }
+        _ = try bbox?.requireOneSide(of: "--bbox")
         if (buffer != nil || lineWidth != nil) && tile == nil { throw ValidationError("--buffer and --line-width need --tile") }
         if let lineWidth, lineWidth != "auto" { throw ValidationError("--line-width takes 'auto'") }
     }
 
     func clipper() throws -> GeometryClipper {
-        func numbers(_ text: String, _ count: Int, _ name: String) throws -> [Double] {
-            guard let values = commaSeparatedNumbers(text, count: count) else { throw ValidationError("\(name) takes \(count) comma-separated numbers") }
-            return values
-        }
-        if let bbox {
-            let v = try numbers(bbox, 4, "--bbox")
-            return GeometryClipper(rect: RectClip(minX: v[0], minY: v[1], maxX: v[2], maxY: v[3]), plane: .degrees)
+        if let box = try bbox?.requireOneSide(of: "--bbox") {
+            return GeometryClipper(rect: RectClip(minX: box.west, minY: box.south, maxX: box.east, maxY: box.north), plane: .degrees)
         }
         if let mapRect {
-            let v = try numbers(mapRect, 4, "--map-rect")
-            return GeometryClipper(rect: RectClip(MapRect(x: v[0], y: v[1], width: v[2], height: v[3])), plane: .mapPoints)
+            return GeometryClipper(rect: RectClip(mapRect.rect), plane: .mapPoints)
         }
-        guard let t = MapTile(address: tile!, tms: tms) else { throw ValidationError("\(tile!) is not a tile: give Z/X/Y with 0 <= X, Y < 2^Z") }
-        let scale = ZoomScale.scale(forLevel: Double(t.zoom))
+        let tile = tile!.tile(rowsFromBottom: tms)  // validate(): a tile when neither of the others
+        let scale = ZoomScale.scale(forLevel: Double(tile.zoom))
         var grow = (buffer ?? 0) / scale
         if lineWidth == "auto" { grow += ZoomScale.roadWidth(atScale: scale) }
-        return GeometryClipper(rect: RectClip(t.mapRect.insetBy(dx: -grow, dy: -grow)), plane: .mapPoints)
+        return GeometryClipper(rect: RectClip(tile.mapRect.insetBy(dx: -grow, dy: -grow)), plane: .mapPoints)
     }
 
     func run() throws {

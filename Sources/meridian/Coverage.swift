@@ -108,8 +108,8 @@ struct CoverageTest: ParsableCommand {
 
     @Argument(help: ArgumentHelp("The coverage file.", valueName: "file")) var file: String
     // .unconditional: a southern latitude ("-16.5,179.5") is a value, not an option.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where the route starts.", valueName: "lat,lon")) var from: LatLon?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where the route ends.", valueName: "lat,lon")) var to: LatLon?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the route starts.", valueName: LatLon.valueName)) var from: LatLon?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the route ends.", valueName: LatLon.valueName)) var to: LatLon?
     @Option(help: ArgumentHelp("A CSV file of routes: from_lat,from_lon,to_lat,to_lon per line.", valueName: "csv"))
     var routes: String?
 
@@ -229,8 +229,8 @@ struct CoverageMake: ParsableCommand {
             help: ArgumentHelp("The coverage file (written atomically); standard output if omitted.", valueName: "path"))
     var output: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Cover this box instead of an input: west,south,east,north.", valueName: "w,s,e,n"))
-    var bbox: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Cover this box instead of an input: west,south,east,north (west above east crosses the antimeridian).", valueName: DegreeBox.valueName))
+    var bbox: DegreeBox?
 
     @Option(help: ArgumentHelp("Grow each input point into a circle of this radius.", valueName: "km"))
     var bufferKm: Double?
@@ -252,9 +252,8 @@ struct CoverageMake: ParsableCommand {
             maker.maximumPolygons = maxPolygons
             maker.maximumPoints = maxPoints
             let result: CoverageMaker.Result
-            if let bbox {
-                guard let numbers = commaSeparatedNumbers(bbox, count: 4) else { throw MeridianError(.usage, "--bbox takes west,south,east,north") }
-                result = try maker.make(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
+            if let box = bbox?.box {
+                result = try maker.make(west: box.west, south: box.south, east: box.east, north: box.north)
             } else {
                 result = try maker.make(path: input, bufferKilometres: bufferKm)
             }

@@ -18,8 +18,8 @@ struct Geodesic: ParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("Lines to densify, in any readable format.", valueName: "input")) var input: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: "lat,lon")) var from: LatLon?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: "lat,lon")) var to: LatLon?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: LatLon.valueName)) var from: LatLon?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: LatLon.valueName)) var to: LatLon?
     @Option(help: "Kilometres between points.") var spacingKm: Double = 1
     @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: AntimeridianMode = .split
     @OptionGroup var output: OutputFileOptions
@@ -94,7 +94,7 @@ struct Circle: ParsableCommand {
             """
     )
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The centre.", valueName: "lat,lon")) var center: LatLon
+    @Option(parsing: .unconditional, help: ArgumentHelp("The centre.", valueName: LatLon.valueName)) var center: LatLon
     @Option(help: "The radius in metres.") var radius: Double
     @Option(help: "Points around the circle.") var segments: Int = 64
     @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: AntimeridianMode = .split

@@ -39,7 +39,7 @@ struct MapKitPoint: ParsableCommand {
         discussion: "Example:\n  meridian mapkit point 37.7749,-122.4194 --zoom-level 12"
     )
 
-    @Argument(help: ArgumentHelp("The coordinate, LAT,LON.", valueName: "lat,lon")) var coordinate: LatLon
+    @Argument(help: ArgumentHelp("The coordinate, LAT,LON.", valueName: LatLon.valueName)) var coordinate: LatLon
     @Option(help: ArgumentHelp("Also give the tile at this zoom level.", valueName: "z")) var zoomLevel: Int = 12
     @OptionGroup var report: ReportFormatOption
 
@@ -95,14 +95,12 @@ struct MapKitTile: ParsableCommand {
         discussion: "Example:\n  meridian mapkit tile 12/655/1583"
     )
 
-    @Argument(help: ArgumentHelp("The tile, Z/X/Y.", valueName: "z/x/y")) var tile: String
+    @Argument(help: ArgumentHelp("The tile, Z/X/Y.", valueName: TileAddress.valueName)) var address: TileAddress
     @Flag(help: "Y counts from the bottom (TMS) rather than the top (XYZ).") var tms = false
     @OptionGroup var report: ReportFormatOption
 
     func run() throws {
-        guard let t = MapTile(address: tile, tms: tms) else {
-            throw ValidationError("\(tile) is not a tile: give Z/X/Y with 0 <= X, Y < 2^Z")
-        }
+        let t = address.tile(rowsFromBottom: tms)
         let rect = t.mapRect, box = t.boundingBox
         try report.print([
             ("tile (xyz)", .string("\(t.zoom)/\(t.x)/\(t.y)")), ("tile (tms)", .string("\(t.zoom)/\(t.x)/\(t.tmsY)")),

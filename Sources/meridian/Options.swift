@@ -85,48 +85,36 @@ struct OutputFileOptions: ParsableArguments {
 
 /// What an SVG or PNG output shows: size, scale, heading, view and basemap.
 struct PictureArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("The picture's size in points.", valueName: "WxH")) var size = "800x600"
+    @Option(help: ArgumentHelp("The picture's size in points.", valueName: PictureSize.valueName))
+    var size = PictureSize(width: 800, height: 600)
     @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens).", valueName: "n")) var scale = 1
     // .unconditional: a negative heading ("-75") is a value, not an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Degrees clockwise from north that point up; the turned data (or the whole stated view) is fitted in.", valueName: "deg"))
     var heading = 0.0
-    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: "w,s,e,n"))
-    var view: String?
-    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: "z/x/y")) var viewTile: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: DegreeBox.valueName))
+    var view: DegreeBox?
+    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: TileAddress.valueName)) var viewTile: TileAddress?
     @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
     var basemap: String?
 
     func validate() throws {
-        guard dimensions != nil else { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 800x600 (1 to 16384 each)") }
         guard (1...3).contains(scale) else { throw ValidationError("--scale takes 1, 2 or 3") }
         guard view == nil || viewTile == nil else { throw ValidationError("give --view or --view-tile, not both") }
-        _ = try viewRect()
+        _ = try view?.requireOneSide(of: "--view")
     }
 
-    var dimensions: (Int, Int)? {
-        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ (1...16384).contains($0) }) else { return nil }
-        return (parts[0], parts[1])
-    }
-
-    func viewRect() throws -> MapRect? {
-        if let view {
-            guard let v = commaSeparatedNumbers(view, count: 4), v[0] < v[2], v[1] < v[3] else {
-                throw ValidationError("--view takes west,south,east,north in degrees")
-            }
-            let a = MapPoint(Position(longitude: v[0], latitude: v[3])), b = MapPoint(Position(longitude: v[2], latitude: v[1]))
-            return MapRect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
+    /// The map rect to show, when one is given; nil fits the data.
+    var viewRect: MapRect? {
+        if let box = view?.box {
+            let northWest = MapPoint(Position(longitude: box.west, latitude: box.north))
+            let southEast = MapPoint(Position(longitude: box.east, latitude: box.south))
+            return MapRect(x: northWest.x, y: northWest.y, width: southEast.x - northWest.x, height: southEast.y - northWest.y)
         }
-        if let viewTile {
-            guard let tile = MapTile(address: viewTile) else { throw ValidationError("--view-tile takes Z/X/Y with 0 <= X, Y < 2^Z") }
-            return tile.mapRect
-        }
-        return nil
+        return viewTile?.tile().mapRect
     }
 
     var options: PictureOptions {
-        let (width, height) = dimensions ?? (800, 600)
-        return PictureOptions(width: width, height: height, scale: scale, heading: heading, view: try? viewRect(), basemap: basemap)
+        PictureOptions(width: size.width, height: size.height, scale: scale, heading: heading, view: viewRect, basemap: basemap)
     }
 }
 
@@ -164,18 +152,6 @@ struct ReportingOptions: ParsableArguments {
 }
 
 extension KMLReadOptions.Folders: ExpressibleByArgument {}
-
-/// A point typed by a person: `LAT,LON`, MapKit's order.
-struct LatLon: ExpressibleByArgument {
-    var position: Position
-
-    init?(argument: String) {
-        guard let parts = commaSeparatedNumbers(argument, count: 2), (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
-            return nil
-        }
-        position = Position(longitude: parts[1], latitude: parts[0])
-    }
-}
 
 /// A zoom level typed by a person must lie where tiles are counted (0 to 30).
 func checkZoomLevel(_ level: Double, option: String) throws {

@@ -1,4 +1,6 @@
 import Foundation
+import MeridianCommandLine
+import MeridianRaster
 import Testing
 
 /// Southern latitudes and western longitudes, typed as a user types them: a value that starts
@@ -41,6 +43,38 @@ import Testing
         (["tile", "in.tif", "out", "--zoom", "-1-3"], "--zoom takes MIN-MAX"),
     ])
     func negativeNumbersOutOfRange(_ arguments: [String], _ message: String) throws {
+        let result = try meridian(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    /// `meridian` never links MeridianRaster, so ZoomRange keeps its own copy of how deep tiling goes.
+    @Test func zoomRangesReachAsDeepAsTiling() {
+        #expect(ZoomRange.maximum == TilePyramid.maximumZoom)
+    }
+
+    /// A box across the antimeridian (west > east) is one for `coverage make`, and refused where
+    /// the box is drawn in one plane.
+    @Test func boxesAcrossTheAntimeridian() throws {
+        let made = try meridian(["coverage", "make", "--bbox", "170,-20,-170,-10"])
+        #expect(made.status == 0 && made.stdout.contains("-170") && made.stdout.contains("170"), "\(made.stderr)")
+        let clipped = try meridian(["clip", "--bbox", "170,-20,-170,-10"])
+        #expect(clipped.status == 64 && clipped.stderr.contains("--bbox crosses the antimeridian"), "\(clipped.stderr)")
+        let viewed = try meridian(["render", "--to", "svg", "--view", "170,-20,-170,-10"])
+        #expect(viewed.status == 64 && viewed.stderr.contains("--view crosses the antimeridian"), "\(viewed.stderr)")
+    }
+
+    /// Every typed value has one error text, whichever option or positional it is given to.
+    @Test(arguments: [
+        (["mapkit", "tile", "3/9/1"], "<z/x/y> takes Z/X/Y with Z from 0 to 30"),
+        (["clip", "--tile", "3/9/1"], "--tile takes Z/X/Y with Z from 0 to 30"),
+        (["render", "--to", "svg", "--view-tile", "31/0/0"], "--view-tile takes Z/X/Y"),
+        (["mapkit", "point", "-91,3"], "<lat,lon> takes LAT,LON in degrees"),
+        (["circle", "--center", "95,0", "--radius", "3"], "--center takes LAT,LON in degrees"),
+        (["clip", "--bbox", "1,2,3"], "--bbox takes west,south,east,north in degrees"),
+        (["clip", "--map-rect", "0,0,-1,5"], "--map-rect takes x,y,width,height"),
+    ])
+    func typedValuesOutOfRange(_ arguments: [String], _ message: String) throws {
         let result = try meridian(arguments)
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")

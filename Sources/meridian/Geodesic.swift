@@ -8,8 +8,8 @@ struct Geodesic: ParsableCommand {
         discussion: """
             With --from and --to, writes the great circle between them with a point about every \
             --spacing-km; with an input, densifies its lines and polygon rings along great circles. \
-            --antimeridian split cuts lines at ±180° (RFC 7946); continuous keeps longitudes \
-            running past it, as MapKit draws.
+            --antimeridian split cuts lines and polygons at ±180° (RFC 7946); continuous keeps \
+            longitudes running past it, as MapKit draws.
 
             Examples:
               meridian geodesic --from 33.9416,-118.4085 --to 40.6413,-73.7781 -o lax-jfk.geojson
@@ -21,7 +21,7 @@ struct Geodesic: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: LatLon.valueName)) var from: LatLon?
     @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: LatLon.valueName)) var to: LatLon?
     @Option(help: "Kilometres between points.") var spacingKm: Double = 1
-    @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: AntimeridianMode = .split
+    @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: Antimeridian.Style = .split
     @OptionGroup var output: OutputFileOptions
     @OptionGroup var reporting: ReportingOptions
 
@@ -38,7 +38,7 @@ struct Geodesic: ParsableCommand {
                 let line = GreatCircle.points(from: from.position, to: to.position, spacing: spacing)
                 let distance = GreatCircle.distance(from.position, to.position)
                 // `overlay`, `from` and `to` let `--to swift` declare an MKGeodesicPolyline.
-                features.append(Feature(geometry: lineGeometry(line), properties: [
+                features.append(Feature(geometry: Antimeridian.line(line, style: antimeridian), properties: [
                     "overlay": .string("geodesic"), "from": Self.pair(from.position), "to": Self.pair(to.position),
                     "distance_m": .double((distance * 10).rounded() / 10), "points": .integer(Int64(line.count)),
                 ]))
@@ -46,7 +46,7 @@ struct Geodesic: ParsableCommand {
             if let input {
                 let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report), registry: .commandLine)
                 while var feature = try source.reader.next() {
-                    feature.geometry = feature.geometry.map { densify($0, spacing: spacing) }
+                    feature.geometry = feature.geometry.map { GreatCircle.densify($0, spacing: spacing, antimeridian: antimeridian) }
                     feature.properties = feature.properties ?? [:]
                     feature.properties?["overlay"] = .string("geodesic")
                     feature.bbox = nil
@@ -58,31 +58,6 @@ struct Geodesic: ParsableCommand {
     }
 
     static func pair(_ p: Position) -> JSONValue { .array([.double(p.longitude), .double(p.latitude)]) }
-
-    func lineGeometry(_ line: [Position]) -> Geometry {
-        switch antimeridian {
-        case .continuous: return .lineString(LineString(Antimeridian.continuous(line)))
-        case .split:
-            let parts = Antimeridian.split(line)
-            return parts.count == 1 ? .lineString(LineString(parts[0])) : .multiLineString(MultiLineString(parts))
-        }
-    }
-
-    func densify(_ geometry: Geometry, spacing: Double) -> Geometry {
-        switch geometry {
-        case .lineString(let l): return lineGeometry(GreatCircle.densify(l.coordinates, spacing: spacing))
-        case .multiLineString(let m):
-            return .multiLineString(MultiLineString(m.lines.flatMap { line -> [[Position]] in
-                let dense = GreatCircle.densify(line, spacing: spacing)
-                return antimeridian == .split ? Antimeridian.split(dense) : [Antimeridian.continuous(dense)]
-            }))
-        case .polygon(let p): return .polygon(Polygon(p.rings.map { GreatCircle.densify($0, spacing: spacing) }))
-        case .multiPolygon(let m):
-            return .multiPolygon(MultiPolygon(m.polygons.map { Polygon($0.rings.map { GreatCircle.densify($0, spacing: spacing) }) }))
-        case .geometryCollection(let c): return .geometryCollection(GeometryCollection(c.geometries.map { densify($0, spacing: spacing) }))
-        case .point, .multiPoint: return geometry
-        }
-    }
 }
 
 struct Circle: ParsableCommand {
@@ -97,7 +72,7 @@ struct Circle: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The centre.", valueName: LatLon.valueName)) var center: LatLon
     @Option(help: "The radius in metres.") var radius: Double
     @Option(help: "Points around the circle.") var segments: Int = 64
-    @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: AntimeridianMode = .split
+    @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: Antimeridian.Style = .split
     @OptionGroup var output: OutputFileOptions
     @OptionGroup var reporting: ReportingOptions
 
@@ -109,12 +84,7 @@ struct Circle: ParsableCommand {
     func run() throws {
         try reporting.reporter.run {
             let ring = MapCircle.ring(center: center.position, radius: radius, segments: segments)
-            let geometry: Geometry
-            if antimeridian == .split && Rings.unwrapped(ring).contains(where: { abs($0.x) > 180 }) || Rings.crossesAntimeridian(ring) {
-                geometry = .multiPolygon(MultiPolygon(Antimeridian.cut(ring).map { Polygon([$0]) }))
-            } else {
-                geometry = .polygon(Polygon([ring]))
-            }
+            let geometry = Antimeridian.geometry(of: Antimeridian.polygon(Polygon([ring]), style: antimeridian))
             // `overlay`, `center` and `radius_m` let `--to swift` declare an MKCircle.
             try output.write([Feature(geometry: geometry, properties: [
                 "overlay": .string("circle"), "center": Geodesic.pair(center.position), "radius_m": .double(radius),

@@ -160,13 +160,8 @@ func checkZoomLevel(_ level: Double, option: String) throws {
     }
 }
 
-/// How an overlay that reaches over ±180° is written.
-enum AntimeridianMode: String, ExpressibleByArgument, CaseIterable {
-    /// Cut into parts within ±180° (RFC 7946 §3.1.9).
-    case split
-    /// Longitudes continue past ±180° (MapKit's view; one unbroken overlay).
-    case continuous
-}
+/// `--antimeridian split|continuous`: how an overlay that reaches over ±180° is written.
+extension Antimeridian.Style: ExpressibleByArgument {}
 
 /// The shape every feature-to-feature subcommand shares: open the input and the output, let
 /// `body` move the features (with a progress line on a terminal), then commit the output

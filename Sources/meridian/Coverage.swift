@@ -123,37 +123,22 @@ struct CoverageTest: ParsableCommand {
         var allCovered = true
         try Reporter().run {
             let area = try CoverageArea(path: file)
-            var pairs: [(Position, Position)] = []
-            if let from, let to { pairs.append((from.position, to.position)) }
-            if let routes { pairs += try Self.readRoutes(routes) }
+            var asked: [RouteEnds] = []
+            if let from, let to { asked.append(RouteEnds(from: from.position, to: to.position)) }
+            if let routes { asked += try RouteList.read(path: routes) }
             let out = OutputSink.standardOutput()
-            for (start, end) in pairs {
-                let route = area.check(from: start, to: end)
+            for ends in asked {
+                let route = area.check(from: ends.from, to: ends.to)
                 allCovered = allCovered && route.isCovered
                 func describe(_ p: Position, _ polygons: [Int]) -> String {
                     "\(p.latitude),\(p.longitude) " + (polygons.isEmpty ? "outside every polygon"
                         : "in polygon " + polygons.map { String($0 + 1) }.joined(separator: ", "))
                 }
-                out.write("\(route.isCovered ? "covered" : "NOT covered"): from \(describe(start, route.fromPolygons)); to \(describe(end, route.toPolygons))\n")
+                out.write("\(route.isCovered ? "covered" : "NOT covered"): from \(describe(route.from, route.fromPolygons)); to \(describe(route.to, route.toPolygons))\n")
             }
             try out.flush()
         }
         if !allCovered { throw ExitCode(1) }
-    }
-
-    static func readRoutes(_ path: String) throws -> [(Position, Position)] {
-        let input = try BufferedInput.open(path)
-        let text = String(decoding: try input.readAll(maximum: 256 << 20), as: UTF8.self)
-        var pairs: [(Position, Position)] = []
-        for (index, line) in text.split(whereSeparator: \.isNewline).enumerated() {
-            let fields = line.split(separator: ",").map { Double($0.trimmingCharacters(in: " \t\"")) }
-            guard fields.count >= 4, let a = fields[0], let b = fields[1], let c = fields[2], let d = fields[3] else {
-                if index == 0 { continue }  // a header
-                throw MeridianError(.badInput, "expected from_lat,from_lon,to_lat,to_lon", at: SourceLocation(file: path, line: index + 1))
-            }
-            pairs.append((Position(longitude: b, latitude: a), Position(longitude: d, latitude: c)))
-        }
-        return pairs
     }
 }
 

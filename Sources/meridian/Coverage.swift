@@ -179,13 +179,34 @@ struct CoverageFix: ParsableCommand {
             let result = try CoverageFixer().fix(path: file)
             try writeCoverage(result.coverage, to: output)
             passes = result.passes
-            let summary = !result.changes.isEmpty ? result.changes.joined(separator: "; ")
+            let summary = !result.changes.isEmpty ? result.changes.map(\.summary).joined(separator: "; ")
                 : result.passes ? "nothing to change" : "nothing it can repair safely"
             if !reporting.quiet { Reporter.printError("meridian: fixed \(file): \(summary)") }
             reportRemaining(result.remaining, in: output, reporter: reporter,
                             hint: "meridian coverage make \(file) builds polygons that pass validate --strict, covering at least the same area")
         }
         if !passes { throw ExitCode(1) }
+    }
+}
+
+extension CoverageChange {
+    /// The change as `coverage fix` lists it: "closed open rings".
+    var summary: String {
+        switch self {
+        case .removedComments(let line): "removed comments (the first at line \(line))"
+        case .unwrappedFromFeature: "unwrapped the geometry from its Feature"
+        case .unwrappedFromFeatureCollection: "unwrapped the geometry from its FeatureCollection"
+        case .spelledMultiPolygon: "spelled the type \"MultiPolygon\""
+        case .madePolygonMultiPolygon: "made the Polygon a MultiPolygon"
+        case .removedCRS: "removed the crs member"
+        case .removedBBox: "removed the bbox member (it is optional)"
+        case .closedOpenRings: "closed open rings"
+        case .cutAtAntimeridian: "cut polygons that cross the antimeridian in two"
+        case .droppedAltitudes: "dropped altitudes"
+        case .droppedRepeatedPositions: "dropped repeated positions"
+        case .madeOuterRingsCounterClockwise: "made outer rings counter-clockwise"
+        case .roundedCoordinates(let decimals): "rounded coordinates to \(decimals) decimals"
+        }
     }
 }
 

@@ -70,7 +70,7 @@ struct CoverageValidate: ParsableCommand {
             writeJSON(values.count == 1 ? values[0] : .array(values), to: out)
         case .text:
             let colour = isatty(STDOUT_FILENO) == 1
-            for report in reports { out.write(report.text(colour: colour, strict: strict)) }
+            for report in reports { out.write(report.text(colour: colour, strict: strict, strictCheck: "--strict")) }
         }
         try out.flush()
         if reports.contains(where: { !$0.passes(strict: strict) }) { throw ExitCode(1) }

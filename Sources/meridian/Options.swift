@@ -8,7 +8,7 @@ struct InputOptions: ParsableArguments {
     var input: String?
 
     @Option(name: .customLong("from"), help: ArgumentHelp(
-        "The input format, when the extension and the first bytes do not tell (\(Formats.readable)).",
+        "The input format, when the extension and the first bytes do not tell (\(FormatNames.readable)).",
         valueName: "format"))
     var format: String?
 
@@ -123,7 +123,7 @@ struct OutputOptions: ParsableArguments {
     @OptionGroup var file: OutputFileOptions
 
     @Option(name: .customLong("to"), help: ArgumentHelp(
-        "The output format, when the extension does not tell (\(Formats.writable)); default geojson.",
+        "The output format, when the extension does not tell (\(FormatNames.writable)); default geojson.",
         valueName: "format"))
     var format: String?
 
@@ -135,7 +135,8 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
-enum Formats {
+/// The format names `--from` and `--to` take, for their help.
+enum FormatNames {
     static var readable: String { FormatRegistry.standard.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
     static var writable: String {
         FormatRegistry.standard.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")

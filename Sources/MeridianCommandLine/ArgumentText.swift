@@ -1,6 +1,6 @@
 extension Substring {
     /// The text without any of `set`'s characters at either end.
-    public func trimmingCharacters(in set: String) -> Substring {
+    func trimmingCharacters(in set: String) -> Substring {
         var s = self
         while let first = s.first, set.contains(first) { s.removeFirst() }
         while let last = s.last, set.contains(last) { s.removeLast() }

@@ -30,7 +30,7 @@ public struct MistypedArgument: Sendable, Equatable {
         /// Checks a value given to `option`; nil when it is one it takes.
         func check(_ value: String, of option: CommandDescription.Argument, named name: String) -> MistypedArgument? {
             if let type = ArgumentValues.type(withValueName: option.valueName) {
-                return type.init(argument: value) == nil ? type.mistake(value, givenTo: name) : nil
+                return type.init(argument: value) == nil ? type.syntax.mistake(value, givenTo: name) : nil
             }
             guard let allowed = option.allValues, !allowed.contains(value) else { return nil }
             return MistypedArgument(message: "'\(value)' is not a value of \(name)",

@@ -41,7 +41,7 @@ struct Tile: ParsableCommand {
     @Argument(help: ArgumentHelp("The output folder, or an .mbtiles file.", valueName: "output"))
     var output: String
 
-    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.valueName))
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
     var zoom: ZoomRange?
 
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
@@ -74,7 +74,7 @@ struct Tile: ParsableCommand {
     @Option(help: ArgumentHelp("Bands to tile, 1-based: one (gray) or three (red,green,blue), e.g. 3,2,1.", valueName: "list"))
     var bands: String?
 
-    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: ControlPointArgument.valueName))
+    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: ControlPointArgument.syntax.valueName))
     var controlPoints: [ControlPointArgument] = []
 
     @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial, or a thin-plate spline (tps).", valueName: "method"))

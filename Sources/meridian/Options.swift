@@ -85,15 +85,15 @@ struct OutputFileOptions: ParsableArguments {
 
 /// What an SVG or PNG output shows: size, scale, heading, view and basemap.
 struct PictureArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("The picture's size in points.", valueName: PictureSize.valueName))
+    @Option(help: ArgumentHelp("The picture's size in points.", valueName: PictureSize.syntax.valueName))
     var size = PictureSize(width: 800, height: 600)
     @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens).", valueName: "n")) var scale = 1
     // .unconditional: a negative heading ("-75") is a value, not an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Degrees clockwise from north that point up; the turned data (or the whole stated view) is fitted in.", valueName: "deg"))
     var heading = 0.0
-    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: DegreeBox.valueName))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: DegreeBox.syntax.valueName))
     var view: DegreeBox?
-    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: TileAddress.valueName)) var viewTile: TileAddress?
+    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: TileAddress.syntax.valueName)) var viewTile: TileAddress?
     @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
     var basemap: String?
 

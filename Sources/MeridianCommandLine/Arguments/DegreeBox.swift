@@ -8,16 +8,15 @@ import MeridianGeometry
 /// so. Each command says what it does with one: `coverage make` covers it (cut in two at
 /// ±180°), while `clip --bbox` and `render --view`, which draw in one continuous plane, refuse
 /// it (`requireOneSide`). West equal to east, or south not below north, is no box.
-public struct DegreeBox: ArgumentValue, Sendable {
+public struct DegreeBox: NumberListArgument, Sendable {
     public var box: BoundingBox
 
-    public static let valueName = "w,s,e,n"
-    public static let form = "west,south,east,north in degrees (south below north; west above east crosses the antimeridian)"
-    public static let example = "5.9,45.8,10.5,47.8"
+    public static let syntax = ArgumentSyntax(
+        valueName: "w,s,e,n", example: "5.9,45.8,10.5,47.8",
+        form: "west,south,east,north in degrees (south below north; west above east crosses the antimeridian)")
 
-    public init?(argument: String) {
-        guard let v = commaSeparatedNumbers(argument, count: 4),
-              longitudes.contains(v[0]), longitudes.contains(v[2]), latitudes.contains(v[1]), latitudes.contains(v[3]),
+    public init?(numbers v: [Double]) {
+        guard longitudes.contains(v[0]), longitudes.contains(v[2]), latitudes.contains(v[1]), latitudes.contains(v[3]),
               v[0] != v[2], v[1] < v[3] else { return nil }
         box = BoundingBox(west: v[0], south: v[1], east: v[2], north: v[3])
     }

@@ -7,9 +7,9 @@ public struct PictureSize: ArgumentValue, Sendable, CustomStringConvertible {
     public var height: Int
 
     public static let sides = 1...16384
-    public static let valueName = "WxH"
-    public static let form = "WIDTHxHEIGHT (\(sides.lowerBound) to \(sides.upperBound) each)"
-    public static let example = "800x600"
+    public static let syntax = ArgumentSyntax(
+        valueName: "WxH", example: "800x600",
+        form: "WIDTHxHEIGHT (\(sides.lowerBound) to \(sides.upperBound) each)")
 
     public init(width: Int, height: Int) {
         self.width = width

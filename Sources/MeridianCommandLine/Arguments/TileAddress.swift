@@ -2,25 +2,24 @@ import ArgumentParser
 import MeridianGeometry
 
 /// A map tile typed as `Z/X/Y`. Which way its rows count (XYZ from the top, TMS from the
-/// bottom) is a flag beside it (`--tms`), so the address keeps the row as typed until
+/// bottom) is a flag beside it (`--tms`), so the address is kept as typed until
 /// `tile(rowsFromBottom:)` makes it a `MapTile`; either way X and Y lie in 0 ..< 2^Z.
 public struct TileAddress: ArgumentValue, Sendable {
-    public var zoom: Int
-    public var x: Int
-    public var row: Int
+    /// The tile the address names when its rows count from the top.
+    private var rowsFromTop: MapTile
 
-    public static let valueName = "z/x/y"
-    public static let form = "Z/X/Y with Z from \(MapTile.zoomLevels.lowerBound) to \(MapTile.zoomLevels.upperBound) and 0 <= X, Y < 2^Z"
-    public static let example = "12/655/1583"
+    public static let syntax = ArgumentSyntax(
+        valueName: "z/x/y", example: "12/655/1583",
+        form: "Z/X/Y with Z from \(MapTile.zoomLevels.lowerBound) to \(MapTile.zoomLevels.upperBound) and 0 <= X, Y < 2^Z")
 
     public init?(argument: String) {
         guard let tile = MapTile(address: argument) else { return nil }
-        (zoom, x, row) = (tile.zoom, tile.x, tile.y)
+        rowsFromTop = tile
     }
 
     /// The tile, its row counted from the top (XYZ) or, with `rowsFromBottom`, from the bottom (TMS).
     public func tile(rowsFromBottom: Bool = false) -> MapTile {
-        rowsFromBottom ? MapTile(zoom: zoom, x: x, tmsY: row) : MapTile(zoom: zoom, x: x, y: row)
+        rowsFromBottom ? MapTile(zoom: rowsFromTop.zoom, x: rowsFromTop.x, tmsY: rowsFromTop.y) : rowsFromTop
     }
 }
 
@@ -32,9 +31,9 @@ public struct ZoomRange: ArgumentValue, Sendable {
     /// per pixel), kept here too because `meridian` itself never links MeridianRaster.
     public static let maximum = 24
 
-    public static let valueName = "min-max"
-    public static let form = "MIN-MAX or one level, between 0 and \(maximum)"
-    public static let example = "0-17"
+    public static let syntax = ArgumentSyntax(
+        valueName: "min-max", example: "0-17",
+        form: "MIN-MAX or one level, between 0 and \(maximum)")
 
     public init?(argument: String) {
         let parts = argument.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }

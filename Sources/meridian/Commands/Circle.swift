@@ -12,7 +12,7 @@ extension Commands {
                 """
         )
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("The centre.", valueName: LatLon.valueName)) var center: LatLon
+        @Option(parsing: .unconditional, help: ArgumentHelp("The centre.", valueName: LatLon.syntax.valueName)) var center: LatLon
         @Option(help: "The radius in metres.") var radius: Double
         @Option(help: "Points around the circle.") var segments: Int = 64
         @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: Antimeridian.Style = .split

@@ -24,11 +24,11 @@ extension Commands {
 
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
-        @Option(parsing: .unconditional, help: ArgumentHelp("A box in degrees: west,south,east,north (not across the antimeridian).", valueName: DegreeBox.valueName))
+        @Option(parsing: .unconditional, help: ArgumentHelp("A box in degrees: west,south,east,north (not across the antimeridian).", valueName: DegreeBox.syntax.valueName))
         var bbox: DegreeBox?
-        @Option(help: ArgumentHelp("A map tile, Z/X/Y (XYZ rows, from the top).", valueName: TileAddress.valueName)) var tile: TileAddress?
+        @Option(help: ArgumentHelp("A map tile, Z/X/Y (XYZ rows, from the top).", valueName: TileAddress.syntax.valueName)) var tile: TileAddress?
         @Flag(help: "The tile's Y counts from the bottom (TMS).") var tms = false
-        @Option(parsing: .unconditional, help: ArgumentHelp("A map rect in map points: x,y,width,height.", valueName: MapRectArgument.valueName))
+        @Option(parsing: .unconditional, help: ArgumentHelp("A map rect in map points: x,y,width,height.", valueName: MapRectArgument.syntax.valueName))
         var mapRect: MapRectArgument?
         @Option(help: ArgumentHelp("With --tile: grow the tile by this many screen points.", valueName: "px")) var buffer: Double?
         @Option(help: ArgumentHelp("With --tile: 'auto' grows the tile by MapKit's road width at its zoom.", valueName: "auto"))

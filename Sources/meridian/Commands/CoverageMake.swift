@@ -29,7 +29,7 @@ extension Commands {
                 help: ArgumentHelp("The coverage file (written atomically); standard output if omitted.", valueName: "path"))
         var output: String?
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Cover this box instead of an input: west,south,east,north (west above east crosses the antimeridian).", valueName: DegreeBox.valueName))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Cover this box instead of an input: west,south,east,north (west above east crosses the antimeridian).", valueName: DegreeBox.syntax.valueName))
         var bbox: DegreeBox?
 
         @Option(help: ArgumentHelp("Grow each input point into a circle of this radius.", valueName: "km"))

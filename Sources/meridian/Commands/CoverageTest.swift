@@ -21,8 +21,8 @@ extension Commands {
 
         @Argument(help: ArgumentHelp("The coverage file.", valueName: "file")) var file: String
         // .unconditional: a southern latitude ("-16.5,179.5") is a value, not an option.
-        @Option(parsing: .unconditional, help: ArgumentHelp("Where the route starts.", valueName: LatLon.valueName)) var from: LatLon?
-        @Option(parsing: .unconditional, help: ArgumentHelp("Where the route ends.", valueName: LatLon.valueName)) var to: LatLon?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Where the route starts.", valueName: LatLon.syntax.valueName)) var from: LatLon?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Where the route ends.", valueName: LatLon.syntax.valueName)) var to: LatLon?
         @Option(help: ArgumentHelp("A CSV file of routes: from_lat,from_lon,to_lat,to_lon per line.", valueName: "csv"))
         var routes: String?
 

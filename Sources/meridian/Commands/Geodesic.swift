@@ -19,8 +19,8 @@ extension Commands {
         )
 
         @Argument(help: ArgumentHelp("Lines to densify, in any readable format.", valueName: "input")) var input: String?
-        @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: LatLon.valueName)) var from: LatLon?
-        @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: LatLon.valueName)) var to: LatLon?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: LatLon.syntax.valueName)) var from: LatLon?
+        @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: LatLon.syntax.valueName)) var to: LatLon?
         @Option(help: "Kilometres between points.") var spacingKm: Double = 1
         @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: Antimeridian.Style = .split
         @OptionGroup var output: OutputFileOptions

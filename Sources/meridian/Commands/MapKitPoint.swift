@@ -10,7 +10,7 @@ extension Commands {
             discussion: "Example:\n  meridian mapkit point 37.7749,-122.4194 --zoom-level 12"
         )
 
-        @Argument(help: ArgumentHelp("The coordinate, LAT,LON.", valueName: LatLon.valueName)) var coordinate: LatLon
+        @Argument(help: ArgumentHelp("The coordinate, LAT,LON.", valueName: LatLon.syntax.valueName)) var coordinate: LatLon
         @Option(help: ArgumentHelp("Also give the tile at this zoom level.", valueName: "z")) var zoomLevel: Int = 12
         @OptionGroup var report: ReportFormatOption
 

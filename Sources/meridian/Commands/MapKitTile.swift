@@ -10,7 +10,7 @@ extension Commands {
             discussion: "Example:\n  meridian mapkit tile 12/655/1583"
         )
 
-        @Argument(help: ArgumentHelp("The tile, Z/X/Y.", valueName: TileAddress.valueName)) var address: TileAddress
+        @Argument(help: ArgumentHelp("The tile, Z/X/Y.", valueName: TileAddress.syntax.valueName)) var address: TileAddress
         @Flag(help: "Y counts from the bottom (TMS) rather than the top (XYZ).") var tms = false
         @OptionGroup var report: ReportFormatOption
 

@@ -22,7 +22,7 @@ import Testing
         let box = try meridian(["coverage", "make", "--bbox", "-74.1,-34.0,-70.2,-32.9"])
         #expect(box.status == 0 && box.stdout.contains("-74.1"), "\(box.stderr)")
         let route = try meridian(["coverage", "test", fixture("coverage/real/alex-ross_recycle-ios__RoutingAppCoverage.geojson"), "--from", "-33.9,151.2", "--to", "-33.8,151.3"])
-        #expect(route.status == 1, "\(route.stderr)")  // parsed, and not covered
+        #expect(route.status == ExitStatus.checkFailed, "\(route.stderr)")  // parsed, and not covered
         let geodesic = try meridian(["geodesic", "--from", "-33.95,151.18", "--to", "-37.01,174.79", "--spacing-km", "100"])
         #expect(geodesic.status == 0, "\(geodesic.stderr)")
         let turned = try meridian(["render", fixture("geojson/ne_10m_countries_sample.geojson"), "--to", "svg", "--heading", "-30"])
@@ -44,7 +44,7 @@ import Testing
     ])
     func negativeNumbersOutOfRange(_ arguments: [String], _ message: String) throws {
         let result = try meridian(arguments)
-        #expect(result.status == 64)
+        #expect(result.status == ExitStatus.usage)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
@@ -77,7 +77,7 @@ import Testing
     ])
     func typedValuesOutOfRange(_ arguments: [String], _ message: String) throws {
         let result = try meridian(arguments)
-        #expect(result.status == 64)
+        #expect(result.status == ExitStatus.usage)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 }

@@ -3,11 +3,12 @@ import Testing
 import MeridianFormats
 import MeridianGeometry
 @testable import MeridianCoverage
+import MeridianTestSupport
 
 @Suite struct CoverageFixerTests {
     /// Every case `fix` accepts comes out valid; the ones it refuses are those whose repair would
     /// change the covered area (or that are not coverage at all).
-    @Test(arguments: expectedVerdicts())
+    @Test(arguments: try expectedVerdicts())
     func fixedFilesValidate(_ expected: ExpectedVerdict) throws {
         let refused: Set<String> = ["truncated.geojson", "hole.geojson", "too-many-polygons.geojson", "empty-multipolygon.geojson",
                                     "latitude-out-of-range.geojson", "string-coordinates.geojson", "short-ring.geojson"]

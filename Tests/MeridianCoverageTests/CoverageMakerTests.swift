@@ -3,10 +3,10 @@ import Testing
 import MeridianFormats
 import MeridianGeometry
 @testable import MeridianCoverage
+import MeridianTestSupport
 
-/// ../shared/fixtures beside the checkout (developer machines and CI).
-let sharedCountries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/vector/ne_10m_countries.geojson.xz")
+/// Natural Earth's countries in ../shared/fixtures (developer machines and CI).
+let sharedCountries = sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz")
 
 /// Every feature of a GeoJSON file.
 func features(at path: String) throws -> [Feature] {

@@ -140,7 +140,7 @@ import MeridianGeometry
     /// Tests/Fixtures/malformed/expected.tsv: each broken file (read by the format its extension
     /// names), where the error is ("line:column", or "line" where a format has no columns or
     /// expat's column is not stable), what it says.
-    @Test(arguments: malformedCases())
+    @Test(arguments: try malformedCases())
     func malformedInputIsRejectedWithItsLocation(_ testCase: MalformedCase) throws {
         do {
             let input = try FeatureInput(path: fixture("malformed/\(testCase.file)"))
@@ -168,10 +168,8 @@ struct MalformedCase: CustomTestStringConvertible, Sendable {
     var isExpats: Bool { message == "(expat's words)" }
 }
 
-func malformedCases() -> [MalformedCase] {
-    let table = (try? String(contentsOfFile: fixture("malformed/expected.tsv"), encoding: .utf8)) ?? ""
-    return table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-        let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        return MalformedCase(file: fields[0], lineColumn: fields[1], message: fields[2])
+func malformedCases() throws -> [MalformedCase] {
+    try fixtureTable("malformed/expected.tsv").map { fields in
+        MalformedCase(file: fields[0], lineColumn: fields[1], message: fields[2])
     }
 }

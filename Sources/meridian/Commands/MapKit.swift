@@ -18,6 +18,11 @@ struct ReportFormatOption: ParsableArguments {
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
     @Option(help: "How to print the result.") var format: Format = .text
 
+    /// A tile's address both ways, XYZ and TMS, as every mapkit report gives it.
+    static func addresses(of tile: MapTile) -> [(String, JSONValue)] {
+        [("tile (xyz)", .string("\(tile.zoom)/\(tile.x)/\(tile.y)")), ("tile (tms)", .string("\(tile.zoom)/\(tile.x)/\(tile.tmsY)"))]
+    }
+
     /// Prints the report as aligned lines, or as one JSON object.
     func print(_ fields: [(String, JSONValue)]) throws {
         let out = OutputSink.standardOutput()

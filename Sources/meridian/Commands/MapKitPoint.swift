@@ -24,9 +24,7 @@ extension Commands {
             try report.print([
                 ("map point x", .double(point.x)), ("map point y", .double(point.y)),
                 ("meters per map point", .double(MapWorld.metersPerMapPoint(atLatitude: coordinate.position.latitude))),
-                ("tile (xyz)", .string("\(tile.zoom)/\(tile.x)/\(tile.y)")),
-                ("tile (tms)", .string("\(tile.zoom)/\(tile.x)/\(tile.tmsY)")),
-            ])
+            ] + ReportFormatOption.addresses(of: tile))
         }
     }
 }

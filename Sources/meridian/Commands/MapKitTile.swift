@@ -17,8 +17,7 @@ extension Commands {
         func run() throws {
             let t = address.tile(rowsFromBottom: tms)
             let rect = t.mapRect, box = t.boundingBox
-            try report.print([
-                ("tile (xyz)", .string("\(t.zoom)/\(t.x)/\(t.y)")), ("tile (tms)", .string("\(t.zoom)/\(t.x)/\(t.tmsY)")),
+            try report.print(ReportFormatOption.addresses(of: t) + [
                 ("map rect", .array([.double(rect.minX), .double(rect.minY), .double(rect.size.width), .double(rect.size.height)])),
                 ("bbox (w,s,e,n)", .array(box.values.map(JSONValue.double))),
             ])

@@ -65,7 +65,7 @@ func expectGoodCoverage(for feature: Feature, sourceLocation: Testing.SourceLoca
     }
 
     @Test func aBoxAcrossTheAntimeridianIsCut() throws {
-        let result = try CoverageMaker().make(west: 170, south: -20, east: -170, north: -10)
+        let result = try CoverageMaker().make(covering: BoundingBox(west: 170, south: -20, east: -170, north: -10))
         #expect(result.coverage.polygons.count == 2)
         let area = CoverageArea(polygons: result.coverage.polygons.map { $0.rings[0] })
         #expect(!area.polygons(covering: Position(longitude: 180, latitude: -15)).isEmpty)

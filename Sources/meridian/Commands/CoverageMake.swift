@@ -53,7 +53,7 @@ extension Commands {
                 maker.maximumPoints = maxPoints
                 let result: CoverageMaker.Result
                 if let box = bbox?.box {
-                    result = try maker.make(west: box.west, south: box.south, east: box.east, north: box.north)
+                    result = try maker.make(covering: box)
                 } else {
                     result = try maker.make(path: input, bufferKilometres: bufferKm)
                 }

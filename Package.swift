@@ -88,10 +88,11 @@ let package = Package(
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
-        // What both executables share: error reporting with exit codes, progress lines.
+        // What both executables share: error reporting with exit codes, progress lines, the
+        // typed values people type (boxes, tiles, sizes, points) parsed into the library's types.
         .target(
             name: "MeridianCommandLine",
-            dependencies: ["MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianGeometry", "MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The command-line tool: thin, one file per subcommand. It never links GDAL: GDAL-backed
@@ -128,21 +129,25 @@ let package = Package(
         // In-library timings for Benchmarks/ (not a product; built with the package).
         .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),
 
+        // What every test target shares: finding fixtures (a missing table fails the test) and
+        // the exit statuses by name.
+        .target(name: "MeridianTestSupport", dependencies: ["MeridianFormats"], path: "Tests/MeridianTestSupport"),
+
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
-        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
-        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianGeometry", "MeridianFormats"]),
-        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
+        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianGeometry", "MeridianFormats", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianCommandLineTests",
-            dependencies: ["MeridianCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianCommandLine", "MeridianTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
+        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianFormatsTests",
-            dependencies: ["MeridianFormats", "MeridianGeometry"]
+            dependencies: ["MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-fuzz", "MeridianRaster", "MeridianFormats", "MeridianCommandLine"]),
+        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-fuzz", "MeridianRaster", "MeridianFormats", "MeridianCommandLine", "MeridianTestSupport"]),
     ]
 )

@@ -123,11 +123,11 @@ let togeojsonFixtures: [String] = {
         #expect {
             try readKML(walk, layer: "No such folder")
         } throws: { error in
-            guard let error = error as? MeridianError, let hint = error.hint else { return false }
+            guard let error = error as? LayerSelection, let hint = error.hint else { return false }
             return error.kind == .usage && hint.contains("\"Route\"") && hint.contains("\"Stops\"") && hint.contains("\"Lake walk\"")
         }
         // A format without layers refuses --layer rather than ignoring it.
-        #expect(throws: MeridianError.self) {
+        #expect(throws: LayerSelection.unsupported(by: .geoJSON, in: fixture("geojson/ne_10m_countries_sample.geojson"))) {
             try FeatureInput(path: fixture("geojson/ne_10m_countries_sample.geojson"), options: ReadOptions(layer: "countries"))
         }
     }

@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Meridian",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],  // Synchronization.Mutex
     products: [
         .executable(name: "meridian", targets: ["meridian"]),
         .executable(name: "meridian-gdal", targets: ["meridian-gdal"]),
@@ -104,9 +104,10 @@ let package = Package(
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
-        // What the executables share: error reporting with exit codes, progress lines, running
-        // the helper executables, and the registry of Meridian's own formats with pictures
-        // drawn by `meridian-draw`.
+        // What the executables share: error reporting with exit codes, progress lines, the
+        // typed values people type (boxes, tiles, sizes, points) parsed into the library's types,
+        // running the helper executables, and the registry of Meridian's own formats with
+        // pictures drawn by `meridian-draw`.
         .target(
             name: "MeridianCommandLine",
             dependencies: ["MeridianGeometry", "MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -160,28 +161,35 @@ let package = Package(
         // In-library timings for Benchmarks/ (not a product; built with the package).
         .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),
 
+        // What every test target shares: finding fixtures (a missing table fails the test) and
+        // the exit statuses by name.
+        .target(name: "MeridianTestSupport", dependencies: ["MeridianFormats"], path: "Tests/MeridianTestSupport"),
+
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
-        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL"]),
-        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats"]),
-        // What the test targets share (temporary folders).
-        .target(name: "MeridianTestSupport", path: "Tests/MeridianTestSupport"),
+        .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats", "MeridianTestSupport"]),
         .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianPictureTests",
             dependencies: ["MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
-        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry"]),
+        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianCommandLineTests",
-            dependencies: ["MeridianCommandLine", "MeridianFormats", "MeridianGeometry", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianCommandLine", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry"]),
+        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianFormatsTests",
-            dependencies: ["MeridianFormats", "MeridianGeometry"]
+            dependencies: ["MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
-        .testTarget(name: "MeridianCLITests", dependencies: ["meridian", "meridian-gdal", "meridian-draw", "meridian-fuzz", "MeridianRaster", "MeridianTiles", "MeridianFormats", "MeridianCommandLine"]),
+        .testTarget(
+            name: "MeridianCLITests",
+            dependencies: ["meridian", "meridian-gdal", "meridian-draw", "meridian-fuzz", "MeridianRaster", "MeridianTiles", "MeridianFormats",
+                           "MeridianCommandLine", "MeridianTestSupport"]
+        ),
     ]
 )

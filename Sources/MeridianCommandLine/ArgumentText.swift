@@ -1,15 +1,6 @@
-/// Numbers typed by a person, comma-separated (`-122.6,37.2,-121.6,38.1`): nil when any of them
-/// is not a number, or when there are not `count` of them. Both executables parse every
-/// comma-separated option with it, so none silently drops a mistyped number.
-public func commaSeparatedNumbers(_ text: String, count: Int) -> [Double]? {
-    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: " ")) }
-    guard numbers.count == count, !numbers.contains(nil) else { return nil }
-    return numbers.map { $0! }
-}
-
 extension Substring {
     /// The text without any of `set`'s characters at either end.
-    public func trimmingCharacters(in set: String) -> Substring {
+    func trimmingCharacters(in set: String) -> Substring {
         var s = self
         while let first = s.first, set.contains(first) { s.removeFirst() }
         while let last = s.last, set.contains(last) { s.removeLast() }

@@ -80,7 +80,7 @@ public struct HelperExecutable: Sendable {
     /// diagnostics are collected as it runs, for `HelperDiagnostics.finish`.
     public func start(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited) throws -> (ChildProcess, HelperDiagnostics) {
         let child = try run(arguments, for: what, standardOutput: standardOutput, standardError: .pipe)
-        return (child, HelperDiagnostics(of: child, helper: name))
+        return (child, try HelperDiagnostics(of: child, helper: name))
     }
 
     /// The lines the helper prints; its own error (already printed) becomes its exit code.
@@ -119,11 +119,16 @@ public final class HelperDiagnostics {
     private let collected = Collected()
     private var reading: WorkerThread?
 
-    init(of child: ChildProcess, helper: String) {
+    init(of child: ChildProcess, helper: String) throws {
         self.child = child
         self.helper = helper
         let descriptor = child.standardError!, collected = collected
-        reading = WorkerThread { collected.bytes = everything(from: descriptor) }
+        do {
+            reading = try WorkerThread { collected.bytes = everything(from: descriptor) }
+        } catch {
+            child.terminate()  // no one would read what it says
+            throw error
+        }
     }
 
     deinit {

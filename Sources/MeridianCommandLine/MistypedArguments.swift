@@ -2,7 +2,8 @@ import ArgumentParser
 import MeridianFormats
 
 /// A word on the command line that names nothing the command knows: a subcommand, an option,
-/// or a value of an option that takes one of a list. swift-argument-parser suggests a near
+/// a value of an option that takes one of a list, or a typed value (`ArgumentValue`: a box, a
+/// tile, a size) that does not parse. swift-argument-parser suggests a near
 /// option only once everything else has parsed, so a mistyped required option
 /// (`--zoom-levle 6`) shows up as the validation error it causes ("give --zoom-scale or
 /// --zoom-level"), and a mistyped subcommand as "unexpected arguments". When parsing fails,
@@ -28,10 +29,23 @@ public struct MistypedArgument: Sendable, Equatable {
         func help() -> String { "`\(path.joined(separator: " ")) --help`" }
         /// Checks a value given to `option`; nil when it is one it takes.
         func check(_ value: String, of option: CommandDescription.Argument, named name: String) -> MistypedArgument? {
+            if let type = ArgumentValues.type(withValueName: option.valueName) {
+                return type.init(argument: value) == nil ? type.syntax.mistake(value, givenTo: name) : nil
+            }
             guard let allowed = option.allValues, !allowed.contains(value) else { return nil }
             return MistypedArgument(message: "'\(value)' is not a value of \(name)",
                                     hint: Suggestions.closest(to: value, among: allowed).map { "did you mean '\($0)'? (\(allowed.joined(separator: ", ")))" }
                                         ?? "\(name) takes \(allowed.joined(separator: ", "))")
+        }
+        /// Checks the next positional word against the argument it fills (a repeating last
+        /// one takes the rest).
+        func checkPositional(_ word: String) -> MistypedArgument? {
+            defer { positionals += 1 }
+            let arguments = command.arguments.filter(\.isPositional)
+            guard let argument = positionals < arguments.count ? arguments[positionals] : arguments.last, let valueName = argument.valueName else {
+                return nil
+            }
+            return check(word, of: argument, named: "<\(valueName)>")
         }
         /// The value after an option that takes one, when it is there.
         func takeValue(_ option: CommandDescription.Argument) -> String? {
@@ -43,7 +57,10 @@ public struct MistypedArgument: Sendable, Equatable {
         while index < arguments.count {
             let word = arguments[index]
             index += 1
-            if word == "--" { return nil }  // the rest are values
+            if word == "--" {  // the rest are positional values
+                for value in arguments[index...] { if let mistake = checkPositional(value) { return mistake } }
+                return nil
+            }
             if word.hasPrefix("--") && word.count > 2 {
                 let body = word.dropFirst(2)
                 let name = String(body.prefix { $0 != "=" })
@@ -76,15 +93,15 @@ public struct MistypedArgument: Sendable, Equatable {
                     continue
                 }
                 guard !command.hasPositionals else {
-                    positionals += 1
+                    if let mistake = checkPositional(word) { return mistake }
                     continue
                 }
                 let shown = command.subcommands.filter(\.isShown).flatMap { [$0.name] + $0.aliases }
                 return MistypedArgument(message: "unknown subcommand '\(word)'",
                                         hint: Suggestions.closest(to: word, among: shown).map { "did you mean '\($0)'?" }
                                             ?? "\(help()) lists the subcommands")
-            } else {
-                positionals += 1
+            } else if let mistake = checkPositional(word) {
+                return mistake
             }
         }
         return nil
@@ -111,6 +128,8 @@ public struct CommandDescription: Sendable {
         public var takesAnyValue: Bool
         /// The only values it takes (an enumeration's), if it says.
         public var allValues: [String]?
+        /// What its value is called in help (`w,s,e,n`), which names an `ArgumentValue` type.
+        public var valueName: String?
         public var isPositional: Bool
     }
 
@@ -143,7 +162,8 @@ public struct CommandDescription: Sendable {
         let kind = json["kind"]?.string
         return Argument(longNames: named("long"), shortNames: named("short").compactMap(\.first),
                         takesValue: kind == "option", takesAnyValue: json["parsingStrategy"]?.string == "unconditional",
-                        allValues: json["allValues"]?.elements?.compactMap(\.string), isPositional: kind == "positional")
+                        allValues: json["allValues"]?.elements?.compactMap(\.string), valueName: json["valueName"]?.string,
+                        isPositional: kind == "positional")
     }
 
     func argument(long name: String) -> Argument? { arguments.first { $0.longNames.contains(name) } }

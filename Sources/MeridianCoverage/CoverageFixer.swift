@@ -14,7 +14,7 @@ public struct CoverageFixer: Sendable {
     /// still breaks.
     public struct Result: Sendable {
         public var coverage: MultiPolygon
-        public var changes: [String]
+        public var changes: [CoverageChange]
         /// What `validate --strict` still finds in the file as written: rules whose repair would
         /// change the covered area (a ring that crosses itself, overlapping polygons, more than
         /// 20 points), which `coverage make` satisfies instead. Places are the written file's.
@@ -30,117 +30,130 @@ public struct CoverageFixer: Sendable {
     }
 
     public func fix(bytes: [UInt8], name: String) throws -> Result {
-        var changes: [String] = []
+        var fixing = Fixing(name: name)
         var text = bytes
-        if let place = CoverageValidator.stripComments(&text) {
-            changes.append("removed comments (the first at line \(place.line))")
-        }
+        if let place = CoverageValidator.stripComments(&text) { fixing.changes.append(.removedComments(firstLine: place.line)) }
         let document = try LocatedJSON.parse(BufferedInput(bytes: text, name: name))
-        func refuse(_ message: String, at place: LocatedJSON.Place? = nil, hint: String? = nil) -> MeridianError {
+        let geometry = try fixing.unwrapGeometry(of: document)
+        var polygons: [Polygon] = []
+        for (p, polygonValue) in try fixing.polygonValues(of: geometry).enumerated() {
+            let (ring, place) = try fixing.outerRing(of: polygonValue, polygon: p)
+            for part in repair(ring, repairs: &fixing.ringRepairs) {
+                guard part.count >= 4 else { throw fixing.refusal("polygon \(p + 1) has fewer than 3 distinct positions", at: place) }
+                polygons.append(Polygon([part]))
+            }
+        }
+        if polygons.isEmpty { throw fixing.refusal("the file has no polygons", at: geometry.place) }
+        if polygons.count > maximumPolygons {
+            throw fixing.refusal("the coverage needs \(polygons.count) polygons; Apple allows \(maximumPolygons)",
+                                 hint: "merge regions with meridian coverage make")
+        }
+        let coverage = MultiPolygon(polygons)
+        return Result(coverage: coverage, changes: fixing.changes + fixing.ringRepairs.sorted(), remaining: try CoverageFile.issues(in: coverage))
+    }
+
+    /// One file being fixed: what was changed so far, and the refusals, placed in the file.
+    struct Fixing {
+        let name: String
+        var changes: [CoverageChange] = []
+        var ringRepairs = Set<CoverageChange>()
+
+        func refusal(_ message: String, at place: LocatedJSON.Place? = nil, hint: String? = nil) -> MeridianError {
             MeridianError(.badInput, message, at: SourceLocation(file: name, line: place?.line, column: place?.column), hint: hint)
         }
 
-        // The geometry, out of any Feature or FeatureCollection wrapper.
-        var geometry = document
-        switch document["type"]?.string {
-        case "Feature":
-            guard let inner = document["geometry"], inner.members != nil else { throw refuse("the Feature has no geometry") }
-            geometry = inner
-            changes.append("unwrapped the geometry from its Feature")
-        case "FeatureCollection":
-            let features = document["features"]?.elements ?? []
-            let geometries = features.compactMap { $0["geometry"] }.filter { $0.members != nil }
-            guard geometries.count == 1 else {
-                throw refuse("the FeatureCollection holds \(geometries.count) geometries; only one can be unwrapped safely",
-                             at: document.place, hint: "merge them with meridian coverage make")
+        /// The geometry, out of any Feature or FeatureCollection wrapper.
+        mutating func unwrapGeometry(of document: LocatedJSON) throws -> LocatedJSON {
+            switch document["type"]?.string {
+            case "Feature":
+                guard let inner = document["geometry"], inner.members != nil else { throw refusal("the Feature has no geometry") }
+                changes.append(.unwrappedFromFeature)
+                return inner
+            case "FeatureCollection":
+                let features = document["features"]?.elements ?? []
+                let geometries = features.compactMap { $0["geometry"] }.filter { $0.members != nil }
+                guard geometries.count == 1 else {
+                    throw refusal("the FeatureCollection holds \(geometries.count) geometries; only one can be unwrapped safely",
+                                  at: document.place, hint: "merge them with meridian coverage make")
+                }
+                changes.append(.unwrappedFromFeatureCollection)
+                return geometries[0]
+            default:
+                return document
             }
-            geometry = geometries[0]
-            changes.append("unwrapped the geometry from its FeatureCollection")
-        default:
-            break
         }
 
-        var polygonValues: [LocatedJSON]
-        switch geometry["type"]?.string?.lowercased() {
-        case "multipolygon":
-            if geometry["type"]?.string != "MultiPolygon" { changes.append("spelled the type \"MultiPolygon\"") }
-            polygonValues = geometry["coordinates"]?.elements ?? []
-        case "polygon":
-            polygonValues = geometry["coordinates"].map { [$0] } ?? []
-            changes.append("made the Polygon a MultiPolygon")
-        default:
-            throw refuse("the geometry is not a Polygon or MultiPolygon", at: geometry.place,
-                         hint: "make coverage from any geometry with meridian coverage make")
+        /// The polygons' coordinates of a MultiPolygon, or of a Polygon made one; members that
+        /// do not belong in coverage are dropped.
+        mutating func polygonValues(of geometry: LocatedJSON) throws -> [LocatedJSON] {
+            let polygonValues: [LocatedJSON]
+            switch geometry["type"]?.string?.lowercased() {
+            case "multipolygon":
+                if geometry["type"]?.string != "MultiPolygon" { changes.append(.spelledMultiPolygon) }
+                polygonValues = geometry["coordinates"]?.elements ?? []
+            case "polygon":
+                polygonValues = geometry["coordinates"].map { [$0] } ?? []
+                changes.append(.madePolygonMultiPolygon)
+            default:
+                throw refusal("the geometry is not a Polygon or MultiPolygon", at: geometry.place,
+                              hint: "make coverage from any geometry with meridian coverage make")
+            }
+            if geometry["crs"] != nil { changes.append(.removedCRS) }
+            if geometry["bbox"] != nil { changes.append(.removedBBox) }
+            return polygonValues
         }
-        if geometry["crs"] != nil { changes.append("removed the crs member") }
-        if geometry["bbox"] != nil { changes.append("removed the bbox member (it is optional)") }
 
-        var polygons: [Polygon] = []
-        var notes = Set<String>()
-        for (p, polygonValue) in polygonValues.enumerated() {
+        /// Polygon `p`'s one ring as positions, and its place; a hole or a broken position is refused.
+        mutating func outerRing(of polygonValue: LocatedJSON, polygon p: Int) throws -> ([Position], LocatedJSON.Place?) {
             guard let rings = polygonValue.elements, let exterior = rings.first else {
-                throw refuse("polygon \(p + 1) has no ring", at: polygonValue.place)
+                throw refusal("polygon \(p + 1) has no ring", at: polygonValue.place)
             }
             if rings.count > 1 {
-                throw refuse("polygon \(p + 1) has a hole; removing it would change the covered area", at: rings[1].place,
-                             hint: "decide what to cover and run meridian coverage make")
+                throw refusal("polygon \(p + 1) has a hole; removing it would change the covered area", at: rings[1].place,
+                              hint: "decide what to cover and run meridian coverage make")
             }
             var ring: [Position] = []
             for (i, element) in (exterior.elements ?? []).enumerated() {
                 guard let values = element.elements, values.count >= 2, values.count <= 4,
                       let lon = values[0].number, let lat = values[1].number, lon.isFinite, lat.isFinite,
                       (-180...180).contains(lon), (-90...90).contains(lat) else {
-                    throw refuse("position \(i + 1) of polygon \(p + 1) is not a valid longitude, latitude", at: element.place)
+                    throw refusal("position \(i + 1) of polygon \(p + 1) is not a valid longitude, latitude", at: element.place)
                 }
-                if values.count > 2 { notes.insert("dropped altitudes") }
+                if values.count > 2 { ringRepairs.insert(.droppedAltitudes) }
                 ring.append(Position(longitude: lon, latitude: lat))
             }
-            for part in repair(ring, polygon: p, notes: &notes) {
-                guard part.count >= 4 else {
-                    throw refuse("polygon \(p + 1) has fewer than 3 distinct positions", at: exterior.place)
-                }
-                polygons.append(Polygon([part]))
-            }
+            return (ring, exterior.place)
         }
-        if polygons.isEmpty { throw refuse("the file has no polygons", at: geometry.place) }
-        if polygons.count > maximumPolygons {
-            throw refuse("the coverage needs \(polygons.count) polygons; Apple allows \(maximumPolygons)",
-                         hint: "merge regions with meridian coverage make")
-        }
-        changes += notes.sorted()
-        let coverage = MultiPolygon(polygons)
-        return Result(coverage: coverage, changes: changes, remaining: try CoverageFile.issues(in: coverage))
     }
 
     /// One ring made right: repeated points dropped, rounded, closed, cut at the antimeridian,
     /// counter-clockwise. Returns the ring, or its two halves.
-    func repair(_ ring: [Position], polygon p: Int, notes: inout Set<String>) -> [[Position]] {
+    func repair(_ ring: [Position], repairs: inout Set<CoverageChange>) -> [[Position]] {
         var points: [Position] = []
         for position in ring {
             let rounded = position.rounded(toDecimals: decimals)
-            if rounded != position { notes.insert("rounded coordinates to \(decimals) decimals") }
+            if rounded != position { repairs.insert(.roundedCoordinates(decimals: decimals)) }
             if let last = points.last, last == rounded {
-                notes.insert("dropped repeated positions")
+                repairs.insert(.droppedRepeatedPositions)
                 continue
             }
             points.append(rounded)
         }
         if let first = points.first, let last = points.last, first != last {
             points.append(first)
-            notes.insert("closed open rings")
+            repairs.insert(.closedOpenRings)
         }
         var parts = [points]
         if Rings.crossesAntimeridian(points) {
             parts = Antimeridian.cut(points).map { $0.map { $0.rounded(toDecimals: decimals) } }
-            notes.insert("cut polygons that cross the antimeridian in two")
+            repairs.insert(.cutAtAntimeridian)
         }
         return parts.map { part in
             if Rings.signedArea(Rings.unwrapped(part)) < 0 {
-                notes.insert("made outer rings counter-clockwise")
+                repairs.insert(.madeOuterRingsCounterClockwise)
                 return part.reversed()
             }
             return part
         }
     }
 }
-

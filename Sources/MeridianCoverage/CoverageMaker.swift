@@ -92,9 +92,11 @@ public struct CoverageMaker: Sendable {
         return try make(parts: parts, inputArea: area)
     }
 
-    /// A box as coverage.
-    public func make(west: Double, south: Double, east: Double, north: Double) throws -> Result {
-        let east = east < west ? east + 360 : east  // a box across the antimeridian
+    /// A box as coverage; one whose west is east of its east crosses the antimeridian (RFC 7946
+    /// §5.2) and is covered on both sides.
+    public func make(covering box: BoundingBox) throws -> Result {
+        let (west, south, north) = (box.west, box.south, box.north)
+        let east = box.east < west ? box.east + 360 : box.east  // continuing past 180°, cut there later
         return try make(parts: [[Position(longitude: west, latitude: south), Position(longitude: east, latitude: south),
                                  Position(longitude: east, latitude: north), Position(longitude: west, latitude: north)]])
     }

@@ -47,14 +47,15 @@ public struct CoverageReport: Sendable {
 
     /// The human report: a verdict line, then each finding with its place and hint.
     /// `colour` adds ANSI colours (for a terminal); with `strict`, a file with warnings says
-    /// that it fails.
-    public func text(colour: Bool, strict: Bool = false) -> String {
+    /// that it fails `strictCheck`, the strict check as the caller names it (a command line,
+    /// by its option).
+    public func text(colour: Bool, strict: Bool = false, strictCheck: String = "the strict check") -> String {
         func paint(_ s: String, _ code: String) -> String { colour ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var verdict = isValid ? paint("valid", "32") : paint("INVALID", "1;31")
         let counts = [(errors.count, "error"), (warnings.count, "warning")].filter { $0.0 > 0 }
             .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
         if !counts.isEmpty { verdict += ", " + counts.joined(separator: ", ") }
-        if isValid && !passes(strict: strict) { verdict += "; " + paint("FAILS --strict", "1;31") + " (warnings count as errors)" }
+        if isValid && !passes(strict: strict) { verdict += "; " + paint("FAILS \(strictCheck)", "1;31") + " (warnings count as errors)" }
         var lines = ["\(file): \(verdict)"]
         for i in errors + warnings {
             let label = i.severity == .error ? paint("error", "31") : paint("warning", "33")

@@ -16,7 +16,9 @@ struct GroundOverlay {
         let reader = try FormatRegistry.standard.inputFormat(for: input, path: path, explicit: nil).reader(for: input)
         _ = try reader.readMetadata()
         var found: KMLGroundOverlay?
-        while found == nil, let feature = try reader.next() { found = KMLGroundOverlay(feature) }
+        if let kml = reader as? any KMLDocumentReader {
+            while found == nil, try kml.next() != nil { found = kml.groundOverlay }
+        }
         guard let overlay = found else {
             throw MeridianError(.badInput, "there is no GroundOverlay with an image and a LatLonBox or gx:LatLonQuad",
                                 at: SourceLocation(file: path))

@@ -135,12 +135,6 @@ extension MapTile {
     /// The tile one level up that holds this one.
     public var parent: MapTile { MapTile(zoom: zoom - 1, x: x >> 1, y: y >> 1) }
 
-    /// The tile at `level` (coarser) that holds this one.
-    public func ancestor(atZoom level: Int) -> MapTile {
-        let shift = zoom - level
-        return MapTile(zoom: level, x: x >> shift, y: y >> shift)
-    }
-
     /// The four tiles one level down, in the order: top left, top right, bottom left, bottom right.
     public var children: [MapTile] {
         [MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y),

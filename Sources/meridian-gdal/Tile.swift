@@ -41,8 +41,8 @@ struct Tile: ParsableCommand {
     @Argument(help: ArgumentHelp("The output folder, or an .mbtiles file.", valueName: "output"))
     var output: String
 
-    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: "min-max"))
-    var zoom: String?
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
+    var zoom: ZoomRange?
 
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz
@@ -74,8 +74,8 @@ struct Tile: ParsableCommand {
     @Option(help: ArgumentHelp("Bands to tile, 1-based: one (gray) or three (red,green,blue), e.g. 3,2,1.", valueName: "list"))
     var bands: String?
 
-    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: "pixel,line,lat,lon"))
-    var controlPoints: [String] = []
+    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: ControlPointArgument.syntax.valueName))
+    var controlPoints: [ControlPointArgument] = []
 
     @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial, or a thin-plate spline (tps).", valueName: "method"))
     var controlPointMethod: ControlPointMethod = .polynomial
@@ -96,7 +96,6 @@ struct Tile: ParsableCommand {
     func validate() throws {
         guard tileSize == 256 || tileSize == 512 else { throw ValidationError("--tile-size must be 256 or 512") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        _ = try zoomRange()
         _ = try bandList()
         _ = try points()
         _ = try backgroundColour()
@@ -105,17 +104,6 @@ struct Tile: ParsableCommand {
     }
 
     var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
-
-    func zoomRange() throws -> ClosedRange<Int>? {
-        guard let zoom else { return nil }
-        let parts = zoom.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        switch parts.count {
-        case 1: if let z = parts[0], (0...24).contains(z) { return z...z }
-        case 2: if let a = parts[0], let b = parts[1], 0 <= a, a <= b, b <= 24 { return a...b }
-        default: break
-        }
-        throw ValidationError("--zoom takes MIN-MAX or one level, between 0 and 24 (e.g. 0-17), not '\(zoom)'")
-    }
 
     func bandList() throws -> [Int]? {
         guard let bands else { return nil }
@@ -135,15 +123,8 @@ struct Tile: ParsableCommand {
     }
 
     func points() throws -> [ControlPoint] {
-        let points = try controlPoints.map { text -> ControlPoint in
-            // PIXEL,LINE,LAT,LON: MapKit's order for the point on Earth.
-            guard let v = commaSeparatedNumbers(text, count: 4), (-90...90).contains(v[2]), (-180...180).contains(v[3]) else {
-                throw ValidationError("--gcp takes PIXEL,LINE,LAT,LON (e.g. 0,0,37.80,-122.52), not '\(text)'")
-            }
-            return ControlPoint(pixel: v[0], line: v[1], latitude: v[2], longitude: v[3])
-        }
-        if !points.isEmpty && points.count < 3 { throw ValidationError("give --gcp at least three times (got \(points.count))") }
-        return points
+        if !controlPoints.isEmpty && controlPoints.count < 3 { throw ValidationError("give --gcp at least three times (got \(controlPoints.count))") }
+        return controlPoints.map { ControlPoint(pixel: $0.pixel, line: $0.line, latitude: $0.position.latitude, longitude: $0.position.longitude) }
     }
 
     func run() throws {
@@ -156,7 +137,7 @@ struct Tile: ParsableCommand {
                 for note in source.notes { reporter.report(Diagnostic(.warning, note, at: SourceLocation(file: input))) }
             }
             let tiler = try Tiler(source: source, options: TilingOptions(
-                zooms: try zoomRange(), tileSize: tileSize, format: tileFormat, resampling: resampling,
+                zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour()))
             let rows: TileScheme = scheme == .tms ? .tms : .xyz
             let sink: TileSink = isMBTiles

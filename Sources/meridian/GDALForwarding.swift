@@ -43,26 +43,3 @@ extension ForwardedToGDAL {
         throw ExitCode(HelperExecutable.gdal.exec(Self.configuration.commandName ?? "", arguments))
     }
 }
-
-/// `meridian tile`.
-struct Tile: ForwardedToGDAL {
-    static let configuration = CommandConfiguration(
-        commandName: "tile",
-        abstract: "Warp a raster (GeoTIFF, BSB/KAP chart, image with control points) into Web Mercator tiles.",
-        discussion: "Runs meridian-gdal tile with the same arguments; `meridian tile --help` shows all options."
-    )
-
-    @Argument(parsing: .captureForPassthrough, help: "The input, the output folder or .mbtiles file, and options.")
-    var arguments: [String] = []
-}
-
-/// `meridian formats`.
-struct FormatsCommand: ForwardedToGDAL {
-    static let configuration = CommandConfiguration(
-        commandName: "formats",
-        abstract: "List the formats Meridian reads and writes, its own and GDAL's.",
-        discussion: "Runs meridian-gdal formats, which asks the installed GDAL."
-    )
-
-    @Argument(parsing: .captureForPassthrough, help: "(none)") var arguments: [String] = []
-}

@@ -17,10 +17,16 @@ struct Meridian: ParsableCommand {
             66 input missing or unreadable, 73 cannot create output, 74 I/O error.
             """,
         version: "meridian \(version) (expat \(LibraryVersions.expatDescription))",
-        subcommands: [Convert.self, Info.self, Coverage.self, MapKit.self, SimplifyCommand.self, Clip.self, Geodesic.self, Circle.self,
-                      Render.self, Tile.self, FormatsCommand.self]
+        subcommands: [Commands.Convert.self, Commands.Info.self, Commands.Coverage.self, Commands.MapKit.self, Commands.Simplify.self,
+                      Commands.Clip.self, Commands.Geodesic.self, Commands.Circle.self, Commands.Render.self, Commands.Tile.self,
+                      Commands.Formats.self]
     )
 }
+
+/// Every subcommand of `meridian`, one file each in Commands/: a namespace of their own, so a
+/// command is named for what it does (`Commands.Simplify`, `Commands.Formats`) without taking
+/// the name of the library type that does it.
+enum Commands {}
 
 extension Meridian {
     /// The subcommand being run, as typed ("meridian geodesic", "meridian coverage make"), for

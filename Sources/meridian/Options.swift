@@ -8,7 +8,7 @@ struct InputOptions: ParsableArguments {
     var input: String?
 
     @Option(name: .customLong("from"), help: ArgumentHelp(
-        "The input format, when the extension and the first bytes do not tell (\(Formats.readable)).",
+        "The input format, when the extension and the first bytes do not tell (\(FormatNames.readable)).",
         valueName: "format"))
     var format: String?
 
@@ -85,48 +85,36 @@ struct OutputFileOptions: ParsableArguments {
 
 /// What an SVG or PNG output shows: size, scale, heading, view and basemap.
 struct PictureArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("The picture's size in points.", valueName: "WxH")) var size = "800x600"
+    @Option(help: ArgumentHelp("The picture's size in points.", valueName: PictureSize.syntax.valueName))
+    var size = PictureSize(width: 800, height: 600)
     @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens).", valueName: "n")) var scale = 1
     // .unconditional: a negative heading ("-75") is a value, not an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Degrees clockwise from north that point up; the turned data (or the whole stated view) is fitted in.", valueName: "deg"))
     var heading = 0.0
-    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: "w,s,e,n"))
-    var view: String?
-    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: "z/x/y")) var viewTile: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: DegreeBox.syntax.valueName))
+    var view: DegreeBox?
+    @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: TileAddress.syntax.valueName)) var viewTile: TileAddress?
     @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
     var basemap: String?
 
     func validate() throws {
-        guard dimensions != nil else { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 800x600 (1 to 16384 each)") }
         guard (1...3).contains(scale) else { throw ValidationError("--scale takes 1, 2 or 3") }
         guard view == nil || viewTile == nil else { throw ValidationError("give --view or --view-tile, not both") }
-        _ = try viewRect()
+        _ = try view?.requireOneSide(of: "--view")
     }
 
-    var dimensions: (Int, Int)? {
-        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ (1...16384).contains($0) }) else { return nil }
-        return (parts[0], parts[1])
-    }
-
-    func viewRect() throws -> MapRect? {
-        if let view {
-            guard let v = commaSeparatedNumbers(view, count: 4), v[0] < v[2], v[1] < v[3] else {
-                throw ValidationError("--view takes west,south,east,north in degrees")
-            }
-            let a = MapPoint(Position(longitude: v[0], latitude: v[3])), b = MapPoint(Position(longitude: v[2], latitude: v[1]))
-            return MapRect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y)
+    /// The map rect to show, when one is given; nil fits the data.
+    var viewRect: MapRect? {
+        if let box = view?.box {
+            let northWest = MapPoint(Position(longitude: box.west, latitude: box.north))
+            let southEast = MapPoint(Position(longitude: box.east, latitude: box.south))
+            return MapRect(x: northWest.x, y: northWest.y, width: southEast.x - northWest.x, height: southEast.y - northWest.y)
         }
-        if let viewTile {
-            guard let tile = MapTile(address: viewTile) else { throw ValidationError("--view-tile takes Z/X/Y with 0 <= X, Y < 2^Z") }
-            return tile.mapRect
-        }
-        return nil
+        return viewTile?.tile().mapRect
     }
 
     var options: PictureOptions {
-        let (width, height) = dimensions ?? (800, 600)
-        return PictureOptions(width: width, height: height, scale: scale, heading: heading, view: try? viewRect(), basemap: basemap)
+        PictureOptions(width: size.width, height: size.height, scale: scale, heading: heading, view: viewRect, basemap: basemap)
     }
 }
 
@@ -135,7 +123,7 @@ struct OutputOptions: ParsableArguments {
     @OptionGroup var file: OutputFileOptions
 
     @Option(name: .customLong("to"), help: ArgumentHelp(
-        "The output format, when the extension does not tell (\(Formats.writable)); default geojson.",
+        "The output format, when the extension does not tell (\(FormatNames.writable)); default geojson.",
         valueName: "format"))
     var format: String?
 
@@ -147,7 +135,8 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
-enum Formats {
+/// The format names `--from` and `--to` take, for their help.
+enum FormatNames {
     static var readable: String { FormatRegistry.meridian.formats.filter(\.canRead).map(\.id).joined(separator: ", ") + ", or any GDAL vector format (meridian formats)" }
     static var writable: String {
         FormatRegistry.meridian.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
@@ -165,18 +154,6 @@ struct ReportingOptions: ParsableArguments {
 
 extension KMLReadOptions.Folders: ExpressibleByArgument {}
 
-/// A point typed by a person: `LAT,LON`, MapKit's order.
-struct LatLon: ExpressibleByArgument {
-    var position: Position
-
-    init?(argument: String) {
-        guard let parts = commaSeparatedNumbers(argument, count: 2), (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
-            return nil
-        }
-        position = Position(longitude: parts[1], latitude: parts[0])
-    }
-}
-
 /// A zoom level typed by a person must lie where tiles are counted (0 to 30).
 func checkZoomLevel(_ level: Double, option: String) throws {
     guard Double(MapTile.zoomLevels.lowerBound)...Double(MapTile.zoomLevels.upperBound) ~= level else {
@@ -184,13 +161,8 @@ func checkZoomLevel(_ level: Double, option: String) throws {
     }
 }
 
-/// How an overlay that reaches over ±180° is written.
-enum AntimeridianMode: String, ExpressibleByArgument, CaseIterable {
-    /// Cut into parts within ±180° (RFC 7946 §3.1.9).
-    case split
-    /// Longitudes continue past ±180° (MapKit's view; one unbroken overlay).
-    case continuous
-}
+/// `--antimeridian split|continuous`: how an overlay that reaches over ±180° is written.
+extension Antimeridian.Style: ExpressibleByArgument {}
 
 /// The shape every feature-to-feature subcommand shares: open the input and the output, let
 /// `body` move the features (with a progress line on a terminal), then commit the output

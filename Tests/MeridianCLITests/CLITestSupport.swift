@@ -1,11 +1,7 @@
 import Foundation
 import Testing
-
-/// Tests/Fixtures, found from this file's place in the source tree.
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
+// Fixtures and exit statuses, shared by every test target; re-exported for this target's files.
+@_exported import MeridianTestSupport
 
 /// The `meridian` binary that `swift test` built: $MERIDIAN_BINARY, else beside the test bundle,
 /// else in .build/debug.
@@ -13,7 +9,6 @@ let meridianBinary: String = {
     if let path = ProcessInfo.processInfo.environment["MERIDIAN_BINARY"] { return path }
     let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("meridian").path
     if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-    let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     return packageRoot.appendingPathComponent(".build/debug/meridian").path
 }()
 
@@ -58,14 +53,6 @@ func run(_ program: String, _ arguments: [String], stdin: Data? = nil, in direct
         return RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
                          stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self), stdoutData: out)
     }
-}
-
-/// A fresh empty folder, removed when `body` returns.
-func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-cli-\(UUID())")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try body(folder)
 }
 
 func contents(of folder: URL) -> [String] {

@@ -56,32 +56,32 @@ import Testing
         let run = try meridian(["convert", fixture("geojson/bare-geometry.geojson"), "--precision", "1"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("[[-122.4,37.8],[-74.0,40.7]]"))
-        #expect(try meridian(["convert", fixture("geojson/bare-geometry.geojson"), "--precision", "40"]).status == 64)
+        #expect(try meridian(["convert", fixture("geojson/bare-geometry.geojson"), "--precision", "40"]).status == ExitStatus.usage)
     }
 
     @Test func missingInputExits66() throws {
         let run = try meridian(["convert", "/nonexistent/route.geojson"])
-        #expect(run.status == 66)
+        #expect(run.status == ExitStatus.inputUnavailable)
         #expect(run.stderr.hasPrefix("meridian: error: /nonexistent/route.geojson: cannot open input: No such file or directory"))
     }
 
     @Test func unwritableOutputExits73AndLeavesNothing() throws {
         let run = try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", "/nonexistent-folder/out.geojson"])
-        #expect(run.status == 73)
+        #expect(run.status == ExitStatus.cannotCreateOutput)
         #expect(run.stderr.contains("cannot create output"))
         try withTemporaryFolder { folder in
             // A folder where the output file should go: the rename fails, and nothing is left.
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("taken.geojson"), withIntermediateDirectories: false)
             let blocked = try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", folder.appendingPathComponent("taken.geojson").path])
-            #expect(blocked.status == 73)
+            #expect(blocked.status == ExitStatus.cannotCreateOutput)
             #expect(contents(of: folder) == ["taken.geojson"])
         }
     }
 
     @Test func usageErrorsExit64() throws {
-        #expect(try meridian(["convert", fixture("geojson/edge-cases.geojson"), "--to", "shapefile-please"]).status == 64)
-        #expect(try meridian(["convert", "--no-such-flag"]).status == 64)
-        #expect(try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", "out.unknown-extension"]).status == 64)
+        #expect(try meridian(["convert", fixture("geojson/edge-cases.geojson"), "--to", "shapefile-please"]).status == ExitStatus.usage)
+        #expect(try meridian(["convert", "--no-such-flag"]).status == ExitStatus.usage)
+        #expect(try meridian(["convert", fixture("geojson/edge-cases.geojson"), "-o", "out.unknown-extension"]).status == ExitStatus.usage)
     }
 
     @Test func neverOverwritesItsInput() throws {
@@ -90,7 +90,7 @@ import Testing
             try FileManager.default.copyItem(atPath: fixture("geojson/edge-cases.geojson"), toPath: path)
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let run = try meridian(["convert", path, "-o", path])
-            #expect(run.status == 64)
+            #expect(run.status == ExitStatus.usage)
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
             #expect(contents(of: folder) == ["data.geojson"])
         }
@@ -99,8 +99,7 @@ import Testing
     /// Every malformed fixture: exit 65, `meridian: error: FILE:LINE:COLUMN: message`, no output
     /// file, and an existing output file left as it was.
     @Test func malformedInputExits65AndLeavesOutputUntouched() throws {
-        let table = try String(contentsOfFile: fixture("malformed/expected.tsv"), encoding: .utf8)
-        let cases = table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
+        let cases = try fixtureTable("malformed/expected.tsv")
         #expect(cases.count >= 25)
         try withTemporaryFolder { folder in
             let existing = folder.appendingPathComponent("existing.geojson").path
@@ -108,12 +107,12 @@ import Testing
             for fields in cases {
                 let path = fixture("malformed/\(fields[0])")
                 let fresh = try meridian(["convert", path, "-o", folder.appendingPathComponent("new.geojson").path])
-                #expect(fresh.status == 65, "\(fields[0])")
+                #expect(fresh.status == ExitStatus.badInput, "\(fields[0])")
                 // Where expat finds the fault, its words and column vary with its version: the file and line do not.
                 let expected = fields[2] == "(expat's words)" ? "meridian: error: \(path):\(fields[1]):" : "meridian: error: \(path):\(fields[1]): \(fields[2])"
                 #expect(fresh.stderr.hasPrefix(expected), "\(fresh.stderr)")
                 let over = try meridian(["convert", path, "-o", existing])
-                #expect(over.status == 65)
+                #expect(over.status == ExitStatus.badInput)
                 #expect(contents(of: folder) == ["existing.geojson"], "\(fields[0]) left a file behind")
                 #expect(try String(contentsOfFile: existing, encoding: .utf8) == "previous contents\n")
             }

@@ -9,7 +9,7 @@ import Testing
 
         let several = try meridian(["coverage", "validate", "--format", "json",
                                     fixture("coverage/cases/clockwise.geojson"), fixture("coverage/cases/hole.geojson")])
-        #expect(several.status == 1)
+        #expect(several.status == ExitStatus.checkFailed)
         let reports = try #require(try JSONSerialization.jsonObject(with: several.stdoutData) as? [[String: Any]])
         #expect(reports.count == 2)
         #expect(reports[0]["valid"] as? Bool == true)
@@ -24,7 +24,7 @@ import Testing
 
     @Test func strictFailsOnWarnings() throws {
         #expect(try meridian(["coverage", "validate", fixture("coverage/cases/clockwise.geojson")]).status == 0)
-        #expect(try meridian(["coverage", "validate", "--strict", fixture("coverage/cases/clockwise.geojson")]).status == 1)
+        #expect(try meridian(["coverage", "validate", "--strict", fixture("coverage/cases/clockwise.geojson")]).status == ExitStatus.checkFailed)
     }
 
     /// The reports say what the exit status says: `--strict --format json` printed
@@ -51,7 +51,7 @@ import Testing
     @Test func validateReadsStandardInput() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: fixture("coverage/cases/comment.geojson")))
         let run = try meridian(["coverage", "validate"], stdin: data)
-        #expect(run.status == 1)
+        #expect(run.status == ExitStatus.checkFailed)
         #expect(run.stdout.contains("error[comments]: <stdin>:1:1"))
     }
 
@@ -61,9 +61,9 @@ import Testing
         #expect(covered.status == 0, "\(covered.stderr)")
         #expect(covered.stdout.hasPrefix("covered: from 37.3382,-121.8863 in polygon 1"))
         let outside = try meridian(["coverage", "test", file, "--from", "37.3382,-121.8863", "--to", "38.5816,-121.4944"])
-        #expect(outside.status == 1)
+        #expect(outside.status == ExitStatus.checkFailed)
         #expect(outside.stdout.contains("NOT covered"))
-        #expect(try meridian(["coverage", "test", file, "--from", "37.3,-121.8"]).status == 64)
+        #expect(try meridian(["coverage", "test", file, "--from", "37.3,-121.8"]).status == ExitStatus.usage)
     }
 
     @Test func testReadsRoutesFromCSV() throws {
@@ -71,7 +71,7 @@ import Testing
             let csv = folder.appendingPathComponent("routes.csv")
             try "from_lat,from_lon,to_lat,to_lon\n-16.5,179.5,-16.5,-179.5\n-16.5,179.5,-16.5,178.0\n".write(to: csv, atomically: true, encoding: .utf8)
             let run = try meridian(["coverage", "test", fixture("coverage/cases/crosses-antimeridian.geojson"), "--routes", csv.path])
-            #expect(run.status == 1)
+            #expect(run.status == ExitStatus.checkFailed)
             let lines = run.stdout.split(separator: "\n")
             #expect(lines.count == 2)
             #expect(lines[0].hasPrefix("covered"))
@@ -98,12 +98,12 @@ import Testing
             let out = folder.appendingPathComponent("fixed.geojson").path
             let bowtie = fixture("coverage/cases/bowtie.geojson")
             let run = try meridian(["coverage", "fix", bowtie, "-o", out])
-            #expect(run.status == 1, "\(run.stderr)")
+            #expect(run.status == ExitStatus.checkFailed, "\(run.stderr)")
             #expect(!run.stderr.contains("nothing to change"))
             #expect(run.stderr.contains("left as it is: untangling a ring"), "\(run.stderr)")
             #expect(run.stderr.contains("meridian coverage make"))
             #expect(FileManager.default.fileExists(atPath: out), "the safe repairs are written")
-            #expect(try meridian(["coverage", "validate", "--strict", out]).status == 1)
+            #expect(try meridian(["coverage", "validate", "--strict", out]).status == ExitStatus.checkFailed)
 
             let made = folder.appendingPathComponent("made.geojson").path
             #expect(try meridian(["coverage", "make", bowtie, "-o", made]).status == 0)
@@ -115,7 +115,7 @@ import Testing
         try withTemporaryFolder { folder in
             let out = folder.appendingPathComponent("fixed.geojson").path
             let run = try meridian(["coverage", "fix", fixture("coverage/cases/hole.geojson"), "-o", out])
-            #expect(run.status == 65)
+            #expect(run.status == ExitStatus.badInput)
             #expect(run.stderr.contains("has a hole"))
             #expect(contents(of: folder).isEmpty)
         }
@@ -144,9 +144,9 @@ import Testing
             // Asked for the whole world, it makes it, but does not claim it passes.
             let world = folder.appendingPathComponent("world.geojson").path
             let asked = try meridian(["coverage", "make", "--bbox", "-180,-85,180,85", "-o", world])
-            #expect(asked.status == 1, "\(asked.stderr)")
+            #expect(asked.status == ExitStatus.checkFailed, "\(asked.stderr)")
             #expect(asked.stderr.contains("validate --strict"))
-            #expect(try meridian(["coverage", "validate", "--strict", world]).status == 1)
+            #expect(try meridian(["coverage", "validate", "--strict", world]).status == ExitStatus.checkFailed)
         }
     }
 }

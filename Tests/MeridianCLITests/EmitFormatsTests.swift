@@ -19,7 +19,7 @@ import Testing
             #expect(named.status == 0, "\(named.stderr)")
             let headers = try ["Flight.swift", "campus-area.swift"].map { try String(contentsOfFile: path($0), encoding: .utf8).prefix { $0 != "\n" } }
             #expect(headers[0].contains("(meridian geodesic)") && headers[1].contains("(meridian circle)"), "\(headers)")
-            #expect(try meridian(["circle", "--center", "1,2", "--radius", "3", "--swift-type", "not a name", "-o", path("x.swift")]).status == 64)
+            #expect(try meridian(["circle", "--center", "1,2", "--radius", "3", "--swift-type", "not a name", "-o", path("x.swift")]).status == ExitStatus.usage)
 
             // The geodesic, the circle, the togeojson polygon-with-hole and point fixtures, together, on standard output.
             #expect(try meridian(["geodesic", "--from", "34.05,-118.24", "--to", "35.68,139.69", "-o", path("geodesic.geojson")]).status == 0)
@@ -145,7 +145,7 @@ import Testing
             #expect(clean.status == 0)
             let cleanText = try String(contentsOfFile: svg, encoding: .utf8)
             #expect(cleanText.contains("fill=\"#2f7dd1\"") && !cleanText.contains("#f0a020"))
-            #expect(try meridian(["coverage", "validate", "--preview", svg]).status == 64)  // stdin cannot be drawn
+            #expect(try meridian(["coverage", "validate", "--preview", svg]).status == ExitStatus.usage)  // stdin cannot be drawn
         }
     }
 
@@ -229,17 +229,17 @@ import Testing
             #expect(piped.status == 0, "\(piped.stderr)")
             #expect(positions(piped.stdout).sorted() == original.sorted())
             let garbage = try meridian(["convert", "--from", format, "--to", "geojson"], stdin: Data("not \(format)\n".utf8))
-            #expect(garbage.status == 65 && garbage.stderr.hasPrefix("meridian: error: <stdin>: GDAL cannot open it"), "\(garbage.stderr)")
+            #expect(garbage.status == ExitStatus.badInput && garbage.stderr.hasPrefix("meridian: error: <stdin>: GDAL cannot open it"), "\(garbage.stderr)")
         }
     }
 
     @Test func failuresLeaveNothingAndExplainThemselves() throws {
         try withTemporaryFolder { folder in
             let unknown = try meridian(["convert", Self.countries, "-o", folder.appendingPathComponent("x.nosuchformat").path])
-            #expect(unknown.status == 64)
+            #expect(unknown.status == ExitStatus.usage)
             #expect(unknown.stderr.contains("meridian formats"))
             let toStdout = try meridian(["convert", Self.countries, "--to", "gpkg"])
-            #expect(toStdout.status == 64)
+            #expect(toStdout.status == ExitStatus.usage)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
             let formats = try meridian(["formats"])
             #expect(formats.status == 0)
@@ -257,7 +257,7 @@ import Testing
         try withTemporaryFolder { folder in
             let xml = folder.appendingPathComponent("out.xml").path
             let guessed = try meridian(["convert", Self.countries, "-o", xml])
-            #expect(guessed.status == 64)
+            #expect(guessed.status == ExitStatus.usage)
             #expect(guessed.stderr.contains("--to") && guessed.stderr.contains("GML"), "\(guessed.stderr)")
             #expect(contents(of: folder).isEmpty)
             // Named, it is written; a common extension needs no name.
@@ -272,14 +272,14 @@ import Testing
     @Test func aMistypedFormatNameIsNamed() throws {
         try withTemporaryFolder { folder in
             let toStdout = try meridian(["convert", Self.countries, "--to", "geojsn"])
-            #expect(toStdout.status == 64)
+            #expect(toStdout.status == ExitStatus.usage)
             #expect(toStdout.stderr.contains("unknown format") && toStdout.stderr.contains("did you mean 'geojson'?"), "\(toStdout.stderr)")
             let toFile = try meridian(["convert", Self.countries, "--to", "geojsn", "-o", folder.appendingPathComponent("x.geojson").path])
-            #expect(toFile.status == 64)
+            #expect(toFile.status == ExitStatus.usage)
             #expect(toFile.stderr.contains("did you mean 'geojson'?"), "\(toFile.stderr)")
             #expect(contents(of: folder).isEmpty)
             let from = try meridian(["info", "--from", "geojsn", Self.countries])
-            #expect(from.status == 64)
+            #expect(from.status == ExitStatus.usage)
             #expect(from.stderr.contains("did you mean 'geojson'?"), "\(from.stderr)")
         }
     }
@@ -291,7 +291,7 @@ import Testing
             let written = try meridian(["convert", Self.countries, "-o", gpkg])
             #expect(written.status == 0, "\(written.stderr)")
             #expect(try meridian(["info", "--from", "gpkg", gpkg]).status == 0)
-            #expect(try meridian(["info", "--from", "fgb", gpkg]).status == 65)
+            #expect(try meridian(["info", "--from", "fgb", gpkg]).status == ExitStatus.badInput)
         }
     }
 }
@@ -376,7 +376,7 @@ import Testing
             #expect(info.status == 0 && info.stdout.contains(#""features": 2,"#), "\(info.stdout)")
 
             let unknown = try meridian(["convert", path("two.gpkg"), "--layer", "nope", "-o", path("out.geojson")])
-            #expect(unknown.status == 64, "\(unknown.stderr)")
+            #expect(unknown.status == ExitStatus.usage, "\(unknown.stderr)")
             #expect(unknown.stderr.hasPrefix("meridian: error: ") && unknown.stderr.contains("\"two\"") && unknown.stderr.contains("\"lines\""),
                     "\(unknown.stderr)")
             #expect(!FileManager.default.fileExists(atPath: path("out.geojson")))
@@ -392,14 +392,14 @@ import Testing
             let stops = try meridian(["convert", input, "--layer", "Stops", "--to", "geojsonseq"])
             #expect(stops.status == 0 && stops.stdout.split(separator: "\n").count == 1 && stops.stdout.contains("Bürkliplatz"), "\(stops.stderr)")
             let unknown = try meridian(["convert", input, "--layer", "Stopps", "--to", "geojsonseq"])
-            #expect(unknown.status == 64 && unknown.stdout.isEmpty, "\(unknown.stderr)")
+            #expect(unknown.status == ExitStatus.usage && unknown.stdout.isEmpty, "\(unknown.stderr)")
             #expect(unknown.stderr.contains("\"Route\"") && unknown.stderr.contains("\"Stops\""), "\(unknown.stderr)")
         }
     }
 
     @Test func aFormatWithoutLayersRefusesLayer() throws {
         let run = try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "--layer", "countries"])
-        #expect(run.status == 64 && run.stdout.isEmpty, "\(run.stderr)")
+        #expect(run.status == ExitStatus.usage && run.stdout.isEmpty, "\(run.stderr)")
     }
 }
 
@@ -423,7 +423,7 @@ import Testing
             #expect(fromFolder != nil && fromFolder == fromMBTiles)
             #expect(fromFolder!.count > 4 * plain!.count, "the chart's detail is in the picture")
             let missing = try meridian(["render"] + common + ["--basemap", path("nothing-here"), "-o", path("x.png")])
-            #expect(missing.status == 66)
+            #expect(missing.status == ExitStatus.inputUnavailable)
         }
     }
 }

@@ -22,7 +22,7 @@ import Testing
                 #expect(replay.status == 0, "\(target)/\(file): \(replay.stderr)")
                 let format = target == "coverage" ? "geojson" : target
                 let convert = try meridian(["convert", "--from", format], stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
-                #expect(convert.status == 0 || convert.status == 65, "\(target)/\(file): \(convert.status) \(convert.stderr)")
+                #expect(convert.status == 0 || convert.status == ExitStatus.badInput, "\(target)/\(file): \(convert.status) \(convert.stderr)")
             }
         }
     }

@@ -11,11 +11,11 @@ import Testing
 
         let zoom = try meridian(["mapkit", "zoom", "--scale", "0.00390625"])
         #expect(zoom.stdout.contains("zoom level:") && zoom.stdout.contains("12.0"))
-        #expect(try meridian(["mapkit", "zoom"]).status == 64)
+        #expect(try meridian(["mapkit", "zoom"]).status == ExitStatus.usage)
 
         let tile = try meridian(["mapkit", "tile", "12/655/2512", "--tms"])
         #expect(tile.stdout.contains("tile (xyz):     12/655/1583"))
-        #expect(try meridian(["mapkit", "tile", "3/9/0"]).status == 64)
+        #expect(try meridian(["mapkit", "tile", "3/9/0"]).status == ExitStatus.usage)
     }
 
     @Test func geodesicAndCircleWriteGeoJSON() throws {
@@ -43,13 +43,13 @@ import Testing
 @Suite struct SimplifyCommandTests {
     @Test func simplifiesAtAZoomLevel() throws {
         let run = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-level", "4", "--format-free-check"])
-        #expect(run.status == 64)  // an unknown flag is a usage error
+        #expect(run.status == ExitStatus.usage)  // an unknown flag is a usage error
         let z4 = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-level", "4"])
         #expect(z4.status == 0, "\(z4.stderr)")
         let z12 = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-level", "12", "--method", "radial"])
         #expect(z12.status == 0)
         #expect(z4.stdout.utf8.count < z12.stdout.utf8.count)
-        #expect(try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson")]).status == 64)
+        #expect(try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson")]).status == ExitStatus.usage)
     }
 
     /// Zoomed out, 12 of the 31 sample countries vanish whole: that is said, not only the rings;
@@ -91,7 +91,7 @@ import Testing
         let file = fixture("geojson/ne_10m_countries_sample.geojson")
         // Liechtenstein, San Marino, Monaco, Vatican, Andorra… lie in tile 5/16/11 or near it.
         let tile = try meridian(["clip", file, "--tile", "3/4/2", "--format-check-off"])
-        #expect(tile.status == 64)
+        #expect(tile.status == ExitStatus.usage)
         let europe = try meridian(["clip", file, "--tile", "3/4/2"])
         #expect(europe.status == 0, "\(europe.stderr)")
         #expect(europe.stdout.contains("Liechtenstein") && !europe.stdout.contains("Fiji"))
@@ -105,8 +105,8 @@ import Testing
         #expect(widened.status == 0)
         // What is left out is counted, as simplify counts what it drops.
         #expect(europe.stderr.contains("26 of 31 features lie outside the rectangle"), "\(europe.stderr)")
-        #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--tile", "1/0/0"]).status == 64)
-        #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--buffer", "5"]).status == 64)
+        #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--tile", "1/0/0"]).status == ExitStatus.usage)
+        #expect(try meridian(["clip", file, "--bbox", "1,2,3,4", "--buffer", "5"]).status == ExitStatus.usage)
     }
 }
 

@@ -94,7 +94,7 @@ import Glibc
             ]
             for (arguments, differing) in refusals {
                 let refused = try meridian(arguments)
-                #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+                #expect(refused.status == ExitStatus.usage, "\(arguments): \(refused.stderr)")
                 #expect(refused.stderr.contains("\(differing): was"), "\(refused.stderr)")
                 #expect(folderContents(out) == before, "\(arguments) changed the folder")
             }
@@ -115,7 +115,7 @@ import Glibc
             for target in [clean, other] {
                 let snapshot = folderContents(target)
                 let refused = try meridian(["tile", chart, target.path, "--resume", "-q"] + options)
-                #expect(refused.status == 64 && refused.stderr.contains("no interrupted Meridian run"), "\(refused.stderr)")
+                #expect(refused.status == ExitStatus.usage && refused.stderr.contains("no interrupted Meridian run"), "\(refused.stderr)")
                 #expect(folderContents(target) == snapshot)
             }
         }
@@ -133,12 +133,12 @@ import Glibc
             #expect(stopped.stopped, "the run ended before it could be interrupted")
             let before = try Data(contentsOf: partial)
             let other = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path, "--resume"] + options)
-            #expect(other.status == 64 && other.stderr.contains("input: was"), "\(other.stderr)")
+            #expect(other.status == ExitStatus.usage && other.stderr.contains("input: was"), "\(other.stderr)")
             #expect(try Data(contentsOf: partial) == before)
             #expect(try meridian(["tile", chart, out.path, "--resume"] + options).status == 0)
             let finished = try Data(contentsOf: out)
             let again = try meridian(["tile", chart, out.path, "--resume"] + options)
-            #expect(again.status == 64 && again.stderr.contains("no interrupted Meridian run"), "\(again.stderr)")
+            #expect(again.status == ExitStatus.usage && again.stderr.contains("no interrupted Meridian run"), "\(again.stderr)")
             #expect(try Data(contentsOf: out) == finished)
         }
     }

@@ -174,7 +174,7 @@ func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
             let empty = Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)
             let made = try meridian(["render", "--from", "geojson", "--basemap", folder.appendingPathComponent("vector").path,
                                      "-o", folder.appendingPathComponent("x.png").path, "--view-tile", "14/8580/5738"], stdin: empty)
-            #expect(made.status == 65, "\(made.stderr)")
+            #expect(made.status == ExitStatus.badInput, "\(made.stderr)")
             #expect(made.stderr.contains("pbf") && made.stderr.contains("PNG, JPEG and WebP"), "\(made.stderr)")
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("x.png").path))
         }

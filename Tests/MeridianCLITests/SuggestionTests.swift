@@ -22,7 +22,7 @@ import Testing
     ])
     func mistypedSubcommands(_ arguments: [String], _ suggestion: String) throws {
         let run = try meridian(arguments)
-        #expect(run.status == 64)
+        #expect(run.status == ExitStatus.usage)
         #expect(run.stderr.contains(suggestion), "\(run.stderr)")
     }
 
@@ -30,12 +30,12 @@ import Testing
     /// required option used to bring only "give --zoom-scale or --zoom-level".
     @Test func mistypedRequiredOption() throws {
         let run = try meridian(["simplify", fixture("geojson/ne_10m_countries_sample.geojson"), "--zoom-levle", "6"])
-        #expect(run.status == 64)
+        #expect(run.status == ExitStatus.usage)
         #expect(run.stderr.contains("did you mean '--zoom-level'?"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
         // A required argument missing too: the mistyped option is still what is named.
         let missing = try meridian(["coverage", "test", "--form", "37.3,-121.9", "--to", "37.8,-122.4"])
-        #expect(missing.status == 64)
+        #expect(missing.status == ExitStatus.usage)
         #expect(missing.stderr.contains("did you mean '--from'?"), "\(missing.stderr)")
     }
 
@@ -46,7 +46,7 @@ import Testing
     ])
     func mistypedValues(_ arguments: [String], _ suggestion: String) throws {
         let run = try meridian(arguments)
-        #expect(run.status == 64)
+        #expect(run.status == ExitStatus.usage)
         #expect(run.stderr.contains(suggestion), "\(run.stderr)")
     }
 
@@ -59,14 +59,14 @@ import Testing
     ])
     func mistypedTileArguments(_ arguments: [String], _ suggestion: String) throws {
         let run = try meridian(arguments)
-        #expect(run.status == 64)
+        #expect(run.status == ExitStatus.usage)
         #expect(run.stderr.contains(suggestion), "\(run.stderr)")
     }
 
     @Test func negativeNumbersAndKnownWordsAreNotMistakes() throws {
         // A southern latitude after an option that takes any value is a value, not an option.
         let run = try meridian(["clip", "--bbox", "-11,35,30,60", "--tile", "1/0/0"])
-        #expect(run.status == 64)
+        #expect(run.status == ExitStatus.usage)
         #expect(!run.stderr.contains("unknown"), "\(run.stderr)")
     }
 }

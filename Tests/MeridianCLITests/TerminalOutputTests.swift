@@ -13,7 +13,7 @@ import Testing
     ])
     func binaryOutputIsRefusedOnATerminal(_ arguments: [String]) throws {
         let run = try meridianOnTerminal(arguments)
-        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.status == ExitStatus.usage, "\(run.stderr)")
         #expect(run.stderr.contains("-o PATH"), "\(run.stderr)")
         #expect(!run.stdoutData.contains(0), "no binary bytes reached the terminal")
     }

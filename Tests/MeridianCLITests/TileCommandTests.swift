@@ -48,28 +48,28 @@ func pngCount(_ folder: URL) -> Int {
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 69)
+        #expect(process.terminationStatus == ExitStatus.helperUnavailable)
     }
 
     @Test func exitCodes() throws {
         try withTemporaryFolder { folder in
-            #expect(try meridian(["tile", fixture("raster/missing.tif"), folder.appendingPathComponent("a").path]).status == 66)
+            #expect(try meridian(["tile", fixture("raster/missing.tif"), folder.appendingPathComponent("a").path]).status == ExitStatus.inputUnavailable)
             let notRaster = try meridian(["tile", fixture("raster/USERAGREEMENT.TXT"), folder.appendingPathComponent("b").path])
-            #expect(notRaster.status == 65)
+            #expect(notRaster.status == ExitStatus.badInput)
             #expect(notRaster.stderr.contains("meridian: error: ") && notRaster.stderr.contains("USERAGREEMENT.TXT"))
             let plain = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), folder.appendingPathComponent("c").path])
-            #expect(plain.status == 65 && plain.stderr.contains("--gcp"))
-            #expect(try meridian(["tile", chart, folder.appendingPathComponent("d").path, "--zoom", "9-3"]).status == 64)
-            #expect(try meridian(["tile", chart, folder.appendingPathComponent("e").path, "--gcp", "1,2,3"]).status == 64)
+            #expect(plain.status == ExitStatus.badInput && plain.stderr.contains("--gcp"))
+            #expect(try meridian(["tile", chart, folder.appendingPathComponent("d").path, "--zoom", "9-3"]).status == ExitStatus.usage)
+            #expect(try meridian(["tile", chart, folder.appendingPathComponent("e").path, "--gcp", "1,2,3"]).status == ExitStatus.usage)
             // A mistyped number is refused, not dropped (0,x,768,… once read as 0,768,…).
             let mistyped = try meridian(["tile", fixture("raster/389225main_sw_1965_1024.jpg"), folder.appendingPathComponent("f").path,
                                          "--gcp", "0,0,25.44,-78.41", "--gcp", "1024,0,25.18,-76.60", "--gcp", "0,x,768,23.93,-78.76"])
-            #expect(mistyped.status == 64 && mistyped.stderr.contains("--gcp takes PIXEL,LINE,LAT,LON"), "\(mistyped.stderr)")
+            #expect(mistyped.status == ExitStatus.usage && mistyped.stderr.contains("--gcp takes PIXEL,LINE,LAT,LON"), "\(mistyped.stderr)")
             // A folder that is not empty is not overwritten without --resume.
             let used = folder.appendingPathComponent("used")
             try FileManager.default.createDirectory(at: used, withIntermediateDirectories: true)
             try Data("x".utf8).write(to: used.appendingPathComponent("keep.txt"))
-            #expect(try meridian(["tile", chart, used.path, "-q"]).status == 73)
+            #expect(try meridian(["tile", chart, used.path, "-q"]).status == ExitStatus.cannotCreateOutput)
             // Nothing is left behind by failures.
             #expect(contents(of: folder) == ["used"])
         }
@@ -214,7 +214,7 @@ func pngCount(_ folder: URL) -> Int {
             #expect(opaque.bandCount == 3 && near(opaque.pixel(x: 0, y: 0), 0, 0, 128), "\(opaque.pixel(x: 0, y: 0))")
 
             let wrong = try meridian(["tile", chart, folder.appendingPathComponent("wrong").path, "--background", "#00008"])
-            #expect(wrong.status == 64 && wrong.stderr.contains("--background"), "\(wrong.stderr)")
+            #expect(wrong.status == ExitStatus.usage && wrong.stderr.contains("--background"), "\(wrong.stderr)")
         }
     }
 

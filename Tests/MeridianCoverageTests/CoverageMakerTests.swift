@@ -3,10 +3,10 @@ import Testing
 import MeridianFormats
 import MeridianGeometry
 @testable import MeridianCoverage
+import MeridianTestSupport
 
-/// ../shared/fixtures beside the checkout (developer machines and CI).
-let sharedCountries = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/vector/ne_10m_countries.geojson.xz")
+/// Natural Earth's countries in ../shared/fixtures (developer machines and CI).
+let sharedCountries = sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz")
 
 /// Every feature of a GeoJSON file.
 func features(at path: String) throws -> [Feature] {
@@ -65,7 +65,7 @@ func expectGoodCoverage(for feature: Feature, sourceLocation: Testing.SourceLoca
     }
 
     @Test func aBoxAcrossTheAntimeridianIsCut() throws {
-        let result = try CoverageMaker().make(west: 170, south: -20, east: -170, north: -10)
+        let result = try CoverageMaker().make(covering: BoundingBox(west: 170, south: -20, east: -170, north: -10))
         #expect(result.coverage.polygons.count == 2)
         let area = CoverageArea(polygons: result.coverage.polygons.map { $0.rings[0] })
         #expect(!area.polygons(covering: Position(longitude: 180, latitude: -15)).isEmpty)

@@ -3,11 +3,7 @@ import Testing
 import MeridianFormats
 import MeridianGeometry
 @testable import MeridianCoverage
-
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
+import MeridianTestSupport
 
 struct ExpectedVerdict: Sendable, CustomTestStringConvertible {
     var file: String
@@ -17,21 +13,19 @@ struct ExpectedVerdict: Sendable, CustomTestStringConvertible {
 }
 
 /// coverage/cases/expected.tsv: file, verdict, rule ids that must be reported.
-func expectedVerdicts() -> [ExpectedVerdict] {
-    let table = (try? String(contentsOfFile: fixture("coverage/cases/expected.tsv"), encoding: .utf8)) ?? ""
-    return table.split(separator: "\n").dropFirst().map { line in
-        let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        return ExpectedVerdict(file: fields[0], valid: fields[1] == "valid",
+func expectedVerdicts() throws -> [ExpectedVerdict] {
+    try fixtureTable("coverage/cases/expected.tsv", header: true).map { fields in
+        ExpectedVerdict(file: fields[0], valid: fields[1] == "valid",
                                rules: fields.count > 2 ? fields[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } : [])
     }
 }
 
 @Suite struct CoverageValidatorTests {
-    @Test func theTableHasEveryCase() {
-        #expect(expectedVerdicts().count == 19)
+    @Test func theTableHasEveryCase() throws {
+        #expect(try expectedVerdicts().count == 19)
     }
 
-    @Test(arguments: expectedVerdicts())
+    @Test(arguments: try expectedVerdicts())
     func givesTheExpectedVerdict(_ expected: ExpectedVerdict) throws {
         let report = try CoverageValidator().validate(path: fixture("coverage/cases/\(expected.file)"))
         #expect(report.isValid == expected.valid, "\(report.text(colour: false))")

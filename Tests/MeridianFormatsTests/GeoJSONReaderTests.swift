@@ -126,10 +126,13 @@ import MeridianGeometry
     }
 
     @Test func severalObjectsOnOneLineAreTrailingData() throws {
-        #expect(throws: MeridianError.self) {
+        #expect {
             try readAll(text: #"{"type":"Point","coordinates":[1,2]} {"type":"Point","coordinates":[3,4]}"#)
+        } throws: { error in
+            guard let error = error as? GeoJSONTrailingData else { return false }
+            return error.kind == .badInput && error.nextStartsObject && !error.afterCollection && error.location?.line == 1
         }
-        #expect(throws: MeridianError.self) {
+        #expect(throws: GeoJSONTrailingData.self) {
             try readAll(text: "{\"type\":\"Point\",\"coordinates\":[1,2]}\n{\"type\":\"Point\",\"coordinates\":[3,4]}", layout: .document)
         }
     }
@@ -137,13 +140,13 @@ import MeridianGeometry
     /// Tests/Fixtures/malformed/expected.tsv: each broken file (read by the format its extension
     /// names), where the error is ("line:column", or "line" where a format has no columns or
     /// expat's column is not stable), what it says.
-    @Test(arguments: malformedCases())
+    @Test(arguments: try malformedCases())
     func malformedInputIsRejectedWithItsLocation(_ testCase: MalformedCase) throws {
         do {
             let input = try FeatureInput(path: fixture("malformed/\(testCase.file)"))
             _ = try FeatureList(reading: input.reader)
             Issue.record("\(testCase.file) was accepted")
-        } catch let error as MeridianError {
+        } catch let error as any MeridianFailure {
             #expect(error.kind == .badInput)
             if testCase.isExpats {
                 // expat's words and column vary with its version; its line does not.
@@ -165,10 +168,8 @@ struct MalformedCase: CustomTestStringConvertible, Sendable {
     var isExpats: Bool { message == "(expat's words)" }
 }
 
-func malformedCases() -> [MalformedCase] {
-    let table = (try? String(contentsOfFile: fixture("malformed/expected.tsv"), encoding: .utf8)) ?? ""
-    return table.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-        let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        return MalformedCase(file: fields[0], lineColumn: fields[1], message: fields[2])
+func malformedCases() throws -> [MalformedCase] {
+    try fixtureTable("malformed/expected.tsv").map { fields in
+        MalformedCase(file: fields[0], lineColumn: fields[1], message: fields[2])
     }
 }

@@ -79,14 +79,14 @@ import MeridianGeometry
         #expect(sink.collectedText() == #""a\"b\\c\n\t\u0001é/🗺""#)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz").path)),
+    @Test(.enabled(if: sharedFixtureExists("vector/ne_10m_countries.geojson.xz")),
           .timeLimit(.minutes(10)))
     func allNaturalEarthCountriesRoundTripBitForBit() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ne-\(UUID()).geojson").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let xz = Process()
         xz.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        xz.arguments = ["xz", "-dc", sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz").path]
+        xz.arguments = ["xz", "-dc", sharedFixture("vector/ne_10m_countries.geojson.xz")]
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         xz.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try xz.run()

@@ -38,10 +38,10 @@ import MeridianGeometry
         #expect(converted > refused)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: sharedFixtures.appendingPathComponent("kml/large/airspaces_global.kmz").path)),
+    @Test(.enabled(if: sharedFixtureExists("kml/large/airspaces_global.kmz")),
           .timeLimit(.minutes(10)))
     func airspacesConvertInFull() throws {
-        let (features, reader, _) = try readKML(sharedFixtures.appendingPathComponent("kml/large/airspaces_global.kmz").path)
+        let (features, reader, _) = try readKML(sharedFixture("kml/large/airspaces_global.kmz"))
         #expect(features.count == 27_196)
         #expect(reader.statistics.folders == 4_859)
         #expect(features.allSatisfy { $0.properties?["folder"]?.stringValue?.isEmpty == false })

@@ -123,11 +123,11 @@ let togeojsonFixtures: [String] = {
         #expect {
             try readKML(walk, layer: "No such folder")
         } throws: { error in
-            guard let error = error as? MeridianError, let hint = error.hint else { return false }
+            guard let error = error as? LayerSelection, let hint = error.hint else { return false }
             return error.kind == .usage && hint.contains("\"Route\"") && hint.contains("\"Stops\"") && hint.contains("\"Lake walk\"")
         }
         // A format without layers refuses --layer rather than ignoring it.
-        #expect(throws: MeridianError.self) {
+        #expect(throws: LayerSelection.unsupported(by: .geoJSON, in: fixture("geojson/ne_10m_countries_sample.geojson"))) {
             try FeatureInput(path: fixture("geojson/ne_10m_countries_sample.geojson"), options: ReadOptions(layer: "countries"))
         }
     }
@@ -206,4 +206,36 @@ private func writeJSONText(_ value: JSONValue) -> String {
     let sink = OutputSink(collectingAs: "x")
     writeJSON(value, to: sink, pretty: false)
     return sink.collectedText()
+}
+
+/// GroundOverlays come out typed beside their features: the image and its corners from the
+/// upper-left, clockwise, for a LatLonBox (turned or not) and a gx:LatLonQuad (which KML lists
+/// from the lower-left, counter-clockwise); nothing for other features.
+@Suite struct KMLGroundOverlayTests {
+    @Test func overlaysAreTyped() throws {
+        let kml = """
+            <kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document>
+            <Placemark><name>pin</name><Point><coordinates>1,2</coordinates></Point></Placemark>
+            <GroundOverlay><name>box</name><Icon><href>a.png</href></Icon>
+              <LatLonBox><north>10</north><south>0</south><east>20</east><west>0</west><rotation>0</rotation></LatLonBox></GroundOverlay>
+            <GroundOverlay><name>turned</name><Icon><href>b.png</href></Icon>
+              <LatLonBox><north>10</north><south>0</south><east>20</east><west>0</west><rotation>90</rotation></LatLonBox></GroundOverlay>
+            <GroundOverlay><name>quad</name><Icon><href>c.png</href></Icon>
+              <gx:LatLonQuad><coordinates>0,0 20,1 21,11 1,10</coordinates></gx:LatLonQuad></GroundOverlay>
+            <GroundOverlay><name>no image</name><LatLonBox><north>1</north><south>0</south><east>1</east><west>0</west></LatLonBox></GroundOverlay>
+            </Document></kml>
+            """
+        let reader = KMLReader(input: BufferedInput(string: kml, name: "overlays.kml"))
+        _ = try reader.readMetadata()
+        var overlays: [String: KMLGroundOverlay?] = [:]
+        while let feature = try reader.next() { overlays[feature.properties?["name"]?.stringValue ?? ""] = reader.groundOverlay }
+        func p(_ lon: Double, _ lat: Double) -> Position { Position(longitude: lon, latitude: lat) }
+        #expect(overlays["pin"]! == nil && overlays["no image"]! == nil)
+        #expect(overlays["box"]??.corners == [p(0, 10), p(20, 10), p(20, 0), p(0, 0)])
+        #expect(overlays["box"]??.imageHref == "a.png")
+        #expect(overlays["quad"]??.corners == [p(1, 10), p(21, 11), p(20, 1), p(0, 0)])
+        // Turned 90° counter-clockwise about (10, 5): the north-west corner goes to the south-west.
+        let turned = try #require(overlays["turned"] ?? nil)
+        #expect(abs(turned.corners[0].longitude - 5) < 1e-9 && abs(turned.corners[0].latitude + 5) < 1e-9, "\(turned.corners)")
+    }
 }

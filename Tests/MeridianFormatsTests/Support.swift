@@ -1,17 +1,8 @@
 import Foundation
 import MeridianGeometry
 @testable import MeridianFormats
-
-/// Tests/Fixtures, found from this file's place in the source tree.
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-func fixture(_ path: String) -> String { fixtures.appendingPathComponent(path).path }
-
-/// ../shared/fixtures beside the checkout, present on developer machines and CI only.
-let sharedFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("shared/fixtures")
+// Fixtures and exit statuses, shared by every test target; re-exported for this target's files.
+@_exported import MeridianTestSupport
 
 /// Everything a reader yields, with any warnings it gave.
 struct ReadResult {

@@ -50,4 +50,48 @@ import Testing
         #expect(pieces.count == 2)
         #expect(pieces.allSatisfy { $0.allSatisfy { abs($0.longitude) <= 180 } })
     }
+
+    /// A square from 170°E over ±180° to 170°W, its edges densified along great circles.
+    static let pacificRing = [
+        Position(longitude: 170, latitude: -10), Position(longitude: -170, latitude: -10), Position(longitude: -170, latitude: 10),
+        Position(longitude: 170, latitude: 10), Position(longitude: 170, latitude: -10),
+    ]
+    static let pacificSquare = Geometry.polygon(Polygon([pacificRing]))
+
+    @Test func aPolygonAcrossTheAntimeridianIsCutWhenSplit() throws {
+        let dense = GreatCircle.densify(Self.pacificSquare, spacing: 100_000, antimeridian: .split)
+        guard case .multiPolygon(let pieces) = dense else { Issue.record("not cut: \(dense)"); return }
+        #expect(pieces.polygons.count == 2)
+        for piece in pieces.polygons {
+            let ring = try #require(piece.exterior)
+            #expect(ring.count > 10 && ring.first == ring.last)
+            #expect(ring.allSatisfy { abs($0.longitude) <= 180 })
+            #expect(!Rings.crossesAntimeridian(ring))
+            #expect(ring.contains { abs($0.longitude) == 180 })  // each piece ends on the antimeridian
+        }
+        // The pieces together cover what the square covers.
+        let area = pieces.polygons.map { Rings.sphericalArea($0.exterior!) }.reduce(0, +)
+        let whole = Rings.sphericalArea(GreatCircle.densify(Self.pacificRing, spacing: 100_000))
+        #expect(abs(area - whole) < 1e-6 * whole)
+    }
+
+    @Test func aPolygonAcrossTheAntimeridianRunsOnWhenContinuous() throws {
+        let dense = GreatCircle.densify(Self.pacificSquare, spacing: 100_000, antimeridian: .continuous)
+        guard case .polygon(let polygon) = dense else { Issue.record("not one polygon: \(dense)"); return }
+        let ring = try #require(polygon.exterior)
+        #expect(ring.count > 10 && ring.first == ring.last)
+        #expect(zip(ring, ring.dropFirst()).allSatisfy { abs($1.longitude - $0.longitude) < 180 })
+        #expect(ring.allSatisfy { (170...190).contains($0.longitude) })
+        // The great-circle edges bow away from the equator, as a geodesic does.
+        #expect(ring.contains { $0.latitude > 10 } && ring.contains { $0.latitude < -10 })
+    }
+
+    @Test func aHoleStaysWithItsOuterRingWhenContinuous() throws {
+        let hole = [Position(longitude: -178, latitude: -2), Position(longitude: -178, latitude: 2), Position(longitude: -175, latitude: 2),
+                    Position(longitude: -175, latitude: -2), Position(longitude: -178, latitude: -2)]
+        let dense = GreatCircle.densify(.polygon(Polygon([Self.pacificRing, hole])), spacing: 100_000, antimeridian: .continuous)
+        guard case .polygon(let polygon) = dense else { Issue.record("not one polygon: \(dense)"); return }
+        let denseHole = try #require(polygon.holes.first)
+        #expect(polygon.holes.count == 1 && denseHole.allSatisfy { (180...190).contains($0.longitude) })
+    }
 }

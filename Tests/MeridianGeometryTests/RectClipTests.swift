@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MeridianGeometry
+import MeridianTestSupport
 
 @Suite struct RectClipTests {
     let unit = RectClip(minX: 0, minY: 0, maxX: 10, maxY: 10)
@@ -95,7 +96,7 @@ import MeridianFormats
     /// Clipping every country to the 64 zoom-3 tiles and adding the pieces' areas gives back
     /// the whole (relative error under 1e-9), and no piece has a zero-width edge.
     @Test func zoomThreeTilesAddUpToTheWhole() throws {
-        #expect(try tilesAddUp(geometryFixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path) == 31)
+        #expect(try tilesAddUp(fixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path) == 31)
     }
 
     /// The same over all 250 Natural Earth countries, from ../shared when it is there.
@@ -113,8 +114,7 @@ import MeridianFormats
         #expect(try tilesAddUp(path) == 250)
     }
 
-    static let shared = geometryFixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/fixtures/vector/ne_10m_countries.geojson.xz")
+    static let shared = sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz")
 
     func tilesAddUp(_ path: String) throws -> Int {
         let input = try FeatureInput(path: path)

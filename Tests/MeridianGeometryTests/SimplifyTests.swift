@@ -1,9 +1,7 @@
 import Foundation
 import Testing
 @testable import MeridianGeometry
-
-let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
+import MeridianTestSupport
 
 @Suite struct SimplifyTests {
     /// A direct transcription of Apple's Breadcrumb sample (CrumbPath's simplification): walk the
@@ -47,7 +45,7 @@ let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
     @Test func radialOnARealTrack() throws {
         // The gx:Track of togeojson's multitrack fixture, in map points.
-        let text = try String(contentsOf: geometryFixtures.appendingPathComponent("kml/togeojson/multitrack.kml"), encoding: .utf8)
+        let text = try String(contentsOf: fixtures.appendingPathComponent("kml/togeojson/multitrack.kml"), encoding: .utf8)
         let coords = text.components(separatedBy: "<gx:coord>").dropFirst().compactMap { part -> MapPoint? in
             let numbers = part.prefix { $0 != "<" }.split(separator: " ").compactMap { Double($0) }
             return numbers.count >= 2 ? MapPoint(Position(longitude: numbers[0], latitude: numbers[1])) : nil
@@ -60,7 +58,7 @@ let geometryFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
     /// Douglas-Peucker keeps exactly what shapely/GEOS keeps (fixtures made once with shapely).
     @Test func douglasPeuckerEqualsShapely() throws {
-        let data = try Data(contentsOf: geometryFixtures.appendingPathComponent("simplify/douglas-peucker-shapely.json"))
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("simplify/douglas-peucker-shapely.json"))
         let fixture = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let tracks = try #require(fixture["tracks"] as? [[String: Any]])
         #expect(tracks.count == 4)

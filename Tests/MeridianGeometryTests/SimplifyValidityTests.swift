@@ -3,6 +3,7 @@ import Foundation
 import MeridianFormats
 import Testing
 @testable import MeridianGeometry
+import MeridianTestSupport
 
 /// GEOS's own verdict (through GDAL's OGR_G_IsValid), so "valid" means what shapely, PostGIS
 /// and QGIS mean by it.
@@ -25,9 +26,8 @@ enum GEOS {
 
 /// Natural Earth's countries: the 31 in Tests/Fixtures, or all 250 from ../shared when there.
 enum NaturalEarth {
-    static let sample = geometryFixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path
-    static let shared = geometryFixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/fixtures/vector/ne_10m_countries.geojson.xz")
+    static let sample = fixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path
+    static let shared = sharedFixtures.appendingPathComponent("vector/ne_10m_countries.geojson.xz")
     static var sharedIsThere: Bool { FileManager.default.fileExists(atPath: shared.path) }
 
     static func features(_ path: String) throws -> [Feature] {

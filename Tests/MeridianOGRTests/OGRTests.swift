@@ -3,8 +3,8 @@ import MeridianFormats
 import MeridianGeometry
 import Testing
 @testable import MeridianOGR
+import MeridianTestSupport
 
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
 func countries() throws -> [Feature] {
     try FeatureList(reading: FeatureInput(path: fixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path).reader).features

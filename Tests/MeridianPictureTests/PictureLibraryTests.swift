@@ -95,7 +95,8 @@ let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// Tiles pictures cannot draw are a typed error carrying the facts, worded without any
     /// command-line option (the executables add those).
     @Test func tilesInAnotherFormatAreATypedError() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             try FileManager.default.createDirectory(atPath: folder + "/14/8580", withIntermediateDirectories: true)
             try Data([0x1A, 0x02]).write(to: URL(fileURLWithPath: folder + "/14/8580/5738.pbf"))
             let options = PictureOptions(view: MapTile(zoom: 14, x: 8580, y: 5738).mapRect, basemap: folder)
@@ -112,7 +113,8 @@ let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
     /// A basemap from an MBTiles file (written by MeridianTiles) is drawn under the picture:
     /// one red tile fills a picture of that tile.
     @Test func drawsAnMBTilesBasemap() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             // A 256×256 PNG of one red polygon over its whole view: the tile's image.
             let tile = MapTile(zoom: 3, x: 4, y: 2)
             let square = #"{"type":"Polygon","coordinates":[[[-180,-85],[180,-85],[180,85],[-180,85],[-180,-85]]]}"#

@@ -4,10 +4,10 @@ import MeridianGeometry
 import MeridianTiles
 import Testing
 @testable import MeridianRaster
+import MeridianTestSupport
 
-let rasterFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/raster")
-func raster(_ name: String) -> String { rasterFixtures.appendingPathComponent(name).path }
+/// A file under Tests/Fixtures/raster.
+func raster(_ name: String) -> String { fixture("raster/\(name)") }
 
 /// A fresh folder, removed afterwards.
 func withFolder<T>(_ body: (String) throws -> T) throws -> T {

@@ -12,7 +12,8 @@ import Testing
 
     /// Written in TMS rows, read back by XYZ address; the partial file becomes the output only at `finish`.
     @Test func writtenTilesReadBack() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             let path = folder + "/out.mbtiles"
             let writer = try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in Issue.record("a new file resumes nothing") }
             let a = MapTile(zoom: 3, x: 1, y: 2), b = MapTile(zoom: 4, x: 3, y: 5)
@@ -37,7 +38,8 @@ import Testing
     /// An interrupted run is resumed with the blocks it completed; its identity is handed to the
     /// check, which may refuse it before anything is written.
     @Test func resumingFindsTheRunAndItsBlocks() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             let path = folder + "/out.mbtiles"
             do {  // a run that stops part-way: its writer goes away with a block under way
                 let first = try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in }
@@ -63,7 +65,8 @@ import Testing
 
     /// Resuming over a finished file asks the check about "no run" (nil).
     @Test func aFinishedFileHoldsNoRun() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             let path = folder + "/out.mbtiles"
             try MBTilesWriter(path: path, resume: false, run: Self.run) { _ in }.finish(metadata: Self.metadata)
             var asked = false
@@ -80,7 +83,8 @@ import Testing
 
     /// The file gets the mode the umask allows (SQLite alone would make it 0644).
     @Test func theFileFollowsTheUmask() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             let path = folder + "/out.mbtiles"
             try MBTilesWriter(path: path, resume: false, run: []) { _ in }.finish(metadata: Self.metadata)
             // The umask as the kernel reports it: setting it to read it back would race the other tests' files.
@@ -93,7 +97,8 @@ import Testing
     }
 
     @Test func unreadableFilesAreTypedErrors() throws {
-        try withTemporaryFolder { folder in
+        try withTemporaryFolder { temporary in
+            let folder = temporary.path
             #expect(throws: MeridianError(.inputUnavailable, "cannot open the MBTiles file", at: SourceLocation(file: folder + "/none.mbtiles"))) {
                 try MBTilesFile(path: folder + "/none.mbtiles")
             }

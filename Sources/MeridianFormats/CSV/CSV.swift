@@ -102,17 +102,15 @@ public final class CSVWriter: FeatureWriter {
 /// and latitude columns (lon/lng/long/x, lat/y, and alt/altitude/ele/elevation/z); every other
 /// column becomes a property, typed when its text is a JSON number or true/false.
 public final class CSVReader: FeatureReader {
-    private let input: BufferedInput
+    private let records: CSVRecords
     private let options: ReadOptions
     private var header: [String] = []
-    private var separator = UInt8(ascii: ",")
-    private var lineNumber = 0
     private var geometryColumn: Int?
     private var xColumn: Int?, yColumn: Int?, zColumn: Int?
     private var started = false
 
     public init(input: BufferedInput, options: ReadOptions = .init()) {
-        self.input = input
+        records = CSVRecords(input: input)
         self.options = options
     }
 
@@ -121,15 +119,10 @@ public final class CSVReader: FeatureReader {
     public func readMetadata() throws -> CollectionMetadata {
         guard !started else { return .init() }
         started = true
-        guard var first = try input.nextLine() else {
-            throw MeridianError(.badInput, "the CSV file is empty", at: SourceLocation(file: input.name))
+        guard let first = try records.next() else {
+            throw MeridianError(.badInput, "the CSV file is empty", at: SourceLocation(file: records.name))
         }
-        lineNumber = 1
-        if first.starts(with: [0xEF, 0xBB, 0xBF]) { first.removeFirst(3) }
-        try requireUTF8(first)
-        let counts = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09].map { s in (s, first.filter { $0 == s }.count) }
-        separator = counts.max { $0.1 < $1.1 }.flatMap { $0.1 > 0 ? $0.0 : nil } ?? UInt8(ascii: ",")
-        header = try fields(startingWith: first).map { String(decoding: $0, as: UTF8.self) }
+        header = first.fields.map { String(decoding: $0, as: UTF8.self) }
         let lowered = header.map { $0.lowercased().trimmingWhitespace() }
         func column(_ names: [String]) -> Int? { names.lazy.compactMap { lowered.firstIndex(of: $0) }.first }
         geometryColumn = column(["wkt", "geometry", "the_geom", "wkb_geometry", "geom"])
@@ -144,43 +137,28 @@ public final class CSVReader: FeatureReader {
 
     public func next() throws -> Feature? {
         _ = try readMetadata()
-        while let line = try input.nextLine() {
-            lineNumber += 1
-            let recordLine = lineNumber
-            if line.isEmpty { continue }
-            try requireUTF8(line)
-            let cells = try fields(startingWith: line)
-            let location = SourceLocation(file: input.name, line: recordLine)
-            if cells.count > header.count {
-                throw MeridianError(.badInput, "a row has \(cells.count) fields but the header names \(header.count)", at: location)
-            }
-            var geometry: Geometry?
-            var properties = JSONObject()
-            for (i, name) in header.enumerated() {
-                let cell = i < cells.count ? cells[i] : []
-                if i == geometryColumn {
-                    geometry = try parseGeometry(cell, location: location)
-                } else if i == xColumn || i == yColumn || i == zColumn {
-                    continue
-                } else {
-                    properties[name] = JSONValue.inferred(fromText: cell)
-                }
-            }
-            if let xColumn, let yColumn {
-                geometry = try point(cells, x: xColumn, y: yColumn, z: zColumn, location: location)
-            }
-            return Feature(geometry: geometry, properties: properties)
+        guard let record = try records.next() else { return nil }
+        let cells = record.fields
+        let location = record.location
+        if cells.count > header.count {
+            throw MeridianError(.badInput, "a row has \(cells.count) fields but the header names \(header.count)", at: location)
         }
-        return nil
-    }
-
-    /// Text that is not UTF-8 (a Windows-1252 export, say) is refused, not turned into U+FFFD:
-    /// that would lose the text it meant.
-    private func requireUTF8(_ line: [UInt8]) throws {
-        guard let bad = line.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0) }) else { return }
-        throw MeridianError(.badInput, "invalid UTF-8 (byte 0x\(String(line[bad], radix: 16, uppercase: true)))",
-                            at: SourceLocation(file: input.name, line: lineNumber, column: bad + 1),
-                            hint: "CSV is read as UTF-8; convert it first, e.g. iconv -f WINDOWS-1252 -t UTF-8")
+        var geometry: Geometry?
+        var properties = JSONObject()
+        for (i, name) in header.enumerated() {
+            let cell = i < cells.count ? cells[i] : []
+            if i == geometryColumn {
+                geometry = try parseGeometry(cell, location: location)
+            } else if i == xColumn || i == yColumn || i == zColumn {
+                continue
+            } else {
+                properties[name] = JSONValue.inferred(fromText: cell)
+            }
+        }
+        if let xColumn, let yColumn {
+            geometry = try point(cells, x: xColumn, y: yColumn, z: zColumn, location: location)
+        }
+        return Feature(geometry: geometry, properties: properties)
     }
 
     private func parseGeometry(_ cell: [UInt8], location: SourceLocation) throws -> Geometry? {
@@ -201,58 +179,6 @@ public final class CSVReader: FeatureReader {
         }
         guard let lon = try value(x), let lat = try value(y) else { return nil }
         return .point(Point(Position(longitude: lon, latitude: lat, altitude: try z.flatMap(value))))
-    }
-
-    /// The fields of the record that starts on `line`, reading further lines while a quoted
-    /// field runs on.
-    private func fields(startingWith line: [UInt8]) throws -> [[UInt8]] {
-        var fields: [[UInt8]] = []
-        var field: [UInt8] = []
-        var line = line
-        var i = 0
-        var quoted = false, wasQuoted = false
-        let startLine = lineNumber
-        while true {
-            if i == line.count {
-                if quoted {
-                    guard let more = try input.nextLine() else {
-                        throw MeridianError(.badInput, "a quoted field is never closed", at: SourceLocation(file: input.name, line: startLine),
-                                            hint: "a field that holds a quote must double it (\"\")")
-                    }
-                    lineNumber += 1
-                    try requireUTF8(more)
-                    field.append(0x0A)
-                    line = more
-                    i = 0
-                    continue
-                }
-                fields.append(field)
-                return fields
-            }
-            let c = line[i]
-            i += 1
-            if quoted {
-                if c == UInt8(ascii: "\"") {
-                    if i < line.count && line[i] == UInt8(ascii: "\"") {
-                        field.append(c)
-                        i += 1
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    field.append(c)
-                }
-            } else if c == separator {
-                fields.append(field)
-                field = []
-                wasQuoted = false
-            } else if c == UInt8(ascii: "\"") && field.isEmpty && !wasQuoted {
-                quoted = true
-                wasQuoted = true
-            } else {
-                field.append(c)
-            }
-        }
     }
 }
 

@@ -179,8 +179,7 @@ public final class GeoJSONReader: FeatureReader {
             state = .sequence
             return
         }
-        throw scanner.error("unexpected data after the end of the GeoJSON \(wasCollection ? "FeatureCollection" : "object")",
-                            hint: startsRecord ? "several objects in one file form a GeoJSON text sequence: one per line, or use --from geojsonseq" : nil)
+        throw GeoJSONTrailingData(location: scanner.location, afterCollection: wasCollection, nextStartsObject: startsRecord)
     }
 
     private func checkCoordinateReferenceSystem(_ crs: JSONValue?) {
@@ -501,5 +500,20 @@ public final class GeoJSONReader: FeatureReader {
         case 2: return .lists(try list(tree).map { try list($0).map(position) })
         default: return .polygons(try list(tree).map { try list($0).map { try list($0).map(position) } })
         }
+    }
+}
+
+/// Data after the end of a GeoJSON document's one top-level object (bad input, 65).
+public struct GeoJSONTrailingData: MeridianFailure, Hashable {
+    public var location: SourceLocation?
+    /// The object that ended was a FeatureCollection (else a Feature or a geometry).
+    public var afterCollection: Bool
+    /// What follows starts another object: the file may be a GeoJSON text sequence.
+    public var nextStartsObject: Bool
+
+    public var kind: MeridianError.Kind { .badInput }
+    public var message: String { "unexpected data after the end of the GeoJSON \(afterCollection ? "FeatureCollection" : "object")" }
+    public var hint: String? {
+        nextStartsObject ? "several objects in one file form a GeoJSON text sequence: one per line, or read it as geojsonseq" : nil
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,11 +16,11 @@ public final class TemporaryFiles: @unchecked Sendable {
     // A fixed table read by the signal handler: entries are swapped in and out atomically
     // enough for a pointer-sized store, and freed only after they are cleared.
     nonisolated(unsafe) static let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
-    private var lock = pthread_mutex_t()
+    /// Serialises changes to `table` (the signal handler only reads it).
+    private let lock = Mutex(())
 
     private init() {
         Self.table.initialize(repeating: nil, count: Self.slots)
-        pthread_mutex_init(&lock, nil)
     }
 
     /// The folder for scratch files: $TMPDIR, else /tmp.
@@ -62,21 +63,21 @@ public final class TemporaryFiles: @unchecked Sendable {
     }
 
     public func register(_ path: String) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        for i in 0..<Self.slots where Self.table[i] == nil {
-            Self.table[i] = strdup(path)
-            return
+        lock.withLock { _ in
+            for i in 0..<Self.slots where Self.table[i] == nil {
+                Self.table[i] = strdup(path)
+                return
+            }
         }
     }
 
     public func unregister(_ path: String) {
-        pthread_mutex_lock(&lock)
-        defer { pthread_mutex_unlock(&lock) }
-        for i in 0..<Self.slots {
-            if let entry = Self.table[i], String(cString: entry) == path {
-                Self.table[i] = nil
-                free(entry)
+        lock.withLock { _ in
+            for i in 0..<Self.slots {
+                if let entry = Self.table[i], String(cString: entry) == path {
+                    Self.table[i] = nil
+                    free(entry)
+                }
             }
         }
     }

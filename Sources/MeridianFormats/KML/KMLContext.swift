@@ -122,12 +122,15 @@ final class KMLContext {
 
     // MARK: - Features
 
+    /// The feature an element becomes, and for a GroundOverlay with an image and a place, the
+    /// overlay itself.
     func feature(from element: XMLElement, in containers: [KMLDocumentBuilder.Container],
-                 options: KMLReadOptions) -> Feature? {
+                 options: KMLReadOptions) -> (Feature, KMLGroundOverlay?)? {
         var feature: Feature
+        var overlay: KMLGroundOverlay?
         switch element.name {
         case "Placemark": feature = placemark(element)
-        case "GroundOverlay": feature = groundOverlay(element)
+        case "GroundOverlay": (feature, overlay) = groundOverlay(element)
         case "NetworkLink": feature = networkLink(element)
         default: return nil  // PhotoOverlay, ScreenOverlay: no place on the map
         }
@@ -136,7 +139,7 @@ final class KMLContext {
         if !folders.isEmpty, options.folders == .flat {
             feature.properties?["folder"] = .string(folders.joined(separator: "/"))
         }
-        return feature
+        return (feature, overlay)
     }
 
     /// name, address, visibility, open, phoneNumber, description, styles, ExtendedData and times:
@@ -210,37 +213,33 @@ final class KMLContext {
     }
 
     /// A GroundOverlay as the polygon its image covers: a LatLonBox (turned by its rotation,
-    /// counter-clockwise degrees about the centre) or a gx:LatLonQuad. The image is in `icon`.
-    private func groundOverlay(_ element: XMLElement) -> Feature {
+    /// counter-clockwise degrees about the centre) or a gx:LatLonQuad. The image is in `icon`;
+    /// `@geometry-type` is togeojson's mark. With an image and a place, also the overlay itself.
+    private func groundOverlay(_ element: XMLElement) -> (Feature, KMLGroundOverlay?) {
         var properties: JSONObject = ["@geometry-type": "groundoverlay"]
         commonProperties(element, into: &properties)
-        if let href = element.descendant("Icon")?.descendant("href")?.textContent, !href.isEmpty {
-            properties["icon"] = .string(href)
-        }
+        let href = element.descendant("Icon")?.descendant("href")?.textContent ?? ""
+        if !href.isEmpty { properties["icon"] = .string(href) }
         extendedDataAndTimes(element, into: &properties)
         finishVisibility(&properties)
-        var geometry: Geometry?
+        // The image's corners from its upper-left, clockwise.
+        var corners: [Position]?
         var bbox: BoundingBox?
         if let quad = element.descendant("gx:LatLonQuad") {
-            var ring = KMLGeometryReader(context: self).positions(quad.child("coordinates"), in: quad)
-            if let first = ring.first, let last = ring.last, !first.isIdentical(to: last) { ring.append(first) }
-            if ring.count >= 4 { geometry = .polygon(Polygon([ring])) }
+            // KML lists a quad's corners from the image's lower-left, counter-clockwise.
+            let quadCorners = KMLGeometryReader(context: self).positions(quad.child("coordinates"), in: quad)
+            if quadCorners.count >= 4 { corners = [quadCorners[3], quadCorners[2], quadCorners[1], quadCorners[0]] }
         } else if let box = element.descendant("LatLonBox"), let bounds = Self.bounds(of: box) {
             bbox = bounds
-            var ring = Self.corners(of: bounds)
-            if let rotation = box.childText("rotation").flatMap(JSNumber.parseFloat) {
-                let (west, south, east, north) = (bounds.west, bounds.south, bounds.east, bounds.north)
-                let center = ((west + east) / 2, (south + north) / 2)
-                ring = ring.map { x, y in
-                    let dx = x - center.0, dy = y - center.1
-                    let distance = (dy * dy + dx * dx).squareRoot()
-                    let angle = atan2(dy, dx) + rotation * .pi / 180
-                    return (center.0 + cos(angle) * distance, center.1 + sin(angle) * distance)
-                }
-            }
-            geometry = .polygon(Polygon([ring.map { Position(longitude: $0.0, latitude: $0.1) }]))
+            let rotation = box.childText("rotation").flatMap(JSNumber.parseFloat) ?? 0
+            corners = Self.corners(of: bounds, turnedBy: rotation)
         }
-        return Feature(geometry: geometry, properties: properties, bbox: bbox)
+        // The polygon: a LatLonBox's from its north-west corner clockwise, as togeojson draws it;
+        // a quad's as written.
+        let ring = corners.map { bbox != nil ? $0 + [$0[0]] : [$0[3], $0[2], $0[1], $0[0], $0[3]] }
+        let feature = Feature(geometry: ring.map { .polygon(Polygon([$0])) }, properties: properties, bbox: bbox)
+        let overlay = corners.flatMap { href.isEmpty ? nil : KMLGroundOverlay(name: properties["name"]?.stringValue, imageHref: href, corners: $0) }
+        return (feature, overlay)
     }
 
     /// A LatLonBox's or LatLonAltBox's north, south, east and west, when all four are numbers.
@@ -252,9 +251,18 @@ final class KMLContext {
         return BoundingBox(west: west, south: south, east: east, north: north)
     }
 
-    /// The closed ring around a box, from its north-west corner, as togeojson draws it.
-    private static func corners(of b: BoundingBox) -> [(Double, Double)] {
-        [(b.west, b.north), (b.east, b.north), (b.east, b.south), (b.west, b.south), (b.west, b.north)]
+    /// A box's corners from its north-west one, clockwise, turned by `rotation` degrees
+    /// counter-clockwise about its centre (KML's LatLonBox rotation).
+    private static func corners(of b: BoundingBox, turnedBy rotation: Double) -> [Position] {
+        let corners = [(b.west, b.north), (b.east, b.north), (b.east, b.south), (b.west, b.south)]
+        let center = ((b.west + b.east) / 2, (b.south + b.north) / 2)
+        return corners.map { x, y in
+            guard rotation != 0 else { return Position(longitude: x, latitude: y) }
+            let dx = x - center.0, dy = y - center.1
+            let distance = (dy * dy + dx * dx).squareRoot()
+            let angle = atan2(dy, dx) + rotation * .pi / 180
+            return Position(longitude: center.0 + cos(angle) * distance, latitude: center.1 + sin(angle) * distance)
+        }
     }
 
     /// A NetworkLink as a feature carrying its link (never fetched), and its Region's box if any.
@@ -278,7 +286,8 @@ final class KMLContext {
         if let region = element.descendant("Region") {
             if let box = region.descendant("LatLonAltBox"), let bounds = Self.bounds(of: box) {
                 bbox = bounds
-                geometry = .polygon(Polygon([Self.corners(of: bounds).map { Position(longitude: $0.0, latitude: $0.1) }]))
+                let corners = Self.corners(of: bounds, turnedBy: 0)
+                geometry = .polygon(Polygon([corners + [corners[0]]]))
             }
             if let lod = region.descendant("Lod") {
                 func number(_ key: String) -> JSONValue? { lod.childText(key).flatMap(JSNumber.parseFloat).map(JSNumber.value) }

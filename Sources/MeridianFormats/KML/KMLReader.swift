@@ -15,7 +15,9 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     private let builder: KMLDocumentBuilder
     private let context: KMLContext
     private let options: KMLReadOptions
-    private var queue = Deque<Feature>()
+    /// Features waiting to be handed out, each with the GroundOverlay it came from, if any.
+    private var queue = Deque<(feature: Feature, overlay: KMLGroundOverlay?)>()
+    public private(set) var groundOverlay: KMLGroundOverlay?
     private var finished = false
     private var started = false
     public private(set) var trailingMetadata = CollectionMetadata()
@@ -41,10 +43,10 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         context.parser = parser
         if options.folders == .tree { folderTree = KMLFolderTree() }
         builder.onFeature = { [unowned self] element, containers in
-            guard let feature = context.feature(from: element, in: containers, options: options) else { return }
+            guard let (feature, overlay) = context.feature(from: element, in: containers, options: options) else { return }
             if let layer, !containers.contains(where: { $0.name == layer }) { return }
             folderTree?.add(feature)
-            queue.append(feature)
+            queue.append((feature, overlay))
         }
         builder.onContainerStart = { [unowned self] in folderTree?.open($0) }
         builder.onContainerEnd = { [unowned self] container in
@@ -89,7 +91,9 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
 
     public func next() throws -> Feature? {
         try fillQueue()
-        return queue.popFirst()
+        let next = queue.popFirst()
+        groundOverlay = next?.overlay
+        return next?.feature
     }
 
     /// Feeds expat until a feature is waiting or the input ends. At the end, a `layer` that was
@@ -123,6 +127,9 @@ public struct KMLReadOptions: Sendable {
 public protocol KMLDocumentReader: FeatureReader {
     var folderTree: KMLFolderTree? { get }
     var statistics: KMLStatistics { get }
+    /// The GroundOverlay behind the feature `next()` returned last, when it came from one
+    /// with an image and a place; nil for every other feature.
+    var groundOverlay: KMLGroundOverlay? { get }
 }
 
 /// Counts `meridian info` reports for KML.

@@ -89,4 +89,5 @@ public final class KMZReader: KMLDocumentReader {
     public var trailingMetadata: CollectionMetadata { kml.trailingMetadata }
     public var folderTree: KMLFolderTree? { kml.folderTree }
     public var statistics: KMLStatistics { kml.statistics }
+    public var groundOverlay: KMLGroundOverlay? { kml.groundOverlay }
 }

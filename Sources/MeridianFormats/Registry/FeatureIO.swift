@@ -40,23 +40,40 @@ public struct ReadOptions {
     }
 }
 
-/// `--layer`'s errors.
-public enum LayerSelection {
-    /// The error for a layer the input does not have, listing those it has (`more`: and others
-    /// not counted). A usage error (64): the input is fine, the command line asks for something
-    /// that is not in it.
-    public static func unknown(_ name: String, among layers: [String], more: Bool = false, in file: String) -> MeridianError {
-        let shown = 20
-        var list = layers.prefix(shown).map { "\"\($0)\"" }.joined(separator: ", ")
-        if layers.count > shown || more { list += " and \(layers.count > shown ? "\(layers.count - shown) " : "")more" }
-        return MeridianError(.usage, "no layer called \"\(name)\"", at: SourceLocation(file: file),
-                             hint: layers.isEmpty ? "it has no named layers" : "its layers: \(list)")
+/// A layer asked for (`ReadOptions.layer`) that cannot be read. A usage error (64): the input
+/// is fine, the caller asks for something that is not in it.
+public enum LayerSelection: MeridianFailure, Hashable {
+    /// The input `in` has no layer called `name`; `among` are the layers it has, and `more`
+    /// says it has others not counted.
+    case unknown(_ name: String, among: [String], more: Bool = false, in: String)
+    /// The input `in` is of a format without layers (only KML, KMZ and GDAL datasets have them).
+    case unsupported(by: FeatureFormat, in: String)
+
+    public var kind: MeridianError.Kind { .usage }
+
+    public var location: SourceLocation? {
+        switch self {
+        case .unknown(_, _, _, let file), .unsupported(_, let file): SourceLocation(file: file)
+        }
     }
 
-    /// The error for `--layer` with a format that has no layers.
-    public static func unsupported(by format: FeatureFormat, in file: String) -> MeridianError {
-        MeridianError(.usage, "--layer picks a layer of a KML or KMZ file or of a GDAL dataset; \(format.displayName) has none",
-                      at: SourceLocation(file: file), hint: "leave out --layer to read every feature")
+    public var message: String {
+        switch self {
+        case .unknown(let name, _, _, _): "no layer called \"\(name)\""
+        case .unsupported(let format, _): "\(format.displayName) has no layers to choose from; KML, KMZ and GDAL datasets have"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .unknown(_, let layers, let more, _):
+            guard !layers.isEmpty else { return "it has no named layers" }
+            let shown = 20
+            var list = layers.prefix(shown).map { "\"\($0)\"" }.joined(separator: ", ")
+            if layers.count > shown || more { list += " and \(layers.count > shown ? "\(layers.count - shown) " : "")more" }
+            return "its layers: \(list)"
+        case .unsupported: return "read every feature instead"
+        }
     }
 }
 
@@ -106,7 +123,7 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
     nonisolated(unsafe) let writer = writer
     nonisolated(unsafe) var writeError: Error?
     nonisolated(unsafe) var written = 0
-    let worker = WorkerThread {
+    let worker = try WorkerThread {
         do {
             while let feature = pipe.take() {
                 try writer.write(feature)

@@ -10,65 +10,56 @@ import MeridianGeometry
 /// run on two cores at once. Bounded by a number of positions, so memory stays flat whatever
 /// the input (one very large feature still passes through alone).
 final class FeaturePipe: @unchecked Sendable {
+    // All state below is guarded by `condition`.
     private var queue = Deque<Feature>()
     private var positionsQueued = 0
     private let positionLimit: Int
     private var closed = false
     private var cancelled = false
-    private var mutex = pthread_mutex_t()
-    private var changed = pthread_cond_t()
+    private let condition = Condition()
 
     init(positionLimit: Int = 250_000) {
         self.positionLimit = positionLimit
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(&changed)
-        pthread_mutex_destroy(&mutex)
     }
 
     /// Waits for room, then queues; false when the consumer has given up.
     func put(_ feature: Feature) -> Bool {
         let size = feature.geometry?.positionCount ?? 0
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while !cancelled && !queue.isEmpty && positionsQueued + size > positionLimit {
-            pthread_cond_wait(&changed, &mutex)
+        return condition.locked {
+            while !cancelled && !queue.isEmpty && positionsQueued + size > positionLimit { condition.wait() }
+            guard !cancelled else { return false }
+            queue.append(feature)
+            positionsQueued += size
+            condition.broadcast()
+            return true
         }
-        guard !cancelled else { return false }
-        queue.append(feature)
-        positionsQueued += size
-        pthread_cond_broadcast(&changed)
-        return true
     }
 
     /// No more features will come.
     func close() {
-        pthread_mutex_lock(&mutex)
-        closed = true
-        pthread_cond_broadcast(&changed)
-        pthread_mutex_unlock(&mutex)
+        condition.locked {
+            closed = true
+            condition.broadcast()
+        }
     }
 
     /// The consumer stops: producers' `put` returns false from now on.
     func cancel() {
-        pthread_mutex_lock(&mutex)
-        cancelled = true
-        pthread_cond_broadcast(&changed)
-        pthread_mutex_unlock(&mutex)
+        condition.locked {
+            cancelled = true
+            condition.broadcast()
+        }
     }
 
     /// The next feature, waiting for one; nil once closed and drained.
     func take() -> Feature? {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while queue.isEmpty && !closed { pthread_cond_wait(&changed, &mutex) }
-        guard let feature = queue.popFirst() else { return nil }
-        positionsQueued -= feature.geometry?.positionCount ?? 0
-        pthread_cond_broadcast(&changed)
-        return feature
+        condition.locked {
+            while queue.isEmpty && !closed { condition.wait() }
+            guard let feature = queue.popFirst() else { return nil }
+            positionsQueued -= feature.geometry?.positionCount ?? 0
+            condition.broadcast()
+            return feature
+        }
     }
 }
 
@@ -77,14 +68,19 @@ package final class WorkerThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let body: () -> Void
 
-    package init(_ body: @escaping () -> Void) {
+    /// Throws when the system cannot start a thread (out of threads or memory).
+    package init(_ body: @escaping () -> Void) throws {
         self.body = body
         let context = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { context in
+        let status = pthread_create(&thread, nil, { context in
             let worker = Unmanaged<WorkerThread>.fromOpaque(context!).takeRetainedValue()
             worker.body()
             return nil
         }, context)
+        guard status == 0 else {
+            Unmanaged<WorkerThread>.fromOpaque(context).release()
+            throw MeridianError(.io, "cannot start a thread: \(String(cString: strerror(status)))")
+        }
     }
 
     package func join() { pthread_join(thread, nil) }

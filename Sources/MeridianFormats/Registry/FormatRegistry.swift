@@ -152,8 +152,7 @@ public struct FormatRegistry: Sendable {
         if try input.peek(1).isEmpty {
             throw MeridianError(.badInput, "the input is empty", at: SourceLocation(file: input.name))
         }
-        throw MeridianError(.badInput, "cannot tell the input's format", at: SourceLocation(file: input.name),
-                            hint: "name it with --from (\(formats.filter(\.canRead).map(\.id).joined(separator: ", ")))")
+        throw FormatChoice.unknownInput(file: input.name, readable: formats.filter(\.canRead).map(\.id))
     }
 
     /// Chooses the writer for an output: `--to`, else the extension, else `fallback`.
@@ -165,8 +164,7 @@ public struct FormatRegistry: Sendable {
         }
         if let path, path != "-" {
             guard let format = try knownFormat(forPath: path) ?? self.fallback?(.outputPath(path)) else {
-                throw MeridianError(.usage, "cannot tell the output format from \"\(path)\"",
-                                    hint: "name it with --to (\(formats.filter(\.canWrite).map(\.id).joined(separator: ", ")))")
+                throw FormatChoice.unknownOutput(path: path, writable: formats.filter(\.canWrite).map(\.id))
             }
             return format
         }
@@ -218,4 +216,44 @@ extension FeatureFormat {
         reader: { input, options in try KMZReader(input: input, options: options) },
         writer: { sink, options in try KMZWriter(sink: sink, options: options) }
     )
+}
+
+/// A format that neither the caller, nor the path, nor the bytes name.
+public enum FormatChoice: MeridianFailure, Hashable {
+    /// The input `file` is in no format the registry knows by its extension or first bytes;
+    /// `readable` are the formats it could be named as.
+    case unknownInput(file: String, readable: [String])
+    /// The output `path` has no extension the registry knows; `writable` are the formats it
+    /// could be named as.
+    case unknownOutput(path: String, writable: [String])
+
+    public var kind: MeridianError.Kind {
+        switch self {
+        case .unknownInput: .badInput
+        case .unknownOutput: .usage
+        }
+    }
+
+    public var location: SourceLocation? {
+        switch self {
+        case .unknownInput(let file, _): SourceLocation(file: file)
+        case .unknownOutput: nil
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .unknownInput: "cannot tell the input's format"
+        case .unknownOutput(let path, _): "cannot tell the output format from \"\(path)\""
+        }
+    }
+
+    /// The formats to choose from.
+    public var formats: [String] {
+        switch self {
+        case .unknownInput(_, let formats), .unknownOutput(_, let formats): formats
+        }
+    }
+
+    public var hint: String? { "name its format: \(formats.joined(separator: ", "))" }
 }

@@ -116,14 +116,82 @@ extension Antimeridian {
 
     /// A polygon's pieces: its outer ring cut, each hole cut and given to the piece that covers it.
     static func cut(_ polygon: Polygon) -> [Polygon] {
-        guard let exterior = polygon.exterior, polygon.rings.contains(where: Rings.crossesAntimeridian) else { return [polygon] }
+        guard polygon.rings.contains(where: Rings.crossesAntimeridian) else { return [polygon] }
+        return pieces(of: polygon)
+    }
+
+    /// The pieces within ±180° of a polygon whose rings may jump over ±180° or run on past it.
+    static func pieces(of polygon: Polygon) -> [Polygon] {
+        guard let exterior = polygon.exterior else { return [polygon] }
         var pieces = cut(exterior).map { [$0] }
         for hole in polygon.holes {
-            for part in Rings.crossesAntimeridian(hole) ? cut(hole) : [hole] {
+            for part in reachesOver(hole) ? cut(hole) : [hole] {
                 let probe = part[0]
                 if let owner = pieces.indices.first(where: { Rings.covers(pieces[$0][0], probe) }) { pieces[owner].append(part) }
             }
         }
         return pieces.map(Polygon.init)
+    }
+}
+
+extension Antimeridian {
+    /// The two ways to write a line or polygon that reaches over ±180°.
+    public enum Style: String, Sendable, CaseIterable {
+        /// Cut into parts within ±180° (RFC 7946 §3.1.9).
+        case split
+        /// Longitudes continue past ±180° (MapKit's view: one unbroken overlay).
+        case continuous
+    }
+
+    /// Whether a line or ring jumps over ±180° or runs on past it (a continuous one).
+    static func reachesOver(_ ring: [Position]) -> Bool {
+        Rings.crossesAntimeridian(ring) || ring.contains { abs($0.longitude) > 180 }
+    }
+
+    /// A line in `style`: split, one LineString, or a MultiLineString of the parts it was cut
+    /// into; continuous, one LineString.
+    public static func line(_ line: [Position], style: Style) -> Geometry {
+        switch style {
+        case .continuous: return .lineString(LineString(continuous(line)))
+        case .split:
+            let parts = split(line)
+            return parts.count == 1 ? .lineString(LineString(parts[0])) : .multiLineString(MultiLineString(parts))
+        }
+    }
+
+    /// Lines in `style`: split, each one's parts; continuous, each one unbroken.
+    public static func lines(_ lines: [[Position]], style: Style) -> [[Position]] {
+        switch style {
+        case .continuous: return lines.map(continuous)
+        case .split: return lines.flatMap(split)
+        }
+    }
+
+    /// A polygon in `style`: split, its pieces within ±180° (itself when it reaches over
+    /// nowhere); continuous, one polygon whose rings run on past ±180° without a jump, each
+    /// hole on the same side of the antimeridian as its outer ring.
+    public static func polygon(_ polygon: Polygon, style: Style) -> [Polygon] {
+        switch style {
+        case .split: return polygon.rings.contains(where: reachesOver) ? pieces(of: polygon) : [polygon]
+        case .continuous: return [continuous(polygon)]
+        }
+    }
+
+    /// One polygon, or the MultiPolygon of several pieces.
+    public static func geometry(of pieces: [Polygon]) -> Geometry {
+        pieces.count == 1 ? .polygon(pieces[0]) : .multiPolygon(MultiPolygon(pieces))
+    }
+
+    static func continuous(_ polygon: Polygon) -> Polygon {
+        guard let exterior = polygon.exterior else { return polygon }
+        let outer = continuous(exterior)
+        func middle(_ ring: [Position]) -> Double { ring.reduce(0) { $0 + $1.longitude } / Double(max(ring.count, 1)) }
+        let holes = polygon.holes.map { hole -> [Position] in
+            let ring = continuous(hole)
+            // Each ring is unwrapped from its own first position: bring the hole within 180° of its outer ring.
+            let shift = ((middle(outer) - middle(ring)) / 360).rounded() * 360
+            return shift == 0 ? ring : ring.map { Position(longitude: $0.longitude + shift, latitude: $0.latitude, altitude: $0.altitude) }
+        }
+        return Polygon([outer] + holes)
     }
 }

@@ -41,6 +41,30 @@ public enum GreatCircle {
         return out
     }
 
+    /// A geometry with its lines and polygon rings densified along great circles, a point
+    /// about every `spacing` metres, as MKGeodesicPolyline draws them; where they reach over
+    /// ±180°, written in `style` (cut there, or with longitudes running on). Points are kept
+    /// as they are.
+    public static func densify(_ geometry: Geometry, spacing: Double = 1000, antimeridian style: Antimeridian.Style) -> Geometry {
+        func dense(_ polygon: Polygon) -> [Polygon] {
+            Antimeridian.polygon(Polygon(polygon.rings.map { densify($0, spacing: spacing) }), style: style)
+        }
+        switch geometry {
+        case .point, .multiPoint:
+            return geometry
+        case .lineString(let l):
+            return Antimeridian.line(densify(l.coordinates, spacing: spacing), style: style)
+        case .multiLineString(let m):
+            return .multiLineString(MultiLineString(Antimeridian.lines(m.lines.map { densify($0, spacing: spacing) }, style: style)))
+        case .polygon(let p):
+            return Antimeridian.geometry(of: dense(p))
+        case .multiPolygon(let m):
+            return .multiPolygon(MultiPolygon(m.polygons.flatMap(dense)))
+        case .geometryCollection(let c):
+            return .geometryCollection(GeometryCollection(c.geometries.map { densify($0, spacing: spacing, antimeridian: style) }))
+        }
+    }
+
     /// The point halfway along the great circle (a closed formula, to check interpolation by).
     public static func midpoint(_ a: Position, _ b: Position) -> Position {
         let va = vector(a), vb = vector(b)

@@ -41,15 +41,3 @@ public struct CollectionMetadata: Hashable, Sendable {
     /// The collection's `name` member (ogr2ogr writes the layer name there).
     public var name: String? { members["name"]?.stringValue }
 }
-
-/// A whole feature collection in memory. Streaming code uses `FeatureReader` instead;
-/// this is for small data and tests.
-public struct FeatureCollection: Hashable, Sendable {
-    public var features: [Feature]
-    public var metadata: CollectionMetadata
-
-    public init(features: [Feature] = [], metadata: CollectionMetadata = .init()) {
-        self.features = features
-        self.metadata = metadata
-    }
-}

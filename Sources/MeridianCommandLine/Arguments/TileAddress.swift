@@ -1,0 +1,46 @@
+import ArgumentParser
+import MeridianGeometry
+
+/// A map tile typed as `Z/X/Y`. Which way its rows count (XYZ from the top, TMS from the
+/// bottom) is a flag beside it (`--tms`), so the address is kept as typed until
+/// `tile(rowsFromBottom:)` makes it a `MapTile`; either way X and Y lie in 0 ..< 2^Z.
+public struct TileAddress: ArgumentValue, Sendable {
+    /// The tile the address names when its rows count from the top.
+    private var rowsFromTop: MapTile
+
+    public static let syntax = ArgumentSyntax(
+        valueName: "z/x/y", example: "12/655/1583",
+        form: "Z/X/Y with Z from \(MapTile.zoomLevels.lowerBound) to \(MapTile.zoomLevels.upperBound) and 0 <= X, Y < 2^Z")
+
+    public init?(argument: String) {
+        guard let tile = MapTile(address: argument) else { return nil }
+        rowsFromTop = tile
+    }
+
+    /// The tile, its row counted from the top (XYZ) or, with `rowsFromBottom`, from the bottom (TMS).
+    public func tile(rowsFromBottom: Bool = false) -> MapTile {
+        rowsFromBottom ? MapTile(zoom: rowsFromTop.zoom, x: rowsFromTop.x, tmsY: rowsFromTop.y) : rowsFromTop
+    }
+}
+
+/// Zoom levels typed as `MIN-MAX`, or one level, from 0 to `ZoomRange.maximum`.
+public struct ZoomRange: ArgumentValue, Sendable {
+    public var levels: ClosedRange<Int>
+
+    /// The deepest zoom level tiling reaches (MeridianRaster's TilePyramid.maximumZoom; about 1 cm
+    /// per pixel), kept here too because `meridian` itself never links MeridianRaster.
+    public static let maximum = 24
+
+    public static let syntax = ArgumentSyntax(
+        valueName: "min-max", example: "0-17",
+        form: "MIN-MAX or one level, between 0 and \(maximum)")
+
+    public init?(argument: String) {
+        let parts = argument.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        switch parts.count {
+        case 1: guard let z = parts[0], (0...Self.maximum).contains(z) else { return nil }; levels = z...z
+        case 2: guard let a = parts[0], let b = parts[1], 0 <= a, a <= b, b <= Self.maximum else { return nil }; levels = a...b
+        default: return nil
+        }
+    }
+}

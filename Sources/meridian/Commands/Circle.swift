@@ -5,6 +5,7 @@ import MeridianGeometry
 extension Commands {
     struct Circle: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "circle",
             abstract: "A circle overlay like MKCircle: round on the map, its radius in metres at the centre.",
             discussion: """
                 Example:

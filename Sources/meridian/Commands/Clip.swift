@@ -5,6 +5,7 @@ import MeridianGeometry
 extension Commands {
     struct Clip: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clip",
             abstract: "Clip features to a box, a map tile or a map rect.",
             discussion: """
                 Lines are split where they leave the rectangle (closed intervals: segments lying on \

@@ -5,6 +5,7 @@ import MeridianGeometry
 extension Commands {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "convert",
             abstract: "Convert features from one format to another, streaming.",
             discussion: """
                 Reads any supported format and writes any other, one feature at a time, so memory \

@@ -6,6 +6,7 @@ import MeridianGeometry
 extension Commands {
     struct Coverage: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "coverage",
             abstract: "Check routing-app coverage files before App Store submission.",
             discussion: """
                 A routing app's coverage file tells Maps where to suggest the app: one GeoJSON \

@@ -5,6 +5,7 @@ import MeridianGeometry
 extension Commands {
     struct Geodesic: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "geodesic",
             abstract: "Great-circle lines, like MKGeodesicPolyline: between two points, or along any lines.",
             discussion: """
                 With --from and --to, writes the great circle between them with a point about every \

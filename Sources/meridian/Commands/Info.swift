@@ -5,6 +5,7 @@ import MeridianGeometry
 extension Commands {
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Summarise a file: features, geometry types, vertices, bounds, property keys.",
             discussion: """
                 Reads the whole input, one feature at a time, and prints what it holds. \

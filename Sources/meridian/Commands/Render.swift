@@ -5,6 +5,7 @@ import MeridianGeometry
 extension Commands {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "render",
             abstract: "Draw features as a PNG (or SVG) picture, MKMapSnapshotter's idea offline.",
             discussion: """
                 Draws every input's features, in order, into one picture in Web Mercator: polygons \

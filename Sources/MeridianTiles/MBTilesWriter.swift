@@ -37,7 +37,17 @@ public final class MBTilesWriter {
         if resume && !resuming && access(path, F_OK) == 0 {
             try checkResuming(nil)  // a finished file: nothing to resume
         }
-        if !resuming {
+        if resuming {
+            // The interrupted run's identity, read without touching the file: a refused resume
+            // must leave it as it is, and opening it to write would roll back a hot journal.
+            var recorded: [RunField]?
+            if let snapshot = try? SQLiteDatabase(path: partialPath, mode: .untouched) {
+                try? snapshot.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
+                    recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
+                }
+            }
+            try checkResuming(recorded)
+        } else {
             unlink(partialPath)
             unlink(partialPath + "-journal")
             // Created here rather than by SQLite, which makes databases 0644 whatever the umask:
@@ -54,11 +64,6 @@ public final class MBTilesWriter {
             throw MeridianError(.cannotCreateOutput, "cannot create output: \(error.message)", at: SourceLocation(file: path))
         }
         if resuming {
-            var recorded: [RunField]?
-            try? database.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
-                recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
-            }
-            try checkResuming(recorded)
             try storing("cannot read the MBTiles file") {
                 try database.forEachRow("SELECT zoom_level, tile_column, tile_row, tiles FROM meridian_blocks") {
                     completedBlocks[MapTile(zoom: $0.int(0), x: $0.int(1), y: $0.int(2))] = $0.int(3)

@@ -24,6 +24,11 @@ public struct SQLiteError: Error, Sendable, Equatable {
 final class SQLiteDatabase {
     enum Mode {
         case readOnly
+        /// Read the file exactly as it is on disk: no lock taken, and no hot journal rolled back
+        /// (which any other connection does on its first read, writing to the file). For looking
+        /// at a file that must stay as it is, such as an interrupted run's before deciding to
+        /// resume it; pages an unfinished transaction left may show.
+        case untouched
         /// Read and write an existing file, safe to call from several threads (SQLite's
         /// serialized mode; a caller still orders its own transactions).
         case readWriteSerialized
@@ -31,6 +36,7 @@ final class SQLiteDatabase {
         var flags: Int32 {
             switch self {
             case .readOnly: SQLITE_OPEN_READONLY
+            case .untouched: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
             case .readWriteSerialized: SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX
             }
         }
@@ -40,7 +46,8 @@ final class SQLiteDatabase {
 
     init(path: String, mode: Mode) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, mode.flags, nil)
+        let name = mode == .untouched ? Self.immutableURI(path) : path
+        let status = sqlite3_open_v2(name, &handle, mode.flags, nil)
         guard status == SQLITE_OK, let handle else {
             // On failure SQLite usually still returns a handle, which holds the reason and must be closed.
             let error = SQLiteError(code: status, in: handle)
@@ -48,6 +55,13 @@ final class SQLiteDatabase {
             throw error
         }
         self.handle = handle
+    }
+
+    /// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs want.
+    static func immutableURI(_ path: String) -> String {
+        let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-~".utf8)
+        let encoded = path.utf8.map { plain.contains($0) ? String(UnicodeScalar($0)) : "%" + String($0, radix: 16, uppercase: true).leftPadded(to: 2) }
+        return "file:" + encoded.joined() + "?immutable=1"
     }
 
     deinit {
@@ -147,4 +161,8 @@ final class SQLiteStatement {
     private func check(_ status: Int32) throws(SQLiteError) {
         guard status == SQLITE_OK else { throw database.lastError(status) }
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

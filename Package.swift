@@ -99,12 +99,17 @@ let package = Package(
         // Routing-app coverage files: rules, validation, route checks.
         .target(name: "MeridianCoverage", dependencies: ["MeridianGeometry", "MeridianFormats"]),
 
+        // GDAL's C API wrapped once for MeridianRaster and MeridianOGR (internal: no product):
+        // registration, errors and GDAL's messages, the version, datasets and spatial references
+        // that free themselves.
+        .target(name: "GDALSupport", dependencies: ["CGDAL", "MeridianFormats"]),
+
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).
-        .target(name: "MeridianRaster", dependencies: ["CGDAL", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
+        .target(name: "MeridianRaster", dependencies: ["GDALSupport", "CGDAL", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
-        .target(name: "MeridianOGR", dependencies: ["CGDAL", "MeridianFormats", "MeridianGeometry"]),
+        .target(name: "MeridianOGR", dependencies: ["GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
         // What the executables share: error reporting with exit codes, progress lines, the
         // typed values people type (boxes, tiles, sizes, points) parsed into the library's types,
@@ -137,6 +142,7 @@ let package = Package(
             dependencies: [
                 "MeridianRaster",
                 "MeridianOGR",
+                "GDALSupport",
                 "MeridianFormats",
                 "MeridianGeometry",
                 "MeridianCommandLine",
@@ -169,6 +175,7 @@ let package = Package(
 
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL", "MeridianTestSupport"]),
+        .testTarget(name: "GDALSupportTests", dependencies: ["GDALSupport", "MeridianTestSupport"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats", "MeridianTestSupport"]),
         .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(

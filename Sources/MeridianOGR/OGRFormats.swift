@@ -1,4 +1,5 @@
 import CGDAL
+import GDALSupport
 import MeridianFormats
 
 /// GDAL/OGR's vector drivers, for the formats Meridian does not write itself (GeoPackage,
@@ -14,17 +15,10 @@ public enum OGRFormats {
         public var canWrite: Bool
     }
 
-    /// Registers GDAL's drivers once.
-    static let registered: Bool = {
-        GDALAllRegister()
-        return true
-    }()
-
     /// Every vector driver of the installed GDAL.
     public static var drivers: [Driver] {
-        _ = registered
-        return (0..<GDALGetDriverCount()).compactMap { index in
-            guard let driver = GDALGetDriver(index), metadata(driver, GDAL_DCAP_VECTOR) == "YES" else { return nil }
+        GDAL.drivers.compactMap { driver in
+            guard metadata(driver, GDAL_DCAP_VECTOR) == "YES" else { return nil }
             let name = String(cString: GDALGetDriverShortName(driver))
             let extensions = (metadata(driver, GDAL_DMD_EXTENSIONS) ?? metadata(driver, GDAL_DMD_EXTENSION) ?? "")
                 .lowercased().split(separator: " ").map(String.init)
@@ -45,7 +39,7 @@ public enum OGRFormats {
         if let name {
             let wanted = (CommonGDALFormat.named(name)?.driver ?? name).lowercased()
             if let driver = all.first(where: { $0.name.lowercased() == wanted }) { return driver }
-            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: "neither Meridian nor GDAL \(GDALLibraryVersion.release) knows it: `meridian formats` lists them all")
+            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: "neither Meridian nor GDAL \(GDAL.version) knows it: `meridian formats` lists them all")
         }
         if let path, let common = CommonGDALFormat.forPath(path), let driver = all.first(where: { $0.name == common.driver }) {
             return driver
@@ -57,15 +51,4 @@ public enum OGRFormats {
     public static func writers(forExtension ext: String) -> [Driver] {
         drivers.filter { $0.canWrite && $0.extensions.contains(ext.lowercased()) }
     }
-}
-
-/// The GDAL version, for messages and `meridian formats`.
-public enum GDALLibraryVersion {
-    public static var release: String { String(cString: GDALVersionInfo("RELEASE_NAME")) }
-}
-
-/// GDAL's last error message, or `fallback`.
-func gdalError(_ fallback: String) -> String {
-    guard let message = CPLGetLastErrorMsg(), message.pointee != 0 else { return fallback }
-    return String(cString: message)
 }

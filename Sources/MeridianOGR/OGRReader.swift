@@ -1,4 +1,5 @@
 import CGDAL
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 
@@ -8,13 +9,13 @@ import MeridianGeometry
 /// reals, booleans; dates and the rest as text). With several layers, each feature gets a
 /// `layer` property, unless `layer` picks one. GDAL's warnings go to `diagnostics`.
 public final class OGRReader: FeatureReader {
-    private let dataset: GDALDatasetH
+    private let dataset: GDALDataset
     /// The input's name in messages.
     private let name: String
     private var layers: [OGRLayerH] = []
     private var layerIndex = 0
     private var transform: OGRCoordinateTransformationH?
-    private let wgs84: OGRSpatialReferenceH
+    private let wgs84 = SpatialReference.wgs84LongitudeLatitude()
     private let messages: GDALMessages
 
     /// `name` stands for `path` in messages (`<stdin>` for standard input's copy); `driver`,
@@ -22,24 +23,16 @@ public final class OGRReader: FeatureReader {
     /// `layer` keeps one layer; a name the dataset has no layer of is a usage error that lists them.
     public init(path: String, name displayName: String? = nil, layer: String? = nil, driver: String? = nil,
                 diagnostics: DiagnosticHandler? = nil) throws {
-        _ = OGRFormats.registered
         let name = displayName ?? path
         self.name = name
         messages = GDALMessages(file: name, diagnostics: diagnostics)
-        let allowed = driver.map { CSLAddString(nil, $0) } ?? nil
-        defer { CSLDestroy(allowed) }
-        guard let dataset = messages.capturing({
-            GDALOpenEx(path, UInt32(GDAL_OF_VECTOR | GDAL_OF_READONLY), allowed.map { UnsafePointer(OpaquePointer($0)) }, nil, nil)
-        }) else {
+        guard let dataset = messages.capturing({ GDALDataset(opening: path, for: .vector, drivers: driver.map { [$0] } ?? []) }) else {
             // A file that is there and readable holds data GDAL does not understand.
             throw MeridianError(access(path, R_OK) == 0 ? .badInput : .inputUnavailable,
-                                gdalError("GDAL cannot open it as vector data"), at: SourceLocation(file: name))
+                                GDAL.lastError ?? "GDAL cannot open it as vector data", at: SourceLocation(file: name))
         }
         self.dataset = dataset
-        wgs84 = OSRNewSpatialReference(nil)
-        OSRImportFromEPSG(wgs84, 4326)
-        OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
-        let all = (0..<GDALDatasetGetLayerCount(dataset)).compactMap { GDALDatasetGetLayer(dataset, $0) }
+        let all = (0..<GDALDatasetGetLayerCount(dataset.handle)).compactMap { GDALDatasetGetLayer(dataset.handle, $0) }
         layers = all.filter { handle in layer.map { String(cString: OGR_L_GetName(handle)) == $0 } ?? true }
         guard !layers.isEmpty else {
             guard let layer, !all.isEmpty else { throw MeridianError(.badInput, "no vector layer", at: SourceLocation(file: name)) }
@@ -50,8 +43,6 @@ public final class OGRReader: FeatureReader {
 
     deinit {
         if let transform { OCTDestroyCoordinateTransformation(transform) }
-        OSRDestroySpatialReference(wgs84)
-        GDALClose(dataset)
     }
 
     private func startLayer() {
@@ -59,8 +50,8 @@ public final class OGRReader: FeatureReader {
         transform = nil
         let layer = layers[layerIndex]
         OGR_L_ResetReading(layer)
-        if let source = OGR_L_GetSpatialRef(layer), OSRIsSame(source, wgs84) == 0 {
-            transform = OCTNewCoordinateTransformation(source, wgs84)
+        if let source = OGR_L_GetSpatialRef(layer), OSRIsSame(source, wgs84.handle) == 0 {
+            transform = OCTNewCoordinateTransformation(source, wgs84.handle)
         }
     }
 

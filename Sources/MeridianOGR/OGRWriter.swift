@@ -1,5 +1,6 @@
 import CGDAL
 import Foundation
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 
@@ -60,7 +61,6 @@ public final class OGRWriter: PathFeatureWriter {
     }
 
     private func write(messages: GDALMessages) throws {
-        _ = OGRFormats.registered
         // First pass over the spill: the fields and their types, the geometry type.
         var schema = FieldSchema()
         var geometryTypes = Set<GeometryType>()
@@ -72,10 +72,7 @@ public final class OGRWriter: PathFeatureWriter {
                 if geometry.hasAltitude { hasZ = true }
             }
         }
-        let wgs84 = OSRNewSpatialReference(nil)
-        defer { OSRDestroySpatialReference(wgs84) }
-        OSRImportFromEPSG(wgs84, 4326)
-        OSRSetAxisMappingStrategy(wgs84, OAMS_TRADITIONAL_GIS_ORDER)
+        let wgs84 = SpatialReference.wgs84LongitudeLatitude()
         var layerType = Self.layerType(geometryTypes)
         if hasZ { layerType = OGR_GT_SetZ(layerType) }
 
@@ -87,8 +84,7 @@ public final class OGRWriter: PathFeatureWriter {
         let original = schema.fields.map(\.name)
         let distinct = FieldSchema.distinctNames(original)
         var requested = distinct
-        var dataset: GDALDatasetH?
-        defer { if let dataset { GDALClose(dataset) } }
+        var dataset: GDALDataset
         var layer: OGRLayerH
         var fieldNames: [String]
         var attempts = 0
@@ -102,8 +98,7 @@ public final class OGRWriter: PathFeatureWriter {
                 fieldNames = created
                 break
             }
-            GDALClose(made.dataset)
-            dataset = nil
+            made.dataset.close()
             discardStagedFiles()
             guard attempts < 50, let next = FieldSchema.nextName(for: created[clash], avoiding: requested + created) else {
                 throw MeridianError(.cannotCreateOutput,
@@ -120,7 +115,7 @@ public final class OGRWriter: PathFeatureWriter {
                                     at: SourceLocation(file: path)))
         }
 
-        let transaction = GDALDatasetStartTransaction(dataset, 0) == OGRERR_NONE
+        let transaction = GDALDatasetStartTransaction(dataset.handle, 0) == OGRERR_NONE
         let definition = OGR_L_GetLayerDefn(layer)
         // Fields may be renamed (by Meridian or by the driver): look them up by position.
         let fieldIndex = Dictionary(uniqueKeysWithValues: schema.fields.enumerated().map { ($1.name, Int32($0)) })
@@ -136,7 +131,7 @@ public final class OGRWriter: PathFeatureWriter {
             if let geometry = feature.geometry {
                 let wkb = WKB.encode(geometry)
                 var ogrGeometry: OGRGeometryH?
-                let status = wkb.withUnsafeBytes { OGR_G_CreateFromWkbEx($0.baseAddress, wgs84, &ogrGeometry, wkb.count) }
+                let status = wkb.withUnsafeBytes { OGR_G_CreateFromWkbEx($0.baseAddress, wgs84.handle, &ogrGeometry, wkb.count) }
                 guard status == OGRERR_NONE, var ogrGeometry else {
                     throw MeridianError(.badInput, "feature \(number): GDAL cannot take its geometry")
                 }
@@ -146,30 +141,29 @@ public final class OGRWriter: PathFeatureWriter {
                 OGR_F_SetGeometryDirectly(ogrFeature, ogrGeometry)
             }
             guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE else {
-                throw MeridianError(.badInput, "feature \(number): " + gdalError("GDAL's \(driver.name) driver refused it"),
+                throw MeridianError(.badInput, "feature \(number): " + (GDAL.lastError ?? "GDAL's \(driver.name) driver refused it"),
                                     at: SourceLocation(file: path))
             }
         }
-        if transaction { _ = GDALDatasetCommitTransaction(dataset) }
-        GDALClose(dataset)
-        dataset = nil
-        if CPLGetLastErrorType() == CE_Failure || CPLGetLastErrorType() == CE_Fatal {
-            throw MeridianError(.io, gdalError("GDAL failed to write the file"), at: SourceLocation(file: path))
+        if transaction { _ = GDALDatasetCommitTransaction(dataset.handle) }
+        dataset.close()  // writes what the driver still holds: its errors count
+        if GDAL.lastErrorIsFailure {
+            throw MeridianError(.io, GDAL.lastError ?? "GDAL failed to write the file", at: SourceLocation(file: path))
         }
     }
 
     /// The staged file and its one layer.
-    private func createLayer(type: OGRwkbGeometryType, srs: OGRSpatialReferenceH?) throws -> (dataset: GDALDatasetH, layer: OGRLayerH) {
+    private func createLayer(type: OGRwkbGeometryType, srs: SpatialReference) throws -> (dataset: GDALDataset, layer: OGRLayerH) {
+        GDAL.setUp()
         guard let handle = GDALGetDriverByName(driver.name),
-              let dataset = GDALCreate(handle, stagedPath, 0, 0, 0, GDT_Unknown, nil) else {
-            throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the file"), at: SourceLocation(file: path))
+              let created = GDALCreate(handle, stagedPath, 0, 0, 0, GDT_Unknown, nil) else {
+            throw MeridianError(.cannotCreateOutput, GDAL.lastError ?? "GDAL cannot create the file", at: SourceLocation(file: path))
         }
+        let dataset = GDALDataset(created)
         // Shapefiles default to ISO-8859-1 text; names from anywhere need UTF-8.
-        let encoding = driver.name == "ESRI Shapefile" ? CSLSetNameValue(nil, "ENCODING", "UTF-8") : nil
-        defer { CSLDestroy(encoding) }
-        guard let layer = GDALDatasetCreateLayer(dataset, layerName, srs, type, CSLConstList(encoding)) else {
-            GDALClose(dataset)
-            throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot create the layer"), at: SourceLocation(file: path))
+        let options = driver.name == "ESRI Shapefile" ? ["ENCODING=UTF-8"] : []
+        guard let layer = GDAL.withStringList(options, { GDALDatasetCreateLayer(dataset.handle, layerName, srs.handle, type, CSLConstList($0)) }) else {
+            throw MeridianError(.cannotCreateOutput, GDAL.lastError ?? "GDAL cannot create the layer", at: SourceLocation(file: path))
         }
         return (dataset, layer)
     }
@@ -187,7 +181,7 @@ public final class OGRWriter: PathFeatureWriter {
             defer { OGR_Fld_Destroy(definition) }
             guard OGR_L_CreateField(layer, definition, 1) == OGRERR_NONE,
                   let made = OGR_FD_GetFieldDefn(OGR_L_GetLayerDefn(layer), Int32(created.count)) else {
-                throw MeridianError(.cannotCreateOutput, gdalError("GDAL cannot add the field \(name)"), at: SourceLocation(file: path))
+                throw MeridianError(.cannotCreateOutput, GDAL.lastError ?? "GDAL cannot add the field \(name)", at: SourceLocation(file: path))
             }
             created.append(String(cString: OGR_Fld_GetNameRef(made)))
         }

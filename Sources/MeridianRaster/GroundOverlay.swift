@@ -1,5 +1,5 @@
-import CGDAL
 import Foundation
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 
@@ -41,12 +41,10 @@ struct GroundOverlay {
 
     /// Control points at the image's corners.
     func controlPoints(imageAt path: String) throws -> [ControlPoint] {
-        _ = GDAL.setUp
-        guard let dataset = GDALOpenEx(path, UInt32(GDAL_OF_RASTER | GDAL_OF_READONLY), nil, nil, nil) else {
-            throw MeridianError.raster(.inputUnavailable, "cannot open the GroundOverlay's image", path: path)
+        guard let image = GDALDataset(opening: path, for: .raster) else {
+            throw MeridianError.gdal(.inputUnavailable, "cannot open the GroundOverlay's image", path: path)
         }
-        let width = Double(GDALGetRasterXSize(dataset)), height = Double(GDALGetRasterYSize(dataset))
-        GDALClose(dataset)
+        let width = Double(image.width), height = Double(image.height)
         let pixels: [(Double, Double)] = [(0, 0), (width, 0), (width, height), (0, height)]
         return zip(pixels, corners).map { pixel, corner in
             ControlPoint(pixel: pixel.0, line: pixel.1, latitude: corner.latitude, longitude: corner.longitude)

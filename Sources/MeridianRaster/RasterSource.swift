@@ -1,5 +1,6 @@
 import CGDAL
 import Foundation
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 
@@ -99,7 +100,6 @@ public struct RasterSource: Sendable {
     /// Opens `path` once to check and describe it. Errors: 66 when the file cannot be read,
     /// 65 when GDAL cannot read it as a raster or it has no georeferencing, 64 for bad options.
     public init(path: String, options: RasterSourceOptions = RasterSourceOptions()) throws {
-        _ = GDAL.setUp
         self.path = path
         self.options = options
         guard access(path, R_OK) == 0 else {
@@ -116,14 +116,15 @@ public struct RasterSource: Sendable {
         }
         self.openPath = openPath
         CPLErrorReset()
-        guard let dataset = GDALOpenEx(openPath, UInt32(GDAL_OF_RASTER | GDAL_OF_READONLY), nil, nil, nil) else {
-            throw MeridianError.raster(.badInput, "GDAL cannot read this file as a raster", path: openPath)
+        guard let file = GDALDataset(opening: openPath, for: .raster) else {
+            throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)
         }
-        defer { GDALClose(dataset) }
-        driver = String(cString: GDALGetDriverShortName(GDALGetDatasetDriver(dataset)))
-        sourceWidth = Int(GDALGetRasterXSize(dataset))
-        sourceHeight = Int(GDALGetRasterYSize(dataset))
-        let bandCount = Int(GDALGetRasterCount(dataset))
+        let dataset = file.handle
+        defer { withExtendedLifetime(file) {} }  // `dataset` is used until the end
+        driver = file.driverName
+        sourceWidth = file.width
+        sourceHeight = file.height
+        let bandCount = file.bandCount
         guard bandCount > 0 else { throw MeridianError(.badInput, "the raster has no bands", at: SourceLocation(file: path)) }
 
         // Bands: a palette is expanded to RGBA; otherwise gray or RGB plus an alpha band if any.
@@ -220,9 +221,10 @@ public struct RasterSource: Sendable {
         }
 
         // Georeferencing: a geotransform with a CRS, else control points with theirs.
-        let prepared = try Self.prepare(dataset: dataset, translate: translate, path: path)
-        defer { if prepared != dataset { GDALClose(prepared) } }
-        var transformer = ["DST_SRS=\(GDAL.webMercatorWKT)"]
+        let preparedDataset = try Self.prepare(file, translate: translate, path: path)
+        let prepared = preparedDataset.handle
+        defer { withExtendedLifetime(preparedDataset) {} }
+        var transformer = ["DST_SRS=\(Self.webMercatorWKT)"]
         var geoTransform = [Double](repeating: 0, count: 6)
         let hasGeoTransform = GDALGetGeoTransform(prepared, &geoTransform) == CE_None && geoTransform != [0, 1, 0, 0, 0, 1]
         let gcpCount = Int(GDALGetGCPCount(prepared))
@@ -260,39 +262,34 @@ public struct RasterSource: Sendable {
         self.notes = notes
     }
 
-    /// The dataset to warp: the file itself, or the VRT gdal_translate makes of it.
-    static func prepare(dataset: GDALDatasetH, translate: [String], path: String) throws -> GDALDatasetH {
-        guard !translate.isEmpty else { return dataset }
+    /// The dataset to warp: the file itself, or the VRT gdal_translate makes of it (which
+    /// keeps the file open while it lives).
+    static func prepare(_ file: GDALDataset, translate: [String], path: String) throws -> GDALDataset {
+        guard !translate.isEmpty else { return file }
         let arguments = ["-of", "VRT"] + translate
         let options = GDAL.withStringList(arguments) { GDALTranslateOptionsNew($0, nil) }
         defer { GDALTranslateOptionsFree(options) }
         var usageError: Int32 = 0
         CPLErrorReset()
-        guard let result = GDALTranslate("", dataset, options, &usageError) else {
-            throw MeridianError.raster(.badInput, "cannot prepare the raster (\(translate.joined(separator: " ")))", path: path)
+        guard let result = GDALTranslate("", file.handle, options, &usageError) else {
+            throw MeridianError.gdal(.badInput, "cannot prepare the raster (\(translate.joined(separator: " ")))", path: path)
         }
-        return result
+        return GDALDataset(result, readingFrom: file)
     }
 
-    /// Opens the dataset to warp, for one thread. The caller closes both handles
-    /// (`prepared` first, when it is not `file`).
-    func open() throws -> (file: GDALDatasetH, prepared: GDALDatasetH) {
-        _ = GDAL.setUp
-        guard let file = GDALOpenEx(openPath, UInt32(GDAL_OF_RASTER | GDAL_OF_READONLY), nil, nil, nil) else {
-            throw MeridianError.raster(.inputUnavailable, "cannot open input", path: path)
+    /// Opens the file and the dataset to warp made of it, for one thread (GDAL datasets are
+    /// not thread-safe). `prepared` is `file` itself when nothing needs preparing.
+    func open() throws -> (file: GDALDataset, prepared: GDALDataset) {
+        guard let file = GDALDataset(opening: openPath, for: .raster) else {
+            throw MeridianError.gdal(.inputUnavailable, "cannot open input", path: path)
         }
-        do {
-            return (file, try Self.prepare(dataset: file, translate: translateArguments, path: path))
-        } catch {
-            GDALClose(file)
-            throw error
-        }
+        return (file, try Self.prepare(file, translate: translateArguments, path: path))
     }
 
     static func suggestedOutput(_ dataset: GDALDatasetH, transformer options: [String], path: String) throws
         -> (MercatorExtent, [Double], Int, Int) {
         guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset, nil, $0) }) else {
-            throw MeridianError.raster(.badInput, "cannot transform the raster to Web Mercator", path: path)
+            throw MeridianError.gdal(.badInput, "cannot transform the raster to Web Mercator", path: path)
         }
         defer { GDALDestroyGenImgProjTransformer(transformer) }
         var geoTransform = [Double](repeating: 0, count: 6)
@@ -300,7 +297,7 @@ public struct RasterSource: Sendable {
         var width: Int32 = 0, height: Int32 = 0
         CPLErrorReset()
         guard GDALSuggestedWarpOutput2(dataset, GDALGenImgProjTransform, transformer, &geoTransform, &width, &height, &extent, 0) == CE_None else {
-            throw MeridianError.raster(.badInput, "cannot find the raster's extent in Web Mercator", path: path)
+            throw MeridianError.gdal(.badInput, "cannot find the raster's extent in Web Mercator", path: path)
         }
         // gdal2tiles' bounds: the suggested output's geotransform times its size, clamped to the world.
         let limit = TilePyramid.originShift
@@ -312,6 +309,10 @@ public struct RasterSource: Sendable {
         }
         return (MercatorExtent(minX: minX, minY: minY, maxX: maxX, maxY: maxY), geoTransform, Int(width), Int(height))
     }
+
+    static let webMercatorWKT = SpatialReference.wkt("EPSG:3857")!
+    /// WGS 84 in longitude, latitude order, whatever the EPSG axis order says.
+    static let lonLatWKT = SpatialReference.wkt("+proj=longlat +datum=WGS84 +no_defs")!
 
     /// The PLY/ lines of a BSB/KAP header: the chart's outline as (latitude, longitude).
     /// (GDAL 3.6's BSB driver reads REF/ points as GCPs but does not expose PLY/.)
@@ -332,16 +333,16 @@ public struct RasterSource: Sendable {
 
     /// An outline in degrees as a WKT polygon in the dataset's pixel coordinates.
     static func pixelPolygon(_ outline: [(Double, Double)], dataset: GDALDatasetH, method: ControlPointMethod, path: String) throws -> [SIMD2<Double>] {
-        var options = ["DST_SRS=\(GDAL.lonLatWKT)"]
+        var options = ["DST_SRS=\(Self.lonLatWKT)"]
         if GDALGetGCPCount(dataset) >= 3 { options.append(method == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL") }
         guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset, nil, $0) }) else {
-            throw MeridianError.raster(.badInput, "cannot place the chart's outline", path: path)
+            throw MeridianError.gdal(.badInput, "cannot place the chart's outline", path: path)
         }
         defer { GDALDestroyGenImgProjTransformer(transformer) }
         var xs = outline.map { $0.1 }, ys = outline.map { $0.0 }, zs = [Double](repeating: 0, count: outline.count)
         var ok = [Int32](repeating: 0, count: outline.count)
         guard GDALGenImgProjTransform(transformer, 1, Int32(outline.count), &xs, &ys, &zs, &ok) != 0, !ok.contains(0) else {
-            throw MeridianError.raster(.badInput, "cannot place the chart's outline (PLY) on the image", path: path)
+            throw MeridianError.gdal(.badInput, "cannot place the chart's outline (PLY) on the image", path: path)
         }
         return zip(xs, ys).map { SIMD2($0, $1) }
     }

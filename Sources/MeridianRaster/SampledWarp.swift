@@ -1,5 +1,6 @@
 import CGDAL
 import Foundation
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 
@@ -157,9 +158,9 @@ extension TileRenderer {
             // Indexes from the file itself, expanded through the colour table here.
             var indexes = [UInt8](repeating: 0, count: w * h)
             let status = indexes.withUnsafeMutableBytes {
-                GDALRasterIO(GDALGetRasterBand(file, 1), GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), $0.baseAddress, Int32(w), Int32(h), GDT_Byte, 0, 0)
+                GDALRasterIO(GDALGetRasterBand(file.handle, 1), GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), $0.baseAddress, Int32(w), Int32(h), GDT_Byte, 0, 0)
             }
-            guard status == CE_None else { throw MeridianError.raster(.io, "cannot read the raster", path: source.path) }
+            guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
             let noData = source.paletteNoData ?? -1
             rgba.withUnsafeMutableBufferPointer { out in
                 palette.withUnsafeBufferPointer { lut in
@@ -180,16 +181,16 @@ extension TileRenderer {
         // Colour bands to channels 0..., the alpha band (if any) to channel 3.
         let status = rgba.withUnsafeMutableBytes { raw -> CPLErr in
             var colour = bands.map { Int32($0) }
-            var result = GDALDatasetRasterIO(prepared, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress, Int32(w), Int32(h),
+            var result = GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress, Int32(w), Int32(h),
                                              GDT_Byte, Int32(colour.count), &colour, 4, Int32(4 * w), 1)
             if result == CE_None, let alpha = source.alphaBand {
                 var band = [Int32(alpha)]
-                result = GDALDatasetRasterIO(prepared, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress! + 3, Int32(w), Int32(h),
+                result = GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress! + 3, Int32(w), Int32(h),
                                              GDT_Byte, 1, &band, 4, Int32(4 * w), 1)
             }
             return result
         }
-        guard status == CE_None else { throw MeridianError.raster(.io, "cannot read the raster", path: source.path) }
+        guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
         if let noData = source.noData {
             let values = noData.map { Int($0) }
             let exact = noData.allSatisfy { $0 == $0.rounded() && (0...255).contains($0) }

@@ -1,5 +1,6 @@
 import CGDAL
 import Foundation
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 
@@ -33,11 +34,11 @@ final class TileRenderer {
     let source: RasterSource
     let pyramid: TilePyramid
     let resampling: Resampling
-    let file: GDALDatasetH
-    let prepared: GDALDatasetH
+    let file: GDALDataset
+    let prepared: GDALDataset
     let transformer: UnsafeMutableRawPointer
     private let approximate: UnsafeMutableRawPointer
-    private let destination: GDALDatasetH
+    private let destination: GDALDataset
     private var buffer: [UInt8]
 
     var colorChannels: Int { source.colorBands.count }
@@ -51,25 +52,24 @@ final class TileRenderer {
         let (file, prepared) = try source.open()
         self.file = file
         self.prepared = prepared
-        guard let transformer = GDAL.withStringList(source.transformerOptions, { GDALCreateGenImgProjTransformer2(prepared, nil, $0) }) else {
-            if prepared != file { GDALClose(prepared) }
-            GDALClose(file)
-            throw MeridianError.raster(.badInput, "cannot transform the raster to Web Mercator", path: source.path)
+        guard let transformer = GDAL.withStringList(source.transformerOptions, { GDALCreateGenImgProjTransformer2(prepared.handle, nil, $0) }) else {
+            throw MeridianError.gdal(.badInput, "cannot transform the raster to Web Mercator", path: source.path)
+        }
+        guard let destination = GDALDataset.memoryRaster(width: pyramid.tileSize, height: pyramid.tileSize, bands: source.colorBands.count + 1) else {
+            GDALDestroyGenImgProjTransformer(transformer)
+            throw MeridianError.gdal(.io, "cannot make a tile in memory", path: source.path)
         }
         self.transformer = transformer
         approximate = GDALCreateApproxTransformer(GDALGenImgProjTransform, transformer, 0.125)
-        let size = Int32(pyramid.tileSize)
-        destination = GDALCreate(GDALGetDriverByName("MEM"), "", size, size, Int32(source.colorBands.count + 1), GDT_Byte, nil)
+        self.destination = destination
         buffer = [UInt8](repeating: 0, count: pyramid.tileSize * pyramid.tileSize * (source.colorBands.count + 1))
     }
 
+    /// (The datasets close after this, as the stored properties go.)
     deinit {
         if let operation { GDALDestroyWarpOperation(operation) }
-        GDALClose(destination)
         GDALDestroyApproxTransformer(approximate)
         GDALDestroyGenImgProjTransformer(transformer)
-        if prepared != file { GDALClose(prepared) }
-        GDALClose(file)
     }
 
     /// Warps one base tile; nil when nothing of the raster falls in it.
@@ -81,8 +81,8 @@ final class TileRenderer {
         let options = GDALCreateWarpOptions()!
         defer { GDALDestroyWarpOptions(options) }
         let bands = source.colorBands
-        options.pointee.hSrcDS = prepared
-        options.pointee.hDstDS = destination
+        options.pointee.hSrcDS = prepared.handle
+        options.pointee.hDstDS = destination.handle
         options.pointee.nBandCount = Int32(bands.count)
         options.pointee.panSrcBands = CPLMalloc(MemoryLayout<Int32>.size * bands.count).assumingMemoryBound(to: Int32.self)
         options.pointee.panDstBands = CPLMalloc(MemoryLayout<Int32>.size * bands.count).assumingMemoryBound(to: Int32.self)
@@ -111,7 +111,7 @@ final class TileRenderer {
     func render(_ tile: MapTile) throws -> TileImage? {
         var geoTransform = pyramid.geoTransform(tile)
         GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
-        GDALSetGeoTransform(destination, &geoTransform)
+        GDALSetGeoTransform(destination.handle, &geoTransform)
         if resampling == .gdal2tiles, !gdalWarpOnly {
             do {
                 let t0 = Profile.now()
@@ -132,21 +132,21 @@ final class TileRenderer {
             }
         }
         guard let operation else {
-            throw MeridianError.raster(.badInput, "cannot set up the warp", path: source.path)
+            throw MeridianError.gdal(.badInput, "cannot set up the warp", path: source.path)
         }
         let bands = source.colorBands
         let size = Int32(pyramid.tileSize)
         let t1 = Profile.now()
         guard GDALChunkAndWarpImage(operation, 0, 0, size, size) == CE_None else {
-            throw MeridianError.raster(.io, "cannot warp tile \(tile)", path: source.path)
+            throw MeridianError.gdal(.io, "cannot warp tile \(tile)", path: source.path)
         }
         Profile.add("warp", Profile.now() - t1)
         let channels = Int32(bands.count + 1)
         let status = buffer.withUnsafeMutableBytes { raw in
-            GDALDatasetRasterIO(destination, GF_Read, 0, 0, size, size, raw.baseAddress, size, size, GDT_Byte,
+            GDALDatasetRasterIO(destination.handle, GF_Read, 0, 0, size, size, raw.baseAddress, size, size, GDT_Byte,
                                 channels, nil, channels, channels * size, 1)
         }
-        guard status == CE_None else { throw MeridianError.raster(.io, "cannot read tile \(tile) back", path: source.path) }
+        guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read tile \(tile) back", path: source.path) }
         let image = TileImage(size: pyramid.tileSize, colorChannels: bands.count, pixels: buffer)
         return image.isEmpty ? nil : image
     }
@@ -177,11 +177,12 @@ final class TileCodec {
     let background: RGB?
     private let name: String
     private let driver: GDALDriverH
-    private var scratch: [Int: GDALDatasetH] = [:]
+    /// In-memory rasters to encode from, by band count.
+    private var scratch: [Int: GDALDataset] = [:]
     private let size: Int
 
     init(format: TileFormat, size: Int, background: RGB? = nil) {
-        _ = GDAL.setUp
+        GDAL.setUp()
         self.format = format
         self.background = background
         self.size = size
@@ -189,13 +190,11 @@ final class TileCodec {
         driver = GDALGetDriverByName(format.driver)
     }
 
-    deinit {
-        for dataset in scratch.values { GDALClose(dataset) }
-    }
-
-    private func memDataset(bands: Int) -> GDALDatasetH {
+    private func memDataset(bands: Int) throws -> GDALDataset {
         if let dataset = scratch[bands] { return dataset }
-        let dataset = GDALCreate(GDALGetDriverByName("MEM"), "", Int32(size), Int32(size), Int32(bands), GDT_Byte, nil)!
+        guard let dataset = GDALDataset.memoryRaster(width: size, height: size, bands: bands) else {
+            throw MeridianError(.io, "cannot encode a tile: \(GDAL.lastError ?? "")")
+        }
         scratch[bands] = dataset
         return dataset
     }
@@ -206,15 +205,15 @@ final class TileCodec {
         let image = background.map { image.flattened(onto: $0) } ?? image
         let keepAlpha = format != .jpeg && !image.isOpaque
         let bands = keepAlpha ? image.channels : image.colorChannels
-        let dataset = memDataset(bands: bands)
+        let dataset = try memDataset(bands: bands)
         let n = Int32(size), stride = Int32(image.channels)
         var pixels = image.pixels
         let status = pixels.withUnsafeMutableBytes { raw in
-            GDALDatasetRasterIO(dataset, GF_Write, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(bands), nil, stride, stride * n, 1)
+            GDALDatasetRasterIO(dataset.handle, GF_Write, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(bands), nil, stride, stride * n, 1)
         }
         guard status == CE_None else { throw MeridianError(.io, "cannot encode a tile: \(GDAL.lastError ?? "")") }
         CPLErrorReset()
-        let copy = GDAL.withStringList(format.creationOptions) { GDALCreateCopy(driver, name, dataset, 0, $0, nil, nil) }
+        let copy = GDAL.withStringList(format.creationOptions) { GDALCreateCopy(driver, name, dataset.handle, 0, $0, nil, nil) }
         guard let copy else { throw MeridianError(.io, "cannot encode a tile as \(format.rawValue): \(GDAL.lastError ?? "")") }
         GDALClose(copy)
         var length: vsi_l_offset = 0
@@ -231,16 +230,17 @@ final class TileCodec {
         return try data.withUnsafeMutableBufferPointer { bytes in
             VSIFCloseL(VSIFileFromMemBuffer(file, bytes.baseAddress, vsi_l_offset(bytes.count), 0))
             defer { VSIUnlink(file) }
-            guard let dataset = GDALOpen(file, GA_ReadOnly) else { throw MeridianError(.badInput, "cannot read a tile back: \(GDAL.lastError ?? "")") }
-            defer { GDALClose(dataset) }
-            let bands = Int(GDALGetRasterCount(dataset))
+            guard let dataset = GDALDataset(opening: file, for: .raster, explainingFailure: true) else {
+                throw MeridianError(.badInput, "cannot read a tile back: \(GDAL.lastError ?? "")")
+            }
+            let bands = dataset.bandCount
             let channels = colorChannels + 1
             var pixels = [UInt8](repeating: 255, count: size * size * channels)
             let n = Int32(size)
             let readBands = min(bands, channels)
             var map = (1...readBands).map { Int32($0) }
             let status = pixels.withUnsafeMutableBytes { raw in
-                GDALDatasetRasterIO(dataset, GF_Read, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(readBands), &map,
+                GDALDatasetRasterIO(dataset.handle, GF_Read, 0, 0, n, n, raw.baseAddress, n, n, GDT_Byte, Int32(readBands), &map,
                                     Int32(channels), Int32(channels) * n, 1)
             }
             guard status == CE_None else { throw MeridianError(.badInput, "cannot read a tile back") }
@@ -260,13 +260,11 @@ public struct DecodedImage: Sendable {
     public let rgba: [UInt8]
 
     public init(path: String) throws {
-        _ = GDAL.setUp
-        guard let dataset = GDALOpen(path, GA_ReadOnly) else {
-            throw MeridianError.raster(.badInput, "cannot read the image", path: path)
+        guard let dataset = GDALDataset(opening: path, for: .raster, explainingFailure: true) else {
+            throw MeridianError.gdal(.badInput, "cannot read the image", path: path)
         }
-        defer { GDALClose(dataset) }
-        let width = Int(GDALGetRasterXSize(dataset)), height = Int(GDALGetRasterYSize(dataset))
-        let bandCount = Int(GDALGetRasterCount(dataset))
+        let width = dataset.width, height = dataset.height
+        let bandCount = dataset.bandCount
         self.width = width
         self.height = height
         self.bandCount = bandCount
@@ -278,16 +276,16 @@ public struct DecodedImage: Sendable {
         default: map = [1, 2, 3, 4]
         }
         guard let pixels = Self.read(dataset, width: width, height: height, bands: map) else {
-            throw MeridianError.raster(.badInput, "cannot read the image", path: path)
+            throw MeridianError.gdal(.badInput, "cannot read the image", path: path)
         }
         rgba = pixels
     }
 
-    private static func read(_ dataset: GDALDatasetH, width: Int, height: Int, bands: [Int32]) -> [UInt8]? {
+    private static func read(_ dataset: GDALDataset, width: Int, height: Int, bands: [Int32]) -> [UInt8]? {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         var map = bands
         let status = pixels.withUnsafeMutableBytes { raw in
-            GDALDatasetRasterIO(dataset, GF_Read, 0, 0, Int32(width), Int32(height), raw.baseAddress, Int32(width), Int32(height),
+            GDALDatasetRasterIO(dataset.handle, GF_Read, 0, 0, Int32(width), Int32(height), raw.baseAddress, Int32(width), Int32(height),
                                 GDT_Byte, Int32(map.count), &map, 4, Int32(4 * width), 1)
         }
         return status == CE_None ? pixels : nil

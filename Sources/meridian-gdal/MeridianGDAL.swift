@@ -1,6 +1,6 @@
 import ArgumentParser
+import GDALSupport
 import MeridianCommandLine
-import MeridianRaster
 
 /// The GDAL-backed subcommands of `meridian`, in their own executable so that libgdal's
 /// start-up cost never touches the others. `meridian tile …` runs `meridian-gdal tile …`.
@@ -14,7 +14,7 @@ struct MeridianGDAL: ParsableCommand {
             Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
             73 cannot create output, 74 I/O error.
             """,
-        version: "meridian-gdal \(versionString) (GDAL \(GDALLibrary.version))",
+        version: "meridian-gdal \(versionString) (GDAL \(GDAL.version))",
         subcommands: [Tile.self, Formats.self, OGRRead.self, OGRWrite.self, OGRDriverLookup.self]
     )
 

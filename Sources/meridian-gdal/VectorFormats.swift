@@ -1,4 +1,5 @@
 import ArgumentParser
+import GDALSupport
 import MeridianCommandLine
 import MeridianFormats
 import MeridianOGR
@@ -22,7 +23,7 @@ struct Formats: ParsableCommand {
             let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
             out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
         }
-        out.write("\nGDAL \(GDALLibraryVersion.release)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
+        out.write("\nGDAL \(GDAL.version)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
         out.write("by extension only \(CommonGDALFormat.extensionList)):\n")
         for driver in OGRFormats.drivers {
             let modes = driver.canWrite ? "read, write" : "read"

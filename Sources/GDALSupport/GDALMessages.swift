@@ -1,29 +1,30 @@
 import CGDAL
 import MeridianFormats
 
-/// GDAL's own messages while Meridian works, kept off standard error (GDAL prints `Warning 1:
-/// …` there by default, in no form `meridian` knows) and handed on as Meridian's warnings about
-/// `file`. GDAL keeps a stack of handlers per thread, so `capturing` changes nothing for other
-/// threads. Errors are not repeated: Meridian's error messages quote GDAL's last error.
-final class GDALMessages {
+/// GDAL's own warnings while Meridian works, handed on as Meridian's warnings about `file`
+/// (outside a capture, the quiet handler `GDAL.setUp` installs keeps them off standard error,
+/// where GDAL prints `Warning 1: …` by default, in no form `meridian` knows). GDAL keeps a
+/// stack of handlers per thread, so `capturing` changes nothing for other threads. Errors are
+/// not repeated: Meridian's error messages quote GDAL's last error.
+public final class GDALMessages {
     private let file: String
     private let diagnostics: DiagnosticHandler?
     private var reported = 0
     private var leftOut = 0
     /// While true, warnings are dropped: Meridian reports their effect itself (a renamed field).
-    var muted = false
+    public var muted = false
 
     /// Warnings passed on before the rest are only counted (GDAL warns about each feature a
     /// Shapefile field is too narrow for).
-    static let limit = 20
+    public static let limit = 20
 
-    init(file: String, diagnostics: DiagnosticHandler?) {
+    public init(file: String, diagnostics: DiagnosticHandler?) {
         self.file = file
         self.diagnostics = diagnostics
     }
 
     /// Runs `body` with GDAL's messages on this thread coming here.
-    func capturing<T>(_ body: () throws -> T) rethrows -> T {
+    public func capturing<T>(_ body: () throws -> T) rethrows -> T {
         CPLPushErrorHandlerEx({ severity, _, message in
             guard let context = CPLGetErrorHandlerUserData() else { return }
             Unmanaged<GDALMessages>.fromOpaque(context).takeUnretainedValue()
@@ -44,7 +45,7 @@ final class GDALMessages {
     }
 
     /// Says how many warnings were left out, if any; call once the work is done.
-    func finish() {
+    public func finish() {
         guard leftOut > 0 else { return }
         diagnostics?(Diagnostic(.warning, "\(leftOut) more of GDAL's warnings left out", at: SourceLocation(file: file)))
         leftOut = 0

@@ -1,14 +1,14 @@
 import Testing
-@testable import MeridianRaster
+import GDALSupport
 
-@Suite struct GDALLibraryTests {
+@Suite struct GDALTests {
     @Test func linksGDAL36OrNewer() {
-        #expect(GDALLibrary.versionNumber >= 3_060_000, "GDAL \(GDALLibrary.version)")
-        #expect(GDALLibrary.version.hasPrefix("3."))
+        #expect(GDAL.versionNumber >= 3_060_000, "GDAL \(GDAL.version)")
+        #expect(GDAL.version.hasPrefix("3."))
     }
 
     @Test func registersTheDriversTilingNeeds() {
-        let names = Set(GDALLibrary.driverNames)
+        let names = Set(GDAL.driverNames)
         for driver in ["GTiff", "BSB", "PNG", "JPEG", "MBTiles", "VRT"] {
             #expect(names.contains(driver), "GDAL has no \(driver) driver")
         }

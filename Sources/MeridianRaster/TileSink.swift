@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import Synchronization
 
 /// How tile rows are counted in a folder of tiles.
 public enum TileScheme: String, Sendable, CaseIterable {
@@ -47,15 +48,15 @@ public protocol TileSink: AnyObject, Sendable {
     func finish(metadata: TileSetMetadata) throws
 }
 
-/// A mutex for the sinks and the tiler.
-final class Lock: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
+/// A mutex guarding no Swift value but something used one thread at a time that it does not
+/// hold: MBTilesSink's MBTilesWriter (a SQLite connection).
+typealias Lock = Mutex<Void>
+
+extension Mutex where Value == Void {
+    init() { self.init(()) }
+
+    func locked<T: Sendable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try withLock { _ throws(E) in try body() }
     }
 }
 
@@ -68,10 +69,11 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     public let scheme: TileScheme
     public let format: TileFormat
     public private(set) var completedBlocks: [MapTile: Int] = [:]
-    private let lock = Lock()
-    private var folders: Set<String> = []
+    /// The tile folders made so far (tiles come from every worker thread).
+    private let madeFolders = Mutex<Set<String>>([])
     private let statePath: String
-    private let stateFD: Int32
+    /// The state file's descriptor, written one whole line at a time.
+    private let stateFile: Mutex<Int32>
 
     /// The name of the file that holds an unfinished run's state.
     public static let stateFile = ".meridian-tiling"
@@ -117,14 +119,15 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
             }
         }
-        stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (resuming ? 0 : O_TRUNC), 0o666)
+        let stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (resuming ? 0 : O_TRUNC), 0o666)
         guard stateFD >= 0 else {
             throw MeridianError(.cannotCreateOutput, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
+        stateFile = Mutex(stateFD)
         if !resuming { try append(identity.lines.map { $0 + "\n" }.joined()) }
     }
 
-    deinit { close(stateFD) }
+    deinit { stateFile.withLock { _ = close($0) } }
 
     /// Temporary files a killed run left behind (`.y.png.meridian-XXXXXX`).
     static func removeLeftovers(in path: String) {
@@ -139,8 +142,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     private func append(_ line: String) throws {
         var line = line
-        let n = line.withUTF8 { Glibc.write(stateFD, $0.baseAddress, $0.count) }
-        guard n == line.utf8.count else {
+        let written = stateFile.withLock { fd in line.withUTF8 { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        guard written == line.utf8.count else {
             throw MeridianError(.io, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
     }
@@ -155,20 +158,20 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     public func write(_ tile: MapTile, data: [UInt8]) throws {
         let folder = "\(path)/\(tile.zoom)/\(tile.x)"
-        let known = lock.locked { folders.contains(folder) }
+        let known = madeFolders.withLock { $0.contains(folder) }
         if !known {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
                 throw MeridianError(.cannotCreateOutput, "cannot create a tile folder", at: SourceLocation(file: folder))
             }
-            lock.locked { _ = folders.insert(folder) }
+            madeFolders.withLock { _ = $0.insert(folder) }
         }
         try OutputTarget.write(data, to: tilePath(tile), durable: false)
     }
 
     public func markCompleted(block: MapTile, tiles: Int) throws {
-        try lock.locked { try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles)\n") }
+        try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles)\n")
     }
 
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {

@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import Synchronization
 
 /// How to cut a raster into tiles.
 public struct TilingOptions: Sendable {
@@ -228,34 +229,42 @@ public final class Tiler: @unchecked Sendable {
     }
 }
 
-/// What the worker threads share, behind one lock.
-final class RunState: @unchecked Sendable {
-    private let lock = Lock()
-    private var next = 0
-    private(set) var error: Error?
-    private(set) var tops: [MapTile: TileImage] = [:]
-    private var done = 0
-    private var written = 0
-    private(set) var writtenPerZoom: [Int: Int] = [:]
-    private(set) var kept = 0
+/// What the worker threads share, behind one mutex.
+final class RunState: Sendable {
+    private struct Shared {
+        var next = 0
+        var error: Error?
+        var tops: [MapTile: TileImage] = [:]
+        var done = 0
+        var written = 0
+        var writtenPerZoom: [Int: Int] = [:]
+        var kept = 0
+    }
+
+    private let shared = Mutex(Shared())
     let total: Int
 
     init(total: Int) { self.total = total }
 
+    var error: Error? { shared.withLock { $0.error } }
+    var tops: [MapTile: TileImage] { shared.withLock { $0.tops } }
+    var writtenPerZoom: [Int: Int] { shared.withLock { $0.writtenPerZoom } }
+    var kept: Int { shared.withLock { $0.kept } }
+
     func nextBlock(of count: Int) -> Int? {
-        lock.locked {
-            guard error == nil, next < count else { return nil }
-            next += 1
-            return next - 1
+        shared.withLock { state in
+            guard state.error == nil, state.next < count else { return nil }
+            state.next += 1
+            return state.next - 1
         }
     }
-    func fail(_ error: Error) { lock.locked { if self.error == nil { self.error = error } } }
-    func setTop(_ tile: MapTile, _ image: TileImage?) { lock.locked { if let image { tops[tile] = image } } }
-    func advance(_ n: Int) { lock.locked { done += n } }
-    func wrote(_ tile: MapTile) { lock.locked { written += 1; writtenPerZoom[tile.zoom, default: 0] += 1 } }
+    func fail(_ error: Error) { shared.withLock { if $0.error == nil { $0.error = error } } }
+    func setTop(_ tile: MapTile, _ image: TileImage?) { shared.withLock { if let image { $0.tops[tile] = image } } }
+    func advance(_ n: Int) { shared.withLock { $0.done += n } }
+    func wrote(_ tile: MapTile) { shared.withLock { $0.written += 1; $0.writtenPerZoom[tile.zoom, default: 0] += 1 } }
     /// `tiles` stored by an interrupted run are kept; `advancing` of the run's tiles are done.
-    func keep(_ tiles: Int, advancing: Int) { lock.locked { done += advancing; kept += tiles } }
+    func keep(_ tiles: Int, advancing: Int) { shared.withLock { $0.done += advancing; $0.kept += tiles } }
     func snapshot(since start: Date) -> TilingProgress {
-        lock.locked { TilingProgress(done: done, total: total, written: written, seconds: Date().timeIntervalSince(start)) }
+        shared.withLock { TilingProgress(done: $0.done, total: total, written: $0.written, seconds: Date().timeIntervalSince(start)) }
     }
 }

@@ -4,6 +4,7 @@ import MeridianCommandLine
 import MeridianFormats
 import MeridianGeometry
 import MeridianRaster
+import Synchronization
 
 /// `meridian tile`: a raster into a Web Mercator tile pyramid.
 struct Tile: ParsableCommand {
@@ -146,15 +147,10 @@ struct Tile: ParsableCommand {
                                      identity: tiler.identity(output: [("scheme", rows.rawValue)]))
             if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
             defer { TemporaryFiles.setInterruptionNote(nil) }
-            nonisolated(unsafe) let line = ProgressLine(quiet: quiet)  // drawn under `lock`
-            let lock = NSLock()
+            let line = TilingProgressLine(quiet: quiet)
             let summary: TilingSummary
             do {
-                summary = try tiler.run(into: sink) { p in
-                    lock.lock()
-                    defer { lock.unlock() }
-                    line.update(text: Self.progressText(p))
-                }
+                summary = try tiler.run(into: sink, progress: line.show)
             } catch var error as MeridianError {
                 line.finish()
                 if error.hint == nil { error.hint = "the tiles written so far are kept: run again with --resume to finish" }
@@ -215,6 +211,25 @@ struct Tile: ParsableCommand {
             text += String(format: ", ETA %d:%02d", left / 60, left % 60)
         }
         return text
+    }
+}
+
+/// The progress line of a tiling run, which the tiler's worker threads draw one at a time.
+final class TilingProgressLine: Sendable {
+    private let line: Mutex<ProgressLine>
+
+    init(quiet: Bool) {
+        line = Mutex(ProgressLine(quiet: quiet))
+    }
+
+    /// Draws `progress` (at most ten times a second).
+    func show(_ progress: TilingProgress) {
+        line.withLock { $0.update(text: Tile.progressText(progress)) }
+    }
+
+    /// Clears the line.
+    func finish() {
+        line.withLock { $0.finish() }
     }
 }
 

@@ -42,13 +42,17 @@ final class TileRenderer {
     private var buffer: [UInt8]
 
     var colorChannels: Int { source.colorBands.count }
-    /// Use GDAL's warper for every kernel (MERIDIAN_GDAL_WARP=1; for comparisons).
-    let gdalWarpOnly = getenv("MERIDIAN_GDAL_WARP") != nil
+    /// GDAL's warper for every kernel (`TilingMeasurement.gdalWarperOnly`, for comparisons).
+    let gdalWarperOnly: Bool
+    private let stageTimes: StageTimes
 
-    init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling) throws {
+    init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling, gdalWarperOnly: Bool = false,
+         stageTimes: StageTimes = StageTimes(enabled: false)) throws {
         self.source = source
         self.pyramid = pyramid
         self.resampling = resampling
+        self.gdalWarperOnly = gdalWarperOnly
+        self.stageTimes = stageTimes
         let (file, prepared) = try source.open()
         self.file = file
         self.prepared = prepared
@@ -112,21 +116,17 @@ final class TileRenderer {
         var geoTransform = pyramid.geoTransform(tile)
         GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
         GDALSetGeoTransform(destination.handle, &geoTransform)
-        if resampling == .gdal2tiles, !gdalWarpOnly {
+        if resampling == .gdal2tiles, !gdalWarperOnly {
             do {
-                let t0 = Profile.now()
-                defer { Profile.add("gdal2tiles", Profile.now() - t0) }
-                return try gdal2tilesRender(tile)
+                return try stageTimes.measure(.gdal2tiles) { try gdal2tilesRender(tile) }
             } catch is SampledWarp.Unsupported {
                 // As below: GDAL's warper ('average') where the transformer fails.
                 GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
             }
         }
-        if resampling == .average || resampling == .near, !gdalWarpOnly {
+        if resampling == .average || resampling == .near, !gdalWarperOnly {
             do {
-                let t0 = Profile.now()
-                defer { Profile.add("sampled", Profile.now() - t0) }
-                return try sampledRender(tile, samples: resampling == .near ? 1 : nil)
+                return try stageTimes.measure(.sampled) { try sampledRender(tile, samples: resampling == .near ? 1 : nil) }
             } catch is SampledWarp.Unsupported {
                 // The transformer fails in part of the tile (e.g. beyond the poles): GDAL's warper copes.
             }
@@ -136,11 +136,11 @@ final class TileRenderer {
         }
         let bands = source.colorBands
         let size = Int32(pyramid.tileSize)
-        let t1 = Profile.now()
-        guard GDALChunkAndWarpImage(operation, 0, 0, size, size) == CE_None else {
-            throw MeridianError.gdal(.io, "cannot warp tile \(tile)", path: source.path)
+        try stageTimes.measure(.warp) {
+            guard GDALChunkAndWarpImage(operation, 0, 0, size, size) == CE_None else {
+                throw MeridianError.gdal(.io, "cannot warp tile \(tile)", path: source.path)
+            }
         }
-        Profile.add("warp", Profile.now() - t1)
         let channels = Int32(bands.count + 1)
         let status = buffer.withUnsafeMutableBytes { raw in
             GDALDatasetRasterIO(destination.handle, GF_Read, 0, 0, size, size, raw.baseAddress, size, size, GDT_Byte,
@@ -298,14 +298,4 @@ public struct DecodedImage: Sendable {
 
     /// Pixels with alpha above 0.
     public var opaqueCount: Int { stride(from: 3, to: rgba.count, by: 4).reduce(0) { $0 + (rgba[$1] > 0 ? 1 : 0) } }
-}
-
-/// Wall time spent in stages, printed at exit when MERIDIAN_PROFILE is set (for tuning).
-enum Profile {
-    nonisolated(unsafe) static var totals: [String: Double] = [:]
-    static let lock = Lock()
-    static let enabled = getenv("MERIDIAN_PROFILE") != nil
-    static func now() -> Double { var t = timespec(); clock_gettime(CLOCK_MONOTONIC, &t); return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9 }
-    static func add(_ key: String, _ seconds: Double) { if enabled { lock.locked { totals[key, default: 0] += seconds } } }
-    public static func report() { if enabled { for (k, v) in totals.sorted(by: { $0.key < $1.key }) { print("profile \(k): \(String(format: "%.2f", v)) s") } } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GDALSupport
 import MeridianFormats
 import MeridianGeometry
 import Synchronization
@@ -16,20 +17,77 @@ public struct TilingOptions: Sendable {
     /// A colour under the data, making tiles opaque; nil leaves them transparent outside the
     /// data, except JPEG tiles (no alpha), which are laid over white.
     public var background: RGB?
+    /// Switches for measuring the tiler itself; the defaults tile as users get it.
+    public var measurement: TilingMeasurement
 
     public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
-                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, background: RGB? = nil) {
+                resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, background: RGB? = nil,
+                measurement: TilingMeasurement = TilingMeasurement()) {
         self.zooms = zooms
         self.tileSize = tileSize
         self.format = format
         self.resampling = resampling
         self.jobs = jobs
         self.background = background
+        self.measurement = measurement
     }
 
     /// The background tiles are laid over: the one asked for, else white for JPEG (which
     /// cannot be transparent: without one, no data would be black).
     public var tileBackground: RGB? { background ?? (format == .jpeg ? .white : nil) }
+}
+
+/// Switches for measuring the tiler (`meridian tile`'s hidden options), none of which changes
+/// a tile.
+public struct TilingMeasurement: Sendable {
+    /// Warps every base tile with GDAL's warper, never Meridian's own kernels, to compare them.
+    public var gdalWarperOnly = false
+    /// Sums the wall time of each stage over the threads (`TilingSummary.stageSeconds`).
+    public var timesStages = false
+    /// The size of GDAL's block cache, set when the run starts (it is the whole process's);
+    /// nil leaves it as it is (`GDAL.defaultBlockCacheMegabytes` unless set otherwise).
+    public var gdalCacheMegabytes: Int?
+
+    /// No measurement: tiles as users get them.
+    public init() {}
+}
+
+/// The stages of a run whose time `TilingMeasurement.timesStages` sums.
+public enum TilingStage: String, Sendable, CaseIterable {
+    /// A base tile, whole (one of the three below).
+    case render
+    /// A base tile by the `average` or `near` kernel (SampledWarp.swift).
+    case sampled
+    /// A base tile by gdal2tiles' sampling (Gdal2TilesSampling.swift).
+    case gdal2tiles
+    /// A base tile by GDAL's warper.
+    case warp
+    /// A tile encoded (PNG, JPEG, WebP).
+    case encode
+    /// A tile stored by the sink.
+    case write
+}
+
+/// The wall time each stage took, summed over the worker threads, when the run measures it.
+final class StageTimes: Sendable {
+    private let totals = Mutex<[TilingStage: Double]>([:])
+    let enabled: Bool
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    /// `body`'s result, its time added to `stage`'s when measuring.
+    func measure<T>(_ stage: TilingStage, _ body: () throws -> T) rethrows -> T {
+        guard enabled else { return try body() }
+        let start = ContinuousClock.now
+        defer {
+            let elapsed = (ContinuousClock.now - start) / .seconds(1)
+            totals.withLock { $0[stage, default: 0] += elapsed }
+        }
+        return try body()
+    }
+
+    /// Seconds per stage measured (empty when not measuring).
+    var seconds: [TilingStage: Double] { totals.withLock { $0 } }
 }
 
 /// Progress of a run: tiles done (written, skipped as empty, or kept from before) of at most `total`.
@@ -51,9 +109,11 @@ public struct TilingSummary: Sendable {
     public var metadata: TileSetMetadata
     /// Tiles written by this run, per zoom level.
     public var written: [Int: Int]
-    /// Tiles kept from an interrupted run (--resume).
+    /// Tiles kept from an interrupted run (resumed).
     public var kept: Int
     public var seconds: Double
+    /// Wall time per stage, summed over threads, when `TilingMeasurement.timesStages` asked for it.
+    public var stageSeconds: [TilingStage: Double]
     /// Tiles written by this run.
     public var tileCount: Int { written.values.reduce(0, +) }
     /// Tiles in the tile set: written now and kept; what a clean run writes.
@@ -115,7 +175,9 @@ public final class Tiler: @unchecked Sendable {
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
     public func run(into sink: TileSink, progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary {
         let start = Date()
-        let state = RunState(total: tileBound)
+        let state = RunState(total: tileBound, timesStages: options.measurement.timesStages)
+        // Before any worker starts: the cache is the whole process's.
+        if let megabytes = options.measurement.gdalCacheMegabytes { GDAL.setBlockCacheSize(megabytes: megabytes) }
         let blocks = Array(ranges[blockZoom]!)
         let completed = sink.completedBlocks
         let jobs = max(1, min(options.jobs, blocks.count))
@@ -125,7 +187,8 @@ public final class Tiler: @unchecked Sendable {
             let thread = Thread { [self] in
                 defer { group.leave() }
                 do {
-                    let renderer = try TileRenderer(source: source, pyramid: pyramid, resampling: options.resampling)
+                    let renderer = try TileRenderer(source: source, pyramid: pyramid, resampling: options.resampling,
+                                                    gdalWarperOnly: options.measurement.gdalWarperOnly, stageTimes: state.stageTimes)
                     let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
                     while let index = state.nextBlock(of: blocks.count) {
                         let block = blocks[index]
@@ -173,9 +236,8 @@ public final class Tiler: @unchecked Sendable {
         let zoomsWithTiles = try sink.zoomsWithTiles()
         let metadata = metadata(zooms: zoomsWithTiles ?? zooms)
         try sink.finish(metadata: metadata)
-        Profile.report()
         return TilingSummary(zooms: zooms, zoomsWithTiles: zoomsWithTiles, metadata: metadata, written: state.writtenPerZoom,
-                             kept: state.kept, seconds: Date().timeIntervalSince(start))
+                             kept: state.kept, seconds: Date().timeIntervalSince(start), stageSeconds: state.stageTimes.seconds)
     }
 
     /// A block's tiles, written, and its top tile's image (nil when transparent). A block an
@@ -196,9 +258,7 @@ public final class Tiler: @unchecked Sendable {
             guard ranges[tile.zoom]!.contains(tile) else { return nil }
             let image: TileImage?
             if tile.zoom == zooms.upperBound {
-                let t0 = Profile.now()
-                image = try renderer.render(tile)
-                Profile.add("render", Profile.now() - t0)
+                image = try state.stageTimes.measure(.render) { try renderer.render(tile) }
             } else {
                 let children = try tile.children.map { try build($0) }
                 image = children.contains(where: { $0 != nil })
@@ -206,12 +266,8 @@ public final class Tiler: @unchecked Sendable {
             }
             if let image, !image.isEmpty {
                 if !done {
-                    let t0 = Profile.now()
-                    let data = try codec.encode(image)
-                    let t1 = Profile.now()
-                    try sink.write(tile, data: data)
-                    Profile.add("encode", t1 - t0)
-                    Profile.add("write", Profile.now() - t1)
+                    let data = try state.stageTimes.measure(.encode) { try codec.encode(image) }
+                    try state.stageTimes.measure(.write) { try sink.write(tile, data: data) }
                     state.wrote(tile)
                     written += 1
                 }
@@ -243,8 +299,12 @@ final class RunState: Sendable {
 
     private let shared = Mutex(Shared())
     let total: Int
+    let stageTimes: StageTimes
 
-    init(total: Int) { self.total = total }
+    init(total: Int, timesStages: Bool) {
+        self.total = total
+        stageTimes = StageTimes(enabled: timesStages)
+    }
 
     var error: Error? { shared.withLock { $0.error } }
     var tops: [MapTile: TileImage] { shared.withLock { $0.tops } }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GDALSupport
 import MeridianCommandLine
 import MeridianFormats
 import MeridianGeometry
@@ -87,6 +88,9 @@ struct Tile: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print no progress and no notes (errors are still printed).")
     var quiet = false
 
+    @OptionGroup(visibility: .hidden)
+    var measurement: TilingMeasurementOptions
+
     enum SchemeFlag: String, EnumerableFlag {
         case xyz, tms
         static func help(for value: SchemeFlag) -> ArgumentHelp? {
@@ -97,6 +101,7 @@ struct Tile: ParsableCommand {
     func validate() throws {
         guard tileSize == 256 || tileSize == 512 else { throw ValidationError("--tile-size must be 256 or 512") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let megabytes = measurement.gdalCacheMegabytes, megabytes < 1 { throw ValidationError("--gdal-cache-mb must be at least 1") }
         _ = try bandList()
         _ = try points()
         _ = try backgroundColour()
@@ -139,7 +144,8 @@ struct Tile: ParsableCommand {
             }
             let tiler = try Tiler(source: source, options: TilingOptions(
                 zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
-                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour()))
+                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour(),
+                measurement: measurement.tilingMeasurement))
             let rows: TileScheme = scheme == .tms ? .tms : .xyz
             let sink: TileSink = isMBTiles
                 ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())
@@ -157,6 +163,9 @@ struct Tile: ParsableCommand {
                 throw error
             }
             line.finish()
+            for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                print("profile \(stage.rawValue): \(String(format: "%.2f", seconds)) s")
+            }
             if viewer {
                 try TileViewer.write(folder: output, metadata: summary.metadata, scheme: scheme == .tms ? .tms : .xyz)
             }
@@ -211,6 +220,27 @@ struct Tile: ParsableCommand {
             text += String(format: ", ETA %d:%02d", left / 60, left % 60)
         }
         return text
+    }
+}
+
+/// Switches for measuring the tiler, hidden from help (as swift-format's performance
+/// measurement options are): they change no tile.
+struct TilingMeasurementOptions: ParsableArguments {
+    @Flag(name: .customLong("gdal-warp"), help: ArgumentHelp("Warp every base tile with GDAL's warper, never Meridian's own kernels.", visibility: .hidden))
+    var gdalWarperOnly = false
+
+    @Flag(help: ArgumentHelp("Print the wall time of each stage, summed over the threads, on standard output.", visibility: .hidden))
+    var profile = false
+
+    @Option(name: .customLong("gdal-cache-mb"), help: ArgumentHelp("The size of GDAL's block cache in megabytes (default \(GDAL.defaultBlockCacheMegabytes)).", visibility: .hidden))
+    var gdalCacheMegabytes: Int?
+
+    var tilingMeasurement: TilingMeasurement {
+        var measurement = TilingMeasurement()
+        measurement.gdalWarperOnly = gdalWarperOnly
+        measurement.timesStages = profile
+        measurement.gdalCacheMegabytes = gdalCacheMegabytes
+        return measurement
     }
 }
 

@@ -60,9 +60,8 @@ public struct Reporter: Sendable {
         do {
             try body()
         } catch let error as any MeridianFailure {
-            let worded = error as? any WordedForCommandLine
-            report(Diagnostic(.error, worded?.commandLineMessage ?? error.message, at: error.location,
-                              hint: worded.map { $0.commandLineHint } ?? error.hint))
+            let (message, hint) = error.commandLineWording
+            report(Diagnostic(.error, message, at: error.location, hint: hint))
             throw ExitCode(error.exitCode)
         }
     }
@@ -75,4 +74,13 @@ public struct Reporter: Sendable {
 public protocol WordedForCommandLine: MeridianFailure {
     var commandLineMessage: String { get }
     var commandLineHint: String? { get }
+}
+
+extension MeridianFailure {
+    /// The message and hint a person at the command line reads: the executable's wording
+    /// (`WordedForCommandLine`) where it gives one, else the library's.
+    public var commandLineWording: (message: String, hint: String?) {
+        guard let worded = self as? any WordedForCommandLine else { return (message, hint) }
+        return (worded.commandLineMessage, worded.commandLineHint)
+    }
 }

@@ -39,16 +39,41 @@ public enum OGRFormats {
         if let name {
             let wanted = (CommonGDALFormat.named(name)?.driver ?? name).lowercased()
             if let driver = all.first(where: { $0.name.lowercased() == wanted }) { return driver }
-            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: "neither Meridian nor GDAL \(GDAL.version) knows it: `meridian formats` lists them all")
+            throw OGRFormatError.unknownFormat(name: name)
         }
         if let path, let common = CommonGDALFormat.forPath(path), let driver = all.first(where: { $0.name == common.driver }) {
             return driver
         }
-        throw MeridianError(.usage, "cannot tell the format of \"\(path ?? "the output")\"", hint: "name it with --to (`meridian formats` lists them)")
+        throw OGRFormatError.formatNotImplied(path: path)
     }
 
     /// The drivers that write files with this extension (for a hint when it is not a common one).
     public static func writers(forExtension ext: String) -> [Driver] {
         drivers.filter { $0.canWrite && $0.extensions.contains(ext.lowercased()) }
+    }
+}
+
+/// Why no GDAL driver was found for a format (`OGRFormats.driver(named:path:)`).
+public enum OGRFormatError: MeridianFailure, Equatable {
+    /// `name` is neither a driver's short name nor a common format's name.
+    case unknownFormat(name: String)
+    /// No name was given, and the path's extension is not a common format's (or there is no path).
+    case formatNotImplied(path: String?)
+
+    public var kind: MeridianError.Kind { .usage }
+    public var location: SourceLocation? { nil }
+
+    public var message: String {
+        switch self {
+        case .unknownFormat(let name): "unknown format \"\(name)\""
+        case .formatNotImplied(let path): "cannot tell the format of \"\(path ?? "the output")\""
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .unknownFormat: "GDAL \(GDAL.version) has no vector driver of that name (OGRFormats.drivers lists them)"
+        case .formatNotImplied: "name the format: a GDAL driver's short name, or a common one such as gpkg"
+        }
     }
 }

@@ -19,7 +19,7 @@ public final class OGRReader: FeatureReader {
     private let messages: GDALMessages
 
     /// `name` stands for `path` in messages (`<stdin>` for standard input's copy); `driver`,
-    /// when given, is the only driver tried (`--from`), else GDAL recognises the content.
+    /// when given, is the only driver tried (a format the caller named), else GDAL recognises the content.
     /// `layer` keeps one layer; a name the dataset has no layer of is a usage error that lists them.
     public init(path: String, name displayName: String? = nil, layer: String? = nil, driver: String? = nil,
                 diagnostics: DiagnosticHandler? = nil) throws {

@@ -3,7 +3,7 @@ import Foundation
 import MeridianFormats
 import MeridianGeometry
 
-/// `--resampling gdal2tiles`: base tiles sampled the way gdal2tiles (GDAL 3.6, `-r average`)
+/// `Resampling.gdal2tiles`: base tiles sampled the way gdal2tiles (GDAL 3.6, `-r average`)
 /// samples them, so that tiles match an existing gdal2tiles cache pixel for pixel, or nearly.
 /// Its tiles are registered less exactly than the default kernel's (shifted by up to half a
 /// pixel of the intermediate grid, and sampled twice); use it for compatibility only.

@@ -95,7 +95,7 @@ public struct RasterSource: Sendable {
     public let sourceWidth: Int
     public let sourceHeight: Int
     /// What the user should know (bands dropped, data scaled).
-    public let notes: [String]
+    public let notes: [RasterSourceNote]
 
     /// Opens `path` once to check and describe it. Errors: 66 when the file cannot be read,
     /// 65 when GDAL cannot read it as a raster or it has no georeferencing, 64 for bad options.
@@ -105,7 +105,7 @@ public struct RasterSource: Sendable {
         guard access(path, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
-        var notes: [String] = []
+        var notes: [RasterSourceNote] = []
         var translate: [String] = []
         var openPath = path
         var controlPoints = options.controlPoints
@@ -160,17 +160,15 @@ public struct RasterSource: Sendable {
             }
             let colour = (1...bandCount).filter { $0 != alphaBand }
             if let chosen = options.bands {
-                guard chosen.count == 1 || chosen.count == 3 else {
-                    throw MeridianError(.usage, "--bands takes one band (gray) or three (red, green, blue), not \(chosen.count)")
-                }
+                guard chosen.count == 1 || chosen.count == 3 else { throw RasterSourceError.unsupportedBandCount(chosen.count) }
                 for band in chosen where !(1...bandCount).contains(band) {
-                    throw MeridianError(.usage, "--bands: the raster has no band \(band) (it has \(bandCount))", at: SourceLocation(file: path))
+                    throw RasterSourceError.noSuchBand(band: band, bandCount: bandCount, path: path)
                 }
                 colorBands = chosen
             } else if colour.count >= 3 {
                 colorBands = Array(colour.prefix(3))
                 if colour.count > 3 {
-                    notes.append("the raster has \(colour.count) bands; tiling bands \(colorBands.map(String.init).joined(separator: ",")) as red, green, blue (choose with --bands)")
+                    notes.append(.firstThreeBandsTiled(bandCount: colour.count, tiled: colorBands))
                 }
             } else {
                 colorBands = [colour.first ?? 1]
@@ -191,13 +189,11 @@ public struct RasterSource: Sendable {
         // Data that is not 8-bit is scaled from its minimum and maximum to 0...255.
         if type != GDT_Byte {
             translate += ["-ot", "Byte", "-scale"]
-            notes.append("the raster's \(String(cString: GDALGetDataTypeName(type))) values are scaled from their minimum and maximum to 0-255")
+            notes.append(.scaledToBytes(dataType: String(cString: GDALGetDataTypeName(type))))
         }
         // Control points typed by the user replace the file's georeferencing.
         if !controlPoints.isEmpty {
-            guard controlPoints.count >= 3 else {
-                throw MeridianError(.usage, "give at least three control points (--gcp PIXEL,LINE,LAT,LON), not \(controlPoints.count)")
-            }
+            guard controlPoints.count >= 3 else { throw RasterSourceError.tooFewControlPoints(controlPoints.count) }
             for point in controlPoints {
                 translate += ["-gcp", "\(point.pixel)", "\(point.line)", "\(point.longitude)", "\(point.latitude)"]
             }
@@ -236,8 +232,7 @@ public struct RasterSource: Sendable {
             throw MeridianError(.badInput, "the raster has a geotransform but no coordinate reference system", at: SourceLocation(file: path),
                                 hint: "assign one first, e.g. gdal_translate -a_srs EPSG:4326")
         } else {
-            throw MeridianError(.badInput, "the raster has no georeferencing (no geotransform, fewer than three control points)",
-                                at: SourceLocation(file: path), hint: "give control points: --gcp PIXEL,LINE,LAT,LON three times or more")
+            throw RasterSourceError.noGeoreferencing(path: path)
         }
         self.transformerOptions = transformer
 

@@ -29,11 +29,11 @@ public struct TileSetMetadata: Sendable {
 
 /// Where tiles go. Writes may come from several threads at once. A tile set is built block by
 /// block (a block: every tile under one tile of a middle zoom level); a sink remembers
-/// completed blocks and the run they belong to (its `TilingRunIdentity`), so `--resume` after
+/// completed blocks and the run they belong to (its `TilingRunIdentity`), so a resumed run after
 /// an interruption redoes only what is missing, and only for the same run.
 public protocol TileSink: AnyObject, Sendable {
     /// Blocks a previous, interrupted run of the same identity completed, with the number of
-    /// tiles each stored (empty without --resume).
+    /// tiles each stored (empty unless resuming).
     var completedBlocks: [MapTile: Int] { get }
     /// An existing tile's bytes (for a resumed run), or nil.
     func existingTile(_ tile: MapTile) throws -> [UInt8]?
@@ -94,10 +94,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path))
             }
             let entries = (try? manager.contentsOfDirectory(atPath: path)) ?? []
-            if !entries.isEmpty && !resume {
-                throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path),
-                                    hint: "--resume continues an interrupted run; otherwise remove the folder or choose another")
-            }
+            if !entries.isEmpty && !resume { throw TileOutputError.folderNotEmpty(path: path) }
             if !entries.isEmpty {
                 let text = try? String(contentsOfFile: statePath, encoding: .utf8)
                 let lines = text.map { $0.split(separator: "\n").map(String.init) } ?? []

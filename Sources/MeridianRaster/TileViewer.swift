@@ -10,8 +10,7 @@ public enum TileViewer {
     public static func write(folder: String, metadata m: TileSetMetadata, scheme: TileScheme, leaflet: String = leafletFolder) throws {
         let manager = FileManager.default
         guard manager.fileExists(atPath: leaflet + "/leaflet.js") else {
-            throw MeridianError(.cannotCreateOutput, "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)",
-                                at: SourceLocation(file: folder), hint: "Scripts/bootstrap installs it")
+            throw TileOutputError.leafletMissing(folder: folder, leaflet: leaflet)
         }
         // Leaflet's files are copied as new files (FileManager.copyItem would give them the
         // 0644 of /usr/share, whatever the user's umask).

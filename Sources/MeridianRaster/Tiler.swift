@@ -166,7 +166,7 @@ public final class Tiler: @unchecked Sendable {
                         description: "\((source.path as NSString).lastPathComponent), tiled by Meridian")
     }
 
-    /// What must match for `--resume` to continue this run into a sink whose own settings are
+    /// What must match for a resumed run to continue this run into a sink whose own settings are
     /// `output` (a folder's row scheme).
     public func identity(output: [(String, String)] = []) throws -> TilingRunIdentity {
         try TilingRunIdentity(source: source, options: options, zooms: zooms, output: output)

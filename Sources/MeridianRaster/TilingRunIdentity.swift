@@ -3,7 +3,7 @@ import MeridianFormats
 
 /// What a tiling run is: the file it reads and every setting that changes its tiles. An
 /// interrupted run records its identity in the output (`.meridian-tiling` in a folder, a table
-/// of the partial MBTiles file); `--resume` continues only a run whose identity equals the
+/// of the partial MBTiles file); a resumed run continues only a run whose identity equals the
 /// new one, so the tiles of two rasters or two settings never mix in one pyramid.
 ///
 /// The input is known by its resolved path, size, modification time and a hash of its first
@@ -98,31 +98,34 @@ public struct TilingRunIdentity: Equatable, Sendable {
         }
     }
 
-    /// What differs from `recorded`, one `name: was A, now B` a field.
-    public func differences(from recorded: TilingRunIdentity) -> [String] {
+    /// A field whose value differs between a recorded run and this one.
+    public struct Difference: Equatable, Sendable, CustomStringConvertible {
+        public var name: String
+        /// nil: the recorded run has no such field.
+        public var recorded: String?
+        /// nil: this run has no such field.
+        public var current: String?
+
+        /// `name: was A, now B`.
+        public var description: String { "\(name): was \(recorded ?? "(not recorded)"), now \(current ?? "(none)")" }
+    }
+
+    /// What differs from `recorded`, field by field, in this identity's order of fields (then
+    /// those only `recorded` has).
+    public func differences(from recorded: TilingRunIdentity) -> [Difference] {
         let old = Dictionary(recorded.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let new = Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let names = fields.map(\.name) + recorded.fields.map(\.name).filter { new[$0] == nil }
         return names.compactMap { name in
-            let a = old[name] ?? "(not recorded)", b = new[name] ?? "(none)"
-            return a == b ? nil : "\(name): was \(a), now \(b)"
+            old[name] == new[name] ? nil : Difference(name: name, recorded: old[name], current: new[name])
         }
     }
 
-    /// Throws the usage error `--resume` gives when the output holds another run (or, for a nil
+    /// Throws what resuming gives when the output at `path` holds another run (or, for a nil
     /// `recorded`, no run at all).
     public func checkResuming(_ recorded: TilingRunIdentity?, output path: String) throws {
-        guard let recorded else {
-            throw MeridianError(.usage, "--resume: the output holds no interrupted Meridian run to continue",
-                                at: SourceLocation(file: path),
-                                hint: "it is a finished tile set or another program's files; run without --resume into a new or empty output")
-        }
+        guard let recorded else { throw TileOutputError.nothingToResume(path: path) }
         let differences = differences(from: recorded)
-        guard differences.isEmpty else {
-            throw MeridianError(.usage, "--resume: the output holds a run of another input or other settings; nothing was written\n  "
-                                + differences.joined(separator: "\n  "),
-                                at: SourceLocation(file: path),
-                                hint: "resume with the same input and options, or tile into a new output")
-        }
+        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: path, differences: differences) }
     }
 }

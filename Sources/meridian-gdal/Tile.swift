@@ -140,7 +140,7 @@ struct Tile: ParsableCommand {
             let source = try RasterSource(path: input, options: RasterSourceOptions(
                 bands: try bandList(), noData: nodata, controlPoints: try points(), controlPointMethod: controlPointMethod, cutCollar: !noCutline))
             if !quiet {
-                for note in source.notes { reporter.report(Diagnostic(.warning, note, at: SourceLocation(file: input))) }
+                for note in source.notes { reporter.report(Diagnostic(.warning, note.commandLineText, at: SourceLocation(file: input))) }
             }
             let tiler = try Tiler(source: source, options: TilingOptions(
                 zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
@@ -157,10 +157,11 @@ struct Tile: ParsableCommand {
             let summary: TilingSummary
             do {
                 summary = try tiler.run(into: sink, progress: line.show)
-            } catch var error as MeridianError {
+            } catch let failure as any MeridianFailure {
                 line.finish()
-                if error.hint == nil { error.hint = "the tiles written so far are kept: run again with --resume to finish" }
-                throw error
+                let (message, hint) = failure.commandLineWording
+                throw MeridianError(failure.kind, message, at: failure.location,
+                                    hint: hint ?? "the tiles written so far are kept: run again with --resume to finish")
             }
             line.finish()
             for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {

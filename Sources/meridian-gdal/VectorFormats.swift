@@ -50,7 +50,7 @@ struct OGRRead: ParsableCommand {
     func run() throws {
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let driver = try format.map(vectorDriver(named:))
+            let driver = try format.map { try OGRFormats.driver(named: $0, path: nil) }
             let reader = try OGRReader(path: input, name: name, layer: layer, driver: driver?.name, diagnostics: reporter.report)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
@@ -72,7 +72,7 @@ struct OGRWrite: ParsableCommand {
     func run() throws {
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let driver = try format.map(vectorDriver(named:)) ?? OGRFormats.driver(named: nil, path: output)
+            let driver = try OGRFormats.driver(named: format, path: output)
             let source = try FeatureInput(path: input, format: "geojsonseq")
             let writer = try OGRWriter(driver: driver, path: output, diagnostics: reporter.report)
             try copyFeatures(from: source.reader, to: writer)
@@ -99,28 +99,11 @@ struct OGRDriverLookup: ParsableCommand {
                 for driver in OGRFormats.writers(forExtension: fileExtension) { out.write(driver.name + "\n") }
             }
             if let name {
-                let driver = try vectorDriver(named: name)
+                let driver = try OGRFormats.driver(named: name, path: nil)
                 out.write("\(driver.name)\n\(driver.extensions.joined(separator: " "))\n")
             }
             try out.flush()
         }
-    }
-}
-
-/// The GDAL driver `name` means; an unknown name is a usage error with the nearest names
-/// Meridian and GDAL know, or, for an extension, the drivers that write it.
-func vectorDriver(named name: String) throws -> OGRFormats.Driver {
-    do {
-        return try OGRFormats.driver(named: name, path: nil)
-    } catch var error as MeridianError {
-        let writers = OGRFormats.writers(forExtension: name).map(\.name)
-        let known = FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names + OGRFormats.drivers.map(\.name)
-        if !writers.isEmpty {
-            error.hint = "GDAL writes .\(name.lowercased()) as \(listed(writers)): name one of them (`meridian formats` lists every format)"
-        } else if let near = Suggestions.closest(to: name, among: known) {
-            error.hint = "did you mean '\(near)'? (`meridian formats` lists every format)"
-        }
-        throw error
     }
 }
 

@@ -105,10 +105,14 @@ func withFolder<T>(_ body: (String) throws -> T) throws -> T {
         #expect(try OGRFormats.driver(named: "shp", path: nil).name == "ESRI Shapefile")
         #expect(try OGRFormats.driver(named: nil, path: "/x/y.fgb").name == "FlatGeobuf")
         #expect(try OGRFormats.driver(named: nil, path: "/x/y.shp").name == "ESRI Shapefile")
-        #expect(throws: MeridianError.self) { try OGRFormats.driver(named: "nosuchformat", path: nil) }
+        #expect(throws: OGRFormatError.unknownFormat(name: "nosuchformat")) { try OGRFormats.driver(named: "nosuchformat", path: nil) }
         // An extension several drivers declare names none of them.
-        #expect(throws: MeridianError.self) { try OGRFormats.driver(named: nil, path: "/x/y.xml") }
-        #expect(throws: MeridianError.self) { try OGRFormats.driver(named: "xml", path: nil) }
+        #expect(throws: OGRFormatError.formatNotImplied(path: "/x/y.xml")) { try OGRFormats.driver(named: nil, path: "/x/y.xml") }
+        #expect(throws: OGRFormatError.unknownFormat(name: "xml")) { try OGRFormats.driver(named: "xml", path: nil) }
+        // The library names no command-line flag; meridian-gdal words these for its options.
+        for error in [OGRFormatError.unknownFormat(name: "xml"), .formatNotImplied(path: nil)] {
+            #expect(!error.message.contains("--") && !(error.hint ?? "").contains("--"))
+        }
         #expect(OGRFormats.writers(forExtension: "xml").map(\.name).contains("GML"))
         #expect(OGRFormats.drivers.filter(\.canWrite).count > 20)
     }

@@ -97,11 +97,39 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         #expect { try RasterSource(path: raster("missing.tif")) } throws: { ($0 as? MeridianError)?.exitCode == 66 }
         #expect { try RasterSource(path: raster("USERAGREEMENT.TXT")) } throws: { ($0 as? MeridianError)?.exitCode == 65 }
         // A plain JPEG has no georeferencing.
-        #expect { try RasterSource(path: raster("389225main_sw_1965_1024.jpg")) } throws: {
-            ($0 as? MeridianError)?.exitCode == 65 && ($0 as? MeridianError)?.hint?.contains("--gcp") == true
+        let jpeg = raster("389225main_sw_1965_1024.jpg")
+        #expect(throws: RasterSourceError.noGeoreferencing(path: jpeg)) { try RasterSource(path: jpeg) }
+        #expect(RasterSourceError.noGeoreferencing(path: jpeg).exitCode == 65)
+        let bands = raster("L7_ETMs.tif")
+        #expect(throws: RasterSourceError.noSuchBand(band: 7, bandCount: 6, path: bands)) {
+            try RasterSource(path: bands, options: RasterSourceOptions(bands: [7, 2, 1]))
         }
-        #expect { try RasterSource(path: raster("L7_ETMs.tif"), options: RasterSourceOptions(bands: [7, 2, 1])) } throws: {
-            ($0 as? MeridianError)?.exitCode == 64
+        #expect(RasterSourceError.noSuchBand(band: 7, bandCount: 6, path: bands).exitCode == 64)
+    }
+
+    /// The library says what happened in its own words; only the executables name options.
+    @Test func typedErrorsNameNoCommandLineFlag() {
+        let errors: [any MeridianFailure] = [
+            RasterSourceError.unsupportedBandCount(2), RasterSourceError.noSuchBand(band: 4, bandCount: 3, path: "a.tif"),
+            RasterSourceError.tooFewControlPoints(2), RasterSourceError.noGeoreferencing(path: "a.jpg"),
+            TileOutputError.folderNotEmpty(path: "out"), TileOutputError.nothingToResume(path: "out"),
+            TileOutputError.resumeMismatch(path: "out", differences: [.init(name: "zoom", recorded: "0-5", current: "0-6")]),
+            TileOutputError.leafletMissing(folder: "out", leaflet: "/nowhere"),
+        ]
+        for error in errors {
+            #expect(!error.message.contains("--") && !(error.hint ?? "").contains("--"), "\(error)")
+        }
+        let notes: [RasterSourceNote] = [.firstThreeBandsTiled(bandCount: 4, tiled: [1, 2, 3]), .scaledToBytes(dataType: "UInt16")]
+        #expect(!notes.contains { $0.description.contains("--") })
+    }
+
+    @Test func viewerWithoutLeafletSaysWhereItLooked() throws {
+        try withFolder { folder in
+            let metadata = TileSetMetadata(name: "t", format: .png, bounds: BoundingBox(west: 0, south: 0, east: 1, north: 1),
+                                           minZoom: 0, maxZoom: 1, tileSize: 256, description: "")
+            #expect(throws: TileOutputError.leafletMissing(folder: folder, leaflet: folder + "/none")) {
+                try TileViewer.write(folder: folder, metadata: metadata, scheme: .xyz, leaflet: folder + "/none")
+            }
         }
     }
 }
@@ -414,7 +442,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         try withFolder { folder in
             try runTool("gdal_translate", ["-q", "-ot", "UInt16", "-scale", "0", "255", "0", "65535", raster("world.rgb.tif"), folder + "/wide.tif"])
             let (tiler, _) = try tile(folder + "/wide.tif", folder + "/wide", zooms: 2...2)
-            #expect(tiler.source.notes.contains { $0.contains("UInt16 values are scaled") })
+            #expect(tiler.source.notes.contains(.scaledToBytes(dataType: "UInt16")))
             try tile(raster("world.rgb.tif"), folder + "/byte", zooms: 2...2)
             let tiles = tileSet(folder + "/byte")
             #expect(!tiles.isEmpty && tileSet(folder + "/wide") == tiles)

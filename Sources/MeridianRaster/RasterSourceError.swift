@@ -1,0 +1,62 @@
+import MeridianFormats
+
+/// Why a raster cannot be tiled as asked (`RasterSource.init`), where the facts matter to
+/// whoever asked: which band, how many control points.
+public enum RasterSourceError: MeridianFailure, Equatable {
+    /// Bands were chosen, but neither one (gray) nor three (red, green, blue) of them.
+    case unsupportedBandCount(Int)
+    /// A chosen band is not in the raster.
+    case noSuchBand(band: Int, bandCount: Int, path: String)
+    /// Control points were given, but fewer than the three a warp needs.
+    case tooFewControlPoints(Int)
+    /// The raster has neither a geotransform nor three control points, and none were given.
+    case noGeoreferencing(path: String)
+
+    public var kind: MeridianError.Kind {
+        switch self {
+        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: .usage
+        case .noGeoreferencing: .badInput
+        }
+    }
+
+    public var location: SourceLocation? {
+        switch self {
+        case .noSuchBand(_, _, let path), .noGeoreferencing(let path): SourceLocation(file: path)
+        case .unsupportedBandCount, .tooFewControlPoints: nil
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .unsupportedBandCount(let count): "one band (gray) or three (red, green, blue) can be tiled, not \(count)"
+        case .noSuchBand(let band, let bandCount, _): "the raster has no band \(band) (it has \(bandCount))"
+        case .tooFewControlPoints(let count): "at least three control points are needed, not \(count)"
+        case .noGeoreferencing: "the raster has no georeferencing (no geotransform, fewer than three control points)"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .noGeoreferencing: "give three or more control points: pixels of the image and where they lie on Earth"
+        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: nil
+        }
+    }
+}
+
+/// What a user should know about how a raster is read, though nothing is wrong
+/// (`RasterSource.notes`).
+public enum RasterSourceNote: Sendable, Equatable, CustomStringConvertible {
+    /// The raster has more than three colour bands; `tiled` are taken as red, green, blue.
+    case firstThreeBandsTiled(bandCount: Int, tiled: [Int])
+    /// Values wider than 8 bits (of GDAL's type `dataType`, "UInt16") are scaled from their
+    /// minimum and maximum to 0-255.
+    case scaledToBytes(dataType: String)
+
+    public var description: String {
+        switch self {
+        case .firstThreeBandsTiled(let bandCount, let tiled):
+            "the raster has \(bandCount) bands; tiling bands \(tiled.map(String.init).joined(separator: ",")) as red, green, blue"
+        case .scaledToBytes(let dataType): "the raster's \(dataType) values are scaled from their minimum and maximum to 0-255"
+        }
+    }
+}

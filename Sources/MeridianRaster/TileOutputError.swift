@@ -1,0 +1,48 @@
+import MeridianFormats
+
+/// Why a tile set cannot be written where it was asked for, before any tile is.
+public enum TileOutputError: MeridianFailure, Equatable {
+    /// A new run's output folder already holds files.
+    case folderNotEmpty(path: String)
+    /// A resumed run's output holds no interrupted Meridian run (a finished tile set, another
+    /// program's files).
+    case nothingToResume(path: String)
+    /// A resumed run's output holds a run of another input or other settings.
+    case resumeMismatch(path: String, differences: [TilingRunIdentity.Difference])
+    /// The offline viewer copies Leaflet from `leaflet`, where it is not.
+    case leafletMissing(folder: String, leaflet: String)
+
+    public var kind: MeridianError.Kind {
+        switch self {
+        case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
+        case .nothingToResume, .resumeMismatch: .usage
+        }
+    }
+
+    public var location: SourceLocation? {
+        switch self {
+        case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _): SourceLocation(file: path)
+        case .leafletMissing(let folder, _): SourceLocation(file: folder)
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .folderNotEmpty: "the output folder is not empty"
+        case .nothingToResume: "the output holds no interrupted Meridian run to continue"
+        case .resumeMismatch(_, let differences):
+            "the output holds a run of another input or other settings; nothing was written"
+                + differences.map { "\n  \($0)" }.joined()
+        case .leafletMissing(_, let leaflet): "the viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .folderNotEmpty: "an interrupted run in it can be resumed; otherwise remove the folder or choose another"
+        case .nothingToResume: "it is a finished tile set or another program's files; tile into a new or empty output"
+        case .resumeMismatch: "resume with the same input and options, or tile into a new output"
+        case .leafletMissing: "Scripts/bootstrap installs it"
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import GDALSupport
+import MeridianCommandLine
+import MeridianFormats
+import MeridianOGR
+import MeridianRaster
+
+// The libraries' typed errors, and the notes a raster source gives, in the words of
+// `meridian tile`'s and the GDAL formats' options: the library says "the raster has no band
+// 7", the command line says which option asked for it.
+
+extension RasterSourceError: WordedForCommandLine {
+    public var commandLineMessage: String {
+        switch self {
+        case .unsupportedBandCount(let count): "--bands takes one band (gray) or three (red, green, blue), not \(count)"
+        case .noSuchBand: "--bands: \(message)"
+        case .tooFewControlPoints(let count): "give at least three control points (--gcp PIXEL,LINE,LAT,LON), not \(count)"
+        case .noGeoreferencing: message
+        }
+    }
+
+    public var commandLineHint: String? {
+        switch self {
+        case .noGeoreferencing: "give control points: --gcp PIXEL,LINE,LAT,LON three times or more"
+        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: hint
+        }
+    }
+}
+
+extension RasterSourceNote {
+    /// The note as `meridian tile` prints it, naming the option that changes what it says.
+    var commandLineText: String {
+        switch self {
+        case .firstThreeBandsTiled: "\(description) (choose with --bands)"
+        case .scaledToBytes: description
+        }
+    }
+}
+
+extension TileOutputError: WordedForCommandLine {
+    public var commandLineMessage: String {
+        switch self {
+        case .folderNotEmpty: message
+        case .nothingToResume, .resumeMismatch: "--resume: \(message)"
+        case .leafletMissing(_, let leaflet): "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
+        }
+    }
+
+    public var commandLineHint: String? {
+        switch self {
+        case .folderNotEmpty: "--resume continues an interrupted run; otherwise remove the folder or choose another"
+        case .nothingToResume: "it is a finished tile set or another program's files; run without --resume into a new or empty output"
+        case .resumeMismatch, .leafletMissing: hint
+        }
+    }
+}
+
+extension OGRFormatError: WordedForCommandLine {
+    public var commandLineMessage: String { message }
+
+    /// For a format name (`--from`, `--to`): the drivers that write it as an extension, else
+    /// the nearest name Meridian or GDAL knows.
+    public var commandLineHint: String? {
+        switch self {
+        case .unknownFormat(let name):
+            let writers = OGRFormats.writers(forExtension: name).map(\.name)
+            if !writers.isEmpty {
+                return "GDAL writes .\(name.lowercased()) as \(listed(writers)): name one of them (`meridian formats` lists every format)"
+            }
+            let known = FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names + OGRFormats.drivers.map(\.name)
+            if let near = Suggestions.closest(to: name, among: known) {
+                return "did you mean '\(near)'? (`meridian formats` lists every format)"
+            }
+            return "neither Meridian nor GDAL \(GDAL.version) knows it: `meridian formats` lists them all"
+        case .formatNotImplied:
+            return "name it with --to (`meridian formats` lists them)"
+        }
+    }
+}

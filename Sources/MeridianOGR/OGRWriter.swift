@@ -54,70 +54,110 @@ public final class OGRWriter: PathFeatureWriter {
 
     public func write(_ feature: Feature) throws { try spill.append(feature) }
 
+    /// Writes the spilled features into the staged file: the fields and geometry type from a
+    /// first pass, the file and its fields (renamed where they must be, with a warning each),
+    /// the features, then the file closed.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         let messages = GDALMessages(file: path, diagnostics: diagnostics)
         defer { messages.finish() }
-        try messages.capturing { try write(messages: messages) }
+        try messages.capturing {
+            let collection = try scanSpill()
+            let wgs84 = SpatialReference.wgs84LongitudeLatitude()
+            let staged = try createLayerWithDistinctFields(collection, srs: wgs84, messages: messages)
+            reportRenamedFields(staged.names)
+            try writeFeatures(collection, into: staged, srs: wgs84)
+            staged.dataset.close()  // writes what the driver still holds: its errors count
+            if GDAL.lastErrorIsFailure {
+                throw MeridianError(.io, GDAL.lastError ?? "GDAL failed to write the file", at: SourceLocation(file: path))
+            }
+        }
     }
 
-    private func write(messages: GDALMessages) throws {
-        // First pass over the spill: the fields and their types, the geometry type.
+    /// What the first pass over the spill finds: the fields and their types, the layer's
+    /// geometry type (with Z when any geometry has altitudes).
+    private struct SpilledCollection {
         var schema = FieldSchema()
+        var layerType = wkbNone
+    }
+
+    private func scanSpill() throws -> SpilledCollection {
+        var collection = SpilledCollection()
         var geometryTypes = Set<GeometryType>()
         var hasZ = false
         try spill.forEach { feature in
-            schema.add(feature.properties ?? [:])
+            collection.schema.add(feature.properties ?? [:])
             if let geometry = feature.geometry {
                 geometryTypes.insert(geometry.type)
                 if geometry.hasAltitude { hasZ = true }
             }
         }
-        let wgs84 = SpatialReference.wgs84LongitudeLatitude()
-        var layerType = Self.layerType(geometryTypes)
-        if hasZ { layerType = OGR_GT_SetZ(layerType) }
+        collection.layerType = Self.layerType(geometryTypes)
+        if hasZ { collection.layerType = OGR_GT_SetZ(collection.layerType) }
+        return collection
+    }
 
-        // The file, its layer and fields. Names that differ only in case get a number first
-        // (ogr2ogr's rule: SQLite, and so GeoPackage, refuses them, as do other formats'
-        // readers); the driver may change names further (a Shapefile's ten characters, SQLite's
-        // laundering). Where it makes two alike, the later one is asked for with a number and
-        // the file made again: some drivers rename no field once made.
-        let original = schema.fields.map(\.name)
+    /// The staged file's layer, and what its fields are called.
+    private struct StagedLayer {
+        let dataset: GDALDataset
+        let layer: OGRLayerH
+        let names: FieldNames
+    }
+
+    /// A property's name on its way to a field's: as given, made distinct whatever the case,
+    /// asked of the driver, and given by it (in the schema's order).
+    private struct FieldNames {
+        var original: [String]
+        var distinct: [String]
+        var requested: [String]
+        var created: [String] = []
+    }
+
+    /// The file, its layer and fields. Names that differ only in case get a number first
+    /// (ogr2ogr's rule: SQLite, and so GeoPackage, refuses them, as do other formats' readers);
+    /// the driver may change names further (a Shapefile's ten characters, SQLite's laundering).
+    /// Where it makes two alike, the later one is asked for with a number and the file made
+    /// again: some drivers rename no field once made.
+    private func createLayerWithDistinctFields(_ collection: SpilledCollection, srs: SpatialReference,
+                                               messages: GDALMessages) throws -> StagedLayer {
+        let original = collection.schema.fields.map(\.name)
         let distinct = FieldSchema.distinctNames(original)
-        var requested = distinct
-        var dataset: GDALDataset
-        var layer: OGRLayerH
-        var fieldNames: [String]
-        var attempts = 0
-        while true {
-            attempts += 1
-            let made = try createLayer(type: layerType, srs: wgs84)
-            dataset = made.dataset
-            layer = made.layer
-            let created = try createFields(schema, names: requested, in: layer, messages: messages)
-            guard let clash = FieldSchema.firstRepeatedName(created) else {
-                fieldNames = created
-                break
+        var names = FieldNames(original: original, distinct: distinct, requested: distinct)
+        for _ in 1...50 {
+            let (dataset, layer) = try createLayer(type: collection.layerType, srs: srs)
+            names.created = try createFields(collection.schema, names: names.requested, in: layer, messages: messages)
+            guard let clash = FieldSchema.firstRepeatedName(names.created) else {
+                return StagedLayer(dataset: dataset, layer: layer, names: names)
             }
-            made.dataset.close()
+            dataset.close()
             discardStagedFiles()
-            guard attempts < 50, let next = FieldSchema.nextName(for: created[clash], avoiding: requested + created) else {
-                throw MeridianError(.cannotCreateOutput,
-                                    "the properties \"\(original[created.firstIndex { FieldSchema.sameName($0, created[clash]) }!])\" and \"\(original[clash])\" would share the field \"\(created[clash])\" in \(driver.longName)",
-                                    at: SourceLocation(file: path), hint: "rename one of them (Meridian would lose the other's values)")
-            }
-            requested[clash] = next
+            guard let next = FieldSchema.nextName(for: names.created[clash], avoiding: names.requested + names.created) else { break }
+            names.requested[clash] = next
         }
-        for (index, name) in fieldNames.enumerated() where name != original[index] {
-            let why = name != requested[index] ? "GDAL's \(driver.name) driver changed the name to one the format takes"
-                : requested[index] == distinct[index] ? "another property's name differs from it only in case"
+        let clash = FieldSchema.firstRepeatedName(names.created)!
+        let first = names.created.firstIndex { FieldSchema.sameName($0, names.created[clash]) }!
+        throw MeridianError(.cannotCreateOutput,
+                            "the properties \"\(original[first])\" and \"\(original[clash])\" would share the field \"\(names.created[clash])\" in \(driver.longName)",
+                            at: SourceLocation(file: path), hint: "rename one of them (Meridian would lose the other's values)")
+    }
+
+    /// A warning for each property written under another name, saying why.
+    private func reportRenamedFields(_ names: FieldNames) {
+        for (index, name) in names.created.enumerated() where name != names.original[index] {
+            let why = name != names.requested[index] ? "GDAL's \(driver.name) driver changed the name to one the format takes"
+                : names.requested[index] == names.distinct[index] ? "another property's name differs from it only in case"
                 : "GDAL's \(driver.name) driver would have given it another property's field"
-            diagnostics?(Diagnostic(.warning, "the property \"\(original[index])\" is written as the field \"\(name)\": \(why)",
+            diagnostics?(Diagnostic(.warning, "the property \"\(names.original[index])\" is written as the field \"\(name)\": \(why)",
                                     at: SourceLocation(file: path)))
         }
+    }
 
-        let transaction = GDALDatasetStartTransaction(dataset.handle, 0) == OGRERR_NONE
-        let definition = OGR_L_GetLayerDefn(layer)
+    /// The second pass over the spill: each feature's fields and geometry into the layer, in
+    /// one transaction where the driver has them.
+    private func writeFeatures(_ collection: SpilledCollection, into staged: StagedLayer, srs: SpatialReference) throws {
+        let transaction = GDALDatasetStartTransaction(staged.dataset.handle, 0) == OGRERR_NONE
+        let definition = OGR_L_GetLayerDefn(staged.layer)
         // Fields may be renamed (by Meridian or by the driver): look them up by position.
+        let schema = collection.schema
         let fieldIndex = Dictionary(uniqueKeysWithValues: schema.fields.enumerated().map { ($1.name, Int32($0)) })
         var number = 0
         try spill.forEach { feature in
@@ -129,27 +169,29 @@ public final class OGRWriter: PathFeatureWriter {
                 Self.set(value, as: field.type, in: ogrFeature, at: index)
             }
             if let geometry = feature.geometry {
-                let wkb = WKB.encode(geometry)
-                var ogrGeometry: OGRGeometryH?
-                let status = wkb.withUnsafeBytes { OGR_G_CreateFromWkbEx($0.baseAddress, wgs84.handle, &ogrGeometry, wkb.count) }
-                guard status == OGRERR_NONE, var ogrGeometry else {
-                    throw MeridianError(.badInput, "feature \(number): GDAL cannot take its geometry")
-                }
-                if layerType != wkbUnknown && OGR_GT_Flatten(OGR_G_GetGeometryType(ogrGeometry)) != OGR_GT_Flatten(layerType) {
-                    ogrGeometry = OGR_G_ForceTo(ogrGeometry, layerType, nil)  // a Polygon into a MultiPolygon layer
-                }
-                OGR_F_SetGeometryDirectly(ogrFeature, ogrGeometry)
+                OGR_F_SetGeometryDirectly(ogrFeature, try Self.ogrGeometry(geometry, srs: srs, layerType: collection.layerType, feature: number))
             }
-            guard OGR_L_CreateFeature(layer, ogrFeature) == OGRERR_NONE else {
+            guard OGR_L_CreateFeature(staged.layer, ogrFeature) == OGRERR_NONE else {
                 throw MeridianError(.badInput, "feature \(number): " + (GDAL.lastError ?? "GDAL's \(driver.name) driver refused it"),
                                     at: SourceLocation(file: path))
             }
         }
-        if transaction { _ = GDALDatasetCommitTransaction(dataset.handle) }
-        dataset.close()  // writes what the driver still holds: its errors count
-        if GDAL.lastErrorIsFailure {
-            throw MeridianError(.io, GDAL.lastError ?? "GDAL failed to write the file", at: SourceLocation(file: path))
+        if transaction { _ = GDALDatasetCommitTransaction(staged.dataset.handle) }
+    }
+
+    /// `geometry` as an OGR geometry, through WKB (bit-exact), of the layer's type where that
+    /// is a collection of it (a Polygon into a MultiPolygon layer).
+    private static func ogrGeometry(_ geometry: Geometry, srs: SpatialReference, layerType: OGRwkbGeometryType, feature number: Int) throws -> OGRGeometryH {
+        let wkb = WKB.encode(geometry)
+        var ogrGeometry: OGRGeometryH?
+        let status = wkb.withUnsafeBytes { OGR_G_CreateFromWkbEx($0.baseAddress, srs.handle, &ogrGeometry, wkb.count) }
+        guard status == OGRERR_NONE, let ogrGeometry else {
+            throw MeridianError(.badInput, "feature \(number): GDAL cannot take its geometry")
         }
+        if layerType != wkbUnknown && OGR_GT_Flatten(OGR_G_GetGeometryType(ogrGeometry)) != OGR_GT_Flatten(layerType) {
+            return OGR_G_ForceTo(ogrGeometry, layerType, nil)
+        }
+        return ogrGeometry
     }
 
     /// The staged file and its one layer.

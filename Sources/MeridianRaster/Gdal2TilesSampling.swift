@@ -91,6 +91,68 @@ struct Gdal2TilesQuery: Equatable {
     }
 }
 
+/// Which pixels of the intermediate grid a query buffer holds: the distinct grid columns and
+/// rows the buffer reads (nearest neighbour), and per buffer column and row the index of the
+/// one it holds among them (-1: outside the clipped window, zero in gdal2tiles' buffer).
+struct Gdal2TilesBufferMap {
+    /// The grid's columns and rows read, sorted.
+    let usedColumns: [Int]
+    let usedRows: [Int]
+    /// Per buffer column (row): its index in `usedColumns` (`usedRows`), or -1.
+    let bufferColumn: [Int]
+    let bufferRow: [Int]
+
+    init(_ query: Gdal2TilesQuery, gridWidth: Int, gridHeight: Int) {
+        let columns = Gdal2TilesQuery.nearestPixels(start: query.rx, size: query.rxsize, count: query.wxsize, limit: gridWidth)
+        let rows = Gdal2TilesQuery.nearestPixels(start: query.ry, size: query.rysize, count: query.wysize, limit: gridHeight)
+        usedColumns = Array(Set(columns)).sorted()
+        usedRows = Array(Set(rows)).sorted()
+        bufferColumn = Self.indexes(of: columns, among: usedColumns, from: query.wx, size: query.querysize)
+        bufferRow = Self.indexes(of: rows, among: usedRows, from: query.wy, size: query.querysize)
+    }
+
+    /// A buffer axis of `size`: -1, then from `start` the index of each of `read` in `used`.
+    private static func indexes(of read: [Int], among used: [Int], from start: Int, size: Int) -> [Int] {
+        let index = Dictionary(uniqueKeysWithValues: used.enumerated().map { ($1, $0) })
+        var result = [Int](repeating: -1, count: size)
+        for (b, pixel) in read.enumerated() { result[start + b] = index[pixel]! }
+        return result
+    }
+}
+
+/// The source pixel each intermediate grid pixel takes (every used column × every used row,
+/// row by row), -1 in both where it takes none (outside the source).
+struct Gdal2TilesSourcePixels {
+    var x: [Int32]
+    var y: [Int32]
+
+    /// The source window that holds every pixel taken; nil when none is.
+    var window: (x: Int, y: Int, width: Int, height: Int)? {
+        var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
+        for i in 0..<x.count where x[i] >= 0 {
+            let ix = Int(x[i]), iy = Int(y[i])
+            minX = min(minX, ix); maxX = max(maxX, ix); minY = min(minY, iy); maxY = max(maxY, iy)
+        }
+        guard minX <= maxX else { return nil }
+        return (minX, minY, maxX - minX + 1, maxY - minY + 1)
+    }
+
+    /// The intermediate grid's pixels as RGBA: the source pixel taken where it has alpha,
+    /// else 0 (like one outside the source).
+    func gridPixels(from window: SourceWindow) -> [UInt8] {
+        var grid = [UInt8](repeating: 0, count: x.count * 4)
+        window.rgba.withUnsafeBufferPointer { src in
+            grid.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<x.count where x[i] >= 0 {
+                    let p = ((Int(y[i]) - window.y) * window.width + Int(x[i]) - window.x) * 4
+                    if src[p + 3] > 0 { for c in 0..<4 { dst[i * 4 + c] = src[p + c] } }
+                }
+            }
+        }
+        return grid
+    }
+}
+
 extension TileRenderer {
     /// Largest interpolation error allowed in a VRT pixel's source position (source pixels):
     /// GDAL's transformer here is exact, and a nearest-neighbour choice flips only within this
@@ -102,56 +164,34 @@ extension TileRenderer {
     /// Throws `SampledWarp.Unsupported` when the transformer fails in the window.
     func gdal2tilesRender(_ tile: MapTile) throws -> TileImage? {
         let size = pyramid.tileSize
-        let grid = source.warpedGeoTransform
-        let query = Gdal2TilesQuery(tile: tile, tileSize: size, geoTransform: grid, width: source.warpedWidth, height: source.warpedHeight)
+        let query = Gdal2TilesQuery(tile: tile, tileSize: size, geoTransform: source.warpedGeoTransform,
+                                    width: source.warpedWidth, height: source.warpedHeight)
         guard query.readsAnything else { return nil }
+        let map = Gdal2TilesBufferMap(query, gridWidth: source.warpedWidth, gridHeight: source.warpedHeight)
 
-        // The grid's columns and rows the buffer reads, and the distinct ones among them.
-        let columns = Gdal2TilesQuery.nearestPixels(start: query.rx, size: query.rxsize, count: query.wxsize, limit: source.warpedWidth)
-        let rows = Gdal2TilesQuery.nearestPixels(start: query.ry, size: query.rysize, count: query.wysize, limit: source.warpedHeight)
-        let usedColumns = Array(Set(columns)).sorted(), usedRows = Array(Set(rows)).sorted()
-        let columnIndex = Dictionary(uniqueKeysWithValues: usedColumns.enumerated().map { ($1, $0) })
-        let rowIndex = Dictionary(uniqueKeysWithValues: usedRows.enumerated().map { ($1, $0) })
-
-        // Source positions of those VRT pixels' centres.
-        var geoTransform = grid
+        // The source pixels of those grid pixels' centres, and the source window they lie in.
+        var geoTransform = source.warpedGeoTransform
         GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
-        let width = source.sourceWidth, height = source.sourceHeight
-        let (pixelX, pixelY) = try vrtSourcePixels(columns: usedColumns, rows: usedRows, width: width, height: height)
-        var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-        for i in 0..<pixelX.count where pixelX[i] >= 0 {
-            let ix = Int(pixelX[i]), iy = Int(pixelY[i])
-            minX = min(minX, ix); maxX = max(maxX, ix); minY = min(minY, iy); maxY = max(maxY, iy)
-        }
-        guard minX <= maxX else { return nil }
-        let w = maxX - minX + 1, h = maxY - minY + 1
-        var window = try readWindow(x: minX, y: minY, width: w, height: h)
-        if let ring = source.cutlineRing { Self.applyCutline(ring, to: &window, x: minX, y: minY, width: w, height: h) }
+        let taken = try vrtSourcePixels(columns: map.usedColumns, rows: map.usedRows)
+        guard let bounds = taken.window else { return nil }
+        let window = try readMaskedWindow(x: bounds.x, y: bounds.y, width: bounds.width, height: bounds.height)
 
-        // The intermediate VRT's pixels (RGBA; 0 where there is no valid source pixel).
-        var vrt = [UInt8](repeating: 0, count: pixelX.count * 4)
-        window.withUnsafeBufferPointer { src in
-            vrt.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<pixelX.count where pixelX[i] >= 0 {
-                    let p = ((Int(pixelY[i]) - minY) * w + Int(pixelX[i]) - minX) * 4
-                    if src[p + 3] > 0 { for c in 0..<4 { dst[i * 4 + c] = src[p + c] } }
-                }
-            }
-        }
+        // The buffer's 4 × 4 plain averages of every channel, alpha included, halves rounded up.
+        let rowSums = Self.gdal2tilesColumnSums(of: taken.gridPixels(from: window), map: map, size: size)
+        let colorChannels = source.colorBands.count
+        let image = TileImage(size: size, colorChannels: colorChannels,
+                              pixels: Self.gdal2tilesAverages(of: rowSums, map: map, size: size, colorChannels: colorChannels))
+        return image.isEmpty ? nil : image
+    }
 
-        // The query buffer's pixel → the VRT pixel it holds (-1: outside the clipped window),
-        // then 4 × 4 plain averages of every channel, alpha included, halves rounded up.
-        var bufferColumn = [Int](repeating: -1, count: query.querysize), bufferRow = bufferColumn
-        for (b, column) in columns.enumerated() { bufferColumn[query.wx + b] = columnIndex[column]! }
-        for (b, row) in rows.enumerated() { bufferRow[query.wy + b] = rowIndex[row]! }
-        let colorChannels = source.colorBands.count, channels = colorChannels + 1
-        let stride = usedColumns.count
-        // Per VRT row: the sums of each tile column's 4 buffer columns (the rows come next).
-        var rowSums = [Int32](repeating: 0, count: usedRows.count * size * 4)
-        vrt.withUnsafeBufferPointer { v in
-            bufferColumn.withUnsafeBufferPointer { bc in
+    /// Per grid row read: for each tile column, the sums of its 4 buffer columns' channels.
+    private static func gdal2tilesColumnSums(of grid: [UInt8], map: Gdal2TilesBufferMap, size: Int) -> [Int32] {
+        let stride = map.usedColumns.count
+        var rowSums = [Int32](repeating: 0, count: map.usedRows.count * size * 4)
+        grid.withUnsafeBufferPointer { v in
+            map.bufferColumn.withUnsafeBufferPointer { bc in
                 rowSums.withUnsafeMutableBufferPointer { sums in
-                    for row in 0..<usedRows.count {
+                    for row in 0..<map.usedRows.count {
                         let line = row * stride
                         for px in 0..<size {
                             var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, a: Int32 = 0
@@ -168,11 +208,18 @@ extension TileRenderer {
                 }
             }
         }
+        return rowSums
+    }
+
+    /// The tile: each pixel the sum of its 4 buffer rows' column sums, divided by 16 (rounding
+    /// halves up; buffer pixels outside the window count as zero, as in gdal2tiles' buffer).
+    private static func gdal2tilesAverages(of rowSums: [Int32], map: Gdal2TilesBufferMap, size: Int, colorChannels: Int) -> [UInt8] {
+        let channels = colorChannels + 1
         var out = [UInt8](repeating: 0, count: size * size * channels)
         rowSums.withUnsafeBufferPointer { sums in
             out.withUnsafeMutableBufferPointer { dst in
                 for py in 0..<size {
-                    let rowsHere = (0..<4).map { bufferRow[4 * py + $0] }.filter { $0 >= 0 }
+                    let rowsHere = (0..<4).map { map.bufferRow[4 * py + $0] }.filter { $0 >= 0 }
                     if rowsHere.isEmpty { continue }
                     for px in 0..<size {
                         var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, a: Int32 = 0
@@ -191,94 +238,85 @@ extension TileRenderer {
                 }
             }
         }
-        let image = TileImage(size: size, colorChannels: colorChannels, pixels: out)
-        return image.isEmpty ? nil : image
+        return out
     }
 
     /// The source pixel nearest each VRT pixel centre (every column × every row given, both
-    /// sorted), row by row, -1 outside the source; as GDAL's nearest-neighbour warp kernel takes
-    /// it: the floor of the position (plus 1e-10). The positions are exact on a grid every
-    /// `step` VRT pixels over their span, bilinear between, the step refined (16, 4, 1) until the
-    /// error at the cells' centres is within `gdal2tilesTolerance`; a position that close to a
-    /// pixel edge (4 × the tolerance) is computed exactly, so the choice is the exact one.
-    private func vrtSourcePixels(columns: [Int], rows: [Int], width: Int, height: Int) throws -> ([Int32], [Int32]) {
-        let x0 = Double(columns.first!) + 0.5, y0 = Double(rows.first!) + 0.5
+    /// sorted), as GDAL's nearest-neighbour warp kernel takes it: the floor of the position
+    /// (plus 1e-10). The positions are exact on a grid every `step` VRT pixels over their span,
+    /// bilinear between, the step refined (16, 4, 1) until the error at the cells' centres is
+    /// within `gdal2tilesTolerance`; a position that close to a pixel edge (4 × the tolerance)
+    /// is computed exactly, so the choice is the exact one.
+    private func vrtSourcePixels(columns: [Int], rows: [Int]) throws -> Gdal2TilesSourcePixels {
         let spanX = columns.last! - columns.first!, spanY = rows.last! - rows.first!
-        for step in [16, 4, 1] {
-            let nx = spanX / step + 2, ny = spanY / step + 2
-            guard let (gx, gy) = sourcePositions(columns: nx, rows: ny, step: Double(step), x0: x0, y0: y0) else {
-                throw SampledWarp.Unsupported()
+        let grid = try positionGrid(x0: Double(columns.first!) + 0.5, y0: Double(rows.first!) + 0.5,
+                                    columns: { spanX / $0 + 2 }, rows: { spanY / $0 + 2 }, tolerance: Self.gdal2tilesTolerance)
+        var (taken, nearEdge) = interpolatedSourcePixels(grid, columns: columns, rows: rows)
+        try takeExactly(nearEdge, columns: columns, rows: rows, into: &taken)
+        return taken
+    }
+
+    /// The source pixels at positions interpolated on `grid`, and the indexes of those too
+    /// close to a pixel edge for an interpolated position to choose (left at -1).
+    private func interpolatedSourcePixels(_ grid: PositionGrid, columns: [Int], rows: [Int]) -> (Gdal2TilesSourcePixels, nearEdge: [Int]) {
+        let step = grid.step, nx = grid.columns
+        // Per column: its grid cell and the fraction across it.
+        let cells = columns.map { min(nx - 2, ($0 - columns.first!) / step) }
+        let fractions = columns.enumerated().map { Double($1 - columns.first!) / Double(step) - Double(cells[$0]) }
+        var pixelX = [Int32](repeating: -1, count: columns.count * rows.count), pixelY = pixelX
+        var rowX = [Double](repeating: 0, count: nx), rowY = rowX
+        let limitX = Double(source.sourceWidth), limitY = Double(source.sourceHeight)
+        let margin = step > 1 ? 4 * Self.gdal2tilesTolerance : 0
+        var nearEdge: [Int] = []
+        for (r, row) in rows.enumerated() {
+            // The grid interpolated down to this row, then along it.
+            let v = Double(row - rows.first!) / Double(step)
+            let gj = min(grid.rows - 2, Int(v)), fv = v - Double(gj)
+            for i in 0..<nx {
+                let a = gj * nx + i
+                rowX[i] = grid.xs[a] + (grid.xs[a + nx] - grid.xs[a]) * fv
+                rowY[i] = grid.ys[a] + (grid.ys[a + nx] - grid.ys[a]) * fv
             }
-            if step > 1 {
-                // Interpolation against the exact positions at the cells' centres.
-                guard let (cx, cy) = sourcePositions(columns: nx - 1, rows: ny - 1, step: Double(step), x0: x0 + Double(step) / 2, y0: y0 + Double(step) / 2) else {
-                    throw SampledWarp.Unsupported()
-                }
-                var worst = 0.0
-                for j in 0..<(ny - 1) {
-                    for i in 0..<(nx - 1) {
-                        let a = j * nx + i
-                        let ix = (gx[a] + gx[a + 1] + gx[a + nx] + gx[a + nx + 1]) / 4, iy = (gy[a] + gy[a + 1] + gy[a + nx] + gy[a + nx + 1]) / 4
-                        worst = max(worst, abs(ix - cx[j * (nx - 1) + i]), abs(iy - cy[j * (nx - 1) + i]))
-                    }
-                }
-                if worst > Self.gdal2tilesTolerance { continue }
-            }
-            // Per column: its grid cell and the fraction across it.
-            let cells = columns.map { min(nx - 2, ($0 - columns.first!) / step) }
-            let fractions = columns.enumerated().map { Double($1 - columns.first!) / Double(step) - Double(cells[$0]) }
-            var pixelX = [Int32](repeating: -1, count: columns.count * rows.count), pixelY = pixelX
-            var rowX = [Double](repeating: 0, count: nx), rowY = rowX
-            let limitX = Double(width), limitY = Double(height)
-            let margin = step > 1 ? 4 * Self.gdal2tilesTolerance : 0
-            var nearEdge: [Int] = []
-            for (r, row) in rows.enumerated() {
-                // The grid interpolated down to this row, then along it.
-                let v = Double(row - rows.first!) / Double(step)
-                let gj = min(ny - 2, Int(v)), fv = v - Double(gj)
-                for i in 0..<nx {
-                    let a = gj * nx + i
-                    rowX[i] = gx[a] + (gx[a + nx] - gx[a]) * fv
-                    rowY[i] = gy[a] + (gy[a + nx] - gy[a]) * fv
-                }
-                rowX.withUnsafeBufferPointer { rx in
-                    rowY.withUnsafeBufferPointer { ry in
-                        pixelX.withUnsafeMutableBufferPointer { px in
-                            pixelY.withUnsafeMutableBufferPointer { py in
-                                for c in 0..<columns.count {
-                                    let gi = cells[c], fu = fractions[c]
-                                    let sx = rx[gi] + (rx[gi + 1] - rx[gi]) * fu + 1e-10, sy = ry[gi] + (ry[gi + 1] - ry[gi]) * fu + 1e-10
-                                    let x = sx.rounded(.down), y = sy.rounded(.down)
-                                    // Too close to a pixel edge for an interpolated position to choose: exactly, below.
-                                    if sx - x < margin || x + 1 - sx < margin || sy - y < margin || y + 1 - sy < margin {
-                                        nearEdge.append(r * columns.count + c)
-                                        continue
-                                    }
-                                    if x >= 0, y >= 0, x < limitX, y < limitY {
-                                        px[r * columns.count + c] = Int32(x)
-                                        py[r * columns.count + c] = Int32(y)
-                                    }
+            rowX.withUnsafeBufferPointer { rx in
+                rowY.withUnsafeBufferPointer { ry in
+                    pixelX.withUnsafeMutableBufferPointer { px in
+                        pixelY.withUnsafeMutableBufferPointer { py in
+                            for c in 0..<columns.count {
+                                let gi = cells[c], fu = fractions[c]
+                                let sx = rx[gi] + (rx[gi + 1] - rx[gi]) * fu + 1e-10, sy = ry[gi] + (ry[gi + 1] - ry[gi]) * fu + 1e-10
+                                let x = sx.rounded(.down), y = sy.rounded(.down)
+                                // Too close to a pixel edge for an interpolated position to choose: exactly, later.
+                                if sx - x < margin || x + 1 - sx < margin || sy - y < margin || y + 1 - sy < margin {
+                                    nearEdge.append(r * columns.count + c)
+                                    continue
+                                }
+                                if x >= 0, y >= 0, x < limitX, y < limitY {
+                                    px[r * columns.count + c] = Int32(x)
+                                    py[r * columns.count + c] = Int32(y)
                                 }
                             }
                         }
                     }
                 }
             }
-            if !nearEdge.isEmpty {
-                var xs = nearEdge.map { Double(columns[$0 % columns.count]) + 0.5 }, ys = nearEdge.map { Double(rows[$0 / columns.count]) + 0.5 }
-                var zs = [Double](repeating: 0, count: nearEdge.count), ok = [Int32](repeating: 0, count: nearEdge.count)
-                GDALGenImgProjTransform(transformer, 1, Int32(nearEdge.count), &xs, &ys, &zs, &ok)
-                guard !ok.contains(0) else { throw SampledWarp.Unsupported() }
-                for (k, index) in nearEdge.enumerated() {
-                    let x = (xs[k] + 1e-10).rounded(.down), y = (ys[k] + 1e-10).rounded(.down)
-                    if x >= 0, y >= 0, x < limitX, y < limitY {
-                        pixelX[index] = Int32(x)
-                        pixelY[index] = Int32(y)
-                    }
-                }
-            }
-            return (pixelX, pixelY)
         }
-        throw SampledWarp.Unsupported()  // not reached: step 1 always returns
+        return (Gdal2TilesSourcePixels(x: pixelX, y: pixelY), nearEdge)
+    }
+
+    /// The source pixels at `indexes` (of `columns` × `rows`) from exactly transformed positions.
+    private func takeExactly(_ indexes: [Int], columns: [Int], rows: [Int], into taken: inout Gdal2TilesSourcePixels) throws {
+        guard !indexes.isEmpty else { return }
+        var xs = indexes.map { Double(columns[$0 % columns.count]) + 0.5 }, ys = indexes.map { Double(rows[$0 / columns.count]) + 0.5 }
+        var zs = [Double](repeating: 0, count: indexes.count), ok = [Int32](repeating: 0, count: indexes.count)
+        GDALGenImgProjTransform(transformer, 1, Int32(indexes.count), &xs, &ys, &zs, &ok)
+        guard !ok.contains(0) else { throw SampledWarp.Unsupported() }
+        let limitX = Double(source.sourceWidth), limitY = Double(source.sourceHeight)
+        for (k, index) in indexes.enumerated() {
+            let x = (xs[k] + 1e-10).rounded(.down), y = (ys[k] + 1e-10).rounded(.down)
+            if x >= 0, y >= 0, x < limitX, y < limitY {
+                taken.x[index] = Int32(x)
+                taken.y[index] = Int32(y)
+            }
+        }
     }
 }

@@ -25,6 +25,9 @@ public enum ControlPointMethod: String, Sendable, CaseIterable {
     case polynomial
     /// A thin-plate spline through every point (exact at the points; for scanned maps that bend).
     case tps
+
+    /// The option that makes GDAL's transformer use the method.
+    var transformerOption: String { self == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL" }
 }
 
 /// What to take from the input and how to read it.
@@ -105,156 +108,85 @@ public struct RasterSource: Sendable {
         guard access(path, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
-        var notes: [RasterSourceNote] = []
-        var translate: [String] = []
-        var openPath = path
-        var controlPoints = options.controlPoints
-        if [".kml", ".kmz"].contains(where: path.lowercased().hasSuffix) {
-            let overlay = try GroundOverlay(path: path)
-            openPath = overlay.imagePath
-            if controlPoints.isEmpty { controlPoints = try overlay.controlPoints(imageAt: openPath) }
-        }
-        self.openPath = openPath
+        let image = try Self.image(of: path, controlPoints: options.controlPoints)
+        openPath = image.path
+        let file = try Self.openRaster(image.path, path: path)
+        driver = file.driverName
+        sourceWidth = file.width
+        sourceHeight = file.height
+
+        let bands = try BandLayout(of: file, options: options, path: path)
+        translateArguments = bands.translate + (try Self.controlPointArguments(image.controlPoints))
+        colorBands = bands.colorBands
+        alphaBand = bands.alphaBand
+        palette = bands.palette
+        paletteNoData = bands.paletteNoDataIndex
+        noData = bands.noDataValues(in: file, asked: options.noData)
+        notes = bands.notes
+
+        let prepared = try Self.prepare(file, translate: translateArguments, path: path)
+        transformerOptions = try Self.transformerOptions(georeferencing: prepared, controlPointsGiven: !image.controlPoints.isEmpty,
+                                                         method: options.controlPointMethod, path: path)
+        let grid = try Self.suggestedOutput(prepared, transformer: transformerOptions, path: path)
+        extent = grid.extent
+        pixelSize = grid.geoTransform[1]
+        warpedGeoTransform = grid.geoTransform
+        warpedWidth = grid.width
+        warpedHeight = grid.height
+
+        let collar = options.cutCollar && driver == "BSB"
+            ? try Self.collar(of: prepared, chart: openPath, extent: extent, method: options.controlPointMethod, path: path) : nil
+        cutlineRing = collar?.ring
+        bounds = collar?.bounds ?? extent.boundingBox
+    }
+
+    /// The file GDAL opens and the control points that place it: for a KML or KMZ
+    /// GroundOverlay its image, placed by its corners unless `controlPoints` are given; else
+    /// `path` itself.
+    static func image(of path: String, controlPoints: [ControlPoint]) throws -> (path: String, controlPoints: [ControlPoint]) {
+        guard [".kml", ".kmz"].contains(where: path.lowercased().hasSuffix) else { return (path, controlPoints) }
+        let overlay = try GroundOverlay(path: path)
+        return (overlay.imagePath, controlPoints.isEmpty ? try overlay.controlPoints(imageAt: overlay.imagePath) : controlPoints)
+    }
+
+    /// `openPath` opened as a raster that has bands (errors name `path`, what the user gave).
+    static func openRaster(_ openPath: String, path: String) throws -> GDALDataset {
         CPLErrorReset()
         guard let file = GDALDataset(opening: openPath, for: .raster) else {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)
         }
-        let dataset = file.handle
-        defer { withExtendedLifetime(file) {} }  // `dataset` is used until the end
-        driver = file.driverName
-        sourceWidth = file.width
-        sourceHeight = file.height
-        let bandCount = file.bandCount
-        guard bandCount > 0 else { throw MeridianError(.badInput, "the raster has no bands", at: SourceLocation(file: path)) }
+        guard file.bandCount > 0 else { throw MeridianError(.badInput, "the raster has no bands", at: SourceLocation(file: path)) }
+        return file
+    }
 
-        // Bands: a palette is expanded to RGBA; otherwise gray or RGB plus an alpha band if any.
-        let first = GDALGetRasterBand(dataset, 1)
-        var colorBands: [Int]
-        var alphaBand: Int? = nil
-        var paletteNoData: [Double]?
-        var palette: [UInt8]? = nil
-        var paletteNoDataIndex: Int? = nil
-        var hasNoData: Int32 = 0
-        let fileNoData = GDALGetRasterNoDataValue(first, &hasNoData)
-        if let table = GDALGetRasterColorTable(first), options.bands == nil || options.bands == [1] {
-            // A nodata index becomes its colour in the expanded bands.
-            if let index = options.noData ?? (hasNoData != 0 ? fileNoData : nil),
-               index >= 0, Int(index) < Int(GDALGetColorEntryCount(table)), let entry = GDALGetColorEntry(table, Int32(index)) {
-                paletteNoData = [Double(entry.pointee.c1), Double(entry.pointee.c2), Double(entry.pointee.c3)]
-                paletteNoDataIndex = Int(index)
-            }
-            var lut = [UInt8](repeating: 0, count: 256 * 4)
-            for i in 0..<min(256, Int(GDALGetColorEntryCount(table))) {
-                if let e = GDALGetColorEntry(table, Int32(i)) {
-                    lut.replaceSubrange(4 * i..<4 * i + 4, with: [UInt8(clamping: e.pointee.c1), UInt8(clamping: e.pointee.c2),
-                                                                 UInt8(clamping: e.pointee.c3), UInt8(clamping: e.pointee.c4)])
-                }
-            }
-            palette = lut
-            translate += ["-expand", "rgba"]
-            colorBands = [1, 2, 3]
-            alphaBand = 4
-        } else {
-            for index in 1...bandCount where GDALGetRasterColorInterpretation(GDALGetRasterBand(dataset, Int32(index))) == GCI_AlphaBand {
-                alphaBand = index
-            }
-            let colour = (1...bandCount).filter { $0 != alphaBand }
-            if let chosen = options.bands {
-                guard chosen.count == 1 || chosen.count == 3 else { throw RasterSourceError.unsupportedBandCount(chosen.count) }
-                for band in chosen where !(1...bandCount).contains(band) {
-                    throw RasterSourceError.noSuchBand(band: band, bandCount: bandCount, path: path)
-                }
-                colorBands = chosen
-            } else if colour.count >= 3 {
-                colorBands = Array(colour.prefix(3))
-                if colour.count > 3 {
-                    notes.append(.firstThreeBandsTiled(bandCount: colour.count, tiled: colorBands))
-                }
-            } else {
-                colorBands = [colour.first ?? 1]
-            }
-        }
-        // A mask shared by all bands (a JPEG-compressed GeoTIFF's internal mask, say) and no
-        // alpha or nodata: the mask becomes the alpha band, as gdal2tiles honours it, so the
-        // collar it masks is transparent rather than black. The prepared dataset's bands are
-        // then the colour bands in order, and the mask.
-        let type = GDALGetRasterDataType(first)
-        let maskFlags = GDALGetMaskFlags(GDALGetRasterBand(dataset, Int32(colorBands[0])))
-        if palette == nil, alphaBand == nil, hasNoData == 0, options.noData == nil, type == GDT_Byte,
-           maskFlags & GMF_PER_DATASET != 0, maskFlags & GMF_ALL_VALID == 0 {
-            translate += colorBands.flatMap { ["-b", "\($0)"] } + ["-b", "mask", "-colorinterp_\(colorBands.count + 1)", "alpha"]
-            colorBands = Array(1...colorBands.count)
-            alphaBand = colorBands.count + 1
-        }
-        // Data that is not 8-bit is scaled from its minimum and maximum to 0...255.
-        if type != GDT_Byte {
-            translate += ["-ot", "Byte", "-scale"]
-            notes.append(.scaledToBytes(dataType: String(cString: GDALGetDataTypeName(type))))
-        }
-        // Control points typed by the user replace the file's georeferencing.
-        if !controlPoints.isEmpty {
-            guard controlPoints.count >= 3 else { throw RasterSourceError.tooFewControlPoints(controlPoints.count) }
-            for point in controlPoints {
-                translate += ["-gcp", "\(point.pixel)", "\(point.line)", "\(point.longitude)", "\(point.latitude)"]
-            }
-            translate += ["-a_srs", "+proj=longlat +datum=WGS84 +no_defs"]
-        }
-        self.translateArguments = translate
-        self.palette = GDALGetRasterDataType(first) == GDT_Byte ? palette : nil
-        self.paletteNoData = paletteNoDataIndex
-        self.colorBands = colorBands
-        self.alphaBand = alphaBand
+    /// gdal_translate arguments by which control points typed by the user replace the file's
+    /// georeferencing (none without them).
+    static func controlPointArguments(_ controlPoints: [ControlPoint]) throws -> [String] {
+        guard !controlPoints.isEmpty else { return [] }
+        guard controlPoints.count >= 3 else { throw RasterSourceError.tooFewControlPoints(controlPoints.count) }
+        return controlPoints.flatMap { ["-gcp", "\($0.pixel)", "\($0.line)", "\($0.longitude)", "\($0.latitude)"] }
+            + ["-a_srs", "+proj=longlat +datum=WGS84 +no_defs"]
+    }
 
-        // Nodata: the user's value, else the first colour band's own.
-        if let paletteNoData {
-            noData = paletteNoData
-        } else if alphaBand != nil && options.noData == nil {
-            noData = nil
-        } else {
-            var has: Int32 = 0
-            let value = GDALGetRasterNoDataValue(GDALGetRasterBand(dataset, Int32(colorBands[0])), &has)
-            noData = (options.noData ?? (has != 0 ? value : nil)).map { [Double](repeating: $0, count: colorBands.count) }
-        }
-
-        // Georeferencing: a geotransform with a CRS, else control points with theirs.
-        let preparedDataset = try Self.prepare(file, translate: translate, path: path)
-        let prepared = preparedDataset.handle
-        defer { withExtendedLifetime(preparedDataset) {} }
-        var transformer = ["DST_SRS=\(Self.webMercatorWKT)"]
+    /// Options for GDAL's transformer from the prepared dataset to EPSG:3857: georeferenced by
+    /// a geotransform with a CRS (unless the user gave control points), else by control points
+    /// with theirs.
+    static func transformerOptions(georeferencing prepared: GDALDataset, controlPointsGiven: Bool, method: ControlPointMethod,
+                                   path: String) throws -> [String] {
+        let toWebMercator = "DST_SRS=\(Self.webMercatorWKT)"
         var geoTransform = [Double](repeating: 0, count: 6)
-        let hasGeoTransform = GDALGetGeoTransform(prepared, &geoTransform) == CE_None && geoTransform != [0, 1, 0, 0, 0, 1]
-        let gcpCount = Int(GDALGetGCPCount(prepared))
-        if controlPoints.isEmpty, hasGeoTransform, GDALGetSpatialRef(prepared) != nil {
-            // Georeferenced by a geotransform.
-        } else if gcpCount >= 3, GDALGetGCPSpatialRef(prepared) != nil {
-            transformer.append(options.controlPointMethod == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL")
-        } else if hasGeoTransform {
+        let hasGeoTransform = GDALGetGeoTransform(prepared.handle, &geoTransform) == CE_None && geoTransform != [0, 1, 0, 0, 0, 1]
+        if !controlPointsGiven, hasGeoTransform, GDALGetSpatialRef(prepared.handle) != nil {
+            return [toWebMercator]
+        }
+        if GDALGetGCPCount(prepared.handle) >= 3, GDALGetGCPSpatialRef(prepared.handle) != nil {
+            return [toWebMercator, method.transformerOption]
+        }
+        if hasGeoTransform {
             throw MeridianError(.badInput, "the raster has a geotransform but no coordinate reference system", at: SourceLocation(file: path),
                                 hint: "assign one first, e.g. gdal_translate -a_srs EPSG:4326")
-        } else {
-            throw RasterSourceError.noGeoreferencing(path: path)
         }
-        self.transformerOptions = transformer
-
-        // The extent in EPSG:3857, as GDAL suggests it (gdal2tiles uses the same).
-        let (extent, warpedGeoTransform, width, height) = try Self.suggestedOutput(prepared, transformer: transformer, path: path)
-        self.extent = extent
-        self.pixelSize = warpedGeoTransform[1]
-        self.warpedGeoTransform = warpedGeoTransform
-        self.warpedWidth = width
-        self.warpedHeight = height
-
-        // A BSB chart's collar: the PLY outline (degrees) turned into source pixels.
-        if options.cutCollar, driver == "BSB", let outline = Self.bsbOutline(path: openPath), outline.count >= 3 {
-            cutlineRing = try Self.pixelPolygon(outline, dataset: prepared, method: options.controlPointMethod, path: path)
-            let whole = extent.boundingBox
-            bounds = BoundingBox(west: max(whole.west, outline.map(\.1).min()!), south: max(whole.south, outline.map(\.0).min()!),
-                                 east: min(whole.east, outline.map(\.1).max()!), north: min(whole.north, outline.map(\.0).max()!))
-        } else {
-            cutlineRing = nil
-            bounds = extent.boundingBox
-        }
-        self.notes = notes
+        throw RasterSourceError.noGeoreferencing(path: path)
     }
 
     /// The dataset to warp: the file itself, or the VRT gdal_translate makes of it (which
@@ -281,9 +213,17 @@ public struct RasterSource: Sendable {
         return (file, try Self.prepare(file, translate: translateArguments, path: path))
     }
 
-    static func suggestedOutput(_ dataset: GDALDatasetH, transformer options: [String], path: String) throws
-        -> (MercatorExtent, [Double], Int, Int) {
-        guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset, nil, $0) }) else {
+    /// The grid GDAL suggests for the raster in EPSG:3857 (gdal2tiles warps to the same).
+    struct WarpedGrid {
+        /// gdal2tiles' bounds: the grid's geotransform times its size, clamped to the world.
+        var extent: MercatorExtent
+        var geoTransform: [Double]
+        var width: Int
+        var height: Int
+    }
+
+    static func suggestedOutput(_ dataset: GDALDataset, transformer options: [String], path: String) throws -> WarpedGrid {
+        guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset.handle, nil, $0) }) else {
             throw MeridianError.gdal(.badInput, "cannot transform the raster to Web Mercator", path: path)
         }
         defer { GDALDestroyGenImgProjTransformer(transformer) }
@@ -291,10 +231,9 @@ public struct RasterSource: Sendable {
         var extent = [Double](repeating: 0, count: 4)
         var width: Int32 = 0, height: Int32 = 0
         CPLErrorReset()
-        guard GDALSuggestedWarpOutput2(dataset, GDALGenImgProjTransform, transformer, &geoTransform, &width, &height, &extent, 0) == CE_None else {
+        guard GDALSuggestedWarpOutput2(dataset.handle, GDALGenImgProjTransform, transformer, &geoTransform, &width, &height, &extent, 0) == CE_None else {
             throw MeridianError.gdal(.badInput, "cannot find the raster's extent in Web Mercator", path: path)
         }
-        // gdal2tiles' bounds: the suggested output's geotransform times its size, clamped to the world.
         let limit = TilePyramid.originShift
         let minX = max(-limit, geoTransform[0]), maxY = min(limit, geoTransform[3])
         let maxX = min(limit, geoTransform[0] + Double(width) * geoTransform[1])
@@ -302,7 +241,8 @@ public struct RasterSource: Sendable {
         guard minX < maxX, minY < maxY else {
             throw MeridianError(.badInput, "the raster lies outside the Web Mercator world", at: SourceLocation(file: path))
         }
-        return (MercatorExtent(minX: minX, minY: minY, maxX: maxX, maxY: maxY), geoTransform, Int(width), Int(height))
+        return WarpedGrid(extent: MercatorExtent(minX: minX, minY: minY, maxX: maxX, maxY: maxY), geoTransform: geoTransform,
+                          width: Int(width), height: Int(height))
     }
 
     static let webMercatorWKT = SpatialReference.wkt("EPSG:3857")!
@@ -326,11 +266,23 @@ public struct RasterSource: Sendable {
         return points.isEmpty ? nil : points
     }
 
-    /// An outline in degrees as a WKT polygon in the dataset's pixel coordinates.
-    static func pixelPolygon(_ outline: [(Double, Double)], dataset: GDALDatasetH, method: ControlPointMethod, path: String) throws -> [SIMD2<Double>] {
+    /// A BSB chart's collar: its PLY outline (degrees) turned into the prepared dataset's
+    /// pixels, and the bounds of the data within it; nil when the chart has no outline.
+    static func collar(of prepared: GDALDataset, chart: String, extent: MercatorExtent, method: ControlPointMethod,
+                       path: String) throws -> (ring: [SIMD2<Double>], bounds: BoundingBox)? {
+        guard let outline = bsbOutline(path: chart), outline.count >= 3 else { return nil }
+        let ring = try pixelPolygon(outline, dataset: prepared, method: method, path: path)
+        let whole = extent.boundingBox
+        let bounds = BoundingBox(west: max(whole.west, outline.map(\.1).min()!), south: max(whole.south, outline.map(\.0).min()!),
+                                 east: min(whole.east, outline.map(\.1).max()!), north: min(whole.north, outline.map(\.0).max()!))
+        return (ring, bounds)
+    }
+
+    /// An outline in degrees as a polygon in the dataset's pixel coordinates.
+    static func pixelPolygon(_ outline: [(Double, Double)], dataset: GDALDataset, method: ControlPointMethod, path: String) throws -> [SIMD2<Double>] {
         var options = ["DST_SRS=\(Self.lonLatWKT)"]
-        if GDALGetGCPCount(dataset) >= 3 { options.append(method == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL") }
-        guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset, nil, $0) }) else {
+        if GDALGetGCPCount(dataset.handle) >= 3 { options.append(method.transformerOption) }
+        guard let transformer = GDAL.withStringList(options, { GDALCreateGenImgProjTransformer2(dataset.handle, nil, $0) }) else {
             throw MeridianError.gdal(.badInput, "cannot place the chart's outline", path: path)
         }
         defer { GDALDestroyGenImgProjTransformer(transformer) }

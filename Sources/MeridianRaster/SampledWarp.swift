@@ -23,119 +23,50 @@ extension TileRenderer {
         // Exact positions every 16 pixels, interpolated between; where that is off by more than
         // a quarter of a source pixel at the cells' centres (low zooms, thin-plate splines), every
         // 4 pixels, else every pixel.
-        var step = 0, n = 0
-        var xs: [Double] = [], ys: [Double] = []
-        for candidate in [Self.gridStep, 4, 1] {
-            step = candidate
-            n = size / step + 1
-            guard let grid = sourcePositions(n: n, step: Double(step), offset: 0) else { throw SampledWarp.Unsupported() }
-            (xs, ys) = grid
-            if step == 1 { break }
-            guard let centres = sourcePositions(n: n - 1, step: Double(step), offset: Double(step) / 2) else { throw SampledWarp.Unsupported() }
-            var worst = 0.0
-            for j in 0..<(n - 1) {
-                for i in 0..<(n - 1) {
-                    let a = j * n + i
-                    let ix = (xs[a] + xs[a + 1] + xs[a + n] + xs[a + n + 1]) / 4, iy = (ys[a] + ys[a + 1] + ys[a + n] + ys[a + n + 1]) / 4
-                    worst = max(worst, abs(ix - centres.0[j * (n - 1) + i]), abs(iy - centres.1[j * (n - 1) + i]))
-                }
-            }
-            if worst <= 0.25 { break }
-        }
-        let width = source.sourceWidth, height = source.sourceHeight
-        let minX = max(0, Int(xs.min()!.rounded(.down)) - 1), maxX = min(width, Int(xs.max()!.rounded(.up)) + 1)
-        let minY = max(0, Int(ys.min()!.rounded(.down)) - 1), maxY = min(height, Int(ys.max()!.rounded(.up)) + 1)
-        guard minX < maxX, minY < maxY else { return nil }
-        let w = maxX - minX, h = maxY - minY
-        // Samples per axis: 4 (gdal2tiles reads 4× and averages), more when one tile pixel covers more source pixels.
-        let spread = max(hypot(xs[1] - xs[0], ys[1] - ys[0]), hypot(xs[n] - xs[0], ys[n] - ys[0])) / Double(step)
-        let k = fixedSamples ?? min(8, max(4, Int(spread.rounded(.up))))
-
-        // The source window as RGBA (or gray + alpha in channels 0 and 3).
-        var window = try readWindow(x: minX, y: minY, width: w, height: h)
-
-        // The cutline: alpha 0 outside the outline, by scanline over the window's rows.
-        if let ring = source.cutlineRing { Self.applyCutline(ring, to: &window, x: minX, y: minY, width: w, height: h) }
-
-        let colorChannels = source.colorBands.count
-        let channels = colorChannels + 1
-        var out = [UInt8](repeating: 0, count: size * size * channels)
-        var sums = [Int](repeating: 0, count: size * 4)
-        let kk = k * k
-        var rowX = [Double](repeating: 0, count: n), rowY = [Double](repeating: 0, count: n)
-        window.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                sums.withUnsafeMutableBufferPointer { acc in
-                    for py in 0..<size {
-                        for i in 0..<acc.count { acc[i] = 0 }
-                        for sy in 0..<k {
-                            let v = Double(py) + (Double(sy) + 0.5) / Double(k)
-                            let gj = min(n - 2, Int(v) / step)
-                            let fv = (v - Double(gj * step)) / Double(step)
-                            for i in 0..<n {
-                                let a = gj * n + i, b = a + n
-                                rowX[i] = xs[a] + (xs[b] - xs[a]) * fv
-                                rowY[i] = ys[a] + (ys[b] - ys[a]) * fv
-                            }
-                            // Along the row, cell by cell: positions advance by a constant step.
-                            let originX = Double(minX), originY = Double(minY)
-                            let perCell = Double(step * k)
-                            for cell in 0..<(n - 1) {
-                                let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
-                                var x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
-                                var o = cell * step * 4
-                                for _ in 0..<step {
-                                    var r = 0, g = 0, b = 0, alphaSum = 0
-                                    for _ in 0..<k {
-                                        if x >= 0 && y >= 0 {
-                                            let ix = Int(x), iy = Int(y)
-                                            if ix < w && iy < h {
-                                                let p = (iy * w + ix) &* 4
-                                                let alpha = Int(src[p + 3])
-                                                r &+= Int(src[p]) &* alpha
-                                                g &+= Int(src[p + 1]) &* alpha
-                                                b &+= Int(src[p + 2]) &* alpha
-                                                alphaSum &+= alpha
-                                            }
-                                        }
-                                        x += dx
-                                        y += dy
-                                    }
-                                    acc[o] &+= r
-                                    acc[o + 1] &+= g
-                                    acc[o + 2] &+= b
-                                    acc[o + 3] &+= alphaSum
-                                    o += 4
-                                }
-                            }
-                        }
-                        var o = py * size * channels
-                        for px in 0..<size {
-                            let alphaSum = acc[px * 4 + 3]
-                            if alphaSum > 0 {
-                                if colorChannels == 3 {
-                                    dst[o] = UInt8((acc[px * 4] + alphaSum / 2) / alphaSum)
-                                    dst[o + 1] = UInt8((acc[px * 4 + 1] + alphaSum / 2) / alphaSum)
-                                    dst[o + 2] = UInt8((acc[px * 4 + 2] + alphaSum / 2) / alphaSum)
-                                } else {
-                                    dst[o] = UInt8((acc[px * 4] + alphaSum / 2) / alphaSum)
-                                }
-                                dst[o + colorChannels] = UInt8((alphaSum + kk / 2) / kk)
-                            }
-                            o += channels
-                        }
-                    }
-                }
-            }
-        }
-        let image = TileImage(size: size, colorChannels: colorChannels, pixels: out)
+        let grid = try positionGrid(x0: 0, y0: 0, columns: { size / $0 + 1 }, rows: { size / $0 + 1 }, tolerance: 0.25)
+        guard let window = try readMaskedWindow(around: grid) else { return nil }
+        let averager = SampleAverager(grid: grid, window: window, size: size,
+                                      samples: fixedSamples ?? grid.samplesPerPixel, colorChannels: source.colorBands.count)
+        let image = TileImage(size: size, colorChannels: source.colorBands.count, pixels: averager.pixels())
         return image.isEmpty ? nil : image
     }
 
-    /// Source positions of an n × n grid of tile pixel coordinates (offset + i · step); nil when
-    /// the transformer fails at any of them.
-    private func sourcePositions(n: Int, step: Double, offset: Double) -> ([Double], [Double])? {
-        sourcePositions(columns: n, rows: n, step: step, x0: offset, y0: offset)
+    /// Source positions of destination pixels (x0 + i · step, y0 + j · step) on the coarsest
+    /// grid, of steps 16, 4 and 1, between whose points bilinear interpolation is within
+    /// `tolerance` source pixels of the exact positions at the cells' centres (step 1 is
+    /// exact); `columns` and `rows` give the grid's size for a step. Throws
+    /// `SampledWarp.Unsupported` when the transformer fails at any point.
+    func positionGrid(x0: Double, y0: Double, columns: (Int) -> Int, rows: (Int) -> Int, tolerance: Double) throws -> PositionGrid {
+        func positions(every step: Int, from x0: Double, _ y0: Double, columns: Int, rows: Int) throws -> PositionGrid {
+            guard let (xs, ys) = sourcePositions(columns: columns, rows: rows, step: Double(step), x0: x0, y0: y0) else {
+                throw SampledWarp.Unsupported()
+            }
+            return PositionGrid(step: step, columns: columns, rows: rows, xs: xs, ys: ys)
+        }
+        for step in [Self.gridStep, 4] {
+            let nx = columns(step), ny = rows(step), half = Double(step) / 2
+            let grid = try positions(every: step, from: x0, y0, columns: nx, rows: ny)
+            let centres = try positions(every: step, from: x0 + half, y0 + half, columns: nx - 1, rows: ny - 1)
+            if grid.interpolationError(atCentres: centres) <= tolerance { return grid }
+        }
+        return try positions(every: 1, from: x0, y0, columns: columns(1), rows: rows(1))
+    }
+
+    /// The source window under `grid` (with a pixel's margin, clipped to the source), read
+    /// with the cutline applied; nil when the grid lies outside the source.
+    private func readMaskedWindow(around grid: PositionGrid) throws -> SourceWindow? {
+        let width = source.sourceWidth, height = source.sourceHeight
+        let minX = max(0, Int(grid.xs.min()!.rounded(.down)) - 1), maxX = min(width, Int(grid.xs.max()!.rounded(.up)) + 1)
+        let minY = max(0, Int(grid.ys.min()!.rounded(.down)) - 1), maxY = min(height, Int(grid.ys.max()!.rounded(.up)) + 1)
+        guard minX < maxX, minY < maxY else { return nil }
+        return try readMaskedWindow(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+    }
+
+    /// A window of the source as RGBA (gray in the first channel), alpha 0 outside the cutline.
+    func readMaskedWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> SourceWindow {
+        var window = try readWindow(x: x, y: y, width: w, height: h)
+        if let ring = source.cutlineRing { Self.applyCutline(ring, to: &window, x: x, y: y, width: w, height: h) }
+        return SourceWindow(x: x, y: y, width: w, height: h, rgba: window)
     }
 
     /// Source positions of a columns × rows grid of destination pixel coordinates
@@ -233,5 +164,152 @@ extension TileRenderer {
 }
 
 enum SampledWarp {
+    /// The transformer fails somewhere in the tile (beyond the poles, say): GDAL's warper copes.
     struct Unsupported: Error {}
+}
+
+/// Source positions (pixel, line) of a grid of destination pixels every `step`, row by row.
+struct PositionGrid {
+    var step: Int
+    var columns: Int
+    var rows: Int
+    var xs: [Double]
+    var ys: [Double]
+
+    /// The largest distance, along x or y, between the positions bilinear interpolation gives at
+    /// the cells' centres and `centres`, the exact ones there ((columns - 1) × (rows - 1)).
+    func interpolationError(atCentres centres: PositionGrid) -> Double {
+        var worst = 0.0
+        for j in 0..<(rows - 1) {
+            for i in 0..<(columns - 1) {
+                let a = j * columns + i, b = a + columns
+                let ix = (xs[a] + xs[a + 1] + xs[b] + xs[b + 1]) / 4, iy = (ys[a] + ys[a + 1] + ys[b] + ys[b + 1]) / 4
+                worst = max(worst, abs(ix - centres.xs[j * (columns - 1) + i]), abs(iy - centres.ys[j * (columns - 1) + i]))
+            }
+        }
+        return worst
+    }
+
+    /// Samples per axis for a tile pixel: 4 (gdal2tiles reads 4× and averages), more when one
+    /// tile pixel covers more source pixels (at most 8).
+    var samplesPerPixel: Int {
+        let spread = max(hypot(xs[1] - xs[0], ys[1] - ys[0]), hypot(xs[columns] - xs[0], ys[columns] - ys[0])) / Double(step)
+        return min(8, max(4, Int(spread.rounded(.up))))
+    }
+}
+
+/// Source pixels as RGBA (gray in the first channel), row by row: a window at (x, y).
+struct SourceWindow {
+    var x: Int
+    var y: Int
+    var width: Int
+    var height: Int
+    var rgba: [UInt8]
+}
+
+/// A square tile's pixels, each the mean of `samples` × `samples` point samples of a source
+/// window, weighted by their alpha, so a pixel half over the data is half transparent. The
+/// samples' positions are interpolated on a `PositionGrid` whose origin is the tile's corner.
+struct SampleAverager {
+    let grid: PositionGrid
+    let window: SourceWindow
+    let size: Int
+    let samples: Int
+    let colorChannels: Int
+
+    /// The tile's pixels: colour channels and alpha, interleaved.
+    func pixels() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: size * size * (colorChannels + 1))
+        // Per tile pixel of a row: the alpha-weighted sums of red, green, blue and alpha.
+        var sums = [Int](repeating: 0, count: size * 4)
+        var rowX = [Double](repeating: 0, count: grid.columns), rowY = rowX
+        window.rgba.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                sums.withUnsafeMutableBufferPointer { acc in
+                    for py in 0..<size {
+                        for i in 0..<acc.count { acc[i] = 0 }
+                        for sy in 0..<samples {
+                            interpolateRow(at: Double(py) + (Double(sy) + 0.5) / Double(samples), x: &rowX, y: &rowY)
+                            addSamples(alongRowX: rowX, rowY: rowY, from: src, to: acc)
+                        }
+                        storeAverages(row: py, from: UnsafeBufferPointer(acc), to: dst)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The grid's positions interpolated down to tile row `v` (a fraction of a pixel), at each
+    /// grid column.
+    @inline(__always)
+    private func interpolateRow(at v: Double, x rowX: inout [Double], y rowY: inout [Double]) {
+        let n = grid.columns, step = grid.step
+        let gj = min(grid.rows - 2, Int(v) / step)
+        let fv = (v - Double(gj * step)) / Double(step)
+        for i in 0..<n {
+            let a = gj * n + i, b = a + n
+            rowX[i] = grid.xs[a] + (grid.xs[b] - grid.xs[a]) * fv
+            rowY[i] = grid.ys[a] + (grid.ys[b] - grid.ys[a]) * fv
+        }
+    }
+
+    /// One row of samples added to each tile pixel's sums: along the row, cell by cell, the
+    /// positions advance by a constant step; samples outside the window count as transparent.
+    @inline(__always)
+    private func addSamples(alongRowX rowX: [Double], rowY: [Double], from src: UnsafeBufferPointer<UInt8>, to acc: UnsafeMutableBufferPointer<Int>) {
+        let w = window.width, h = window.height, step = grid.step, k = samples
+        let originX = Double(window.x), originY = Double(window.y)
+        let perCell = Double(step * k)
+        for cell in 0..<(grid.columns - 1) {
+            let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
+            var x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
+            var o = cell * step * 4
+            for _ in 0..<step {
+                var r = 0, g = 0, b = 0, alphaSum = 0
+                for _ in 0..<k {
+                    if x >= 0 && y >= 0 {
+                        let ix = Int(x), iy = Int(y)
+                        if ix < w && iy < h {
+                            let p = (iy * w + ix) &* 4
+                            let alpha = Int(src[p + 3])
+                            r &+= Int(src[p]) &* alpha
+                            g &+= Int(src[p + 1]) &* alpha
+                            b &+= Int(src[p + 2]) &* alpha
+                            alphaSum &+= alpha
+                        }
+                    }
+                    x += dx
+                    y += dy
+                }
+                acc[o] &+= r
+                acc[o + 1] &+= g
+                acc[o + 2] &+= b
+                acc[o + 3] &+= alphaSum
+                o += 4
+            }
+        }
+    }
+
+    /// Tile row `py` from its sums: colour as the alpha-weighted mean, alpha as the mean of
+    /// the samples' alphas (both rounded).
+    @inline(__always)
+    private func storeAverages(row py: Int, from acc: UnsafeBufferPointer<Int>, to dst: UnsafeMutableBufferPointer<UInt8>) {
+        let channels = colorChannels + 1, kk = samples * samples
+        var o = py * size * channels
+        for px in 0..<size {
+            let alphaSum = acc[px * 4 + 3]
+            if alphaSum > 0 {
+                if colorChannels == 3 {
+                    dst[o] = UInt8((acc[px * 4] + alphaSum / 2) / alphaSum)
+                    dst[o + 1] = UInt8((acc[px * 4 + 1] + alphaSum / 2) / alphaSum)
+                    dst[o + 2] = UInt8((acc[px * 4 + 2] + alphaSum / 2) / alphaSum)
+                } else {
+                    dst[o] = UInt8((acc[px * 4] + alphaSum / 2) / alphaSum)
+                }
+                dst[o + colorChannels] = UInt8((alphaSum + kk / 2) / kk)
+            }
+            o += channels
+        }
+    }
 }

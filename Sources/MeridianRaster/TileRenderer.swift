@@ -76,7 +76,6 @@ final class TileRenderer {
         GDALDestroyGenImgProjTransformer(transformer)
     }
 
-    /// Warps one base tile; nil when nothing of the raster falls in it.
     /// The warp operation, made once per thread: only the destination geotransform (set in the
     /// transformer) changes from tile to tile.
     private lazy var operation: GDALWarpOperationH? = makeOperation()
@@ -131,6 +130,12 @@ final class TileRenderer {
                 // The transformer fails in part of the tile (e.g. beyond the poles): GDAL's warper copes.
             }
         }
+        return try warpedByGDAL(tile)
+    }
+
+    /// A base tile warped by GDAL's warper (every kernel; where Meridian's fail, and for
+    /// `bilinear`, `cubic` and `lanczos`) into the tile-sized MEM dataset, and read back.
+    private func warpedByGDAL(_ tile: MapTile) throws -> TileImage? {
         guard let operation else {
             throw MeridianError.gdal(.badInput, "cannot set up the warp", path: source.path)
         }

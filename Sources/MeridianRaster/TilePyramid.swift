@@ -132,9 +132,6 @@ public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible 
 }
 
 extension MapTile {
-    /// The tile one level up that holds this one.
-    public var parent: MapTile { MapTile(zoom: zoom - 1, x: x >> 1, y: y >> 1) }
-
     /// The four tiles one level down, in the order: top left, top right, bottom left, bottom right.
     public var children: [MapTile] {
         [MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y),

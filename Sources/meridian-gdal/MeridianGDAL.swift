@@ -14,11 +14,9 @@ struct MeridianGDAL: ParsableCommand {
             Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
             73 cannot create output, 74 I/O error.
             """,
-        version: "meridian-gdal \(versionString) (GDAL \(GDAL.version))",
+        version: "meridian-gdal \(MeridianVersion.current) (GDAL \(GDAL.version))",
         subcommands: [Tile.self, Formats.self, OGRRead.self, OGRWrite.self, OGRDriverLookup.self]
     )
-
-    static let versionString = "0.1.0"
 
     /// The entry point: arguments parsed with negative numbers taken as values (`--gcp`,
     /// boxes), and a mistyped word gets a suggestion.

@@ -1,9 +1,10 @@
 import ArgumentParser
+import MeridianCommandLine
 import MeridianFormats
 
 @main
 struct Meridian: ParsableCommand {
-    static let version = "0.1.0"
+    static let version = MeridianVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "meridian",

@@ -1,45 +1,48 @@
 import MeridianGeometry
 import MeridianTiles
+import Synchronization
 
 /// A tiling run's tiles into an MBTiles file (`MBTilesWriter`: built out of sight, block by
-/// block, resumable), for the tiler's threads: one lock orders their calls.
-public final class MBTilesSink: TileSink, @unchecked Sendable {
+/// block, resumable), for the tiler's threads: the writer (a SQLite connection) is used by
+/// one of them at a time, inside its mutex.
+public final class MBTilesSink: TileSink, Sendable {
     public let format: TileFormat
-    private let file: MBTilesWriter
-    private let lock = Lock()
-
-    public var path: String { file.path }
-    public var completedBlocks: [MapTile: Int] { file.completedBlocks }
+    public let path: String
+    public let completedBlocks: [MapTile: Int]
+    private let file: Mutex<MBTilesWriter>
 
     /// Opens the partial file for the run `identity`: a new one, or with `resume` an interrupted
     /// run's of the same identity (else a usage error, before anything is written).
     public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity) throws {
         self.format = format
-        file = try MBTilesWriter(path: path, resume: resume, run: identity.fields.map { ($0.name, $0.value) }) { recorded in
+        self.path = path
+        let writer = try MBTilesWriter(path: path, resume: resume, run: identity.fields.map { ($0.name, $0.value) }) { recorded in
             let recordedIdentity = recorded.map { TilingRunIdentity(fields: $0.map { TilingRunIdentity.Field(name: $0.name, value: $0.value) }) }
             try identity.checkResuming(recordedIdentity, output: path)
         }
+        completedBlocks = writer.completedBlocks
+        file = Mutex(writer)
     }
 
     public func existingTile(_ tile: MapTile) throws -> [UInt8]? {
-        try lock.locked { try file.existingTile(tile) }
+        try file.withLock { try $0.existingTile(tile) }
     }
 
     public func write(_ tile: MapTile, data: [UInt8]) throws {
-        try lock.locked { try file.write(tile, data: data) }
+        try file.withLock { try $0.write(tile, data: data) }
     }
 
     public func markCompleted(block: MapTile, tiles: Int) throws {
-        try lock.locked { try file.markCompleted(block: block, tiles: tiles) }
+        try file.withLock { try $0.markCompleted(block: block, tiles: tiles) }
     }
 
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {
-        try lock.locked { try file.zoomsWithTiles() }
+        try file.withLock { try $0.zoomsWithTiles() }
     }
 
     public func finish(metadata m: TileSetMetadata) throws {
         let metadata = MBTilesMetadata(name: m.name, description: m.description, format: m.format == .jpeg ? "jpg" : m.format.rawValue,
                                        bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom)
-        try lock.locked { try file.finish(metadata: metadata) }
+        try file.withLock { try $0.finish(metadata: metadata) }
     }
 }

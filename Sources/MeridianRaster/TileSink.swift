@@ -48,18 +48,6 @@ public protocol TileSink: AnyObject, Sendable {
     func finish(metadata: TileSetMetadata) throws
 }
 
-/// A mutex guarding no Swift value but something used one thread at a time that it does not
-/// hold: MBTilesSink's MBTilesWriter (a SQLite connection).
-typealias Lock = Mutex<Void>
-
-extension Mutex where Value == Void {
-    init() { self.init(()) }
-
-    func locked<T: Sendable, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        try withLock { _ throws(E) in try body() }
-    }
-}
-
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
 /// `tilemapresource.xml`. Each tile is written to a temporary file and renamed into place.
 /// While a run is under way, `.meridian-tiling` in the folder holds the run's identity (one

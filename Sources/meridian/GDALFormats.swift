@@ -174,7 +174,7 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (child, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
+        let (_, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
         try diagnostics.finish(warnings: warnings)
     }
 

@@ -14,13 +14,6 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
 }
 
 @Suite struct KMZTests {
-    func withFolder<T>(_ body: (URL) throws -> T) throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kmz-test-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        return try body(folder)
-    }
-
     static let placemark = """
         <kml xmlns="http://www.opengis.net/kml/2.2"><Document>
         <Placemark><name>p</name><styleUrl>styles.kml#red</styleUrl><Point><coordinates>1,2</coordinates></Point></Placemark>
@@ -28,7 +21,7 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
         """
 
     @Test func resolvesStylesInOtherDocumentsOfTheArchive() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let url = folder.appendingPathComponent("a.kmz")
             try makeZip([("doc.kml", Self.placemark),
                          ("styles.kml", "<kml><Document><Style id=\"red\"><LineStyle><color>ff0000ff</color></LineStyle></Style></Document></kml>")],
@@ -40,7 +33,7 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
     }
 
     @Test func picksTheFirstRootKMLWithoutDocKML() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let url = folder.appendingPathComponent("b.kmz")
             try makeZip([("images/readme.txt", "x"), ("sub/other.kml", "<kml/>"), ("main.kml", Self.placemark)], at: url)
             #expect(try readKML(url.path).features.count == 1)
@@ -48,7 +41,7 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
     }
 
     @Test func ignoresEntriesThatPointOutsideTheArchive() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let url = folder.appendingPathComponent("c.kmz")
             try makeZip([("../evil.kml", Self.placemark)], at: url)
             #expect {
@@ -65,7 +58,7 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
 
     /// An entry that inflates past the size its header declares is refused as a zip bomb.
     @Test func refusesAnEntryLargerThanItsHeaderSays() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let url = folder.appendingPathComponent("bomb.kmz")
             let big = "<kml><Document>" + String(repeating: " ", count: 2_000_000) + "</Document></kml>"
             try makeZip([("doc.kml", big)], at: url)
@@ -89,7 +82,7 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
     }
 
     @Test func truncatedArchiveIsBadInput() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let url = folder.appendingPathComponent("t.kmz")
             try makeZip([("doc.kml", Self.placemark)], at: url)
             let data = try Data(contentsOf: url)
@@ -129,7 +122,7 @@ func makeZip(_ entries: [(String, String)], at url: URL) throws {
     /// A zip bomb inflates as it is read, never to disk or memory: 64 MiB of zeros stop at the
     /// first byte. (HostileInputTests reads a bomb of blanks under a memory limit.)
     @Test func aZipBombOfZerosStopsAtItsFirstByte() throws {
-        try withFolder { folder in
+        try withTemporaryFolder { folder in
             let path = folder.appendingPathComponent("zeros.kmz").path
             let block = [UInt8](repeating: 0, count: 1 << 20)
             let archive = try ZipArchiveWriter(path: path)

@@ -10,20 +10,13 @@ func countries() throws -> [Feature] {
     try FeatureList(reading: FeatureInput(path: fixtures.appendingPathComponent("geojson/ne_10m_countries_sample.geojson").path).reader).features
 }
 
-func withFolder<T>(_ body: (String) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-ogr-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try body(folder)
-}
-
 @Suite struct OGRRoundTrips {
     /// Writes through GDAL, reads back through GDAL: same features, same geometry bit for bit,
     /// properties typed as they were (within what each format stores).
     @Test(arguments: ["GPKG", "FlatGeobuf", "ESRI Shapefile", "GML"])
     func writesAndReadsBack(_ driverName: String) throws {
         let features = try countries()
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let driver = try OGRFormats.driver(named: driverName, path: nil)
             let ext = driver.extensions.first ?? "dat"
             let path = "\(folder)/countries.\(ext)"
@@ -76,7 +69,7 @@ func withFolder<T>(_ body: (String) throws -> T) throws -> T {
             Feature(geometry: .point(Point(Position(longitude: 3, latitude: 4))),
                     properties: ["n": .integer(5), "x": .double(2.5), "ok": .bool(false), "tags": .null, "s": .integer(7)]),
         ]
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let path = "\(folder)/typed.gpkg"
             let writer = try OGRWriter(driver: try OGRFormats.driver(named: nil, path: path), path: path)
             try copyFeatures(from: FeatureList(features), to: writer)
@@ -92,7 +85,7 @@ func withFolder<T>(_ body: (String) throws -> T) throws -> T {
     }
 
     @Test func abandonLeavesNothing() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let path = "\(folder)/gone.gpkg"
             let writer = try OGRWriter(driver: try OGRFormats.driver(named: "gpkg", path: nil), path: path)
             try copyFeatures(from: FeatureList(try countries()), to: writer)
@@ -130,7 +123,7 @@ func withFolder<T>(_ body: (String) throws -> T) throws -> T {
     func renamedFieldsAreReportedAndKeepTheirValues(_ driverName: String) throws {
         let feature = Feature(geometry: .point(Point(Position(longitude: 1, latitude: 2))),
                               properties: ["NAME": "A", "name": "a", "population_2020": 1, "population_2021": 2])
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let driver = try OGRFormats.driver(named: driverName, path: nil)
             let path = "\(folder)/names.\(driver.extensions.first ?? "dat")"
             var warnings: [Diagnostic] = []

@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import MeridianTestSupport
 import Testing
 @testable import MeridianRaster
 
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func sameTileSetAsTheDefaultSampling() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             for cutCollar in [true, false] {
                 let options = RasterSourceOptions(cutCollar: cutCollar)
                 let (_, a) = try tile(raster("19347_2.KAP"), folder + "/default-\(cutCollar)", zooms: 14...17, resampling: .average, source: options)
@@ -93,7 +94,7 @@ import Testing
     /// Against a real gdal2tiles.py run on the chart expanded to RGBA (zoom 15-16): the same tiles,
     /// and base tiles within 35 dB PSNR where both are opaque (the default sampling is far off).
     @Test(.enabled(if: gdal2tilesAvailable)) func matchesGdal2tiles() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try runTool("gdal_translate", ["-q", "-of", "VRT", "-expand", "rgba", raster("19347_2.KAP"), folder + "/rgba.vrt"])
             try runTool("gdal2tiles.py", ["--xyz", "-z", "15-16", "--processes=1", "-q", folder + "/rgba.vrt", folder + "/g2t"])
             let options = RasterSourceOptions(cutCollar: false)

@@ -9,14 +9,6 @@ import MeridianTestSupport
 /// A file under Tests/Fixtures/raster.
 func raster(_ name: String) -> String { fixture("raster/\(name)") }
 
-/// A fresh folder, removed afterwards.
-func withFolder<T>(_ body: (String) throws -> T) throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-raster-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try body(folder)
-}
-
 /// Every `z/x/y.ext` under a folder, as "z/x/y".
 func tileSet(_ folder: String) -> Set<String> {
     var found = Set<String>()
@@ -124,7 +116,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func viewerWithoutLeafletSaysWhereItLooked() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let metadata = TileSetMetadata(name: "t", format: .png, bounds: BoundingBox(west: 0, south: 0, east: 1, north: 1),
                                            minZoom: 0, maxZoom: 1, tileSize: 256, description: "")
             #expect(throws: TileOutputError.leafletMissing(folder: folder, leaflet: folder + "/none")) {
@@ -144,7 +136,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }()
 
     @Test func chartGivesGdal2tilesZoomsAndTileSet() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             // With its collar (gdal2tiles cannot cut it): the very same tiles.
             let (tiler, summary) = try tile(raster("19347_2.KAP"), folder + "/out", source: RasterSourceOptions(cutCollar: false))
             #expect(tiler.zooms == 14...17)
@@ -168,7 +160,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func cutlineRemovesTheCollar() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try tile(raster("19347_2.KAP"), folder + "/cut", zooms: 15...15)
             try tile(raster("19347_2.KAP"), folder + "/collar", zooms: 15...15, source: RasterSourceOptions(cutCollar: false))
             let cut = try DecodedImage(path: folder + "/cut/15/2103/14453.png")
@@ -179,7 +171,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func lowerZoomsComeFromTheLevelBelow() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try tile(raster("19347_2.KAP"), folder + "/out", zooms: 15...16)
             // The zoom-15 tile equals the 2×2 average of its four zoom-16 children.
             let parent = MapTile(zoom: 15, x: 2104, y: 14453)
@@ -198,7 +190,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func everyFixtureTiles() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             // The whole world in EPSG:4326, clipped at ±85.05°: one opaque tile at zoom 0.
             let (world, _) = try tile(raster("world.rgb.tif"), folder + "/world")
             #expect(world.zooms == 0...0)
@@ -228,7 +220,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func controlPointsPutAPlainImageInTheRightPlace() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             // Three corners of the JPEG, from white-gemini-iv.vrt's GCPs (UTM 18N) in degrees.
             let points = [
                 ControlPoint(pixel: 0, line: 0, latitude: 25.441266, longitude: -78.408414),
@@ -260,8 +252,8 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func groundOverlayIsPlacedByItsLatLonBox() throws {
-        try withFolder { folder in
-            let (tiler, summary) = try tile(raster("ground-overlay.kml"), folder + "/out", zooms: 5...7)
+        try withTemporaryFolderPath { folder in
+            let (_, summary) = try tile(raster("ground-overlay.kml"), folder + "/out", zooms: 5...7)
             let b = summary.metadata.bounds
             #expect(abs(b.north - 25.44) < 0.01 && abs(b.south - 23.93) < 0.01 && abs(b.east - -76.60) < 0.01 && abs(b.west - -78.76) < 0.01)
             #expect(summary.tileCount > 0)
@@ -286,7 +278,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     /// (read in place through /vsizip/).
     @Test(arguments: ["quad.kml", "styled.kml", "overlay.kmz"])
     func groundOverlayWrittenOtherwiseTilesTheSame(_ variant: String) throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let image = raster("389225main_sw_1965_1024.jpg")
             let box = try String(contentsOfFile: raster("ground-overlay.kml"), encoding: .utf8)
             let quad = box.replacingOccurrences(of: #"<LatLonBox>[\s\S]*</LatLonBox>"#, with: """
@@ -325,7 +317,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func thinPlateSplineThroughControlPoints() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let (tiler, summary) = try tile(raster("white-gemini-iv.vrt"), folder + "/tps", zooms: 7...8,
                                             source: RasterSourceOptions(controlPointMethod: .tps))
             #expect(tiler.source.transformerOptions.contains("METHOD=GCP_TPS") && summary.tileCount > 0)
@@ -333,7 +325,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func tiles512PixelsWide() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             let source = try RasterSource(path: raster("rgbsmall.tif"))
             let tiler = try Tiler(source: source, options: TilingOptions(tileSize: 512))
             let sink = try FolderTileSink(path: folder + "/big", scheme: .xyz, format: .png, resume: false, identity: tiler.identity())
@@ -346,7 +338,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func mbtilesHoldTheSameTilesAsTheFolder() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try tile(raster("19347_2.KAP"), folder + "/out", zooms: 14...16)
             try tile(raster("19347_2.KAP"), folder + "/out.mbtiles", zooms: 14...16)
             let mbtiles = try MBTilesFile(path: folder + "/out.mbtiles")
@@ -368,7 +360,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     /// as close at the seams between tiles as anywhere else.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdalwarp")))
     func tilesMeetWithoutSeams() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try tile(raster("19347_2.KAP"), folder + "/out", zooms: 17...17, source: RasterSourceOptions(cutCollar: false))
             let pyramid = TilePyramid()
             let topLeft = pyramid.bounds(MapTile(zoom: 17, x: 8416, y: 57812)), bottomRight = pyramid.bounds(MapTile(zoom: 17, x: 8417, y: 57813))
@@ -421,7 +413,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     /// black. The same image with its nodata value instead covers the same pixels.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdal_translate")))
     func perDatasetMaskBecomesAlpha() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try runTool("gdal_translate", ["-q", raster("RGB.byte.half.tif"), folder + "/masked.tif", "-mask", "1", "-a_nodata", "none",
                                            "-co", "COMPRESS=JPEG", "-co", "PHOTOMETRIC=YCBCR", "--config", "GDAL_TIFF_INTERNAL_MASK", "YES"])
             try tile(folder + "/masked.tif", folder + "/masked", zooms: 9...9)
@@ -439,7 +431,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     /// as it was, within rounding.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdal_translate")))
     func sixteenBitDataIsScaledToBytes() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try runTool("gdal_translate", ["-q", "-ot", "UInt16", "-scale", "0", "255", "0", "65535", raster("world.rgb.tif"), folder + "/wide.tif"])
             let (tiler, _) = try tile(folder + "/wide.tif", folder + "/wide", zooms: 2...2)
             #expect(tiler.source.notes.contains(.scaledToBytes(dataType: "UInt16")))
@@ -456,7 +448,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func paletteNodataIndexBecomesTransparent() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             // lc.tif's background is class 0, black in its colour table.
             func blackPixels(_ out: String) throws -> Int {
                 var count = 0
@@ -482,7 +474,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     }
 
     @Test func tmsFolderCountsRowsFromTheBottom() throws {
-        try withFolder { folder in
+        try withTemporaryFolderPath { folder in
             try tile(raster("19347_2.KAP"), folder + "/tms", zooms: 14...14, scheme: .tms)
             #expect(tileSet(folder + "/tms") == ["14/1051/\((1 << 14) - 1 - 7226)", "14/1052/\((1 << 14) - 1 - 7226)"])
             #expect(FileManager.default.fileExists(atPath: folder + "/tms/tilemapresource.xml"))

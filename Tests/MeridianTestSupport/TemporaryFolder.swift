@@ -7,3 +7,8 @@ public func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
     defer { try? FileManager.default.removeItem(at: folder) }
     return try body(folder)
 }
+
+/// The same, for code that takes paths: the folder's path.
+public func withTemporaryFolderPath<T>(_ body: (String) throws -> T) throws -> T {
+    try withTemporaryFolder { try body($0.path) }
+}

@@ -57,6 +57,50 @@ public struct TileImage: Sendable, Equatable {
         return TileImage(size: size, colorChannels: colours, pixels: out)
     }
 
+    /// The same pixels with `colorChannels` colour channels: a gray tile becomes RGB with three
+    /// equal values (a catalog mixing gray and colour charts tiles in colour).
+    public func withColorChannels(_ colorChannels: Int) -> TileImage {
+        guard colorChannels != self.colorChannels else { return self }
+        precondition(self.colorChannels == 1 && colorChannels == 3, "only gray becomes RGB")
+        var out = [UInt8](repeating: 0, count: size * size * 4)
+        for pixel in 0..<(size * size) {
+            let gray = pixels[2 * pixel], alpha = pixels[2 * pixel + 1]
+            out[4 * pixel] = gray; out[4 * pixel + 1] = gray; out[4 * pixel + 2] = gray; out[4 * pixel + 3] = alpha
+        }
+        return TileImage(size: size, colorChannels: 3, pixels: out)
+    }
+
+    /// This tile laid over `below` (same size and channels), as one chart over another: where
+    /// this one is opaque it is kept exactly, where it is transparent `below` shows exactly, and
+    /// between, the two blend by this one's alpha ("over" compositing).
+    public func over(_ below: TileImage) -> TileImage {
+        precondition(below.size == size && below.colorChannels == colorChannels)
+        var out = pixels
+        below.pixels.withUnsafeBufferPointer { under in
+            out.withUnsafeMutableBufferPointer { dst in
+                var i = 0
+                while i < dst.count {
+                    let top = Int(dst[i + colorChannels])
+                    if top == 0 {
+                        for c in 0...colorChannels { dst[i + c] = under[i + c] }
+                    } else if top < 255 {
+                        let bottom = Int(under[i + colorChannels])
+                        // Alpha and premultiplied colours, in 255ths: a = at + ab(1 − at).
+                        let weight = bottom * (255 - top)   // in 255²
+                        let alpha = top * 255 + weight       // in 255²
+                        for c in 0..<colorChannels {
+                            let sum = Int(dst[i + c]) * top * 255 + Int(under[i + c]) * weight
+                            dst[i + c] = UInt8((sum + alpha / 2) / alpha)
+                        }
+                        dst[i + colorChannels] = UInt8((alpha + 127) / 255)
+                    }
+                    i += channels
+                }
+            }
+        }
+        return TileImage(size: size, colorChannels: colorChannels, pixels: out)
+    }
+
     /// The parent tile made of four children (top left, top right, bottom left, bottom right;
     /// nil for a missing, transparent child), each 2×2 block averaged with alpha weights, so
     /// transparent pixels do not darken the edges.

@@ -120,56 +120,93 @@ public struct TilingSummary: Sendable {
     public var totalTiles: Int { tileCount + kept }
 }
 
-/// Cuts a raster into a Web Mercator tile pyramid.
+/// Cuts a raster, or a catalog of rasters quilted together, into a Web Mercator tile pyramid.
 ///
 /// The work is split into blocks: every tile under one tile of zoom `max − 3` (64 base tiles
-/// at most; coarser blocks for very large rasters, so that at most 1,024 wait in memory). Threads take blocks one at a time; a block's base tiles are warped straight from
-/// the source, and its lower zooms are built in memory from the four children (2×2 averages
-/// with alpha weights), so nothing is read back from disk. What is left above the block level
-/// is built at the end from the blocks' top tiles. Fully transparent tiles are not written.
+/// at most; coarser blocks for very large rasters, so that at most 1,024 wait in memory).
+/// Threads take blocks one at a time. Within a block each chart's own pyramid is built as a
+/// single raster's is: its tiles at its base zoom warped straight from the source, its lower
+/// zooms averaged in memory from the four children (2×2, with alpha weights), so nothing is
+/// read back from disk. Each tile written is those charts' tiles laid one over another in the
+/// catalog's order of preference at its zoom (`QuiltRule`), the best on top; deeper than a
+/// chart's base zoom, the chart is warped straight into the tile only where the charts above
+/// leave it showing. What is left above the block level is built at the end from the blocks'
+/// top tiles. Fully transparent tiles are not written.
+///
+/// A chart's base zoom is its native zoom, except for the most detailed charts, whose base is the
+/// deepest level asked for (so one raster tiles exactly as it always has, base tiles at the
+/// deepest level and everything above averaged from them).
 public final class Tiler: @unchecked Sendable {
-    public let source: RasterSource
+    /// The rasters tiled and how they are quilted.
+    public let catalog: TileCatalog
+    /// How the tiles are cut and written.
     public let options: TilingOptions
+    /// The tile grid (tile size, resolutions, ranges).
     public let pyramid: TilePyramid
+    /// The zoom levels of the run: those asked for, or the catalog's default.
     public let zooms: ClosedRange<Int>
-    /// The tile range of each zoom level (gdal2tiles' ranges for the raster's extent).
-    public let ranges: [Int: TileRange]
     /// The zoom level of blocks.
     public let blockZoom: Int
+    /// Per chart, the zoom level at which its tiles are warped from the source: above it (lower
+    /// zooms) they are averaged from the level below, deeper they are warped where they show.
+    public let baseZooms: [Int]
+    let coverage: TileCoverage
+    private let colorChannels: Int
+    /// The catalog's order of preference at each zoom level of the run.
+    private let preferences: [Int: [Int]]
 
-    public init(source: RasterSource, options: TilingOptions) throws {
-        self.source = source
+    /// A run tiling one raster.
+    public convenience init(source: RasterSource, options: TilingOptions) throws {
+        try self.init(catalog: TileCatalog(sources: [source], tileSize: options.tileSize), options: options)
+    }
+
+    /// A run tiling `catalog` with `options`.
+    /// - Throws: `MeridianError` (usage) when the zoom levels asked for lie outside 0…`TilePyramid.maximumZoom`.
+    public init(catalog: TileCatalog, options: TilingOptions) throws {
+        self.catalog = catalog
         self.options = options
         pyramid = TilePyramid(tileSize: options.tileSize)
-        zooms = options.zooms ?? pyramid.defaultZooms(pixelSize: source.pixelSize, width: source.warpedWidth, height: source.warpedHeight)
+        let zooms = options.zooms ?? catalog.defaultZooms
+        self.zooms = zooms
         guard zooms.lowerBound >= 0, zooms.upperBound <= TilePyramid.maximumZoom else {
             throw MeridianError(.usage, "zoom levels must lie between 0 and \(TilePyramid.maximumZoom)")
         }
-        var ranges: [Int: TileRange] = [:]
-        for z in zooms { ranges[z] = pyramid.range(zoom: z, extent: source.extent) }
-        self.ranges = ranges
+        let coverage = TileCoverage(catalog: catalog, pyramid: TilePyramid(tileSize: options.tileSize), zooms: zooms)
+        self.coverage = coverage
+        let deepest = catalog.charts.map(\.nativeZoom).max()!
+        baseZooms = catalog.charts.map { $0.nativeZoom == deepest ? zooms.upperBound : min(zooms.upperBound, $0.nativeZoom) }
+        colorChannels = catalog.colorChannels
+        preferences = Dictionary(uniqueKeysWithValues: zooms.map { ($0, catalog.preference(atZoom: $0)) })
         // Blocks of up to 8 × 8 base tiles; coarser when there would be more than 1,024 blocks,
         // since each block's top tile waits in memory (256 KB) for the levels above.
         var blockZoom = max(zooms.lowerBound, zooms.upperBound - 3)
-        while blockZoom > zooms.lowerBound && ranges[blockZoom]!.count > 1024 { blockZoom -= 1 }
+        while blockZoom > zooms.lowerBound && coverage.count(atZoom: blockZoom) > 1024 { blockZoom -= 1 }
         self.blockZoom = blockZoom
     }
 
-    /// Every tile a run may write (the ranges' total; empty tiles are skipped).
-    public var tileBound: Int { ranges.values.reduce(0) { $0 + $1.count } }
+    /// The rasters, in the order given.
+    public var sources: [RasterSource] { catalog.charts.map(\.source) }
+
+    /// The tile range of each zoom level that the rasters touch (gdal2tiles' ranges for their
+    /// extents), one range per raster.
+    public var ranges: [Int: [TileRange]] { coverage.ranges }
+
+    /// Every tile a run may write (the tiles the rasters touch; empty tiles are skipped).
+    public var tileBound: Int { zooms.reduce(0) { $0 + coverage.count(atZoom: $1) } }
 
     /// The tile set's metadata, for tiles at `zooms` (the levels that hold tiles).
     public func metadata(zooms: ClosedRange<Int>) -> TileSetMetadata {
-        TileSetMetadata(name: ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension,
-                        format: options.format, bounds: source.bounds, minZoom: zooms.lowerBound,
-                        maxZoom: zooms.upperBound, tileSize: options.tileSize,
-                        description: "\((source.path as NSString).lastPathComponent), tiled by Meridian")
+        let files = catalog.charts.map { ($0.source.path as NSString).lastPathComponent }
+        let quilted = files.count > 1 ? " (quilted by \(catalog.quilt.rawValue))" : ""
+        return TileSetMetadata(name: catalog.name, format: options.format, bounds: catalog.extent.boundingBox,
+                               minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, tileSize: options.tileSize,
+                               description: "\(files.joined(separator: ", ")), tiled by Meridian\(quilted)")
     }
 
     /// What must match for a resumed run to continue this run into a sink whose own settings are
     /// `output` (a folder's row scheme).
     public func identity(output: [(String, String)] = []) throws -> TilingRunIdentity {
-        try TilingRunIdentity(source: source, options: options, zooms: zooms, output: output)
+        try TilingRunIdentity(catalog: catalog, options: options, zooms: zooms, output: output)
     }
 
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
@@ -178,7 +215,7 @@ public final class Tiler: @unchecked Sendable {
         let state = RunState(total: tileBound, timesStages: options.measurement.timesStages)
         // Before any worker starts: the cache is the whole process's.
         if let megabytes = options.measurement.gdalCacheMegabytes { GDAL.setBlockCacheSize(megabytes: megabytes) }
-        let blocks = Array(ranges[blockZoom]!)
+        let blocks = coverage.tiles(atZoom: blockZoom)
         let completed = sink.completedBlocks
         let jobs = max(1, min(options.jobs, blocks.count))
         let group = DispatchGroup()
@@ -187,14 +224,12 @@ public final class Tiler: @unchecked Sendable {
             let thread = Thread { [self] in
                 defer { group.leave() }
                 do {
-                    let renderer = try TileRenderer(source: source, pyramid: pyramid, resampling: options.resampling,
-                                                    gdalWarperOnly: options.measurement.gdalWarperOnly, stageTimes: state.stageTimes)
-                    let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
+                    let tools = ThreadTools(tiler: self, stageTimes: state.stageTimes)
                     while let index = state.nextBlock(of: blocks.count) {
                         let block = blocks[index]
-                        let image = try buildBlock(block, recorded: completed[block], renderer: renderer, codec: codec,
-                                                   sink: sink, state: state, start: start, progress: progress)
-                        state.setTop(block, image)
+                        let top = try buildBlock(block, recorded: completed[block], tools: tools, sink: sink,
+                                                 state: state, start: start, progress: progress)
+                        state.setTop(block, top)
                     }
                 } catch {
                     state.fail(error)
@@ -207,21 +242,20 @@ public final class Tiler: @unchecked Sendable {
         if let error = state.error { throw error }
 
         // Above the blocks: from their top tiles, in memory.
-        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
+        let tools = ThreadTools(tiler: self, stageTimes: state.stageTimes)
+        let everyChart = Array(catalog.charts.indices)
         var level = state.tops
         var z = blockZoom - 1
         while z >= zooms.lowerBound {
-            var next: [MapTile: TileImage] = [:]
-            for tile in ranges[z]! {
-                let children = tile.children.map { level[$0] }
-                if children.contains(where: { $0 != nil }) {
-                    let image = TileImage.downsample(children, size: options.tileSize, colorChannels: source.colorBands.count)
-                    if !image.isEmpty {
-                        try sink.write(tile, data: codec.encode(image))
-                        state.wrote(tile)
-                        next[tile] = image
-                    }
+            var next: [MapTile: [Int: TileImage]] = [:]
+            for tile in coverage.tiles(atZoom: z) {
+                let children = tile.children.map { level[$0] ?? [:] }
+                let (charts, quilt) = try assemble(tile, children: children, among: everyChart, tools: tools)
+                if let quilt {
+                    try sink.write(tile, data: tools.codec.encode(quilt))
+                    state.wrote(tile)
                 }
+                if !charts.isEmpty { next[tile] = charts }
                 state.advance(1)
                 progress(state.snapshot(since: start))
             }
@@ -240,48 +274,102 @@ public final class Tiler: @unchecked Sendable {
                              kept: state.kept, seconds: Date().timeIntervalSince(start), stageSeconds: state.stageTimes.seconds)
     }
 
-    /// A block's tiles, written, and its top tile's image (nil when transparent). A block an
+    /// One tile: each chart's own tile at this level where the tile is at or above the chart's
+    /// base zoom (warped at the base zoom, else averaged from `children`, the charts' own tiles one
+    /// level down), and the quilt of the charts in order of preference, deeper charts warped
+    /// straight into it where those above leave it showing. The quilt is nil when transparent.
+    private func assemble(_ tile: MapTile, children: [[Int: TileImage]]?, among candidates: [Int],
+                          tools: ThreadTools) throws -> (charts: [Int: TileImage], quilt: TileImage?) {
+        let touching = coverage.charts(touching: tile, among: candidates)
+        var charts: [Int: TileImage] = [:]
+        for c in touching where tile.zoom <= baseZooms[c] {
+            let image: TileImage?
+            if tile.zoom == baseZooms[c] {
+                image = try tools.render(chart: c, tile)
+            } else if let children, children.contains(where: { $0[c] != nil }) {
+                image = TileImage.downsample(children.map { $0[c] }, size: options.tileSize, colorChannels: colorChannels)
+            } else {
+                image = nil
+            }
+            if let image, !image.isEmpty { charts[c] = image }
+        }
+        var quilt: TileImage?
+        for c in preferences[tile.zoom]! where touching.contains(c) {
+            let image = tile.zoom <= baseZooms[c] ? charts[c] : try tools.render(chart: c, tile).flatMap { $0.isEmpty ? nil : $0 }
+            guard let image else { continue }
+            quilt = quilt.map { $0.over(image) } ?? image
+            if quilt!.isOpaque { break }
+        }
+        return (charts, quilt)
+    }
+
+    /// A block's tiles, written, and its charts' top tiles (empty when transparent). A block an
     /// interrupted run completed (`recorded`: the tiles it stored) is read back from the sink
-    /// (lossless formats) or recomputed without writing (lossy ones, and tiles laid over a
-    /// background: neither reads back to the pixels the levels above are made from).
-    private func buildBlock(_ block: MapTile, recorded: Int?, renderer: TileRenderer, codec: TileCodec, sink: TileSink,
-                            state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> TileImage? {
-        let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + ranges[$1]!.under(block).count }
-        if let recorded, options.format.isLossless && options.tileBackground == nil {
+    /// (one raster, lossless formats) or recomputed without writing (lossy ones, tiles laid over
+    /// a background, and catalogs: none of them reads back to the charts' own pixels the levels
+    /// above are made from).
+    private func buildBlock(_ block: MapTile, recorded: Int?, tools: ThreadTools, sink: TileSink,
+                            state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> [Int: TileImage] {
+        let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
+        if let recorded, catalog.charts.count == 1, options.format.isLossless && options.tileBackground == nil {
             state.keep(recorded, advancing: count)
             progress(state.snapshot(since: start))
-            return try sink.existingTile(block).map { try codec.decode($0, colorChannels: source.colorBands.count) }
+            let top = try sink.existingTile(block).map { try tools.codec.decode($0, colorChannels: colorChannels) }
+            return top.map { [0: $0] } ?? [:]
         }
         let done = recorded != nil
+        let candidates = coverage.charts(touching: block, among: Array(catalog.charts.indices))
         var written = 0
-        func build(_ tile: MapTile) throws -> TileImage? {
-            guard ranges[tile.zoom]!.contains(tile) else { return nil }
-            let image: TileImage?
-            if tile.zoom == zooms.upperBound {
-                image = try state.stageTimes.measure(.render) { try renderer.render(tile) }
-            } else {
-                let children = try tile.children.map { try build($0) }
-                image = children.contains(where: { $0 != nil })
-                    ? TileImage.downsample(children, size: options.tileSize, colorChannels: source.colorBands.count) : nil
-            }
-            if let image, !image.isEmpty {
-                if !done {
-                    let data = try state.stageTimes.measure(.encode) { try codec.encode(image) }
-                    try state.stageTimes.measure(.write) { try sink.write(tile, data: data) }
-                    state.wrote(tile)
-                    written += 1
-                }
-                state.advance(1)
-                progress(state.snapshot(since: start))
-                return image
+        func build(_ tile: MapTile) throws -> [Int: TileImage] {
+            guard coverage.contains(tile) else { return [:] }
+            let children = tile.zoom < zooms.upperBound ? try tile.children.map { try build($0) } : nil
+            let (charts, quilt) = try assemble(tile, children: children, among: candidates, tools: tools)
+            if let quilt, !done {
+                let data = try state.stageTimes.measure(.encode) { try tools.codec.encode(quilt) }
+                try state.stageTimes.measure(.write) { try sink.write(tile, data: data) }
+                state.wrote(tile)
+                written += 1
             }
             state.advance(1)
             progress(state.snapshot(since: start))
-            return nil
+            return charts
         }
         let top = try build(block)
         if let recorded { state.keep(recorded, advancing: 0) } else { try sink.markCompleted(block: block, tiles: written) }
         return top
+    }
+}
+
+/// One thread's tools: a tile encoder, and a renderer (an open dataset and a warp set-up) for
+/// each chart it drew lately — at most `capacity`, so a catalog of hundreds of charts keeps a
+/// bounded number of datasets open.
+final class ThreadTools {
+    let codec: TileCodec
+    private let tiler: Tiler
+    private let stageTimes: StageTimes
+    private var renderers: [(chart: Int, renderer: TileRenderer)] = []
+    private let capacity = 8
+
+    init(tiler: Tiler, stageTimes: StageTimes) {
+        self.tiler = tiler
+        self.stageTimes = stageTimes
+        codec = TileCodec(format: tiler.options.format, size: tiler.options.tileSize, background: tiler.options.tileBackground)
+    }
+
+    /// `chart`'s pixels in `tile`, with the catalog's colour channels; nil when it has none there.
+    func render(chart: Int, _ tile: MapTile) throws -> TileImage? {
+        let renderer: TileRenderer
+        if let index = renderers.firstIndex(where: { $0.chart == chart }) {
+            renderer = renderers.remove(at: index).renderer
+        } else {
+            let options = tiler.options
+            renderer = try TileRenderer(source: tiler.catalog.charts[chart].source, pyramid: tiler.pyramid,
+                                        resampling: options.resampling, gdalWarperOnly: options.measurement.gdalWarperOnly,
+                                        stageTimes: stageTimes)
+            if renderers.count == capacity { renderers.removeLast() }
+        }
+        renderers.insert((chart, renderer), at: 0)
+        return try stageTimes.measure(.render) { try renderer.render(tile) }.map { $0.withColorChannels(tiler.catalog.colorChannels) }
     }
 }
 
@@ -290,7 +378,7 @@ final class RunState: Sendable {
     private struct Shared {
         var next = 0
         var error: Error?
-        var tops: [MapTile: TileImage] = [:]
+        var tops: [MapTile: [Int: TileImage]] = [:]
         var done = 0
         var written = 0
         var writtenPerZoom: [Int: Int] = [:]
@@ -307,7 +395,7 @@ final class RunState: Sendable {
     }
 
     var error: Error? { shared.withLock { $0.error } }
-    var tops: [MapTile: TileImage] { shared.withLock { $0.tops } }
+    var tops: [MapTile: [Int: TileImage]] { shared.withLock { $0.tops } }
     var writtenPerZoom: [Int: Int] { shared.withLock { $0.writtenPerZoom } }
     var kept: Int { shared.withLock { $0.kept } }
 
@@ -319,7 +407,7 @@ final class RunState: Sendable {
         }
     }
     func fail(_ error: Error) { shared.withLock { if $0.error == nil { $0.error = error } } }
-    func setTop(_ tile: MapTile, _ image: TileImage?) { shared.withLock { if let image { $0.tops[tile] = image } } }
+    func setTop(_ tile: MapTile, _ charts: [Int: TileImage]) { shared.withLock { if !charts.isEmpty { $0.tops[tile] = charts } } }
     func advance(_ n: Int) { shared.withLock { $0.done += n } }
     func wrote(_ tile: MapTile) { shared.withLock { $0.written += 1; $0.writtenPerZoom[tile.zoom, default: 0] += 1 } }
     /// `tiles` stored by an interrupted run are kept; `advancing` of the run's tiles are done.

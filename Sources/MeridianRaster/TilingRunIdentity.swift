@@ -24,25 +24,41 @@ public struct TilingRunIdentity: Equatable, Sendable {
     /// The identity of tiling `source` with `options` into a tile set whose own settings (a
     /// folder's row scheme) are `output`.
     public init(source: RasterSource, options: TilingOptions, zooms: ClosedRange<Int>, output: [(String, String)] = []) throws {
-        var fields = try Self.fileFields("input", path: source.path)
-        // A GroundOverlay's image beside the KML; one inside a KMZ (/vsizip/…) is the KMZ's.
-        if source.openPath != source.path && !source.openPath.hasPrefix("/vsi") {
-            fields += try Self.fileFields("image", path: source.openPath)
+        try self.init(catalog: TileCatalog(sources: [source], tileSize: options.tileSize), options: options, zooms: zooms, output: output)
+    }
+
+    /// The identity of tiling `catalog` with `options` into a tile set whose own settings (a
+    /// folder's row scheme) are `output`: every chart's file (so adding, removing, reordering or
+    /// changing a chart is a different run), the quilt rule and every setting.
+    public init(catalog: TileCatalog, options: TilingOptions, zooms: ClosedRange<Int>, output: [(String, String)] = []) throws {
+        var fields: [Field] = []
+        for (index, chart) in catalog.charts.enumerated() {
+            let source = chart.source
+            let suffix = index == 0 ? "" : "-\(index + 1)"
+            fields += try Self.fileFields("input" + suffix, path: source.path)
+            // A GroundOverlay's image beside the KML; one inside a KMZ (/vsizip/…) is the KMZ's.
+            if source.openPath != source.path && !source.openPath.hasPrefix("/vsi") {
+                fields += try Self.fileFields("image" + suffix, path: source.openPath)
+            }
         }
-        let s = source.options
-        let settings: [(String, String)] = [
+        let s = catalog.charts[0].source.options
+        var settings: [(String, String)] = []
+        if catalog.charts.count > 1 {
+            settings += [("inputs", "\(catalog.charts.count)"), ("quilt", catalog.quilt.rawValue)]
+        }
+        settings += [
             ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"),
             ("tile-size", "\(options.tileSize)"),
             ("tile-format", options.format.rawValue),
             ("resampling", options.resampling.rawValue),
-            ("bands", source.colorBands.map(String.init).joined(separator: ",")),
+            ("bands", catalog.charts.map { $0.source.colorBands.map(String.init).joined(separator: ",") }.joined(separator: ";")),
             ("nodata", s.noData.map { "\($0)" } ?? "file's"),
             ("gcp", s.controlPoints.map { "\($0.pixel),\($0.line),\($0.latitude),\($0.longitude)" }.joined(separator: " ")),
             ("gcp-method", s.controlPointMethod.rawValue),
             ("cutline", s.cutCollar ? "collar cut" : "none"),
             ("background", options.tileBackground?.css ?? "none"),
-        ] + output
-        self.fields = fields + settings.map { Field(name: $0.0, value: $0.1) }
+        ]
+        self.fields = fields + (settings + output).map { Field(name: $0.0, value: $0.1) }
     }
 
     /// `path`, `size`, `modified` and `header` of a file, each named after `role`.

@@ -11,7 +11,7 @@ import Synchronization
 struct Tile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile",
-        abstract: "Warp a raster (GeoTIFF, BSB/KAP chart, image with control points) into Web Mercator tiles.",
+        abstract: "Warp rasters (GeoTIFF, BSB/KAP charts, images with control points) into Web Mercator tiles, one or a catalog quilted together.",
         discussion: """
             Writes a folder of z/x/y tiles (XYZ rows by default, TMS with --tms) with TileJSON \
             metadata.json, or an MBTiles 1.3 file when OUTPUT ends in .mbtiles. Each base tile is \
@@ -27,7 +27,13 @@ struct Tile: ParsableCommand {
             --gcp PIXEL,LINE,LAT,LON three times or more; a KML or KMZ GroundOverlay gives its image \
             (beside the KML, or inside the KMZ) and its LatLonBox or gx:LatLonQuad.
 
-            The default zoom range follows the raster's resolution, as gdal2tiles chooses it. \
+            Several inputs (files, folders of rasters, or --inputs LIST) make one pyramid, quilted \
+            as a chart plotter does (--quilt): at each zoom the chart made for that scale shows, and \
+            where it has no data (outside its outline, nodata, transparent) the next best shows \
+            through. Each chart's collar is cut, so neighbouring charts meet edge to edge.
+
+            The default zoom range follows the rasters' resolution, as gdal2tiles chooses it \
+            (from the coarsest chart's lowest level to the most detailed chart's deepest). \
             Tiles are written atomically; --resume continues an interrupted run (even after kill -9) \
             and ends with exactly the tiles of a clean run.
 
@@ -37,11 +43,20 @@ struct Tile: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The raster to tile (any GDAL raster, or a KML or KMZ GroundOverlay).", valueName: "input"))
-    var input: String
+    @Argument(help: ArgumentHelp("The rasters to tile (any GDAL raster, a KML or KMZ GroundOverlay, or a folder: every raster in it and its subfolders), then the output folder or .mbtiles file.", valueName: "input… output"))
+    var paths: [String] = []
 
-    @Argument(help: ArgumentHelp("The output folder, or an .mbtiles file.", valueName: "output"))
-    var output: String
+    @Option(name: .customLong("inputs"), help: ArgumentHelp("A file listing rasters to tile, one path a line (relative to the list's folder; blank lines and lines starting with # are skipped), before or instead of inputs on the command line.", valueName: "list"))
+    var inputList: String?
+
+    @Option(help: ArgumentHelp("Where several rasters overlap, which shows: scale (the chart made for each zoom's scale, as a chart plotter quilts), detail (the most detailed everywhere) or order (the first input on top).", valueName: "rule"))
+    var quilt: QuiltRule = .scale
+
+    @Flag(help: "Print what the run would do, without tiling: each chart's scale, native zoom, bounds and the zooms where it is on top, the tiles per zoom, and the time and disk it would take (estimated from a few sample tiles).")
+    var plan = false
+
+    @Option(name: .customLong("plan-format"), help: ArgumentHelp("How --plan prints: text or json.", valueName: "format"))
+    var planFormat: PlanFormat = .text
 
     @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
     var zoom: ZoomRange?
@@ -91,6 +106,10 @@ struct Tile: ParsableCommand {
     @OptionGroup(visibility: .hidden)
     var measurement: TilingMeasurementOptions
 
+    enum PlanFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
     enum SchemeFlag: String, EnumerableFlag {
         case xyz, tms
         static func help(for value: SchemeFlag) -> ArgumentHelp? {
@@ -99,6 +118,13 @@ struct Tile: ParsableCommand {
     }
 
     func validate() throws {
+        if paths.isEmpty { throw ValidationError("give the rasters to tile and an output folder or .mbtiles file") }
+        if paths.count == 1 && inputList == nil {
+            throw ValidationError("give an output folder or .mbtiles file after the input '\(paths[0])'")
+        }
+        if !controlPoints.isEmpty && (paths.count > 2 || inputList != nil) {
+            throw ValidationError("--gcp georeferences one image: give it alone (tile it first, or georeference it with gdal_translate -gcp, to join a catalog)")
+        }
         guard tileSize == 256 || tileSize == 512 else { throw ValidationError("--tile-size must be 256 or 512") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let megabytes = measurement.gdalCacheMegabytes, megabytes < 1 { throw ValidationError("--gdal-cache-mb must be at least 1") }
@@ -110,6 +136,16 @@ struct Tile: ParsableCommand {
     }
 
     var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
+
+    /// The last path: where the tiles go.
+    var output: String { paths.last ?? "" }
+
+    /// The inputs as given (paths, folders), then those of --inputs.
+    func inputs() throws -> [String] {
+        var inputs = Array(paths.dropLast())
+        if let inputList { inputs += try TileInputs.listed(in: inputList) }
+        return inputs
+    }
 
     func bandList() throws -> [Int]? {
         guard let bands else { return nil }
@@ -137,15 +173,25 @@ struct Tile: ParsableCommand {
         var reporter = Reporter(quiet: quiet)
         reporter.program = "meridian"
         try reporter.run {
-            let source = try RasterSource(path: input, options: RasterSourceOptions(
-                bands: try bandList(), noData: nodata, controlPoints: try points(), controlPointMethod: controlPointMethod, cutCollar: !noCutline))
+            let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
+                                                    controlPointMethod: controlPointMethod, cutCollar: !noCutline)
+            let found = try TileInputs.open(try inputs(), options: sourceOptions)
             if !quiet {
-                for note in source.notes { reporter.report(Diagnostic(.warning, note.commandLineText, at: SourceLocation(file: input))) }
+                for skipped in found.skipped {
+                    reporter.report(Diagnostic(.warning, "skipped: GDAL cannot tile it (\(skipped.reason))", at: SourceLocation(file: skipped.path)))
+                }
+                for source in found.sources {
+                    for note in source.notes { reporter.report(Diagnostic(.warning, note.commandLineText, at: SourceLocation(file: source.path))) }
+                }
             }
-            let tiler = try Tiler(source: source, options: TilingOptions(
+            let tiler = try Tiler(catalog: TileCatalog(sources: found.sources, quilt: quilt, tileSize: tileSize), options: TilingOptions(
                 zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour(),
                 measurement: measurement.tilingMeasurement))
+            if plan {
+                print(try Self.planText(tiler.plan(), format: planFormat), terminator: "")
+                return
+            }
             let rows: TileScheme = scheme == .tms ? .tms : .xyz
             let sink: TileSink = isMBTiles
                 ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())
@@ -171,10 +217,46 @@ struct Tile: ParsableCommand {
                 try TileViewer.write(folder: output, metadata: summary.metadata, scheme: scheme == .tms ? .tms : .xyz)
             }
             if let shortfall = Self.zoomShortfall(summary) {
-                reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: input)))
+                reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
             }
             if !quiet { Reporter.printError(Self.summaryText(summary, output: output, resumed: resume)) }
         }
+    }
+
+    /// The plan as a table (text) or as JSON.
+    static func planText(_ plan: TilingPlan, format: PlanFormat) throws -> String {
+        if format == .json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: try encoder.encode(plan), as: UTF8.self) + "\n"
+        }
+        func levels(_ zooms: [Int]) -> String {
+            guard let first = zooms.first else { return "never" }
+            // Runs of consecutive levels: 12-15,18.
+            var runs: [String] = [], start = first, previous = first
+            for zoom in zooms.dropFirst() + [Int.max] {
+                if zoom != previous + 1 { runs.append(start == previous ? "\(start)" : "\(start)-\(previous)"); start = zoom }
+                previous = zoom
+            }
+            return runs.joined(separator: ",")
+        }
+        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
+        let nameWidth = max(5, plan.charts.map(\.name.count).max() ?? 0)
+        var lines = ["\(plan.charts.count) chart\(plan.charts.count == 1 ? "" : "s"), zoom \(plan.zooms[0])-\(plan.zooms[1]), quilted by \(plan.quilt)", ""]
+        lines.append(pad("chart", nameWidth) + "  scale      native  alone  on top  bounds (west, south, east, north)")
+        for chart in plan.charts {
+            let scale = chart.scale.map { "1:\($0)" } ?? "-"
+            let bounds = chart.bounds.map { String(format: "%.5f", $0) }.joined(separator: ", ")
+            lines.append(pad(chart.name, nameWidth) + "  " + pad(scale, 9) + "  " + pad("\(chart.nativeZoom)", 6) + "  "
+                         + pad("\(chart.zoomsAlone[0])-\(chart.zoomsAlone[1])", 5) + "  " + pad(levels(chart.onTop), 6) + "  " + bounds)
+        }
+        lines += ["", "zoom  tiles"]
+        for zoom in plan.zooms[0]...plan.zooms[1] { lines.append(pad("\(zoom)", 4) + "  " + "\(plan.tilesPerZoom["\(zoom)"] ?? 0)") }
+        let minutes = Int(plan.estimatedSeconds.rounded(.up)) / 60, seconds = Int(plan.estimatedSeconds.rounded(.up)) % 60
+        let megabytes = Double(plan.estimatedBytes) / 1_000_000
+        lines += ["", "\(plan.tiles) tiles at most; about \(minutes):\(String(format: "%02d", seconds)) with \(plan.jobs) thread\(plan.jobs == 1 ? "" : "s") "
+                  + "and \(String(format: "%.1f", megabytes)) MB, estimated from \(plan.sampleTiles) sample tiles"]
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// `out/: 1414 tiles, zoom 14-18, 3.1 s (456 tiles/s)`; after --resume, what a user can
@@ -267,3 +349,4 @@ final class TilingProgressLine: Sendable {
 extension TileFormat: ExpressibleByArgument {}
 extension Resampling: ExpressibleByArgument {}
 extension ControlPointMethod: ExpressibleByArgument {}
+extension QuiltRule: ExpressibleByArgument {}

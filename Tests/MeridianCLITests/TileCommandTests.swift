@@ -259,3 +259,98 @@ func chartPixels(_ image: DecodedImage) -> Int {
     }
     return count
 }
+
+/// `meridian tile` with several inputs: a catalog quilted into one pyramid.
+@Suite struct TileCatalogCommandTests {
+    let first = fixture("raster/19347_2.KAP"), second = fixture("raster/19351_2.KAP")
+
+    @Test func inputsFoldersAndListsGiveTheSamePyramid() throws {
+        try withTemporaryFolder { folder in
+            let charts = folder.appendingPathComponent("charts/19351")
+            try FileManager.default.createDirectory(at: charts, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: first, toPath: folder.appendingPathComponent("charts/19347_2.KAP").path)
+            try FileManager.default.copyItem(atPath: second, toPath: charts.appendingPathComponent("19351_2.KAP").path)
+            // What NOAA ships beside its charts: text GDAL does not take for a raster.
+            try Data("NOAA's terms\n".utf8).write(to: folder.appendingPathComponent("charts/USERAGREEMENT.TXT"))
+            try Data("# two charts\n\n19347_2.KAP\n19351/19351_2.KAP\n".utf8).write(to: folder.appendingPathComponent("charts/list.txt"))
+
+            let named = try meridian(["tile", first, second, folder.appendingPathComponent("named").path, "--zoom", "14-18", "-q"])
+            #expect(named.status == 0, "\(named.stderr)")
+            let fromFolder = try meridian(["tile", folder.appendingPathComponent("charts").path, folder.appendingPathComponent("folder").path, "--zoom", "14-18"])
+            #expect(fromFolder.status == 0, "\(fromFolder.stderr)")
+            #expect(!fromFolder.stderr.contains("USERAGREEMENT"))
+            let listed = try meridian(["tile", "--inputs", folder.appendingPathComponent("charts/list.txt").path, folder.appendingPathComponent("listed").path, "--zoom", "14-18", "-q"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+
+            let tiles = folderContents(folder.appendingPathComponent("named")).filter { $0.key.hasSuffix(".png") }
+            #expect(tiles.count > 25)
+            for other in ["folder", "listed"] {
+                #expect(folderContents(folder.appendingPathComponent(other)).filter { $0.key.hasSuffix(".png") } == tiles, "\(other)")
+            }
+            let metadata = try String(contentsOf: folder.appendingPathComponent("named/metadata.json"), encoding: .utf8)
+            #expect(metadata.contains("19347_2, 19351_2") && metadata.contains("quilted by scale"))
+        }
+    }
+
+    /// --plan says what a run would do and writes nothing; its tile counts bound the run's.
+    @Test func planDescribesTheRunWithoutTiling() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out")
+            let text = try meridian(["tile", "--plan", first, second, out.path, "--zoom", "14-18"])
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout.contains("19347_2  1:10000") && text.stdout.contains("19351_2  1:5000"), "\(text.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: out.path))
+
+            let json = try meridian(["tile", "--plan", "--plan-format", "json", first, second, out.path, "--zoom", "14-18"])
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            let charts = try #require(plan["charts"] as? [[String: Any]])
+            #expect(charts.map { $0["name"] as? String } == ["19347_2", "19351_2"])
+            #expect(charts.map { $0["nativeZoom"] as? Int } == [17, 18] && charts.map { $0["scale"] as? Int } == [10000, 5000])
+            let perZoom = try #require(plan["tilesPerZoom"] as? [String: Int])
+            #expect(perZoom.keys.sorted() == ["14", "15", "16", "17", "18"] && perZoom.values.reduce(0, +) == plan["tiles"] as? Int)
+            #expect((plan["estimatedSeconds"] as? Double ?? 0) > 0 && (plan["estimatedBytes"] as? Int ?? 0) > 0)
+
+            #expect(try meridian(["tile", first, second, out.path, "--zoom", "14-18", "-q"]).status == 0)
+            let written = pngCount(out)
+            #expect(written > 0 && written <= plan["tiles"] as? Int ?? 0)
+        }
+    }
+
+    @Test func catalogMistakesAreUsageErrors() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out").path
+            // --gcp georeferences one image, not a catalog.
+            let gcp = try meridian(["tile", first, second, out, "--gcp", "0,0,1,1", "--gcp", "1,0,1,2", "--gcp", "0,1,2,1"])
+            #expect(gcp.status == ExitStatus.usage)
+            #expect(try meridian(["tile", first]).status == ExitStatus.usage)   // no output
+            #expect(try meridian(["tile", first, second, out, "--quilt", "biggest"]).status == ExitStatus.usage)
+            let missingList = try meridian(["tile", "--inputs", folder.appendingPathComponent("none.txt").path, out])
+            #expect(missingList.status == ExitStatus.inputUnavailable && missingList.stderr.contains("none.txt"))
+            let empty = folder.appendingPathComponent("empty")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            #expect(try meridian(["tile", empty.path, out]).status == ExitStatus.badInput)
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
+    /// The resume state covers the whole list: a run of two charts killed part-way resumes with
+    /// the same two (ending with a clean run's files), and is refused with a third or one fewer.
+    @Test func resumeCoversTheWholeCatalog() throws {
+        try withTemporaryFolder { folder in
+            let arguments = ["--zoom", "14-18", "--jobs", "1", "-q"]
+            let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
+            #expect(try meridian(["tile", first, second, clean.path] + arguments).status == 0)
+            let killed = try TileCommandTests.tileStoppedPartWay([first, second, resumed.path] + arguments) { pngCount(resumed) >= 8 }.stopped
+            #expect(killed, "the run ended before it could be killed")
+
+            let fewer = try meridian(["tile", first, resumed.path, "--resume"] + arguments)
+            #expect(fewer.status == ExitStatus.usage && fewer.stderr.contains("inputs"), "\(fewer.stderr)")
+            let more = try meridian(["tile", first, second, fixture("raster/rgbsmall.tif"), resumed.path, "--resume"] + arguments)
+            #expect(more.status == ExitStatus.usage && more.stderr.contains("input-3"), "\(more.stderr)")
+
+            let again = try meridian(["tile", first, second, resumed.path, "--resume"] + arguments)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(folderContents(clean) == folderContents(resumed))
+        }
+    }
+}

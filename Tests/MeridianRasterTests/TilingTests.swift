@@ -210,7 +210,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
             #expect(gemini.zooms == 7...9 && gs.tileCount > 10)
             // Six bands, three chosen.
             let (l7, ls) = try tile(raster("L7_ETMs.tif"), folder + "/l7", source: RasterSourceOptions(bands: [3, 2, 1]))
-            #expect(l7.source.colorBands == [3, 2, 1] && ls.tileCount > 0)
+            #expect(l7.sources[0].colorBands == [3, 2, 1] && ls.tileCount > 0)
             // Paletted, in Albers.
             let (_, lcs) = try tile(raster("lc.tif"), folder + "/lc")
             #expect(lcs.tileCount > 0)
@@ -320,7 +320,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         try withTemporaryFolderPath { folder in
             let (tiler, summary) = try tile(raster("white-gemini-iv.vrt"), folder + "/tps", zooms: 7...8,
                                             source: RasterSourceOptions(controlPointMethod: .tps))
-            #expect(tiler.source.transformerOptions.contains("METHOD=GCP_TPS") && summary.tileCount > 0)
+            #expect(tiler.sources[0].transformerOptions.contains("METHOD=GCP_TPS") && summary.tileCount > 0)
         }
     }
 
@@ -434,7 +434,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         try withTemporaryFolderPath { folder in
             try runTool("gdal_translate", ["-q", "-ot", "UInt16", "-scale", "0", "255", "0", "65535", raster("world.rgb.tif"), folder + "/wide.tif"])
             let (tiler, _) = try tile(folder + "/wide.tif", folder + "/wide", zooms: 2...2)
-            #expect(tiler.source.notes.contains(.scaledToBytes(dataType: "UInt16")))
+            #expect(tiler.sources[0].notes.contains(.scaledToBytes(dataType: "UInt16")))
             try tile(raster("world.rgb.tif"), folder + "/byte", zooms: 2...2)
             let tiles = tileSet(folder + "/byte")
             #expect(!tiles.isEmpty && tileSet(folder + "/wide") == tiles)

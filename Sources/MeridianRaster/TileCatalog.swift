@@ -1,0 +1,155 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// Which chart shows where several overlap, at each zoom level (`meridian tile --quilt`).
+///
+/// A chart's *native zoom* is the zoom level gdal2tiles would tile it to: the deepest level
+/// whose pixels are no finer than the chart's own. Every rule is an order of preference at a
+/// zoom level: each output pixel comes from the first chart in that order with data there
+/// (inside its cutline, not nodata, not transparent); where it has none, the next shows through.
+public enum QuiltRule: String, Sendable, CaseIterable {
+    /// As a chart plotter quilts: at each zoom the chart made for that scale comes first, the
+    /// least detailed chart whose native zoom is at or above the level (it has all the detail the
+    /// level can show, and no more crowded detail than it needs); then the more detailed charts,
+    /// coarsest first; then charts too coarse for the level, most detailed first. Deeper than
+    /// every chart's native zoom, the most detailed chart comes first.
+    case scale
+    /// The most detailed chart (deepest native zoom) first at every zoom level.
+    case detail
+    /// The inputs' order at every zoom level: the first input on top.
+    case order
+}
+
+/// One chart of a catalog: its raster and the zoom levels gdal2tiles would tile it to alone.
+public struct CatalogChart: Sendable {
+    /// The opened raster.
+    public let source: RasterSource
+    /// The zoom levels gdal2tiles would choose for this chart alone: from where the whole chart
+    /// fits one tile to its native zoom (the upper bound).
+    public let zooms: ClosedRange<Int>
+
+    /// A chart from `source`, its zoom levels worked out with `pyramid`'s tile size.
+    public init(source: RasterSource, pyramid: TilePyramid) {
+        self.source = source
+        zooms = pyramid.defaultZooms(pixelSize: source.pixelSize, width: source.warpedWidth, height: source.warpedHeight)
+    }
+
+    /// The deepest zoom level the chart has detail for.
+    public var nativeZoom: Int { zooms.upperBound }
+
+    /// The chart's file name without its folder and extension, as catalogs list it.
+    public var name: String { ((source.path as NSString).lastPathComponent as NSString).deletingPathExtension }
+}
+
+/// Rasters tiled together into one pyramid, quilted by a `QuiltRule`: one raster is a catalog of one.
+public struct TileCatalog: Sendable {
+    /// The charts in the order they were given.
+    public let charts: [CatalogChart]
+    /// Which chart shows where charts overlap.
+    public let quilt: QuiltRule
+
+    /// A catalog of `sources` (at least one), quilted by `quilt`, for tiles of `tileSize` pixels.
+    public init(sources: [RasterSource], quilt: QuiltRule = .scale, tileSize: Int = 256) {
+        precondition(!sources.isEmpty, "a catalog holds at least one raster")
+        let pyramid = TilePyramid(tileSize: tileSize)
+        charts = sources.map { CatalogChart(source: $0, pyramid: pyramid) }
+        self.quilt = quilt
+    }
+
+    /// The zoom levels a run tiles by default: from the coarsest chart's minimum to the most
+    /// detailed chart's native zoom.
+    public var defaultZooms: ClosedRange<Int> {
+        charts.map(\.zooms.lowerBound).min()!...charts.map(\.nativeZoom).max()!
+    }
+
+    /// The charts' indices in order of preference at `zoom`: the first one with data at a pixel
+    /// gives it.
+    public func preference(atZoom zoom: Int) -> [Int] {
+        let indices = Array(charts.indices)
+        func native(_ i: Int) -> Int { charts[i].nativeZoom }
+        switch quilt {
+        case .order:
+            return indices
+        case .detail:
+            return indices.sorted { (native($0), $1) > (native($1), $0) }
+        case .scale:
+            // Detailed enough for the level, coarsest first; then too coarse, most detailed first.
+            let enough = indices.filter { native($0) >= zoom }.sorted { (native($0), $0) < (native($1), $1) }
+            let coarse = indices.filter { native($0) < zoom }.sorted { (native($0), $1) > (native($1), $0) }
+            return enough + coarse
+        }
+    }
+
+    /// The union of the charts' extents in EPSG:3857.
+    public var extent: MercatorExtent {
+        charts.dropFirst().reduce(charts[0].source.extent) { union, chart in
+            let e = chart.source.extent
+            return MercatorExtent(minX: min(union.minX, e.minX), minY: min(union.minY, e.minY),
+                                  maxX: max(union.maxX, e.maxX), maxY: max(union.maxY, e.maxY))
+        }
+    }
+
+    /// Colour channels of the pyramid's tiles: RGB if any chart is in colour, else gray.
+    public var colorChannels: Int { charts.map(\.source.colorBands.count).max()! }
+
+    /// The tile set's name: the one chart's file name, or the charts' names.
+    public var name: String {
+        let names = charts.map(\.name)
+        return names.count <= 3 ? names.joined(separator: ", ") : "\(names[0]), \(names[1]) and \(names.count - 2) more charts"
+    }
+}
+
+/// The tiles a catalog's charts touch, zoom level by zoom level: each chart's tile range
+/// (gdal2tiles' range for its extent), and their union, which need not be a rectangle.
+struct TileCoverage: Sendable {
+    /// Per zoom level, each chart's range, by chart index.
+    let ranges: [Int: [TileRange]]
+
+    init(ranges: [Int: [TileRange]]) {
+        self.ranges = ranges
+    }
+
+    init(catalog: TileCatalog, pyramid: TilePyramid, zooms: ClosedRange<Int>) {
+        var ranges: [Int: [TileRange]] = [:]
+        for z in zooms { ranges[z] = catalog.charts.map { pyramid.range(zoom: z, extent: $0.source.extent) } }
+        self.ranges = ranges
+    }
+
+    /// The charts (indices, ascending) whose range holds `tile`, among `candidates`.
+    func charts(touching tile: MapTile, among candidates: [Int]) -> [Int] {
+        guard let level = ranges[tile.zoom] else { return [] }
+        return candidates.filter { level[$0].contains(tile) }
+    }
+
+    /// Whether any chart's range holds `tile`.
+    func contains(_ tile: MapTile) -> Bool {
+        ranges[tile.zoom]?.contains { $0.contains(tile) } ?? false
+    }
+
+    /// The tiles at `zoom` that some chart touches, row by row, west to east.
+    func tiles(atZoom zoom: Int) -> [MapTile] {
+        let level = ranges[zoom] ?? []
+        if level.count == 1 { return Array(level[0]) }
+        return Set(level.flatMap { Array($0) }).sorted { ($0.y, $0.x) < ($1.y, $1.x) }
+    }
+
+    /// How many tiles at `zoom` some chart touches, under `block` if given (a tile at a coarser
+    /// or equal zoom): the area of the ranges' union, swept column span by column span.
+    func count(atZoom zoom: Int, under block: MapTile? = nil) -> Int {
+        let level = (ranges[zoom] ?? []).map { block.map($0.under) ?? $0 }.filter { !$0.isEmpty }
+        if level.count <= 1 { return level.first?.count ?? 0 }
+        let edges = Set(level.flatMap { [$0.minX, $0.maxX + 1] }).sorted()
+        var total = 0
+        for (left, right) in zip(edges, edges.dropFirst()) {
+            let rows = level.filter { $0.minX <= left && $0.maxX >= left }.map { ($0.minY, $0.maxY) }.sorted { $0 < $1 }
+            var covered = 0, end = Int.min
+            for (top, bottom) in rows {
+                if top > end { covered += bottom - top + 1; end = bottom }
+                else if bottom > end { covered += bottom - end; end = bottom }
+            }
+            total += covered * (right - left)
+        }
+        return total
+    }
+}

@@ -1,0 +1,102 @@
+import CGDAL
+import Foundation
+import GDALSupport
+import MeridianFormats
+
+/// The rasters a tiling run reads, from what a user names: files, folders of rasters (a chart
+/// catalog as NOAA ships it, one folder per chart), and list files.
+public enum TileInputs {
+    /// A file inside a folder that was passed over: not a raster GDAL can tile.
+    public struct Skipped: Sendable, Equatable {
+        /// The file's path.
+        public var path: String
+        /// Why it was passed over, in the library's words.
+        public var reason: String
+    }
+
+    /// The rasters opened, in the order given (a folder's files sorted by path), and the files of
+    /// folders that were passed over.
+    public struct Found: Sendable {
+        /// Each raster once, in order.
+        public var sources: [RasterSource]
+        /// Files in folders that look like rasters but cannot be tiled (no georeferencing, say).
+        public var skipped: [Skipped]
+    }
+
+    /// The paths a list file names, one a line, relative paths taken from the list's folder;
+    /// blank lines and lines starting with `#` are skipped.
+    /// - Throws: `MeridianError` (input unavailable) when the list cannot be read, or (bad input)
+    ///   when it names no file, with the list's path.
+    public static func listed(in list: String) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: list), let text = String(data: data, encoding: .utf8) else {
+            throw MeridianError(.inputUnavailable, "cannot read the list of inputs", at: SourceLocation(file: list))
+        }
+        let folder = (list as NSString).deletingLastPathComponent
+        let paths = text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            .map { $0.hasPrefix("/") || folder.isEmpty ? $0 : folder + "/" + $0 }
+        guard !paths.isEmpty else {
+            throw MeridianError(.badInput, "the list of inputs names no file", at: SourceLocation(file: list))
+        }
+        return paths
+    }
+
+    /// Opens every input with `options`: a file must be a raster (or GroundOverlay) that can be
+    /// tiled, a folder gives every such raster in it and its subfolders (files GDAL does not
+    /// know as rasters are passed over silently, those it knows but cannot tile are `skipped`).
+    /// A file named twice is opened once.
+    /// - Throws: the file's error for a named file that cannot be tiled; `MeridianError` (bad
+    ///   input) when the inputs give no raster at all.
+    public static func open(_ inputs: [String], options: RasterSourceOptions) throws -> Found {
+        GDAL.setUp()
+        var found = Found(sources: [], skipped: [])
+        var seen: Set<String> = []
+        func add(_ source: RasterSource) {
+            if seen.insert(TilingRunIdentity.resolved(source.path)).inserted { found.sources.append(source) }
+        }
+        for input in inputs {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue {
+                for path in rasterFiles(in: input) {
+                    do {
+                        add(try RasterSource(path: path, options: options))
+                    } catch let failure as any MeridianFailure {
+                        found.skipped.append(Skipped(path: path, reason: failure.message))
+                    }
+                }
+            } else {
+                add(try RasterSource(path: input, options: options))
+            }
+        }
+        guard !found.sources.isEmpty else {
+            throw MeridianError(.badInput, "no raster to tile in \(inputs.joined(separator: ", "))", at: SourceLocation(file: inputs.first ?? ""),
+                                hint: "a folder's rasters are the files GDAL opens as rasters (GeoTIFF, BSB/KAP, …) and KML or KMZ GroundOverlays")
+        }
+        return found
+    }
+
+    /// The files under `folder` that GDAL identifies as rasters, and KML and KMZ files (which may
+    /// hold GroundOverlays), sorted by path; hidden files and folders are left out.
+    static func rasterFiles(in folder: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var files: [String] = []
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix(".") {
+                walker.skipDescendants()
+                continue
+            }
+            let path = (folder as NSString).appendingPathComponent(relative)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            let suffix = (name as NSString).pathExtension.lowercased()
+            // Overviews and masks beside a raster: GDAL identifies them as rasters of their own.
+            if suffix == "ovr" || suffix == "msk" || name.lowercased().hasSuffix(".aux.xml") { continue }
+            if suffix == "kml" || suffix == "kmz" || GDALIdentifyDriverEx(path, UInt32(GDAL_OF_RASTER), nil, nil) != nil {
+                files.append(path)
+            }
+        }
+        return files.sorted()
+    }
+}

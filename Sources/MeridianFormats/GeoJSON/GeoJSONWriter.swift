@@ -13,7 +13,12 @@ public final class GeoJSONWriter: FeatureWriter {
     private let sequence: Bool
     private var count = 0
 
-    /// - Parameter sequence: write a text sequence (one Feature per record) instead of a collection.
+    /// A GeoJSON writer into `sink`; nothing is buffered beyond the sink's own buffer.
+    /// - Parameters:
+    ///   - sink: Where the GeoJSON goes.
+    ///   - options: `precision` rounds coordinates, `pretty` indents a collection (never a
+    ///     sequence), `recordSeparator` starts each record of a sequence with RS.
+    ///   - sequence: write a text sequence (one Feature per record) instead of a collection.
     public init(sink: OutputSink, options: WriteOptions = .init(), sequence: Bool = false) {
         self.sink = sink
         self.options = options

@@ -80,8 +80,8 @@ public struct FeatureFormat: Sendable, Hashable {
         makePathWriter = pathWriter
     }
 
-    /// A reader of this format over `input`, which reads nothing until asked for metadata or
-    /// features.
+    /// A reader of this format over `input`; most readers read nothing until asked for metadata
+    /// or features.
     /// - Parameters:
     ///   - input: The input to read.
     ///   - options: Warnings, KML folder handling, the layer to keep.

@@ -23,14 +23,22 @@ public final class CSVWriter: FeatureWriter {
     private var anyAltitude = false
     private var anyID = false
 
+    /// A CSV writer into `sink`; rows wait in a scratch file until ``finish(_:)``.
+    /// - Parameters:
+    ///   - sink: Where the CSV goes.
+    ///   - options: `precision` rounds coordinates and numbers; the rest does not apply.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
         spill = try FeatureSpill("csv-rows")
     }
 
+    /// Does nothing: CSV has no place for the collection's members.
     public func begin(_ metadata: CollectionMetadata) throws {}
 
+    /// Notes the feature's columns and sets it aside; nothing is written before ``finish(_:)``.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written.
     public func write(_ feature: Feature) throws {
         if let geometry = feature.geometry {
             anyGeometry = true
@@ -42,6 +50,8 @@ public final class CSVWriter: FeatureWriter {
         try spill.append(feature)
     }
 
+    /// Writes the header, naming every column seen, then every row, with CRLF line breaks.
+    /// - Throws: ``MeridianError`` (`io`) when the output or the scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         let usePoints = anyGeometry && pointsOnly
         var geometryColumns = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
@@ -109,13 +119,21 @@ public final class CSVReader: FeatureReader {
     private var xColumn: Int?, yColumn: Int?, zColumn: Int?
     private var started = false
 
+    /// A CSV reader over `input`; the header is read at the first ``readMetadata()`` or ``next()``.
+    /// - Parameters:
+    ///   - input: The CSV text.
+    ///   - options: Kept for the registry's uniform signature; CSV has nothing to be told.
     public init(input: BufferedInput, options: ReadOptions = .init()) {
         records = CSVRecords(input: input)
         self.options = options
     }
 
+    /// Always empty: CSV has no collection members.
     public var trailingMetadata: CollectionMetadata { .init() }
 
+    /// Reads the header and picks the geometry columns; CSV has no collection members, so the result
+    /// is empty.
+    /// - Throws: ``MeridianError`` (`badInput`) when the file is empty or not UTF-8.
     public func readMetadata() throws -> CollectionMetadata {
         guard !started else { return .init() }
         started = true
@@ -135,6 +153,9 @@ public final class CSVReader: FeatureReader {
         return .init()
     }
 
+    /// The next row as a feature, or nil at the end.
+    /// - Throws: ``MeridianError`` (`badInput`) for a row with more fields than the header, or a
+    ///   geometry cell that does not parse, with the row's line.
     public func next() throws -> Feature? {
         _ = try readMetadata()
         guard let record = try records.next() else { return nil }

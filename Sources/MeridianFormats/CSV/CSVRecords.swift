@@ -11,10 +11,14 @@ public final class CSVRecords {
 
     /// One record: its fields' bytes (quotes removed, doubled quotes made single) and its place.
     public struct Record: Sendable {
+        /// The fields' bytes, unquoted, in column order (UTF-8, checked).
         public var fields: [[UInt8]]
+        /// The file and the line the record starts on.
         public var location: SourceLocation
     }
 
+    /// Records of the CSV text `input` holds, read as ``next()`` is called.
+    /// - Parameter input: The CSV text.
     public init(input: BufferedInput) {
         self.input = input
     }

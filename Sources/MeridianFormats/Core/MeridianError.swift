@@ -11,12 +11,14 @@ public protocol MeridianFailure: Error, Sendable {
 }
 
 extension MeridianFailure {
+    /// The process exit code (sysexits.h) that this failure's ``MeridianError/Kind`` stands for.
     public var exitCode: Int32 { kind.exitCode }
 }
 
 /// An error that stops a run. Its `kind` decides the process's exit code (sysexits.h),
 /// so scripts can tell bad data from a missing file from a full disk.
 public struct MeridianError: MeridianFailure, Hashable, CustomStringConvertible {
+    /// How an error ends a run; each kind has its own exit code from sysexits.h.
     public enum Kind: Hashable, Sendable {
         /// The command line is wrong (EX_USAGE, 64).
         case usage
@@ -37,6 +39,7 @@ public struct MeridianError: MeridianFailure, Hashable, CustomStringConvertible 
             self = kind
         }
 
+        /// The sysexits.h code a process exits with for this kind: 64, 65, 66, 73 or 74.
         public var exitCode: Int32 {
             switch self {
             case .usage: 64
@@ -48,11 +51,21 @@ public struct MeridianError: MeridianFailure, Hashable, CustomStringConvertible 
         }
     }
 
+    /// How the error ends a run, and so the exit code.
     public var kind: Kind
+    /// What happened, in the library's own words (never naming a command-line flag).
     public var message: String
+    /// Where in the input it happened, when that is known (file, line and column for bad data).
     public var location: SourceLocation?
+    /// A suggestion for what to do next, or nil.
     public var hint: String?
 
+    /// An error to throw.
+    /// - Parameters:
+    ///   - kind: How it ends a run (which exit code).
+    ///   - message: What happened.
+    ///   - location: Where in the input, if known.
+    ///   - hint: A suggestion for what to do next, if any.
     public init(_ kind: Kind, _ message: String, at location: SourceLocation? = nil, hint: String? = nil) {
         self.kind = kind
         self.message = message

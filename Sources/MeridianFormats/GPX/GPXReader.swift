@@ -15,13 +15,19 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     private var collectionName: String?
     private var inMetadata = false
     private var metadataNameText: [UInt8]?
+    /// Always empty: GPX has nothing after its features that a collection member could hold.
     public private(set) var trailingMetadata = CollectionMetadata()
 
+    /// A GPX reader over `input`; nothing is read until ``readMetadata()`` or ``next()``.
+    /// - Parameter input: The GPX document.
     public init(input: BufferedInput) {
         self.input = input
         parser = XMLEventParser(name: input.name, handler: self, maximumDepth: 64)  // GPX nests five levels
     }
 
+    /// Reads as far as the first feature and returns the `<metadata><name>` as the collection's
+    /// `name`, if there is one.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
         try fill()
         var members = JSONObject()
@@ -29,6 +35,8 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
         return CollectionMetadata(members: members)
     }
 
+    /// The next waypoint, route or track as a feature, or nil at the end of the document.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func next() throws -> Feature? {
         try fill()
         return queue.popFirst()

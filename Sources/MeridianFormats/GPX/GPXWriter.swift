@@ -17,6 +17,11 @@ public final class GPXWriter: FeatureWriter {
     private let routes: FeatureSpill
     private let tracks: FeatureSpill
 
+    /// A GPX writer into `sink`; routes and tracks wait in scratch files until ``finish(_:)``.
+    /// - Parameters:
+    ///   - sink: Where the GPX goes.
+    ///   - options: `precision` rounds coordinates; `gpxRoutes` writes lines as routes.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
@@ -25,6 +30,8 @@ public final class GPXWriter: FeatureWriter {
         tracks = try FeatureSpill("gpx-tracks")
     }
 
+    /// Writes the XML declaration, the `gpx` element and, when the collection has a `name`, its
+    /// `metadata`.
     public func begin(_ metadata: CollectionMetadata) throws {
         sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" as StaticString)
         xml.start("gpx", [("version", "1.1"), ("creator", "Meridian"), ("xmlns", "http://www.topografix.com/GPX/1/1"),
@@ -37,6 +44,9 @@ public final class GPXWriter: FeatureWriter {
         }
     }
 
+    /// Writes a point (or each point of a multipoint) as a waypoint at once and sets lines and polygons
+    /// aside for ``finish(_:)``; a feature without geometry is skipped.
+    /// - Throws: ``MeridianError`` (`io`) when the output or a scratch file fails.
     public func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
         switch geometry {
@@ -53,6 +63,8 @@ public final class GPXWriter: FeatureWriter {
         try sink.checkForErrors()
     }
 
+    /// Writes the routes, then the tracks, and closes the `gpx` element.
+    /// - Throws: ``MeridianError`` (`io`) when the output or a scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try routes.forEach { feature in
             route(feature)

@@ -33,21 +33,36 @@ public final class GeoJSONReader: FeatureReader {
     private var layout: Layout
     private var state = State.start
     private var metadata = CollectionMetadata()
+    /// Collection members that came after `features` in the text; complete once ``next()`` has
+    /// returned nil.
     public private(set) var trailingMetadata = CollectionMetadata()
     /// The top-level object being read, kept while its `features` stream.
     private var topLevel: ObjectParts?
     private var warnedAboutExtraDimensions = false
 
+    /// A reader over the GeoJSON that `input` holds; nothing is read until ``readMetadata()`` or
+    /// ``next()``.
+    /// - Parameters:
+    ///   - input: The GeoJSON text.
+    ///   - layout: One document, a text sequence, or (the default) either, told from the text.
+    ///   - options: Where warnings go (extra dimensions dropped, say).
     public init(input: BufferedInput, layout: Layout = .automatic, options: ReadOptions = .init()) {
         scanner = JSONScanner(input: input, diagnostics: options.diagnostics)
         self.layout = layout
     }
 
+    /// Reads as far as the first feature and returns the collection's members before it (`name`,
+    /// `crs`, foreign members); empty for a bare Feature, geometry or text sequence.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed JSON or GeoJSON, with the file, line and
+    ///   column.
     public func readMetadata() throws -> CollectionMetadata {
         if case .start = state { try start() }
         return metadata
     }
 
+    /// The next feature (a bare geometry becomes a feature without properties), or nil at the end.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed JSON or GeoJSON, with the file, line and
+    ///   column, or ``GeoJSONTrailingData`` when a document is followed by more data.
     public func next() throws -> Feature? {
         if case .start = state { try start() }
         while true {
@@ -505,14 +520,18 @@ public final class GeoJSONReader: FeatureReader {
 
 /// Data after the end of a GeoJSON document's one top-level object (bad input, 65).
 public struct GeoJSONTrailingData: MeridianFailure, Hashable {
+    /// Where the unexpected data starts.
     public var location: SourceLocation?
     /// The object that ended was a FeatureCollection (else a Feature or a geometry).
     public var afterCollection: Bool
     /// What follows starts another object: the file may be a GeoJSON text sequence.
     public var nextStartsObject: Bool
 
+    /// Always `badInput`.
     public var kind: MeridianError.Kind { .badInput }
+    /// Says what ended before the unexpected data.
     public var message: String { "unexpected data after the end of the GeoJSON \(afterCollection ? "FeatureCollection" : "object")" }
+    /// Suggests reading the file as a text sequence when another object follows; nil otherwise.
     public var hint: String? {
         nextStartsObject ? "several objects in one file form a GeoJSON text sequence: one per line, or read it as geojsonseq" : nil
     }

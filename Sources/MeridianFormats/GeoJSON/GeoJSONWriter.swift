@@ -13,7 +13,12 @@ public final class GeoJSONWriter: FeatureWriter {
     private let sequence: Bool
     private var count = 0
 
-    /// - Parameter sequence: write a text sequence (one Feature per record) instead of a collection.
+    /// A GeoJSON writer into `sink`; nothing is buffered beyond the sink's own buffer.
+    /// - Parameters:
+    ///   - sink: Where the GeoJSON goes.
+    ///   - options: `precision` rounds coordinates, `pretty` indents a collection (never a
+    ///     sequence), `recordSeparator` starts each record of a sequence with RS.
+    ///   - sequence: write a text sequence (one Feature per record) instead of a collection.
     public init(sink: OutputSink, options: WriteOptions = .init(), sequence: Bool = false) {
         self.sink = sink
         self.options = options
@@ -22,6 +27,8 @@ public final class GeoJSONWriter: FeatureWriter {
         emitter = JSONEmitter(sink: sink, pretty: options.pretty && !sequence)
     }
 
+    /// Opens the FeatureCollection and writes the collection's members (`name`, `crs`, foreign
+    /// members) before `features`; a text sequence writes nothing.
     public func begin(_ metadata: CollectionMetadata) throws {
         guard !sequence else { return }
         emitter.openObject()
@@ -31,6 +38,9 @@ public final class GeoJSONWriter: FeatureWriter {
         emitter.openArray(linePerElement: true)
     }
 
+    /// Writes one Feature: as the collection's next element, or as a record of a text sequence (on
+    /// its own line, after an RS byte when `recordSeparator` is true).
+    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
     public func write(_ feature: Feature) throws {
         if sequence {
             if options.recordSeparator == true { sink.write(byte: 0x1E) }
@@ -43,6 +53,9 @@ public final class GeoJSONWriter: FeatureWriter {
         try sink.checkForErrors()
     }
 
+    /// Closes the `features` array, writes the members that came after the features, and ends the
+    /// object with a newline; a text sequence writes nothing more.
+    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         guard !sequence else { return }
         emitter.closeArray()

@@ -57,6 +57,14 @@ public final class BufferedInput {
         return BufferedInput(fileDescriptor: fd, name: path, path: path, ownsDescriptor: true, chunkSize: chunkSize)
     }
 
+    /// An input read from an open descriptor (a pipe from a child process, say), in chunks of
+    /// `chunkSize` bytes.
+    /// - Parameters:
+    ///   - fileDescriptor: The descriptor to read.
+    ///   - name: The input's name in locations and messages.
+    ///   - path: The file's path, when the descriptor is a file opened from one; nil otherwise.
+    ///   - ownsDescriptor: Whether the input closes the descriptor when it goes.
+    ///   - chunkSize: How much one `read(2)` asks for.
     public init(fileDescriptor: Int32, name: String, path: String? = nil, ownsDescriptor: Bool, chunkSize: Int = 1 << 16) {
         self.fd = fileDescriptor
         self.name = name
@@ -96,6 +104,10 @@ public final class BufferedInput {
         reachedEnd = true
     }
 
+    /// An input over a string's UTF-8 (tests, small documents).
+    /// - Parameters:
+    ///   - string: The text to read.
+    ///   - name: The input's name in locations and messages.
     public convenience init(string: String, name: String = "<memory>") {
         self.init(bytes: Array(string.utf8), name: name)
     }

@@ -8,16 +8,23 @@ public final class FeatureSpill {
     private let scratch: ScratchFile
     private let writer: GeoJSONWriter
     private var closed = false
-    public private(set) var count = 0
+    private(set) var count = 0
     /// The scratch file, for handing to another process once `close()`d.
     public var path: String { scratch.path }
 
+    /// Starts an empty spill in a new scratch file (in `$TMPDIR`, else /tmp), removed when the spill
+    /// is released or a signal ends the process.
+    /// - Parameter name: A word for the scratch file's name (`meridian-NAME-XXXXXX`).
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be created.
     public init(_ name: String) throws {
         scratch = try ScratchFile(name)
         writer = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
         try writer.begin(.init())
     }
 
+    /// Sets `feature` aside after the others.
+    /// - Parameter feature: The feature, kept bit for bit.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written (a full disk).
     public func append(_ feature: Feature) throws {
         try writer.write(feature)
         try scratch.sink.checkForErrors()

@@ -14,6 +14,12 @@ extension OutputSink {
         value.write(to: &sink)
     }
 
+    /// Writes a coordinate (or any number) the way every format does: the shortest round-trip text,
+    /// or, when that has more than `precision` decimals (or an exponent), `%.Nf` rounding with trailing
+    /// zeros removed but one kept after the point (`-74.0`).
+    /// - Parameters:
+    ///   - value: The number, e.g. a longitude or latitude in degrees.
+    ///   - precision: Decimal places to keep at most; nil writes the exact shortest form.
     public func writeCoordinate(_ value: Double, precision: Int?) {
         // Room first, so the number's text lands whole at the end of the buffer to inspect.
         reserve(48)

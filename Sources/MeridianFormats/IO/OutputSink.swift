@@ -10,6 +10,7 @@ import Darwin
 /// `TextOutputStreamable` path can write straight into the buffer. A failed flush is kept
 /// and thrown by the next `checkForErrors()` or `flush()`, which writers call between features.
 public final class OutputSink: TextOutputStream {
+    /// The output's name in messages: a path, `<stdout>`, or `<memory>`.
     public let name: String
     private let fd: Int32
     @exclusivity(unchecked) @usableFromInline var buffer: UnsafeMutablePointer<UInt8>
@@ -19,6 +20,11 @@ public final class OutputSink: TextOutputStream {
     /// Bytes handed to the operating system so far.
     public private(set) var bytesWritten = 0
 
+    /// A sink that buffers bytes and writes them to `fileDescriptor` 64 KiB at a time. The sink never
+    /// closes the descriptor; its owner does, after ``flush()``.
+    /// - Parameters:
+    ///   - fileDescriptor: An open descriptor to write to (a negative one collects bytes in memory).
+    ///   - name: The output's name in error messages.
     public init(fileDescriptor: Int32, name: String) {
         fd = fileDescriptor
         self.name = name
@@ -54,6 +60,7 @@ public final class OutputSink: TextOutputStream {
 
     deinit { buffer.deallocate() }
 
+    /// Appends one byte.
     @inlinable
     public func write(byte: UInt8) {
         if count == capacity { drain() }
@@ -67,6 +74,7 @@ public final class OutputSink: TextOutputStream {
         if capacity - self.count < count { drain() }
     }
 
+    /// Appends the bytes; a run larger than the buffer goes straight to the descriptor.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         if bytes.count > capacity - count {
             drain()
@@ -79,11 +87,13 @@ public final class OutputSink: TextOutputStream {
         count += bytes.count
     }
 
+    /// Appends the string's UTF-8.
     public func write(_ string: String) {
         var string = string
         string.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Appends a literal's UTF-8 without copying it first.
     public func write(_ string: StaticString) {
         write(UnsafeRawBufferPointer(start: string.utf8Start, count: string.utf8CodeUnitCount))
     }
@@ -99,6 +109,9 @@ public final class OutputSink: TextOutputStream {
         try checkForErrors()
     }
 
+    /// Throws the first write failure so far, if any; writers call it between features so that a
+    /// full disk stops the work early.
+    /// - Throws: ``MeridianError`` (`io`) naming the output.
     public func checkForErrors() throws {
         if let pendingError { throw pendingError }
     }

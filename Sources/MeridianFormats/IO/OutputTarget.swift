@@ -11,6 +11,8 @@ import Darwin
 /// A run that fails calls `abandon()`; a run killed by SIGINT/SIGTERM/SIGHUP has its temporary
 /// file removed by `TemporaryFiles`' signal handler.
 public final class OutputTarget {
+    /// Where the writer's bytes go: the temporary file (named after the final path in messages) or
+    /// standard output.
     public let sink: OutputSink
     /// The final path, or nil for standard output.
     public let path: String?

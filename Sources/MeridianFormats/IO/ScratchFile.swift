@@ -8,12 +8,15 @@ import Darwin
 /// rows before its header is known), removed when the writer is done or a signal ends the
 /// process.
 public final class ScratchFile {
+    /// The scratch file's path, in `$TMPDIR` (else /tmp); it is removed when this object goes.
     public let path: String
-    public let fd: Int32
+    /// The descriptor open for writing, closed when this object goes.
+    let fd: Int32
     /// Where to write; flush before reading back.
     public let sink: OutputSink
 
-    public init(_ name: String, suffix: String = "") throws {
+    /// A new private (0600) scratch file named `meridian-NAME-XXXXXX` and then `suffix`.
+    init(_ name: String, suffix: String = "") throws {
         (fd, path) = try TemporaryFiles.scratch(name, suffix: suffix)
         sink = OutputSink(fileDescriptor: fd, name: name)
     }

@@ -10,7 +10,8 @@ import Darwin
 /// The handler may only do async-signal-safe work, so the paths live in a fixed table of C
 /// strings that it walks with `unlink(2)`; Swift arrays and locks are touched only outside it.
 public final class TemporaryFiles: @unchecked Sendable {
-    public static let shared = TemporaryFiles()
+    /// The one table of this process, which the signal handler reads.
+    static let shared = TemporaryFiles()
 
     static let slots = 64
     // A fixed table read by the signal handler: entries are swapped in and out atomically
@@ -62,7 +63,8 @@ public final class TemporaryFiles: @unchecked Sendable {
         return file
     }
 
-    public func register(_ path: String) {
+    /// Adds `path` to the files a signal removes (the first 64 registered at once are covered).
+    func register(_ path: String) {
         lock.withLock { _ in
             for i in 0..<Self.slots where Self.table[i] == nil {
                 Self.table[i] = strdup(path)
@@ -71,7 +73,8 @@ public final class TemporaryFiles: @unchecked Sendable {
         }
     }
 
-    public func unregister(_ path: String) {
+    /// Takes `path` off the files a signal removes, once it is removed or in place.
+    func unregister(_ path: String) {
         lock.withLock { _ in
             for i in 0..<Self.slots {
                 if let entry = Self.table[i], String(cString: entry) == path {

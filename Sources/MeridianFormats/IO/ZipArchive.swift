@@ -13,13 +13,13 @@ import CMinizip
 /// for the end record in the last 64 KiB only, reads an entry's bytes no further than its
 /// compressed size, inflates no further than its declared size and checks the CRC-32 at the
 /// end, so every read ends.
-public final class ZipArchive {
-    public struct Entry {
+final class ZipArchive {
+    struct Entry {
         /// The entry's name in the archive, `/`-separated.
-        public let path: String
-        public let compressedSize: UInt64
-        public let uncompressedSize: UInt64
-        public var isDirectory: Bool { path.hasSuffix("/") }
+        let path: String
+        let compressedSize: UInt64
+        let uncompressedSize: UInt64
+        var isDirectory: Bool { path.hasSuffix("/") }
         fileprivate let isEncrypted: Bool
         /// 0 stored, 8 deflated; others (bzip2 12, LZMA 14, …) are refused.
         fileprivate let method: UInt
@@ -27,16 +27,16 @@ public final class ZipArchive {
     }
 
     /// The archive's name in messages.
-    public let name: String
+    let name: String
     /// Entries in central-directory order.
-    public let entries: [Entry]
+    let entries: [Entry]
     private let handle: unzFile
 
     /// More entries than this in one archive is crafted (each takes 46 bytes or more of its
     /// central directory); the list is held in memory.
-    public static let maximumEntryCount = 1 << 20
+    static let maximumEntryCount = 1 << 20
 
-    public init(path: String, name: String) throws {
+    init(path: String, name: String) throws {
         self.name = name
         guard let handle = unzOpen64(path) else {
             var info = stat()
@@ -92,7 +92,7 @@ public final class ZipArchive {
     /// fails (`badInput`) if the bytes do not inflate to the size and CRC-32 the header declares
     /// (a bomb that understates its size ends there). The archive reads one entry at a time:
     /// finish with one input before asking for the next.
-    public func input(for entry: Entry, limit: UInt64) throws -> BufferedInput {
+    func input(for entry: Entry, limit: UInt64) throws -> BufferedInput {
         let stream = try EntryStream(archive: self, entry: entry, limit: limit)
         return BufferedInput(name: stream.location.file) { try stream.read(into: $0) }
     }

@@ -1,57 +1,82 @@
 /// A JSON document read whole, with every value's line and column and every number's text:
 /// for checks that point at the exact place of a problem (coverage files), not for streaming.
 public indirect enum LocatedJSON: Sendable {
+    /// An object: its members in the order written.
     case object([Member], at: Place)
+    /// An array and its elements.
     case array([LocatedJSON], at: Place)
     /// A number, with its text as written (to count decimals). Non-JSON words such as NaN are
     /// kept as numbers that are not finite, so a checker can name them.
     case number(Double, text: String, at: Place)
+    /// A string, unescaped.
     case string(String, at: Place)
+    /// `true` or `false`.
     case bool(Bool, at: Place)
+    /// `null`.
     case null(at: Place)
 
+    /// One member of an object, in the order written, with where its key starts.
     public struct Member: Sendable {
+        /// The member's name.
         public var key: String
+        /// Where the key's opening quote is.
         public var keyPlace: Place
+        /// The member's value, with its own place.
         public var value: LocatedJSON
     }
 
     /// A 1-based line and column.
     public struct Place: Sendable, Hashable {
+        /// The 1-based line.
         public var line: Int
+        /// The 1-based column, in bytes of UTF-8 from the start of the line.
         public var column: Int
+        /// A place in the document.
+        /// - Parameters:
+        ///   - line: The 1-based line.
+        ///   - column: The 1-based byte column.
         public init(line: Int, column: Int) {
             self.line = line
             self.column = column
         }
     }
 
+    /// Where the value starts: its first character (`{`, `[`, `"`, a digit, …).
     public var place: Place {
         switch self {
         case .object(_, let at), .array(_, let at), .number(_, _, let at), .string(_, let at), .bool(_, let at), .null(let at): at
         }
     }
 
+    /// The value of the object's member called `key` (the last one, if the key is repeated); nil when
+    /// this is not an object or has no such member.
+    /// - Parameter key: The member's name.
     public subscript(key: String) -> LocatedJSON? {
         if case .object(let members, _) = self { return members.last { $0.key == key }?.value }
         return nil
     }
 
+    /// The object's members in the order written, repeated keys included; nil when this is not an
+    /// object.
     public var members: [Member]? {
         if case .object(let members, _) = self { return members }
         return nil
     }
 
+    /// The array's elements; nil when this is not an array.
     public var elements: [LocatedJSON]? {
         if case .array(let elements, _) = self { return elements }
         return nil
     }
 
+    /// The string's value; nil when this is not a string.
     public var string: String? {
         if case .string(let s, _) = self { return s }
         return nil
     }
 
+    /// The number's value (NaN for non-JSON words such as `NaN` or `Infinity`); nil when this is not a
+    /// number.
     public var number: Double? {
         if case .number(let d, _, _) = self { return d }
         return nil

@@ -5,13 +5,14 @@ import MeridianGeometry
 /// GroundOverlay and hands it out beside the feature it becomes
 /// (`KMLDocumentReader.groundOverlay`); `meridian tile` georeferences the image with it.
 public struct KMLGroundOverlay: Sendable, Hashable {
+    /// The GroundOverlay's `<name>`, if it has one.
     public var name: String?
     /// The image's `<Icon><href>` as written: a path relative to the document, or a URL.
     public var imageHref: String
     /// Where the image's corners lie: upper-left, upper-right, lower-right, lower-left.
     public var corners: [Position]
 
-    public init(name: String?, imageHref: String, corners: [Position]) {
+    init(name: String?, imageHref: String, corners: [Position]) {
         self.name = name
         self.imageHref = imageHref
         self.corners = corners

@@ -17,9 +17,12 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     private let options: KMLReadOptions
     /// Features waiting to be handed out, each with the GroundOverlay it came from, if any.
     private var queue = Deque<(feature: Feature, overlay: KMLGroundOverlay?)>()
+    /// The GroundOverlay behind the feature ``next()`` returned last, when it came from one with an
+    /// image and a place; nil for every other feature.
     public private(set) var groundOverlay: KMLGroundOverlay?
     private var finished = false
     private var started = false
+    /// Document members that came after the features; KML has none, so this stays empty.
     public private(set) var trailingMetadata = CollectionMetadata()
     /// The folder tree, when `options.folders == .tree` (built as the document is read).
     public private(set) var folderTree: KMLFolderTree?
@@ -32,6 +35,12 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     private var moreLayerNames = false
     static let layerNamesKept = 1000
 
+    /// A reader over the KML document `input` holds. Nothing is read until ``readMetadata()`` or
+    /// ``next()`` is called.
+    /// - Parameters:
+    ///   - input: The document's bytes; its name is the file in locations and messages.
+    ///   - options: Folder handling (a flat `folder` property, or a tree in ``folderTree``).
+    ///   - readOptions: Where warnings go, and the layer (a Folder or Document name) to keep, if any.
     public init(input: BufferedInput, options: KMLReadOptions = .init(), readOptions: ReadOptions = .init()) {
         self.input = input
         self.options = options
@@ -82,6 +91,8 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         KMLStatistics(folders: builder.folderCount, styles: context.styleCount)
     }
 
+    /// Reads as far as the first feature and returns the document's `name`, if it has one.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
         try fillQueue()
         var members = JSONObject()
@@ -89,6 +100,10 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         return CollectionMetadata(members: members)
     }
 
+    /// The next Placemark, GroundOverlay or NetworkLink as a feature, or nil at the end of the
+    /// document.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, or ``LayerSelection`` at the end
+    ///   when the layer asked for was never found.
     public func next() throws -> Feature? {
         try fillQueue()
         let next = queue.popFirst()
@@ -109,6 +124,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
 
 /// What the KML reader is asked to do beyond reading.
 public struct KMLReadOptions: Sendable {
+    /// How the KML reader hands out the document's Folders.
     public enum Folders: String, Sendable, CaseIterable {
         /// Features one after another, each with its folder path in a `folder` property.
         case flat
@@ -116,8 +132,11 @@ public struct KMLReadOptions: Sendable {
         case tree
     }
 
+    /// Whether folders become a `folder` property on each feature (`flat`) or a ``KMLFolderTree``.
     public var folders: Folders
 
+    /// Options for the KML and KMZ readers.
+    /// - Parameter folders: How Folders are handed out; `flat` by default.
     public init(folders: Folders = .flat) {
         self.folders = folders
     }
@@ -134,6 +153,7 @@ public protocol KMLDocumentReader: FeatureReader {
 
 /// Counts `meridian info` reports for KML.
 public struct KMLStatistics: Sendable, Hashable {
+    /// Folder elements seen.
     public var folders: Int
     /// Shared styles and style maps.
     public var styles: Int

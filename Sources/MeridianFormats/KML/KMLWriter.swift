@@ -47,6 +47,12 @@ public final class KMLWriter: FeatureWriter {
         "icon-opacity", "icon-scale", "icon-heading", "icon-offset", "icon-offset-units", "label-color", "label-opacity", "label-scale",
     ]
 
+    /// A KML writer into `sink`; shared styles and placemarks wait in two scratch files until
+    /// ``finish(_:)``.
+    /// - Parameters:
+    ///   - sink: Where the KML goes.
+    ///   - options: Not used: KML coordinates are always written exactly, and KML has one layout.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         documentXML = XMLTextWriter(sink: sink)
@@ -60,6 +66,8 @@ public final class KMLWriter: FeatureWriter {
         }
     }
 
+    /// Writes the XML declaration and opens the `kml` and `Document` elements, with the
+    /// collection's `name` as the Document's.
     public func begin(_ metadata: CollectionMetadata) throws {
         let xml = documentXML
         sink.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" as StaticString)
@@ -68,6 +76,9 @@ public final class KMLWriter: FeatureWriter {
         if let name = metadata.name { xml.element("name", name) }
     }
 
+    /// Writes the feature as a Placemark (into its `folder` property's Folders), its simplestyle
+    /// properties as a shared Style and its other properties as ExtendedData.
+    /// - Throws: ``MeridianError`` (`io`) when a scratch file cannot be written.
     public func write(_ feature: Feature) throws {
         let properties = feature.properties ?? [:]
         // ExtendedData: what no KML element carries (and the altitudeMode, when no geometry does).
@@ -110,6 +121,9 @@ public final class KMLWriter: FeatureWriter {
         try body.sink.checkForErrors()
     }
 
+    /// Writes the shared styles, the Schema that types every ExtendedData field, then the Folders and
+    /// Placemarks, and closes the Document.
+    /// - Throws: ``MeridianError`` (`io`) when the output or a scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         enterFolders([])
         let xml = documentXML

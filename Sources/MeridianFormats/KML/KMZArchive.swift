@@ -54,6 +54,15 @@ public final class KMZReader: KMLDocumentReader {
     /// Standard input's copy, kept while the archive is read.
     private let scratch: ScratchFile?
 
+    /// Opens the archive `input` holds and prepares its main document (`doc.kml`, else the first
+    /// `.kml` at the root) for streaming; the styles of the archive's other KML documents are read
+    /// first, and entries that point outside the archive are skipped with a warning.
+    /// - Parameters:
+    ///   - input: The archive: a file is read in place, standard input or a pipe is first copied to
+    ///     a scratch file that lives as long as the reader.
+    ///   - options: Folder handling, the layer to keep, and where warnings go.
+    /// - Throws: ``MeridianError`` (`badInput`) when the input is not a zip archive or holds no KML
+    ///   document, `inputUnavailable` when it cannot be opened.
     public init(input: BufferedInput, options: ReadOptions = .init()) throws {
         let (archive, scratch) = try KMZArchive.open(input)
         self.scratch = scratch
@@ -84,10 +93,18 @@ public final class KMZReader: KMLDocumentReader {
         return styles
     }
 
+    /// Reads as far as the first feature and returns the main document's `name`, if it has one.
     public func readMetadata() throws -> CollectionMetadata { try kml.readMetadata() }
+    /// The main document's next feature, or nil at its end.
+    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML or a damaged entry.
     public func next() throws -> Feature? { try kml.next() }
+    /// Always empty: KML has no members after its features.
     public var trailingMetadata: CollectionMetadata { kml.trailingMetadata }
+    /// The main document's folder tree, when the options asked for `tree`.
     public var folderTree: KMLFolderTree? { kml.folderTree }
+    /// Folders and styles in the main document seen so far.
     public var statistics: KMLStatistics { kml.statistics }
+    /// The GroundOverlay behind the feature ``next()`` returned last, if any; its `imageHref` may
+    /// name one of ``entries``.
     public var groundOverlay: KMLGroundOverlay? { kml.groundOverlay }
 }

@@ -13,15 +13,24 @@ public final class KMZWriter: FeatureWriter {
     private let scratch: ScratchFile
     private let kml: KMLWriter
 
+    /// A KMZ writer into `sink`; the KML goes to a scratch file and is zipped at ``finish(_:)``.
+    /// - Parameters:
+    ///   - sink: Where the zip archive's bytes go.
+    ///   - options: Passed to the KML writer inside.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         destination = sink
         scratch = try ScratchFile("doc.kml")
         kml = try KMLWriter(sink: scratch.sink, options: options)
     }
 
+    /// Starts the KML document inside, with the collection's `name`.
     public func begin(_ metadata: CollectionMetadata) throws { try kml.begin(metadata) }
+    /// Writes the feature as a Placemark of the KML document inside.
     public func write(_ feature: Feature) throws { try kml.write(feature) }
 
+    /// Finishes the KML, deflates it into a zip as `doc.kml`, and copies the archive to the output.
+    /// - Throws: ``MeridianError`` (`io`) when a scratch file, the archive or the output fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try kml.finish(trailingMetadata)
         let document = try scratch.readBack()

@@ -17,8 +17,16 @@ public protocol FeatureReader: AnyObject {
 /// A destination for features: `begin`, then `write` for each feature, then `finish`.
 /// Writers format into an `OutputSink`; committing the output file is the caller's job.
 public protocol FeatureWriter: AnyObject {
+    /// Starts the output (a header, the collection's members before its features); called once,
+    /// before any feature.
+    /// - Parameter metadata: The collection's members, as a reader's `readMetadata()` returns them.
     func begin(_ metadata: CollectionMetadata) throws
+    /// Writes one feature.
+    /// - Parameter feature: The feature; what a format cannot hold is dropped or reported.
     func write(_ feature: Feature) throws
+    /// Ends the output (closes the collection, writes any members that came after the features)
+    /// and flushes the writer's own buffers; committing the file stays the caller's job.
+    /// - Parameter trailingMetadata: The collection's members after its features.
     func finish(_ trailingMetadata: CollectionMetadata) throws
 }
 
@@ -33,6 +41,11 @@ public struct ReadOptions {
     /// (`FeatureFormat.hasLayers`); a name the input has no layer of is a usage error.
     public var layer: String?
 
+    /// Options for a reader; the defaults read everything and drop warnings.
+    /// - Parameters:
+    ///   - diagnostics: Receives warnings as the reader goes; nil ignores them.
+    ///   - kml: Folder handling for KML and KMZ.
+    ///   - layer: The layer whose features to keep, or nil for all.
     public init(diagnostics: DiagnosticHandler? = nil, kml: KMLReadOptions = .init(), layer: String? = nil) {
         self.diagnostics = diagnostics
         self.kml = kml
@@ -49,14 +62,17 @@ public enum LayerSelection: MeridianFailure, Hashable {
     /// The input `in` is of a format without layers (only KML, KMZ and GDAL datasets have them).
     case unsupported(by: FeatureFormat, in: String)
 
+    /// Always `usage`: the input is fine, the request does not fit it.
     public var kind: MeridianError.Kind { .usage }
 
+    /// The input the layer was asked of (file only).
     public var location: SourceLocation? {
         switch self {
         case .unknown(_, _, _, let file), .unsupported(_, let file): SourceLocation(file: file)
         }
     }
 
+    /// What went wrong: the layer that does not exist, or the format that has none.
     public var message: String {
         switch self {
         case .unknown(let name, _, _, _): "no layer called \"\(name)\""
@@ -64,6 +80,7 @@ public enum LayerSelection: MeridianFailure, Hashable {
         }
     }
 
+    /// The layers the input has (the first 20), or a suggestion to read every feature.
     public var hint: String? {
         switch self {
         case .unknown(_, let layers, let more, _):
@@ -101,6 +118,13 @@ public struct WriteOptions: Sendable {
     /// Receives warnings about what a format cannot hold as given (a GDAL field renamed).
     public var diagnostics: (@Sendable (Diagnostic) -> Void)?
 
+    /// Options for a writer; the defaults write compact, bit-exact output.
+    /// - Parameters:
+    ///   - precision: Decimal places to round coordinates to, or nil for a bit-exact round trip.
+    ///   - pretty: Whether to indent nested structures.
+    ///   - recordSeparator: Whether GeoJSON text sequences start records with RS; nil lets the format
+    ///     decide.
+    ///   - gpxRoutes: Whether GPX writes lines as routes rather than tracks.
     public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
         self.precision = precision
         self.pretty = pretty
@@ -158,10 +182,17 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
 public final class FeatureList: FeatureReader {
     /// The features, in order; `next()` hands them out from the first.
     public var features: [Feature]
+    /// The collection's members before the features, returned by ``readMetadata()``.
     public var metadata: CollectionMetadata
+    /// The collection's members after the features.
     public var trailingMetadata: CollectionMetadata
     private var position = 0
 
+    /// A reader that hands out `features` in order.
+    /// - Parameters:
+    ///   - features: The features to hand out.
+    ///   - metadata: What ``readMetadata()`` returns.
+    ///   - trailingMetadata: What ``trailingMetadata`` holds.
     public init(_ features: [Feature], metadata: CollectionMetadata = .init(), trailingMetadata: CollectionMetadata = .init()) {
         self.features = features
         self.metadata = metadata
@@ -180,8 +211,10 @@ public final class FeatureList: FeatureReader {
         self.init(features, metadata: metadata, trailingMetadata: reader.trailingMetadata)
     }
 
+    /// Returns ``metadata``; nothing is read.
     public func readMetadata() throws -> CollectionMetadata { metadata }
 
+    /// The next of ``features``, or nil after the last.
     public func next() throws -> Feature? {
         guard position < features.count else { return nil }
         defer { position += 1 }

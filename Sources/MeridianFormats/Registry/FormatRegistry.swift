@@ -10,7 +10,9 @@ public func fileExtension(_ path: String) -> String? {
 
 /// A writer that makes its output file(s) itself, staged out of sight until `commit()`.
 public protocol PathFeatureWriter: FeatureWriter {
+    /// Moves the finished output into place at its path; call after `finish`.
     func commit() throws
+    /// Removes whatever was staged, leaving nothing at the path.
     func abandon()
 }
 
@@ -40,11 +42,27 @@ public struct FeatureFormat: Sendable, Hashable {
     /// Given the input's first bytes (after any BOM and whitespace), does it look like this format?
     let sniff: @Sendable (ArraySlice<UInt8>) -> Bool
 
+    /// Whether Meridian can read this format (it has a reader).
     public var canRead: Bool { makeReader != nil }
+    /// Whether Meridian can write this format, to a stream or to files of its own.
     public var canWrite: Bool { makeWriter != nil || makePathWriter != nil }
     /// Written to a path, never to standard output.
     public var writesFiles: Bool { makePathWriter != nil }
 
+    /// A format to put in a ``FormatRegistry``; give it a `reader`, a `writer` or `pathWriter`, or
+    /// both a reader and one of the writers.
+    /// - Parameters:
+    ///   - id: The lowercase name used on the command line (`--to geojson`); formats compare by it.
+    ///   - displayName: The name shown to people in messages.
+    ///   - aliases: Other lowercase names accepted for it.
+    ///   - extensions: File extensions, lowercase and without the dot; the first is suggested.
+    ///   - isBinary: Whether the output is bytes that are not text (never written to a terminal).
+    ///   - hasLayers: Whether its reader can keep one layer (``ReadOptions/layer``).
+    ///   - sniff: Given an input's first bytes (at most 4 KiB, after any UTF-8 BOM and leading
+    ///     whitespace), whether they look like this format.
+    ///   - reader: Makes a reader over an input.
+    ///   - writer: Makes a writer into a byte stream.
+    ///   - pathWriter: Makes a writer that creates its output file(s) itself at a path.
     public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false, hasLayers: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
@@ -62,41 +80,73 @@ public struct FeatureFormat: Sendable, Hashable {
         makePathWriter = pathWriter
     }
 
+    /// A reader of this format over `input`; most readers read nothing until asked for metadata
+    /// or features.
+    /// - Parameters:
+    ///   - input: The input to read.
+    ///   - options: Warnings, KML folder handling, the layer to keep.
+    /// - Returns: The format's reader.
+    /// - Throws: ``MeridianError`` (`usage`) if the format cannot be read, ``LayerSelection`` if a
+    ///   layer is asked of a format without layers, or whatever the reader throws on opening (a KMZ
+    ///   reads its archive's directory at once).
     public func reader(for input: BufferedInput, options: ReadOptions = .init()) throws -> any FeatureReader {
         guard let makeReader else { throw MeridianError(.usage, "Meridian cannot read \(displayName)") }
         if options.layer != nil && !hasLayers { throw LayerSelection.unsupported(by: self, in: input.name) }
         return try makeReader(input, options)
     }
 
+    /// A writer that creates its output at `path` itself (a GDAL dataset), for formats with
+    /// ``writesFiles``; nothing appears at `path` until the writer's `commit()`.
+    /// - Parameters:
+    ///   - path: Where the output goes.
+    ///   - options: Precision, layout and format-specific options.
+    /// - Returns: The format's path writer.
+    /// - Throws: ``MeridianError`` (`usage`) if the format is not written to paths of its own.
     public func pathWriter(for path: String, options: WriteOptions = .init()) throws -> any PathFeatureWriter {
         guard let makePathWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName) to a path of its own") }
         return try makePathWriter(path, options)
     }
 
+    /// A writer of this format into `sink`, for formats written as a byte stream.
+    /// - Parameters:
+    ///   - sink: Where the bytes go; the caller commits or abandons the file behind it.
+    ///   - options: Precision, layout and format-specific options.
+    /// - Returns: The format's writer; call `begin`, `write` for each feature, then `finish`.
+    /// - Throws: ``MeridianError`` (`usage`) if the format cannot be written to a stream.
     public func writer(for sink: OutputSink, options: WriteOptions = .init()) throws -> any FeatureWriter {
         guard let makeWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName)") }
         return try makeWriter(sink, options)
     }
 
+    /// Formats are equal when their ``id``s are.
     public static func == (a: FeatureFormat, b: FeatureFormat) -> Bool { a.id == b.id }
+    /// Hashes the ``id`` alone, as `==` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
 
 /// What a registry's fallback is asked for: a format by name (`--from`/`--to`), or the format
 /// of a path to read or to write, none of the registry's own formats having its extension.
 public enum FormatQuery: Sendable, Hashable {
+    /// A format asked for by name (`--from`, `--to`), as typed.
     case name(String)
+    /// The format of a file to read, by its path.
     case inputPath(String)
+    /// The format of a file to write, by its path.
     case outputPath(String)
 }
 
 /// The formats Meridian knows, and the rules that pick one for an input or output.
 public struct FormatRegistry: Sendable {
+    /// The formats, in order of preference: the first match by extension or bytes wins.
     public let formats: [FeatureFormat]
     /// Asked for a format none of `formats` is. The command line answers with GDAL's formats,
     /// served by `meridian-gdal`; it throws when the query names nothing it can serve.
     public let fallback: (@Sendable (FormatQuery) throws -> FeatureFormat?)?
 
+    /// A registry of `formats`, consulting `fallback` for what none of them is.
+    /// - Parameters:
+    ///   - formats: The formats, in order of preference.
+    ///   - fallback: Asked for a format by name or path when none of `formats` fits; nil for none.
     public init(_ formats: [FeatureFormat], fallback: (@Sendable (FormatQuery) throws -> FeatureFormat?)? = nil) {
         self.formats = formats
         self.fallback = fallback
@@ -227,6 +277,7 @@ public enum FormatChoice: MeridianFailure, Hashable {
     /// could be named as.
     case unknownOutput(path: String, writable: [String])
 
+    /// `badInput` (65) for an input, `usage` (64) for an output path.
     public var kind: MeridianError.Kind {
         switch self {
         case .unknownInput: .badInput
@@ -234,6 +285,7 @@ public enum FormatChoice: MeridianFailure, Hashable {
         }
     }
 
+    /// The input file, for an input; nil for an output path.
     public var location: SourceLocation? {
         switch self {
         case .unknownInput(let file, _): SourceLocation(file: file)
@@ -241,6 +293,7 @@ public enum FormatChoice: MeridianFailure, Hashable {
         }
     }
 
+    /// Which side's format could not be told.
     public var message: String {
         switch self {
         case .unknownInput: "cannot tell the input's format"
@@ -255,5 +308,6 @@ public enum FormatChoice: MeridianFailure, Hashable {
         }
     }
 
+    /// The formats it could be named as.
     public var hint: String? { "name its format: \(formats.joined(separator: ", "))" }
 }

@@ -9,6 +9,7 @@ import MeridianGeometry
 public struct PictureOptions: Sendable {
     /// Size in points (CSS pixels); PNG multiplies by `scale`.
     public var width: Int
+    /// Height in points (CSS pixels); PNG multiplies by `scale`.
     public var height: Int
     /// Pixels per point for PNG: 1, 2 or 3, as on Apple's screens.
     public var scale: Int
@@ -20,6 +21,15 @@ public struct PictureOptions: Sendable {
     /// MBTiles file drawn under the overlays (PNG pictures only).
     public var basemap: String?
 
+    /// What a picture shows and how big it is; the defaults are 800 × 600 points at scale 1, north
+    /// up, fitting the data, without a basemap.
+    /// - Parameters:
+    ///   - width: Width in points.
+    ///   - height: Height in points.
+    ///   - scale: Pixels per point for PNG: 1, 2 or 3.
+    ///   - heading: Degrees clockwise from north that point up.
+    ///   - view: The part of the world to show, in map points; nil fits the data.
+    ///   - basemap: A tile folder or MBTiles file to draw under PNG pictures, or nil.
     public init(width: Int = 800, height: Int = 600, scale: Int = 1, heading: Double = 0, view: MapRect? = nil, basemap: String? = nil) {
         self.width = width
         self.height = height

@@ -7,8 +7,11 @@ import MeridianGeometry
 
 /// An opened input: the file (or stdin), its format, and a reader over it.
 public final class FeatureInput {
+    /// The opened file or standard input; its `name` is what messages report.
     public let input: BufferedInput
+    /// The format chosen for the input.
     public let format: FeatureFormat
+    /// The format's reader over ``input``.
     public let reader: any FeatureReader
     /// The path as given; nil for standard input.
     public let path: String?
@@ -29,7 +32,10 @@ public final class FeatureInput {
 public final class FeatureOutput {
     /// The atomic file or stdout; nil for a format that writes its own files (`writesFiles`).
     public let target: OutputTarget?
+    /// The format chosen for the output.
     public let format: FeatureFormat
+    /// The writer to hand features to: `begin`, `write` each feature, then `finish`, then
+    /// ``commit()``.
     public let writer: any FeatureWriter
     private let pathWriter: (any PathFeatureWriter)?
 
@@ -69,6 +75,9 @@ public final class FeatureOutput {
         }
     }
 
+    /// Puts the finished output in place: renames the temporary file over the path (or flushes
+    /// standard output), or has a path writer commit its files. Call after the writer's `finish`.
+    /// - Throws: ``MeridianError`` when the output cannot be flushed or moved into place.
     public func commit() throws {
         if let pathWriter { try pathWriter.commit() } else { try target?.commit() }
     }
@@ -85,6 +94,7 @@ public final class FeatureOutput {
         }
     }
 
+    /// Throws the output away: the temporary file is removed and nothing appears at the path.
     public func abandon() {
         if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
     }

@@ -3,14 +3,27 @@ import MeridianGeometry
 /// `meridian info`'s report: a `DatasetSummary` with the file's name, format and collection
 /// members, as text for people or JSON for scripts.
 public struct SummaryReport {
+    /// The input's name as reported (a path, or `<stdin>`).
     public var file: String
+    /// The format the input was read as.
     public var format: FeatureFormat
+    /// The collection's members before its features; its `name` is reported.
     public var metadata: CollectionMetadata
+    /// The collection's members after its features; its `name` is reported when none came before.
     public var trailing: CollectionMetadata
+    /// The counts, geometry types, bounding box and property keys of every feature read.
     public var summary: DatasetSummary
     /// Folders and styles, for KML and KMZ.
     public var kml: KMLStatistics?
 
+    /// A report on a dataset that has been read to the end.
+    /// - Parameters:
+    ///   - file: The input's name.
+    ///   - format: The format it was read as.
+    ///   - metadata: What the reader's `readMetadata()` returned.
+    ///   - trailing: The reader's `trailingMetadata`, once `next()` has returned nil.
+    ///   - summary: Every feature, added to a `DatasetSummary`.
+    ///   - kml: Folder and style counts for KML and KMZ; nil for other formats.
     public init(file: String, format: FeatureFormat, metadata: CollectionMetadata,
                 trailing: CollectionMetadata, summary: DatasetSummary, kml: KMLStatistics? = nil) {
         self.file = file
@@ -23,6 +36,10 @@ public struct SummaryReport {
 
     private var name: String? { metadata.name ?? trailing.name }
 
+    /// The report as one JSON object for scripts: `file`, `format`, `name`, `features`, `folders`
+    /// and `styles` (KML), `geometryTypes`, `nullGeometries`, `positions`, `positionsWithAltitude`,
+    /// `bbox` (`[west, south, east, north]`, GeoJSON's six numbers when positions have altitudes,
+    /// or null) and `properties`.
     public var jsonValue: JSONValue {
         var object: JSONObject = [
             "file": .string(file),
@@ -51,6 +68,8 @@ public struct SummaryReport {
         return .object(object)
     }
 
+    /// The report as aligned `label: value` lines for people, ending in a newline; counts are grouped
+    /// by thousands (`1,234,567`).
     public var text: String {
         var lines: [(String, String)] = [("file", "\(file) (\(format.displayName))")]
         if let name { lines.append(("name", name)) }

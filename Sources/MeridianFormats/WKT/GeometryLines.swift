@@ -32,7 +32,9 @@ enum GeometryLine {
     }
 }
 
-public final class GeometryLineWriter: FeatureWriter {
+/// Writes each feature's geometry as one line of WKT or hex WKB (``FeatureFormat/wkt``,
+/// ``FeatureFormat/wkbHex``); properties are dropped.
+final class GeometryLineWriter: FeatureWriter {
     let sink: OutputSink
     let options: WriteOptions
     let format: GeometryLine
@@ -43,17 +45,19 @@ public final class GeometryLineWriter: FeatureWriter {
         self.format = format
     }
 
-    public func begin(_ metadata: CollectionMetadata) throws {}
+    func begin(_ metadata: CollectionMetadata) throws {}
 
-    public func write(_ feature: Feature) throws {
+    func write(_ feature: Feature) throws {
         format.write(feature.geometry, to: sink, precision: options.precision)
         try sink.checkForErrors()
     }
 
-    public func finish(_ trailingMetadata: CollectionMetadata) throws {}
+    func finish(_ trailingMetadata: CollectionMetadata) throws {}
 }
 
-public final class GeometryLineReader: FeatureReader {
+/// Reads one geometry per line of WKT or hex WKB as features without properties; blank lines are
+/// skipped, and errors name the line and column.
+final class GeometryLineReader: FeatureReader {
     let input: BufferedInput
     let format: GeometryLine
     var lineNumber = 0
@@ -63,10 +67,10 @@ public final class GeometryLineReader: FeatureReader {
         self.format = format
     }
 
-    public func readMetadata() throws -> CollectionMetadata { .init() }
-    public var trailingMetadata: CollectionMetadata { .init() }
+    func readMetadata() throws -> CollectionMetadata { .init() }
+    var trailingMetadata: CollectionMetadata { .init() }
 
-    public func next() throws -> Feature? {
+    func next() throws -> Feature? {
         while var line = try input.nextLine() {
             lineNumber += 1
             if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }

@@ -3,6 +3,10 @@ import MeridianGeometry
 /// Well-known binary (ISO 13249-3), written little-endian with ISO's Z codes (1001 for a 3D
 /// point); read in either byte order, with ISO or EWKB (PostGIS) type codes and an optional SRID.
 public enum WKB {
+    /// The geometry as little-endian ISO WKB (the bytes OGR and PostGIS take), coordinates bit for
+    /// bit; a geometry with altitudes uses the Z type codes (1001–1007).
+    /// - Parameter geometry: The geometry to encode.
+    /// - Returns: The WKB bytes.
     public static func encode(_ geometry: Geometry) -> [UInt8] {
         var out: [UInt8] = []
         append(geometry, to: &out)

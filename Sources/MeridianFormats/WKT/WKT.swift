@@ -7,6 +7,12 @@ import MeridianGeometry
 /// case, EWKT's `SRID=…;` prefix, `M` and `ZM` (the measure is dropped), multipoints with or
 /// without inner parentheses, and untagged third coordinates.
 public enum WKT {
+    /// Writes `geometry` as ISO WKT into `sink`, with x (longitude) before y (latitude) and a `Z` tag
+    /// when any position has an altitude; no newline follows.
+    /// - Parameters:
+    ///   - geometry: The geometry to write.
+    ///   - sink: Where the text goes.
+    ///   - precision: Decimal places to round coordinates to; nil writes them exactly.
     public static func write(_ geometry: Geometry, to sink: OutputSink, precision: Int? = nil) {
         var writer = Writer(sink: sink, precision: precision, hasZ: geometry.hasAltitude)
         writer.geometry(geometry)

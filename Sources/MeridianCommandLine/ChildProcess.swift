@@ -31,11 +31,12 @@ public final class ChildProcess {
         }
     }
 
-    public let pid: pid_t
+    let pid: pid_t
     /// The arguments after the program's name.
     public let arguments: [String]
     /// The reading ends of the pipes asked for (nil for an inherited stream); closed with the child.
     public let standardOutput: Int32?
+    /// The reading end of the child's standard error when it was asked for as a pipe; nil when inherited. Closed with the child.
     public let standardError: Int32?
     private var ended: Termination?
 

@@ -19,7 +19,9 @@ public struct HelperExecutable: Sendable {
     /// The library it exists for, named when it is missing.
     public let library: String
 
+    /// `meridian-gdal`: tiling, and reading and writing GDAL's vector formats (`MERIDIAN_GDAL` overrides its path).
     public static let gdal = HelperExecutable(name: "meridian-gdal", environmentVariable: "MERIDIAN_GDAL", library: "GDAL")
+    /// `meridian-draw`: SVG and PNG pictures (`MERIDIAN_DRAW` overrides its path).
     public static let draw = HelperExecutable(name: "meridian-draw", environmentVariable: "MERIDIAN_DRAW", library: "cairo")
 
     /// Exit code when a helper cannot be found or run (EX_UNAVAILABLE).

@@ -12,16 +12,16 @@ import MeridianFormats
 /// What the commands take is read from swift-argument-parser's description of them (the
 /// JSON `--experimental-dump-help` prints), only after parsing has failed: nothing runs on a
 /// good command line.
-public struct MistypedArgument: Sendable, Equatable {
-    public var message: String
-    public var hint: String
+struct MistypedArgument: Sendable, Equatable {
+    var message: String
+    var hint: String
 
     /// Options every command answers whatever its own arguments (swift-argument-parser's).
     static let builtInOptions: Set<String> = ["help", "version", "generate-completion-script", "experimental-dump-help"]
 
     /// The first mistyped word in `arguments` (without the program name), reading them as
     /// `command` (the root command's description) would; nil when every word is known.
-    public static func find(in arguments: [String], commands root: CommandDescription) -> MistypedArgument? {
+    static func find(in arguments: [String], commands root: CommandDescription) -> MistypedArgument? {
         var command = root
         var path = [root.name]
         var positionals = 0
@@ -118,29 +118,29 @@ public struct MistypedArgument: Sendable, Equatable {
 /// What a command takes, as swift-argument-parser describes it (`_dumpHelp()`'s JSON, the
 /// format behind `--experimental-dump-help` and its manual pages): names, subcommands and
 /// arguments, and for each option its names and the values it allows.
-public struct CommandDescription: Sendable {
-    public struct Argument: Sendable {
-        public var longNames: [String]
-        public var shortNames: [Character]
+struct CommandDescription: Sendable {
+    struct Argument: Sendable {
+        var longNames: [String]
+        var shortNames: [Character]
         /// An option (takes a value) rather than a flag or a positional argument.
-        public var takesValue: Bool
+        var takesValue: Bool
         /// The value may start with a dash (`parsing: .unconditional`).
-        public var takesAnyValue: Bool
+        var takesAnyValue: Bool
         /// The only values it takes (an enumeration's), if it says.
-        public var allValues: [String]?
+        var allValues: [String]?
         /// What its value is called in help (`w,s,e,n`), which names an `ArgumentValue` type.
-        public var valueName: String?
-        public var isPositional: Bool
+        var valueName: String?
+        var isPositional: Bool
     }
 
-    public var name: String
-    public var aliases: [String]
-    public var isShown: Bool
-    public var arguments: [Argument]
-    public var subcommands: [CommandDescription]
+    var name: String
+    var aliases: [String]
+    var isShown: Bool
+    var arguments: [Argument]
+    var subcommands: [CommandDescription]
 
     /// The description of `command` and its subcommands; nil if it cannot be read.
-    public init?(_ command: ParsableCommand.Type) {
+    init?(_ command: ParsableCommand.Type) {
         let text = command._dumpHelp()
         guard let json = try? LocatedJSON.parse(BufferedInput(bytes: Array(text.utf8), name: "<help>")),
               let root = json["command"] else { return nil }

@@ -63,6 +63,7 @@ public struct PictureHelperOptions: ParsableArguments {
     @Option var view: String?
     @Option var basemap: String?
 
+    /// Options to be filled in by swift-argument-parser.
     public init() {}
 
     /// The arguments that give `options`: each as `--name=value`, so a value starting with a
@@ -77,6 +78,8 @@ public struct PictureHelperOptions: ParsableArguments {
         return arguments
     }
 
+    /// Checks that `--view` holds four numbers.
+    /// - Throws: A `ValidationError` otherwise.
     public func validate() throws {
         guard view == nil || viewRect != nil else { throw ValidationError("--view takes x,y,width,height in map points") }
     }
@@ -86,6 +89,7 @@ public struct PictureHelperOptions: ParsableArguments {
         return MapRect(x: parts[0], y: parts[1], width: parts[2], height: parts[3])
     }
 
+    /// The picture's options, exactly as the parent process had them.
     public var options: PictureOptions {
         PictureOptions(width: width, height: height, scale: scale, heading: heading, view: viewRect, basemap: basemap)
     }

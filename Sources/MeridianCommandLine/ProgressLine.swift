@@ -14,6 +14,10 @@ public final class ProgressLine {
     private var drawn = false
     private let start = ProgressLine.now()
 
+    /// A progress line that draws only when standard error is a terminal.
+    /// - Parameters:
+    ///   - quiet: Draw nothing (the command's `--quiet`).
+    ///   - input: The input being read, whose bytes consumed (and size, for a file) ``update(features:)`` shows; nil shows features only.
     public init(quiet: Bool, input: BufferedInput? = nil) {
         enabled = !quiet && isatty(STDERR_FILENO) == 1
         self.input = input
@@ -54,7 +58,7 @@ public final class ProgressLine {
         if drawn { Reporter.printError("\r\u{1B}[K", newline: false) }
     }
 
-    public static func now() -> Double {
+    static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
         return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9

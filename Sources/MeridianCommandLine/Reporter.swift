@@ -9,6 +9,7 @@ import Darwin
 /// Prints diagnostics and errors on stderr in the `meridian: error: FILE:LINE:COLUMN: message`
 /// form, and turns errors into the exit codes of sysexits(3).
 public struct Reporter: Sendable {
+    /// Whether to print errors only: warnings and notes are dropped.
     public var quiet = false
     /// The name errors start with: `meridian: error: …`.
     public var program = "meridian"
@@ -16,6 +17,8 @@ public struct Reporter: Sendable {
     /// reports them (`meridian-gdal ogr-read` and `ogr-write`, run by `meridian`).
     public var jsonLines = false
 
+    /// A reporter for `meridian`'s messages, in the human-readable form.
+    /// - Parameter quiet: Print errors only.
     public init(quiet: Bool = false) {
         self.quiet = quiet
     }
@@ -27,6 +30,8 @@ public struct Reporter: Sendable {
         return reporter
     }()
 
+    /// Prints one diagnostic on standard error (unless ``quiet`` drops it): `program: severity: location: message`, then its hint; or a JSON line for a parent process.
+    /// - Parameter diagnostic: The warning, note or error to print.
     public func report(_ diagnostic: Diagnostic) {
         if quiet && diagnostic.severity < .error { return }
         if jsonLines {
@@ -40,6 +45,10 @@ public struct Reporter: Sendable {
         Self.printError(line)
     }
 
+    /// Writes text straight to standard error, unbuffered, so it keeps its place among the output.
+    /// - Parameters:
+    ///   - text: The text, as it is.
+    ///   - newline: Whether a newline follows it (false for a progress line redrawn in place).
     public static func printError(_ text: String, newline: Bool = true) {
         var text = newline ? text + "\n" : text
         // write(2) on the descriptor: unbuffered, so messages keep their order with the output.

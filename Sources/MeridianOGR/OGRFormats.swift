@@ -6,12 +6,15 @@ import MeridianFormats
 /// Shapefile, FlatGeobuf, GML, …): what the installed GDAL offers, and the driver a name or
 /// a file extension means.
 public enum OGRFormats {
+    /// One of the installed GDAL's vector drivers, as ``OGRFormats/drivers`` lists it.
     public struct Driver: Sendable, Hashable {
         /// GDAL's short name ("GPKG", "ESRI Shapefile").
         public var name: String
+        /// GDAL's long name ("GeoPackage", "ESRI Shapefile"), for people.
         public var longName: String
         /// Extensions GDAL declares, lowercase ("gpkg"; "shp dbf" → ["shp", "dbf"]).
         public var extensions: [String]
+        /// Whether the driver creates files (``OGRWriter`` needs one that does); otherwise it only reads.
         public var canWrite: Bool
     }
 
@@ -60,9 +63,12 @@ public enum OGRFormatError: MeridianFailure, Equatable {
     /// No name was given, and the path's extension is not a common format's (or there is no path).
     case formatNotImplied(path: String?)
 
+    /// Always a usage error: the format asked for (or implied) is wrong.
     public var kind: MeridianError.Kind { .usage }
+    /// Always nil: the error is about the command, not a place in a file.
     public var location: SourceLocation? { nil }
 
+    /// What is wrong, naming the format or path.
     public var message: String {
         switch self {
         case .unknownFormat(let name): "unknown format \"\(name)\""
@@ -70,6 +76,7 @@ public enum OGRFormatError: MeridianFailure, Equatable {
         }
     }
 
+    /// How to name a format that works.
     public var hint: String? {
         switch self {
         case .unknownFormat: "GDAL \(GDAL.version) has no vector driver of that name (OGRFormats.drivers lists them)"

@@ -55,13 +55,17 @@ public final class OGRReader: FeatureReader {
         }
     }
 
+    /// The layer's name as the collection's `name` when the reader reads one layer; empty otherwise.
     public func readMetadata() throws -> CollectionMetadata {
         guard layers.count == 1 else { return .init() }
         return CollectionMetadata(members: ["name": .string(String(cString: OGR_L_GetName(layers[0])))])
     }
 
+    /// Always empty: GDAL datasets have nothing after their features.
     public var trailingMetadata: CollectionMetadata { .init() }
 
+    /// The next feature, layer after layer, in WGS 84 longitude/latitude; nil at the end of the last layer.
+    /// - Throws: A `MeridianError` when GDAL cannot read a feature or its geometry.
     public func next() throws -> Feature? {
         while layerIndex < layers.count {
             let layer = layers[layerIndex]

@@ -18,7 +18,9 @@ import MeridianGeometry
 /// is kept apart from the others; each renaming is a warning. GDAL's own warnings come as
 /// warnings too, never on standard error.
 public final class OGRWriter: PathFeatureWriter {
+    /// The GDAL driver that writes the file.
     public let driver: OGRFormats.Driver
+    /// The output file (for a Shapefile, its `.shp`; the `.shx`, `.dbf` and `.prj` go beside it).
     public let path: String
     private let staging: String
     private let stagedPath: String
@@ -26,6 +28,12 @@ public final class OGRWriter: PathFeatureWriter {
     private var layerName: String
     private let diagnostics: DiagnosticHandler?
 
+    /// Prepares to write `path` with `driver`; nothing appears at `path` until ``commit()``.
+    /// - Parameters:
+    ///   - driver: A driver that can write (``OGRFormats/Driver/canWrite``), usually from ``OGRFormats/driver(named:path:)``.
+    ///   - path: The output file. Its name without extension names the layer, unless the collection's metadata names it.
+    ///   - diagnostics: Receives warnings (renamed fields, GDAL's own warnings); nil drops them.
+    /// - Throws: A usage `MeridianError` when the driver cannot write; cannot-create-output when no staging folder can be made beside `path`.
     public init(driver: OGRFormats.Driver, path: String, diagnostics: DiagnosticHandler? = nil) throws {
         guard driver.canWrite else {
             throw MeridianError(.usage, "GDAL's \(driver.name) driver reads but does not write")
@@ -48,10 +56,12 @@ public final class OGRWriter: PathFeatureWriter {
 
     deinit { abandon() }
 
+    /// Takes the layer's name from the collection's `name`, when it has one.
     public func begin(_ metadata: CollectionMetadata) throws {
         if let name = metadata.name, !name.isEmpty { layerName = name }
     }
 
+    /// Keeps the feature (spilled to a temporary file) until ``finish(_:)`` writes them all.
     public func write(_ feature: Feature) throws { try spill.append(feature) }
 
     /// Writes the spilled features into the staged file: the fields and geometry type from a

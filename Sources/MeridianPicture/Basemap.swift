@@ -175,8 +175,10 @@ public enum BasemapError: MeridianFailure, Equatable {
     /// than `maximumTiles` tiles.
     case zoomLevelsTooFine(zooms: ClosedRange<Int>, maximumTiles: Int)
 
+    /// Always bad input: the basemap, not the command, is what cannot be drawn.
     public var kind: MeridianError.Kind { .badInput }
 
+    /// The basemap whose tiles cannot be read; nil when the picture, not a file, is at fault.
     public var location: SourceLocation? {
         switch self {
         case .unreadableTiles(_, let basemap): SourceLocation(file: basemap)
@@ -184,6 +186,7 @@ public enum BasemapError: MeridianFailure, Equatable {
         }
     }
 
+    /// What cannot be drawn, with the facts (the tiles' format, the zoom levels).
     public var message: String {
         switch self {
         case .unreadableTiles(let format, _):
@@ -193,6 +196,7 @@ public enum BasemapError: MeridianFailure, Equatable {
         }
     }
 
+    /// What to change in the basemap or the picture, in terms free of command-line options.
     public var hint: String? {
         switch self {
         case .unreadableTiles: "make its tiles PNG, JPEG or WebP"

@@ -4,7 +4,9 @@ import MeridianGeometry
 
 /// A point on the picture, in points from its top-left corner.
 public struct PixelPoint: Sendable {
+    /// Points from the picture's left edge.
     public var x: Double
+    /// Points from the picture's top edge (downwards).
     public var y: Double
 }
 
@@ -14,8 +16,11 @@ public struct PixelPoint: Sendable {
 /// turn lines and polygons themselves), `screenPoint` after it (for pins, which stay upright as
 /// MapKit's annotations do).
 public struct Viewport: Sendable {
+    /// The map rect the picture shows before it turns, in Web Mercator map points (`MapRect`); it has the picture's proportions.
     public let rect: MapRect
+    /// The picture's width in points (pixels for a PNG).
     public let width: Double
+    /// The picture's height in points (pixels for a PNG).
     public let height: Double
     /// Picture points per map point.
     public let pointsPerMapPoint: Double
@@ -56,10 +61,16 @@ public struct Viewport: Sendable {
         rect = MapRect(x: centre.x - w / 2, y: centre.y - h / 2, width: w, height: h)
     }
 
+    /// Where a map point is on the picture before it turns by ``heading`` (the frame in which lines and polygons are drawn).
+    /// - Parameter m: A Web Mercator map point.
+    /// - Returns: Its place in picture points from the top-left corner; outside the picture when the point is not shown.
     public func point(_ m: MapPoint) -> PixelPoint {
         PixelPoint(x: (m.x - rect.minX) * pointsPerMapPoint, y: (m.y - rect.minY) * pointsPerMapPoint)
     }
 
+    /// Where a position (longitude, latitude in degrees) is on the picture before it turns by ``heading``.
+    /// - Parameter p: A position on Earth.
+    /// - Returns: Its place in picture points from the top-left corner.
     public func point(_ p: Position) -> PixelPoint { point(MapPoint(p)) }
 
     /// Where a map point shows on the turned picture.
@@ -71,6 +82,9 @@ public struct Viewport: Sendable {
         return PixelPoint(x: u + width / 2, y: v + height / 2)
     }
 
+    /// Where a position (longitude, latitude in degrees) shows on the turned picture (where a pin goes).
+    /// - Parameter p: A position on Earth.
+    /// - Returns: Its place in picture points from the top-left corner, after the turn.
     public func screenPoint(_ p: Position) -> PixelPoint { screenPoint(MapPoint(p)) }
 
     /// The map rect drawn: `rect`, or when the picture turns, the circle around it.
@@ -99,18 +113,23 @@ struct Turn: Sendable {
 /// The bounds of map points along the axes of a picture turned by `heading` (the ordinary
 /// bounding box for heading 0): what the picture must hold, so turned data is fitted whole.
 public struct TurnedBounds: Sendable {
+    /// Degrees clockwise from north of the direction that points up on the picture.
     public let heading: Double
     private let turn: Turn
     private var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
 
+    /// Empty bounds along the axes of a picture turned so that `heading` points up.
+    /// - Parameter heading: Degrees clockwise from north (0: north up).
     public init(heading: Double) {
         self.heading = heading
         turn = Turn(heading: heading)
     }
 
+    /// Whether no point has been added yet.
     public var isEmpty: Bool { !minU.isFinite }
     /// Extents along the turned picture's horizontal and vertical axes, in map points.
     public var spanU: Double { isEmpty ? 0 : maxU - minU }
+    /// Extent along the turned picture's vertical axis, in map points (``spanU`` is the horizontal one).
     public var spanV: Double { isEmpty ? 0 : maxV - minV }
     /// The middle of the bounds, in map points.
     public var centre: MapPoint {
@@ -118,6 +137,7 @@ public struct TurnedBounds: Sendable {
         return MapPoint(x: x, y: y)
     }
 
+    /// Widens the bounds to hold a map point.
     public mutating func add(_ m: MapPoint) {
         let (u, v) = turn.apply(m.x, m.y)
         minU = min(minU, u); maxU = max(maxU, u); minV = min(minV, v); maxV = max(maxV, v)
@@ -139,17 +159,26 @@ public struct TurnedBounds: Sendable {
 
 /// How a feature is drawn: the simplestyle-spec 1.1 properties, with its defaults.
 public struct OverlayStyle: Sendable, Equatable {
+    /// The colour of lines and polygon outlines (`stroke`).
     public var stroke = RGB(0x55, 0x55, 0x55)
+    /// The outline's opacity, 0 to 1 (`stroke-opacity`).
     public var strokeOpacity = 1.0
+    /// The outline's width in points (`stroke-width`, at least 0).
     public var strokeWidth = 2.0
+    /// The colour inside polygons (`fill`).
     public var fill = RGB(0x55, 0x55, 0x55)
+    /// The fill's opacity, 0 to 1 (`fill-opacity`).
     public var fillOpacity = 0.6
+    /// The colour of point markers (`marker-color`).
     public var markerColor = RGB(0x7E, 0x7E, 0x7E)
     /// Marker radius in points: small 4, medium 6, large 9.
     public var markerRadius = 6.0
 
+    /// simplestyle's defaults: gray lines 2 points wide, gray fills at 60 %, medium gray markers.
     public init() {}
 
+    /// The style a feature's properties give: simplestyle keys over the defaults.
+    /// - Parameter properties: A feature's properties; colours are CSS colours, opacities are clamped to 0 to 1, `marker-size` is `small`, `medium` or `large`. Missing or unreadable values keep the defaults.
     public init(_ properties: JSONObject) {
         func color(_ key: String) -> RGB? { properties[key]?.stringValue.flatMap(RGB.init(css:)) }
         func number(_ key: String) -> Double? { properties[key]?.doubleValue }

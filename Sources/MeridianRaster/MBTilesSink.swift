@@ -6,8 +6,11 @@ import Synchronization
 /// block, resumable), for the tiler's threads: the writer (a SQLite connection) is used by
 /// one of them at a time, inside its mutex.
 public final class MBTilesSink: TileSink, Sendable {
+    /// The tiles' image format, recorded in the file's metadata.
     public let format: TileFormat
+    /// The MBTiles file being written.
     public let path: String
+    /// Blocks an interrupted run of the same identity completed, with their tile counts (empty for a new file).
     public let completedBlocks: [MapTile: Int]
     private let file: Mutex<MBTilesWriter>
 
@@ -24,22 +27,27 @@ public final class MBTilesSink: TileSink, Sendable {
         file = Mutex(writer)
     }
 
+    /// A stored tile's bytes, or nil.
     public func existingTile(_ tile: MapTile) throws -> [UInt8]? {
         try file.withLock { try $0.existingTile(tile) }
     }
 
+    /// Stores one encoded tile in the partial file.
     public func write(_ tile: MapTile, data: [UInt8]) throws {
         try file.withLock { try $0.write(tile, data: data) }
     }
 
+    /// Records the block as completed in the partial file, so a resumed run keeps its tiles.
     public func markCompleted(block: MapTile, tiles: Int) throws {
         try file.withLock { try $0.markCompleted(block: block, tiles: tiles) }
     }
 
+    /// The lowest and highest zoom levels that hold a tile, or nil.
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {
         try file.withLock { try $0.zoomsWithTiles() }
     }
 
+    /// Writes the MBTiles metadata table and moves the finished file into place.
     public func finish(metadata m: TileSetMetadata) throws {
         let metadata = MBTilesMetadata(name: m.name, description: m.description, format: m.format == .jpeg ? "jpg" : m.format.rawValue,
                                        bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom)

@@ -6,11 +6,21 @@ import MeridianGeometry
 
 /// A control point typed by a person: an image pixel and line, and where it is on Earth.
 public struct ControlPoint: Sendable, Equatable {
+    /// The image column, in pixels from the left edge (fractions allowed).
     public var pixel: Double
+    /// The image row, in pixels from the top edge (fractions allowed).
     public var line: Double
+    /// The point's latitude in degrees (WGS 84).
     public var latitude: Double
+    /// The point's longitude in degrees (WGS 84).
     public var longitude: Double
 
+    /// A control point placing an image pixel on Earth.
+    /// - Parameters:
+    ///   - pixel: The image column, from the left.
+    ///   - line: The image row, from the top.
+    ///   - latitude: Where it lies on Earth: latitude in degrees.
+    ///   - longitude: Where it lies on Earth: longitude in degrees.
     public init(pixel: Double, line: Double, latitude: Double, longitude: Double) {
         self.pixel = pixel
         self.line = line
@@ -38,10 +48,18 @@ public struct RasterSourceOptions: Sendable {
     public var noData: Double?
     /// Control points for an image with no georeferencing (three or more).
     public var controlPoints: [ControlPoint]
+    /// How the control points (given, or the file's own) warp the image.
     public var controlPointMethod: ControlPointMethod
     /// Cut a BSB chart's collar away along its PLY outline.
     public var cutCollar: Bool
 
+    /// Reading options; the defaults read the raster as it is.
+    /// - Parameters:
+    ///   - bands: 1-based bands: one (gray) or three (red, green, blue); nil chooses from the raster.
+    ///   - noData: A pixel value meaning no data (transparent), over the file's own.
+    ///   - controlPoints: Three or more points that georeference a plain image (replacing its own georeferencing); empty for none.
+    ///   - controlPointMethod: How control points warp the image.
+    ///   - cutCollar: Whether a BSB chart's collar is cut away along its outline.
     public init(bands: [Int]? = nil, noData: Double? = nil, controlPoints: [ControlPoint] = [],
                 controlPointMethod: ControlPointMethod = .polynomial, cutCollar: Bool = true) {
         self.bands = bands
@@ -59,6 +77,7 @@ public struct RasterSourceOptions: Sendable {
 /// A plan is plain data, so each tiling thread opens its own GDAL dataset from it (GDAL
 /// datasets are not thread-safe).
 public struct RasterSource: Sendable {
+    /// The file as the user gave it (a raster, or a KML or KMZ GroundOverlay).
     public let path: String
     /// What the user asked for (a resumed run must ask for the same).
     public let options: RasterSourceOptions
@@ -88,14 +107,20 @@ public struct RasterSource: Sendable {
     public let bounds: BoundingBox
     /// The raster's extent in EPSG:3857 and its pixel size there, as GDAL's suggested warp output.
     public let extent: MercatorExtent
+    /// The size of a pixel of the suggested Web Mercator grid, in metres; it chooses the default zoom levels.
     public let pixelSize: Double
+    /// The width of the suggested Web Mercator grid, in pixels.
     public let warpedWidth: Int
+    /// The height of the suggested Web Mercator grid, in pixels.
     public let warpedHeight: Int
     /// The geotransform of that suggested grid (GDALSuggestedWarpOutput2 to EPSG:3857): the
     /// grid of the nearest-neighbour VRT gdal2tiles warps to first (AutoCreateWarpedVRT).
     public let warpedGeoTransform: [Double]
+    /// The short name of the GDAL driver that reads the file (`GTiff`, `BSB`, `PNG`, …).
     public let driver: String
+    /// The file's width in pixels, as stored.
     public let sourceWidth: Int
+    /// The file's height in pixels, as stored.
     public let sourceHeight: Int
     /// What the user should know (bands dropped, data scaled).
     public let notes: [RasterSourceNote]

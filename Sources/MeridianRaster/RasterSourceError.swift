@@ -12,6 +12,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
     /// The raster has neither a geotransform nor three control points, and none were given.
     case noGeoreferencing(path: String)
 
+    /// Usage for bad options; bad input for a raster with no georeferencing.
     public var kind: MeridianError.Kind {
         switch self {
         case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: .usage
@@ -19,6 +20,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
         }
     }
 
+    /// The raster concerned, when the error is about the file.
     public var location: SourceLocation? {
         switch self {
         case .noSuchBand(_, _, let path), .noGeoreferencing(let path): SourceLocation(file: path)
@@ -26,6 +28,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
         }
     }
 
+    /// What is wrong, in a sentence for the user.
     public var message: String {
         switch self {
         case .unsupportedBandCount(let count): "one band (gray) or three (red, green, blue) can be tiled, not \(count)"
@@ -35,6 +38,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
         }
     }
 
+    /// What the user can do about it, when there is advice.
     public var hint: String? {
         switch self {
         case .noGeoreferencing: "give three or more control points: pixels of the image and where they lie on Earth"
@@ -52,6 +56,7 @@ public enum RasterSourceNote: Sendable, Equatable, CustomStringConvertible {
     /// minimum and maximum to 0-255.
     case scaledToBytes(dataType: String)
 
+    /// The note as a sentence for the user.
     public var description: String {
         switch self {
         case .firstThreeBandsTiled(let bandCount, let tiled):

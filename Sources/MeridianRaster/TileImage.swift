@@ -1,15 +1,15 @@
 import MeridianFormats
 
 /// A square tile's pixels: gray or RGB plus alpha, interleaved (G,A or R,G,B,A), 8 bits each.
-public struct TileImage: Sendable, Equatable {
-    public let size: Int
+struct TileImage: Sendable, Equatable {
+    let size: Int
     /// 1 (gray) or 3 (RGB) colour channels; each pixel has these plus alpha.
-    public let colorChannels: Int
-    public var pixels: [UInt8]
+    let colorChannels: Int
+    var pixels: [UInt8]
 
-    public var channels: Int { colorChannels + 1 }
+    var channels: Int { colorChannels + 1 }
 
-    public init(size: Int, colorChannels: Int, pixels: [UInt8]) {
+    init(size: Int, colorChannels: Int, pixels: [UInt8]) {
         precondition(pixels.count == size * size * (colorChannels + 1))
         self.size = size
         self.colorChannels = colorChannels
@@ -17,10 +17,10 @@ public struct TileImage: Sendable, Equatable {
     }
 
     /// Whether every pixel is fully transparent (such tiles are not written).
-    public var isEmpty: Bool { everyAlpha(is: 0) }
+    var isEmpty: Bool { everyAlpha(is: 0) }
 
     /// Whether every pixel is fully opaque (such tiles are written without alpha).
-    public var isOpaque: Bool { everyAlpha(is: 255) }
+    var isOpaque: Bool { everyAlpha(is: 255) }
 
     private func everyAlpha(is value: UInt8) -> Bool {
         pixels.withUnsafeBufferPointer { p in
@@ -35,7 +35,7 @@ public struct TileImage: Sendable, Equatable {
 
     /// The tile laid over a solid background: opaque, each pixel its colour weighted by its
     /// alpha plus the background's by the rest. A gray tile over a colour becomes RGB.
-    public func flattened(onto background: RGB) -> TileImage {
+    func flattened(onto background: RGB) -> TileImage {
         let colours = colorChannels == 1 && background.isGray ? 1 : 3
         let under = colours == 1 ? [background.red] : [background.red, background.green, background.blue]
         var out = [UInt8](repeating: 255, count: size * size * (colours + 1))
@@ -104,7 +104,7 @@ public struct TileImage: Sendable, Equatable {
     /// The parent tile made of four children (top left, top right, bottom left, bottom right;
     /// nil for a missing, transparent child), each 2×2 block averaged with alpha weights, so
     /// transparent pixels do not darken the edges.
-    public static func downsample(_ children: [TileImage?], size: Int, colorChannels: Int) -> TileImage {
+    static func downsample(_ children: [TileImage?], size: Int, colorChannels: Int) -> TileImage {
         let channels = colorChannels + 1
         var out = [UInt8](repeating: 0, count: size * size * channels)
         let half = size / 2

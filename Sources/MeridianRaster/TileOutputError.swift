@@ -12,6 +12,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
     /// The offline viewer copies Leaflet from `leaflet`, where it is not.
     case leafletMissing(folder: String, leaflet: String)
 
+    /// Usage for a resume that cannot continue; cannot-create-output otherwise.
     public var kind: MeridianError.Kind {
         switch self {
         case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
@@ -19,6 +20,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
         }
     }
 
+    /// The output (folder or file) concerned.
     public var location: SourceLocation? {
         switch self {
         case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _): SourceLocation(file: path)
@@ -26,6 +28,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
         }
     }
 
+    /// What is wrong, in a sentence for the user (a mismatch lists the differing fields).
     public var message: String {
         switch self {
         case .folderNotEmpty: "the output folder is not empty"
@@ -37,6 +40,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
         }
     }
 
+    /// What the user can do about it.
     public var hint: String? {
         switch self {
         case .folderNotEmpty: "an interrupted run in it can be resumed; otherwise remove the folder or choose another"

@@ -11,8 +11,11 @@ public struct TilePyramid: Sendable, Equatable {
     /// The deepest zoom level Meridian tiles to.
     public static let maximumZoom = 24
 
+    /// Tile width and height in pixels.
     public var tileSize: Int
 
+    /// A pyramid of square tiles.
+    /// - Parameter tileSize: Tile width and height in pixels (256 or 512).
     public init(tileSize: Int = 256) {
         self.tileSize = tileSize
     }
@@ -72,7 +75,9 @@ public struct TilePyramid: Sendable, Equatable {
 
 /// An extent in EPSG:3857 metres.
 public struct MercatorExtent: Sendable, Equatable {
+    /// The extent's edges in EPSG:3857 metres: west, south, east, north.
     public var minX, minY, maxX, maxY: Double
+    /// An extent from its edges in EPSG:3857 metres (`minX` west, `minY` south).
     public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
         self.minX = minX
         self.minY = minY
@@ -91,9 +96,12 @@ public struct MercatorExtent: Sendable, Equatable {
 
 /// A rectangle of tiles at one zoom level, XYZ rows, inclusive bounds.
 public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible {
+    /// The zoom level of every tile in the range.
     public var zoom: Int
+    /// The first and last columns (`x`) and rows (`y`, from the top), inclusive.
     public var minX, minY, maxX, maxY: Int
 
+    /// A range of tiles from its inclusive bounds (XYZ rows, from the top).
     public init(zoom: Int, minX: Int, minY: Int, maxX: Int, maxY: Int) {
         self.zoom = zoom
         self.minX = minX
@@ -102,9 +110,12 @@ public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible 
         self.maxY = maxY
     }
 
+    /// Whether the range holds no tile.
     public var isEmpty: Bool { minX > maxX || minY > maxY }
+    /// The number of tiles in the range.
     public var count: Int { isEmpty ? 0 : (maxX - minX + 1) * (maxY - minY + 1) }
 
+    /// Whether `tile` is at this range's zoom level and within its columns and rows.
     public func contains(_ tile: MapTile) -> Bool {
         tile.zoom == zoom && (minX...maxX).contains(tile.x) && (minY...maxY).contains(tile.y)
     }
@@ -128,6 +139,7 @@ public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible 
         }
     }
 
+    /// `zoom/minX-maxX/minY-maxY`, for messages.
     public var description: String { "\(zoom)/\(minX)-\(maxX)/\(minY)-\(maxY)" }
 }
 

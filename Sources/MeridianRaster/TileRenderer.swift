@@ -161,7 +161,9 @@ final class TileRenderer {
 public enum TileFormat: String, Sendable, CaseIterable {
     case png, jpeg, webp
 
+    /// The file name extension of tiles in this format, without the dot (`jpg` for JPEG).
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    /// The format's MIME type, as tile set metadata states it.
     public var mimeType: String { self == .jpeg ? "image/jpeg" : "image/\(rawValue)" }
     /// Whether a tile read back gives exactly the pixels written.
     public var isLossless: Bool { self == .png }
@@ -257,13 +259,18 @@ final class TileCodec {
 /// An image file read through GDAL as RGBA (for checks and tests): gray becomes three equal
 /// channels, a missing alpha 255.
 public struct DecodedImage: Sendable {
+    /// The image's width in pixels.
     public let width: Int
+    /// The image's height in pixels.
     public let height: Int
     /// Bands in the file (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
     public let bandCount: Int
     /// RGBA, row by row.
     public let rgba: [UInt8]
 
+    /// Reads a whole image file (any raster GDAL reads, typically a PNG, JPEG or WebP tile).
+    /// - Parameter path: The image file.
+    /// - Throws: A bad-input `MeridianError` when GDAL cannot read it as a raster.
     public init(path: String) throws {
         guard let dataset = GDALDataset(opening: path, for: .raster, explainingFailure: true) else {
             throw MeridianError.gdal(.badInput, "cannot read the image", path: path)
@@ -296,6 +303,11 @@ public struct DecodedImage: Sendable {
         return status == CE_None ? pixels : nil
     }
 
+    /// One pixel's red, green, blue and alpha values.
+    /// - Parameters:
+    ///   - x: The column, from 0 at the left, below ``width``.
+    ///   - y: The row, from 0 at the top, below ``height``.
+    /// - Returns: The pixel's channels, 0 to 255 each.
     public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
         let i = (y * width + x) * 4
         return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])

@@ -13,12 +13,19 @@ public enum TileScheme: String, Sendable, CaseIterable {
 
 /// What a tile set's metadata says (TileJSON, MBTiles metadata, tilemapresource.xml).
 public struct TileSetMetadata: Sendable {
+    /// The tile set's name (the raster's file name without its extension).
     public var name: String
+    /// The tiles' image format.
     public var format: TileFormat
+    /// The bounds of the data in degrees (west, south, east, north).
     public var bounds: BoundingBox
+    /// The lowest zoom level that holds tiles.
     public var minZoom: Int
+    /// The highest zoom level that holds tiles.
     public var maxZoom: Int
+    /// Tile width and height in pixels.
     public var tileSize: Int
+    /// A line describing the tile set (the raster's file name, and that Meridian tiled it).
     public var description: String
 
     /// The middle of the bounds, at the middle zoom level (TileJSON's and MBTiles' `center`).
@@ -53,9 +60,13 @@ public protocol TileSink: AnyObject, Sendable {
 /// While a run is under way, `.meridian-tiling` in the folder holds the run's identity (one
 /// `NAME VALUE` line a field) and then a `block Z/X/Y TILES` line per completed block.
 public final class FolderTileSink: TileSink, @unchecked Sendable {
+    /// The tile folder.
     public let path: String
+    /// How the folder counts rows (`y` in `z/x/y`).
     public let scheme: TileScheme
+    /// The tiles' image format, which gives their file name extension.
     public let format: TileFormat
+    /// Blocks an interrupted run completed, read from the state file when resuming, with their tile counts.
     public private(set) var completedBlocks: [MapTile: Int] = [:]
     /// The tile folders made so far (tiles come from every worker thread).
     private let madeFolders = Mutex<Set<String>>([])
@@ -133,14 +144,19 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         }
     }
 
+    /// Where a tile's file is: `path/z/x/y.ext`, with `y` counted as ``scheme`` says.
+    /// - Parameter tile: The tile, with XYZ rows.
+    /// - Returns: The file's path (the file may not exist).
     public func tilePath(_ tile: MapTile) -> String {
         "\(path)/\(tile.zoom)/\(tile.x)/\(scheme == .xyz ? tile.y : tile.tmsY).\(format.fileExtension)"
     }
 
+    /// The bytes of a tile's file, or nil when it has none.
     public func existingTile(_ tile: MapTile) throws -> [UInt8]? {
         FileManager.default.contents(atPath: tilePath(tile)).map { [UInt8]($0) }
     }
 
+    /// Writes a tile's file atomically (a temporary file renamed into place), making its folders.
     public func write(_ tile: MapTile, data: [UInt8]) throws {
         let folder = "\(path)/\(tile.zoom)/\(tile.x)"
         let known = madeFolders.withLock { $0.contains(folder) }
@@ -155,10 +171,12 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         try OutputTarget.write(data, to: tilePath(tile), durable: false)
     }
 
+    /// Appends the block's line to the state file, so a resumed run keeps its tiles.
     public func markCompleted(block: MapTile, tiles: Int) throws {
         try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles)\n")
     }
 
+    /// The zoom levels whose folders hold a tile (temporary files left by a killed run do not count).
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {
         // A zoom folder is made just before its first tile is written; a killed run may leave
         // only a hidden temporary file in it, which does not count.
@@ -173,6 +191,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         return low...high
     }
 
+    /// Writes `metadata.json` (and `tilemapresource.xml` for TMS rows) and removes the state file: the folder is finished.
     public func finish(metadata: TileSetMetadata) throws {
         try OutputTarget.write(Array(tileJSON(metadata).utf8), to: path + "/metadata.json", durable: false)
         if scheme == .tms {

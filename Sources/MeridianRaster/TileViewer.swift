@@ -7,6 +7,13 @@ public enum TileViewer {
     /// Where Debian's libjs-leaflet puts Leaflet.
     public static let leafletFolder = "/usr/share/javascript/leaflet"
 
+    /// Writes `index.html` and a copy of Leaflet into a finished folder of tiles.
+    /// - Parameters:
+    ///   - folder: The tile folder (the one a ``FolderTileSink`` wrote).
+    ///   - m: The tile set's metadata (``TilingSummary/metadata``): bounds, zoom levels, format.
+    ///   - scheme: How the folder counts rows, so the map asks for the right tiles.
+    ///   - leaflet: The folder holding `leaflet.js`, `leaflet.css` and `images/`.
+    /// - Throws: ``TileOutputError/leafletMissing(folder:leaflet:)`` when Leaflet is not there; a `MeridianError` when the files cannot be written.
     public static func write(folder: String, metadata m: TileSetMetadata, scheme: TileScheme, leaflet: String = leafletFolder) throws {
         let manager = FileManager.default
         guard manager.fileExists(atPath: leaflet + "/leaflet.js") else {

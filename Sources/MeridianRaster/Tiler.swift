@@ -8,7 +8,9 @@ import Synchronization
 public struct TilingOptions: Sendable {
     /// Zoom levels; nil chooses them from the raster's resolution, as gdal2tiles does.
     public var zooms: ClosedRange<Int>?
+    /// Tile width and height in pixels: 256 or 512 (the command line allows only these).
     public var tileSize: Int
+    /// The tiles' image format (PNG, JPEG or WebP).
     public var format: TileFormat
     /// For base tiles; lower zooms always average 2×2 blocks of the level below.
     public var resampling: Resampling
@@ -20,6 +22,15 @@ public struct TilingOptions: Sendable {
     /// Switches for measuring the tiler itself; the defaults tile as users get it.
     public var measurement: TilingMeasurement
 
+    /// Options for a run; every default tiles as `meridian tile` does without options.
+    /// - Parameters:
+    ///   - zooms: Zoom levels to tile, from 0 to ``TilePyramid/maximumZoom``; nil chooses them from the raster's resolution.
+    ///   - tileSize: Tile width and height in pixels (256 or 512).
+    ///   - format: The tiles' image format.
+    ///   - resampling: How base tiles are sampled from the raster.
+    ///   - jobs: Worker threads (at least 1); by default one per active processor.
+    ///   - background: A colour laid under the data, or nil for transparent tiles (white for JPEG).
+    ///   - measurement: Switches for measuring the tiler; the default measures nothing.
     public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
                 resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, background: RGB? = nil,
                 measurement: TilingMeasurement = TilingMeasurement()) {
@@ -92,9 +103,13 @@ final class StageTimes: Sendable {
 
 /// Progress of a run: tiles done (written, skipped as empty, or kept from before) of at most `total`.
 public struct TilingProgress: Sendable {
+    /// Tiles handled so far: written, skipped as fully transparent, or kept from an interrupted run.
     public var done: Int
+    /// The most tiles the run can handle (``Tiler/tileBound``); `done` reaches it at the end.
     public var total: Int
+    /// Tiles this run has written so far (transparent and kept tiles are not counted).
     public var written: Int
+    /// Wall-clock seconds since the run started.
     public var seconds: Double
 }
 
@@ -111,6 +126,7 @@ public struct TilingSummary: Sendable {
     public var written: [Int: Int]
     /// Tiles kept from an interrupted run (resumed).
     public var kept: Int
+    /// Wall-clock seconds the whole run took.
     public var seconds: Double
     /// Wall time per stage, summed over threads, when `TilingMeasurement.timesStages` asked for it.
     public var stageSeconds: [TilingStage: Double]

@@ -9,14 +9,18 @@ import MeridianFormats
 /// The input is known by its resolved path, size, modification time and a hash of its first
 /// 64 KiB (where every raster format keeps its header); a GroundOverlay's image too.
 public struct TilingRunIdentity: Equatable, Sendable {
+    /// One setting of a run, or one fact about its input, as a name and a value.
     public struct Field: Equatable, Sendable {
+        /// The field's name (`input`, `zoom`, `tile-format`, …), without spaces.
         public var name: String
+        /// The field's value, as text.
         public var value: String
     }
 
     /// In a fixed order: the input's fields, then the settings.
     public private(set) var fields: [Field]
 
+    /// An identity made of `fields`, as a sink recorded them.
     public init(fields: [Field]) {
         self.fields = fields
     }
@@ -116,6 +120,7 @@ public struct TilingRunIdentity: Equatable, Sendable {
 
     /// A field whose value differs between a recorded run and this one.
     public struct Difference: Equatable, Sendable, CustomStringConvertible {
+        /// The name of the field that differs.
         public var name: String
         /// nil: the recorded run has no such field.
         public var recorded: String?

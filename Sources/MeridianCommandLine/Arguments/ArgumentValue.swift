@@ -36,6 +36,8 @@ public protocol NumberListArgument: ArgumentValue {
 }
 
 extension NumberListArgument {
+    /// Parses as many comma-separated numbers as ``ArgumentSyntax/valueName`` names, then checks them with ``init(numbers:)``; nil when either fails.
+    /// - Parameter argument: The text typed.
     public init?(argument: String) {
         let count = Self.syntax.valueName.split(separator: ",").count
         guard let numbers = commaSeparatedNumbers(argument, count: count) else { return nil }

@@ -9,12 +9,16 @@ import MeridianGeometry
 /// ±180°), while `clip --bbox` and `render --view`, which draw in one continuous plane, refuse
 /// it (`requireOneSide`). West equal to east, or south not below north, is no box.
 public struct DegreeBox: NumberListArgument, Sendable {
+    /// The box in degrees; west is greater than east when it crosses the antimeridian.
     public var box: BoundingBox
 
+    /// `w,s,e,n` in degrees.
     public static let syntax = ArgumentSyntax(
         valueName: "w,s,e,n", example: "5.9,45.8,10.5,47.8",
         form: "west,south,east,north in degrees (south below north; west above east crosses the antimeridian)")
 
+    /// The box of four numbers: west, south, east, north; nil when one is out of range, west equals east or south is not below north.
+    /// - Parameter v: The numbers typed, in that order.
     public init?(numbers v: [Double]) {
         guard longitudes.contains(v[0]), longitudes.contains(v[2]), latitudes.contains(v[1]), latitudes.contains(v[3]),
               v[0] != v[2], v[1] < v[3] else { return nil }

@@ -8,10 +8,13 @@ public struct TileAddress: ArgumentValue, Sendable {
     /// The tile the address names when its rows count from the top.
     private var rowsFromTop: MapTile
 
+    /// `z/x/y`.
     public static let syntax = ArgumentSyntax(
         valueName: "z/x/y", example: "12/655/1583",
         form: "Z/X/Y with Z from \(MapTile.zoomLevels.lowerBound) to \(MapTile.zoomLevels.upperBound) and 0 <= X, Y < 2^Z")
 
+    /// Parses `Z/X/Y`; nil when the zoom level or the column or row is out of range.
+    /// - Parameter argument: The text typed.
     public init?(argument: String) {
         guard let tile = MapTile(address: argument) else { return nil }
         rowsFromTop = tile
@@ -25,16 +28,20 @@ public struct TileAddress: ArgumentValue, Sendable {
 
 /// Zoom levels typed as `MIN-MAX`, or one level, from 0 to `ZoomRange.maximum`.
 public struct ZoomRange: ArgumentValue, Sendable {
+    /// The zoom levels, from 0 to ``maximum``; one level is a range of one.
     public var levels: ClosedRange<Int>
 
     /// The deepest zoom level tiling reaches (MeridianRaster's TilePyramid.maximumZoom; about 1 cm
     /// per pixel), kept here too because `meridian` itself never links MeridianRaster.
     public static let maximum = 24
 
+    /// `min-max`, or one level.
     public static let syntax = ArgumentSyntax(
         valueName: "min-max", example: "0-17",
         form: "MIN-MAX or one level, between 0 and \(maximum)")
 
+    /// Parses `MIN-MAX` or one level; nil when a level is out of range or the minimum is above the maximum.
+    /// - Parameter argument: The text typed.
     public init?(argument: String) {
         let parts = argument.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
         switch parts.count {

@@ -23,11 +23,11 @@ public struct CoverageMaker: Sendable {
 
     /// The coverage made, with the areas before and after and what still does not pass.
     public struct Result: Sendable {
-        /// The coverage to write with `CoverageFile.write(_:to:)`: outer rings only, counter-clockwise.
+        /// The coverage, outer rings only, to write with `CoverageFile.write(_:to:)`.
         public var coverage: MultiPolygon
         /// Area of the input's polygons and of the coverage, in square metres.
         public var inputArea: Double
-        /// Area of the coverage made, in square metres (never less than what it covers).
+        /// Area of the coverage made, in square metres.
         public var coverageArea: Double
         /// What `validate --strict` still finds in the file as written (the whole world asked
         /// for is too big an area); empty for every file made from a reasonable region.

@@ -59,8 +59,11 @@ public final class GDALDataset {
 
     /// The driver's short name ("GTiff", "BSB").
     public var driverName: String { String(cString: GDALGetDriverShortName(GDALGetDatasetDriver(handle))) }
+    /// The raster's width in pixels (0 for a vector dataset).
     public var width: Int { Int(GDALGetRasterXSize(handle)) }
+    /// The raster's height in pixels (0 for a vector dataset).
     public var height: Int { Int(GDALGetRasterYSize(handle)) }
+    /// The number of raster bands (0 for a vector dataset).
     public var bandCount: Int { Int(GDALGetRasterCount(handle)) }
 
     /// Band `index`, 1-based.

@@ -18,6 +18,10 @@ public final class GDALMessages {
     /// Shapefile field is too narrow for).
     public static let limit = 20
 
+    /// Creates a receiver for GDAL's warnings about one file.
+    /// - Parameters:
+    ///   - file: The file the warnings are about, as Meridian's warnings name it.
+    ///   - diagnostics: Where the warnings go; nil drops them.
     public init(file: String, diagnostics: DiagnosticHandler?) {
         self.file = file
         self.diagnostics = diagnostics

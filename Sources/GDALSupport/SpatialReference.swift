@@ -2,6 +2,7 @@ import CGDAL
 
 /// A GDAL spatial reference (OGRSpatialReferenceH) that frees itself.
 public final class SpatialReference {
+    /// The C handle, for GDAL's functions; owned by this object and valid while it lives.
     public let handle: OGRSpatialReferenceH
 
     private init(_ handle: OGRSpatialReferenceH) {

@@ -7,6 +7,7 @@ public struct CoverageArea: Sendable {
     /// Each polygon's outer ring.
     public let polygons: [[Position]]
 
+    /// Creates an area from outer rings (closed, longitude/latitude), numbered in the order given.
     public init(polygons: [[Position]]) { self.polygons = polygons }
 
     /// Reads a coverage file's polygons (any readable format; the first ring of each polygon).
@@ -35,14 +36,25 @@ public struct CoverageArea: Sendable {
         polygons.indices.filter { Rings.covers(polygons[$0], position) }
     }
 
+    /// A route checked against the area: its ends and the polygons that cover each.
     public struct Route: Sendable {
+        /// Where the route starts.
         public var from: Position
+        /// Where the route ends.
         public var to: Position
+        /// The polygons (0-based) that cover the start; empty when none does.
         public var fromPolygons: [Int]
+        /// The polygons (0-based) that cover the end; empty when none does.
         public var toPolygons: [Int]
+        /// Whether Maps would suggest the app: both ends lie in some polygon (not necessarily the same).
         public var isCovered: Bool { !fromPolygons.isEmpty && !toPolygons.isEmpty }
     }
 
+    /// Checks a route against the area.
+    /// - Parameters:
+    ///   - from: Where the route starts.
+    ///   - to: Where the route ends.
+    /// - Returns: The route with the polygons covering each end; see ``Route/isCovered``.
     public func check(from: Position, to: Position) -> Route {
         Route(from: from, to: to, fromPolygons: polygons(covering: from), toPolygons: polygons(covering: to))
     }

@@ -5,6 +5,11 @@ import MeridianGeometry
 /// and what `validate --strict` finds in exactly those bytes, so neither command can claim a
 /// file passes when it does not.
 public enum CoverageFile {
+    /// Writes a coverage as a bare MultiPolygon geometry, coordinates to 6 decimals, indented.
+    /// - Parameters:
+    ///   - coverage: The polygons to write; their rings as they are (round and orient them first).
+    ///   - sink: Where the GeoJSON goes; the caller flushes it.
+    /// - Throws: What writing to `sink` throws.
     public static func write(_ coverage: MultiPolygon, to sink: OutputSink) throws {
         try writeGeoJSONGeometry(.multiPolygon(coverage), to: sink, options: WriteOptions(precision: 6, pretty: true))
     }

@@ -5,15 +5,20 @@ import MeridianGeometry
 /// says what it changed; refuses (bad input) what cannot be (holes, too many polygons, broken
 /// positions), pointing to `coverage make`.
 public struct CoverageFixer: Sendable {
+    /// Decimals coordinates are rounded to.
     public var decimals = 6
+    /// Polygons allowed after repair (Apple allows 20); more is refused.
     public var maximumPolygons = 20
 
+    /// Creates a fixer with Apple's limits.
     public init() {}
 
     /// The repaired coverage, the list of changes in the order made, and what the repaired file
     /// still breaks.
     public struct Result: Sendable {
+        /// The repaired coverage, to write with `CoverageFile.write(_:to:)`.
         public var coverage: MultiPolygon
+        /// What was changed: see ``CoverageChange`` for the order.
         public var changes: [CoverageChange]
         /// What `validate --strict` still finds in the file as written: rules whose repair would
         /// change the covered area (a ring that crosses itself, overlapping polygons, more than
@@ -24,11 +29,23 @@ public struct CoverageFixer: Sendable {
         public var passes: Bool { remaining.isEmpty }
     }
 
+    /// Repairs the coverage file at a path.
+    /// - Parameter path: The file, or nil or `"-"` for standard input.
+    /// - Returns: The repaired coverage, the changes made and what still does not pass.
+    /// - Throws: `MeridianError` when the file cannot be read or parsed, or when a repair would
+    ///   change the area covered (holes, too many polygons, broken positions).
     public func fix(path: String?) throws -> Result {
         let input = try BufferedInput.open(path == "-" ? nil : path)
         return try fix(bytes: try input.readAll(maximum: 64 << 20), name: input.name)
     }
 
+    /// Repairs a coverage file's bytes.
+    /// - Parameters:
+    ///   - bytes: The file's contents.
+    ///   - name: The file's name, for messages.
+    /// - Returns: The repaired coverage, the changes made and what still does not pass.
+    /// - Throws: `MeridianError` when the JSON cannot be parsed or when a repair would change the
+    ///   area covered (holes, too many polygons, broken positions).
     public func fix(bytes: [UInt8], name: String) throws -> Result {
         var fixing = Fixing(name: name)
         var text = bytes

@@ -11,16 +11,23 @@ import MeridianGeometry
 /// merged where they overlap or when there are too many, cut down to Apple's point count by
 /// cutting corners outward, split at the antimeridian, rounded outward to 6 decimals.
 public struct CoverageMaker: Sendable {
+    /// Polygons at most: hulls are merged until there are no more than this (Apple allows 20).
     public var maximumPolygons = 20
+    /// Points per polygon at most, reached by cutting corners outward (Apple recommends 20).
     public var maximumPoints = 20
+    /// Decimals coordinates are rounded to, outward, so the rounded outline still covers the input.
     public var decimals = 6
 
+    /// Creates a maker with Apple's limits.
     public init() {}
 
+    /// The coverage made, with the areas before and after and what still does not pass.
     public struct Result: Sendable {
+        /// The coverage, outer rings only, to write with `CoverageFile.write(_:to:)`.
         public var coverage: MultiPolygon
         /// Area of the input's polygons and of the coverage, in square metres.
         public var inputArea: Double
+        /// Area of the coverage made, in square metres.
         public var coverageArea: Double
         /// What `validate --strict` still finds in the file as written (the whole world asked
         /// for is too big an area); empty for every file made from a reasonable region.

@@ -17,6 +17,11 @@ import MeridianGeometry
 public enum CoveragePreview {
     static let clean = "#2f7dd1", warning = "#f0a020", error = "#d0342c"
 
+    /// The report's polygons and findings as features to draw or write (GeoJSON, KML, a picture):
+    /// polygons first, named and filled by their worst finding, then one pin per place of a finding.
+    /// Each carries a `name` and simplestyle properties (`fill`, `stroke`, `marker-color`).
+    /// - Parameter report: A report from ``CoverageValidator``, with its polygons.
+    /// - Returns: The features, polygons before pins.
     public static func features(_ report: CoverageReport) -> [Feature] {
         var shapes = report.polygons.map(UnwrappedPolygon.init)
         for (index, shift) in sideBySide(shapes.map(\.middleLongitude)).enumerated() { shapes[index].shift(by: shift) }

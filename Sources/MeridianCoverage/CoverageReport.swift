@@ -3,20 +3,29 @@ import MeridianGeometry
 
 /// The result of validating one coverage file.
 public struct CoverageReport: Sendable {
+    /// The name of the file validated, as the report prints it.
     public var file: String
+    /// Every finding, errors and warnings, in the order they were found.
     public var issues: [CoverageIssue]
     /// The polygons as the validator read them, numbered as the issues number them (polygon,
     /// ring, position); nil where a position is not a readable longitude and latitude. What
     /// `--preview` draws, so every finding's pin lands where it points.
     public var polygons: [[[Position?]]]
 
+    /// Creates a report from findings (the validator makes them; tests and tools may too).
+    /// - Parameters:
+    ///   - file: The name of the file validated.
+    ///   - issues: The findings.
+    ///   - polygons: The polygons as read, for a preview; empty when there is nothing to draw.
     public init(file: String, issues: [CoverageIssue], polygons: [[[Position?]]] = []) {
         self.file = file
         self.issues = issues
         self.polygons = polygons
     }
 
+    /// The findings that make App Store Connect reject the file (or Maps misread it).
     public var errors: [CoverageIssue] { issues.filter { $0.severity == .error } }
+    /// The findings that break Apple's recommendations or RFC 7946 but do not stop the file.
     public var warnings: [CoverageIssue] { issues.filter { $0.severity == .warning } }
     /// App Store Connect would accept it (warnings allowed).
     public var isValid: Bool { errors.isEmpty }

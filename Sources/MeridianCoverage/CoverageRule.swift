@@ -19,8 +19,10 @@ public enum CoverageRule: String, CaseIterable, Sendable, Codable {
     case duplicatePoint = "duplicate-point"
     case altitude, crs, overlap, area
 
+    /// The rule's stable id (`ring-closure`, `point-count`, …), as reports and JSON output name it.
     public var id: String { rawValue }
 
+    /// `.error` for the rules App Store Connect enforces, `.warning` for recommendations.
     public var severity: Severity {
         switch self {
         case .syntax, .comments, .extension, .type, .polygonCount, .ringLength, .ringClosure, .holes, .position, .bbox: .error
@@ -73,17 +75,33 @@ extension CoverageRule {
 /// One finding: a rule broken at a place, with the polygon, ring and position involved
 /// (0-based, as in the JSON arrays).
 public struct CoverageIssue: Sendable, Hashable {
+    /// The rule broken.
     public var rule: CoverageRule
+    /// What is wrong, in a sentence, with the values found.
     public var message: String
+    /// The line in the file (1-based), or nil for a finding about the whole file.
     public var line: Int?
+    /// The column in the file (1-based), or nil for a finding about the whole file.
     public var column: Int?
+    /// The polygon (0-based) in the MultiPolygon's coordinates, when the finding is about one.
     public var polygon: Int?
+    /// The ring (0-based) in the polygon, 0 being the outer ring.
     public var ring: Int?
+    /// The position (0-based) in the ring.
     public var position: Int?
     /// The place on the Earth the finding is about when it is not one of the file's positions:
     /// where edges cross (self-intersection, overlap), where a ring crosses ±180° (antimeridian).
     public var point: Position?
 
+    /// Creates a finding.
+    /// - Parameters:
+    ///   - rule: The rule broken.
+    ///   - message: What is wrong.
+    ///   - place: The line and column in the file, or nil.
+    ///   - polygon: The polygon (0-based), or nil.
+    ///   - ring: The ring (0-based), or nil.
+    ///   - position: The position (0-based), or nil.
+    ///   - point: A place on the Earth that is not one of the file's positions, or nil.
     public init(_ rule: CoverageRule, _ message: String, at place: LocatedJSON.Place? = nil,
                 polygon: Int? = nil, ring: Int? = nil, position: Int? = nil, point: Position? = nil) {
         self.rule = rule
@@ -96,6 +114,7 @@ public struct CoverageIssue: Sendable, Hashable {
         self.point = point
     }
 
+    /// The rule's severity: errors fail validation, warnings only a strict check.
     public var severity: Severity { rule.severity }
 
     /// "polygon 2, ring 1, position 5" (1-based, for people).

@@ -7,11 +7,14 @@ import MeridianGeometry
 public struct CoverageValidator: Sendable {
     /// Apple's limits and the thresholds of the warnings.
     public var maximumPolygons = 20
+    /// Distinct points per polygon's outer ring above which `point-count` warns (Apple recommends 20).
     public var maximumPoints = 20
+    /// Decimals per coordinate above which `precision` warns.
     public var maximumDecimals = 6
     /// Coverage of more than this share of the Earth's surface is "the whole world".
     public var maximumAreaShare = 0.1
 
+    /// Creates a validator with Apple's limits; change the properties to check against others.
     public init() {}
 
     /// Validates a file (or standard input for nil / "-").
@@ -22,6 +25,13 @@ public struct CoverageValidator: Sendable {
         return validate(bytes: bytes, name: input.name, checkExtension: path != nil)
     }
 
+    /// Validates a coverage file's bytes. Never throws: unreadable JSON is a `syntax` finding.
+    /// - Parameters:
+    ///   - bytes: The file's contents.
+    ///   - name: The file's name, for the report and the extension check.
+    ///   - checkExtension: Whether to report a name that does not end in `.geojson` (pass false
+    ///     for standard input or a name made up by the caller).
+    /// - Returns: The report, with every finding and the polygons as read.
     public func validate(bytes: [UInt8], name: String, checkExtension: Bool = true) -> CoverageReport {
         var issues: [CoverageIssue] = []
         if checkExtension, !name.lowercased().hasSuffix(".geojson") {

@@ -4,10 +4,14 @@ import MeridianGeometry
 /// A route to check against a coverage file: where it starts and ends, and where in its file it
 /// was written.
 public struct RouteEnds: Sendable, Hashable {
+    /// Where the route starts.
     public var from: Position
+    /// Where the route ends.
     public var to: Position
+    /// The route's line in its file, for messages; nil for a route not read from a file.
     public var location: SourceLocation?
 
+    /// Creates a route from its two ends (and, when it was read from a file, its place there).
     public init(from: Position, to: Position, location: SourceLocation? = nil) {
         self.from = from
         self.to = to

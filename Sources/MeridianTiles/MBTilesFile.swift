@@ -5,12 +5,20 @@ import MeridianGeometry
 /// XYZ address (rows are stored TMS-style, counted from the bottom). A basemap under a picture
 /// reads tiles one by one; checks and tests can take them all.
 public final class MBTilesFile {
+    /// The file's path, as given and as messages name it.
     public let path: String
     private let database: SQLiteDatabase
     /// Prepared at the first `tile(_:)`, then run again for each tile.
     private var lookup: SQLiteStatement?
+    /// The `metadata` table's rows, read when the file is opened (`name`, `format`, `bounds`,
+    /// `minzoom`, …, each value as stored text).
     public private(set) var metadata: [String: String] = [:]
 
+    /// Opens an MBTiles file read-only and reads its metadata. Not for sharing between threads:
+    /// tile lookups reuse one prepared statement.
+    /// - Parameter path: The file's path.
+    /// - Throws: `MeridianError` (input unavailable) when the file cannot be opened, or (bad input)
+    ///   when it is not an MBTiles file (no `metadata` table).
     public init(path: String) throws {
         self.path = path
         do {

@@ -15,6 +15,7 @@ public final class MBTilesWriter {
     /// A run's identity as the partial file records it: one named value per setting.
     public typealias RunField = (name: String, value: String)
 
+    /// Where the finished file goes (the partial file is written beside it until ``finish(metadata:)``).
     public let path: String
     let partialPath: String
     /// Blocks (tiles of a middle zoom level standing for every tile under them) an interrupted
@@ -167,16 +168,30 @@ public final class MBTilesWriter {
 
 /// The metadata table of an MBTiles 1.3 file Meridian writes (an overlay, version 1.3).
 public struct MBTilesMetadata: Sendable {
+    /// The tileset's name (`name`).
     public var name: String
+    /// A sentence about the tileset (`description`).
     public var description: String
     /// The tiles' format as MBTiles names it: `png`, `jpg` or `webp`.
     public var format: String
+    /// The area the tiles cover, in degrees (`bounds`, written west,south,east,north).
     public var bounds: BoundingBox
     /// The place to show first: a longitude, a latitude and a zoom level.
     public var center: (longitude: Double, latitude: Double, zoom: Int)
+    /// The lowest zoom level with tiles (`minzoom`).
     public var minZoom: Int
+    /// The highest zoom level with tiles (`maxzoom`).
     public var maxZoom: Int
 
+    /// Creates the metadata; `version` (1.3) and `type` (overlay) are always written as well.
+    /// - Parameters:
+    ///   - name: The tileset's name.
+    ///   - description: A sentence about the tileset.
+    ///   - format: The tiles' format: `png`, `jpg` or `webp`.
+    ///   - bounds: The area covered, in degrees.
+    ///   - center: The place to show first: longitude, latitude (degrees) and zoom level.
+    ///   - minZoom: The lowest zoom level with tiles.
+    ///   - maxZoom: The highest zoom level with tiles.
     public init(name: String, description: String, format: String, bounds: BoundingBox,
                 center: (longitude: Double, latitude: Double, zoom: Int), minZoom: Int, maxZoom: Int) {
         self.name = name

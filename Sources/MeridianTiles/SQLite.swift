@@ -2,10 +2,10 @@ import CSQLite
 
 /// What SQLite refused: its result code and its own message (`sqlite3_errmsg`). The tile stores
 /// say what they were doing and turn it into a `MeridianError` of the right kind.
-public struct SQLiteError: Error, Sendable, Equatable {
+struct SQLiteError: Error, Sendable, Equatable {
     /// SQLite's result code (`SQLITE_CANTOPEN`, `SQLITE_FULL`, …).
-    public let code: Int32
-    public let message: String
+    let code: Int32
+    let message: String
 
     init(code: Int32, message: String) {
         self.code = code

@@ -10,9 +10,16 @@ public struct GeometryClipper: Sendable {
         case degrees
     }
 
+    /// The rectangle clipped to, in ``plane``'s units.
     public let rect: RectClip
+    /// Whether ``rect`` is in map points or in degrees.
     public let plane: Plane
 
+    /// Creates a clipper.
+    /// - Parameters:
+    ///   - rect: The rectangle to keep, in map points or degrees as `plane` says.
+    ///   - plane: The plane `rect` is drawn in: `.mapPoints` for tiles and map rects (straight
+    ///     edges on the map), `.degrees` for longitude/latitude boxes.
     public init(rect: RectClip, plane: Plane) {
         self.rect = rect
         self.plane = plane

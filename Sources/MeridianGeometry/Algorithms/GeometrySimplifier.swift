@@ -7,7 +7,10 @@
 /// are lines that shrink to a point. A geometry all of whose parts go is dropped whole and
 /// counted, unless `keepSmall`. Kept positions are the input's own, bit for bit.
 public struct GeometrySimplifier: Sendable {
+    /// The tolerance in map points (see ``MapWorld``): a distance for radial and Douglas-Peucker,
+    /// its square an area for Visvalingam. Multiply screen points by 1/zoom scale to get it.
     public var tolerance: Double
+    /// The line simplification algorithm.
     public var method: SimplifyMethod
     /// Keep every geometry: one whose parts are all smaller than the tolerance keeps its largest
     /// outer ring as a tiny polygon (three of its own positions, closed: valid, with an area),
@@ -21,6 +24,12 @@ public struct GeometrySimplifier: Sendable {
     /// Geometries (features) dropped whole so far: nothing of them was left.
     public private(set) var droppedGeometries = 0
 
+    /// Creates a simplifier. One simplifier can be used for a whole stream of features; its
+    /// counters add up across calls.
+    /// - Parameters:
+    ///   - tolerance: The tolerance in map points.
+    ///   - method: The line simplification algorithm.
+    ///   - keepSmall: Whether to keep a tiny version of geometries that would vanish (see ``keepSmall``).
     public init(tolerance: Double, method: SimplifyMethod, keepSmall: Bool = false) {
         self.tolerance = tolerance
         self.method = method

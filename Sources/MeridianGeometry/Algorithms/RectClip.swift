@@ -7,8 +7,11 @@
 /// out and back along the line, so no zero-width connecting edges appear (lineclip#1,
 /// tilemaker#594), and a ring that leaves and re-enters becomes several rings.
 public struct RectClip: Sendable {
+    /// The rectangle's edges, in the plane's units (map points or degrees); y grows south in map
+    /// points and north in degrees, and the clip does not care which.
     public var minX: Double, minY: Double, maxX: Double, maxY: Double
 
+    /// Creates a clip rectangle from its edges (each `min` no greater than its `max`).
     public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
         self.minX = minX
         self.minY = minY
@@ -16,6 +19,7 @@ public struct RectClip: Sendable {
         self.maxY = maxY
     }
 
+    /// Creates a clip rectangle in map points from a map rect (a tile's ``MapTile/mapRect``, say).
     public init(_ rect: MapRect) {
         self.init(minX: rect.minX, minY: rect.minY, maxX: rect.maxX, maxY: rect.maxY)
     }

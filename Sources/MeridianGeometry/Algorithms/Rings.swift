@@ -6,8 +6,11 @@ import Darwin
 
 /// A point in the plane of longitude (x) and latitude (y), in degrees.
 public struct PlanePoint: Hashable, Sendable {
+    /// Longitude (or a map point's x, when a clip works in map points).
     public var x: Double
+    /// Latitude (or a map point's y, when a clip works in map points).
     public var y: Double
+    /// Creates a point from its x and y.
     public init(_ x: Double, _ y: Double) {
         self.x = x
         self.y = y

@@ -12,6 +12,8 @@ public enum SimplifyMethod: String, CaseIterable, Sendable {
     case visvalingam
 }
 
+/// Line simplification on bare map points, for callers that want the kept indices rather than a
+/// simplified geometry (``GeometrySimplifier`` simplifies whole geometries and keeps polygons valid).
 public enum Simplify {
     /// The indices of the points kept, in order (first and last always).
     public static func keptIndices(_ points: [MapPoint], tolerance: Double, method: SimplifyMethod) -> [Int] {

@@ -26,6 +26,10 @@ public enum MapWorld {
         return 2 * .pi * meridional * cos(phi) / size
     }
 
+    /// Map points per metre at a latitude, as MKMapPointsPerMeterAtLatitude gives them: the
+    /// inverse of ``metersPerMapPoint(atLatitude:)``. Multiply a distance in metres by it to get map points.
+    /// - Parameter latitude: Degrees north.
+    /// - Returns: Map points per metre (grows toward the poles).
     public static func mapPointsPerMeter(atLatitude latitude: Double) -> Double {
         1 / metersPerMapPoint(atLatitude: latitude)
     }
@@ -33,9 +37,12 @@ public enum MapWorld {
 
 /// MKMapPoint: a point on the 2^28 world.
 public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
+    /// Map points east of the world's west edge (longitude −180°), 0…2^28 within the world.
     public var x: Double
+    /// Map points south of the world's north edge (latitude +85.0511°), 0…2^28 within the world.
     public var y: Double
 
+    /// Creates a map point from its coordinates in map points.
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -55,44 +62,61 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
                  latitude: 90 - 360 / .pi * atan(exp((y / MapWorld.size - 0.5) * 2 * .pi)))
     }
 
+    /// The point written as MapKit prints an MKMapPoint.
     public var description: String { "MKMapPoint(x: \(x), y: \(y))" }
 }
 
 /// MKMapSize.
 public struct MapSize: Hashable, Sendable {
+    /// Width in map points.
     public var width: Double
+    /// Height in map points.
     public var height: Double
+    /// Creates a size in map points.
     public init(width: Double, height: Double) {
         self.width = width
         self.height = height
     }
+    /// MKMapSizeWorld: the whole world, 2^28 map points square.
     public static let world = MapSize(width: MapWorld.size, height: MapWorld.size)
 }
 
 /// MKMapRect: an origin (top left) and a size in map points.
 public struct MapRect: Hashable, Sendable, CustomStringConvertible {
+    /// The top-left (north-west) corner.
     public var origin: MapPoint
+    /// The width and height in map points.
     public var size: MapSize
 
+    /// Creates a rect from its top-left corner and size.
     public init(origin: MapPoint, size: MapSize) {
         self.origin = origin
         self.size = size
     }
 
+    /// Creates a rect from its top-left corner and size, in map points (MKMapRectMake).
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.init(origin: MapPoint(x: x, y: y), size: MapSize(width: width, height: height))
     }
 
+    /// MKMapRectWorld: the whole world, from (0, 0) to (2^28, 2^28).
     public static let world = MapRect(x: 0, y: 0, width: MapWorld.size, height: MapWorld.size)
     /// MKMapRectNull.
     public static let null = MapRect(x: .infinity, y: .infinity, width: 0, height: 0)
 
+    /// The west edge (MKMapRectGetMinX).
     public var minX: Double { origin.x }
+    /// The north edge (MKMapRectGetMinY; y grows south).
     public var minY: Double { origin.y }
+    /// The east edge (MKMapRectGetMaxX).
     public var maxX: Double { origin.x + size.width }
+    /// The south edge (MKMapRectGetMaxY).
     public var maxY: Double { origin.y + size.height }
+    /// The horizontal centre (MKMapRectGetMidX).
     public var midX: Double { origin.x + size.width / 2 }
+    /// The vertical centre (MKMapRectGetMidY).
     public var midY: Double { origin.y + size.height / 2 }
+    /// MKMapRectIsNull: true for ``null`` (an empty result), which has an infinite origin.
     public var isNull: Bool { origin.x.isInfinite || origin.y.isInfinite }
 
     /// The smallest map rect holding every position (null when there are none).
@@ -141,6 +165,7 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
     /// Whether the rects share a point (closed intervals, so rects that touch meet).
     public func intersects(_ other: MapRect) -> Bool { !intersection(other).isNull }
 
+    /// MKMapRectContainsPoint, with closed edges: a point on the rect's edge is inside.
     public func contains(_ point: MapPoint) -> Bool {
         minX <= point.x && point.x <= maxX && minY <= point.y && point.y <= maxY
     }
@@ -162,13 +187,20 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
         return MapRect(x: MapWorld.size + minX, y: minY, width: -minX, height: size.height)
     }
 
+    /// The rect written as MapKit prints an MKMapRect.
     public var description: String { "MKMapRect(x: \(minX), y: \(minY), width: \(size.width), height: \(size.height))" }
 }
 
 /// Zoom scales (screen points per map point) and zoom levels, as MapKit and its tile overlays
 /// use them with 256-point tiles: level = 20 + log2(scale).
 public enum ZoomScale {
+    /// The fractional zoom level for a zoom scale: 20 + log2(scale).
+    /// - Parameter scale: Screen points per map point (1 at level 20, 2^−20 at level 0).
+    /// - Returns: The zoom level, not rounded.
     public static func level(forScale scale: Double) -> Double { 20 + log2(scale) }
+    /// The zoom scale for a zoom level: 2^(level − 20), the inverse of ``level(forScale:)``.
+    /// - Parameter level: A zoom level, whole or fractional.
+    /// - Returns: Screen points per map point.
     public static func scale(forLevel level: Double) -> Double { pow(2, level - 20) }
 
     /// The whole level Apple's TileMap sample picks for a scale: max(0, 20 + floor(log2(s) + 0.5)).
@@ -186,17 +218,22 @@ public enum ZoomScale {
 /// A map tile: zoom, column and row, counted XYZ-style (rows from the top) or TMS-style (from
 /// the bottom).
 public struct MapTile: Hashable, Sendable, CustomStringConvertible {
+    /// The zoom level, 0…30 for a valid tile: the world is 2^zoom tiles across.
     public var zoom: Int
+    /// The column, counted from the west (longitude −180°).
     public var x: Int
     /// The XYZ row (from the top, as MapKit's MKTileOverlayPath and OpenStreetMap count).
     public var y: Int
 
+    /// Creates a tile from its XYZ address (row counted from the top). Not checked: see ``isValid``.
     public init(zoom: Int, x: Int, y: Int) {
         self.zoom = zoom
         self.x = x
         self.y = y
     }
 
+    /// Creates a tile from its TMS address (row counted from the bottom, as MBTiles stores it).
+    /// Not checked: see ``isValid``.
     public init(zoom: Int, x: Int, tmsY: Int) {
         self.init(zoom: zoom, x: x, y: (1 << zoom) - 1 - tmsY)
     }
@@ -221,6 +258,7 @@ public struct MapTile: Hashable, Sendable, CustomStringConvertible {
     /// The TMS row (from the bottom).
     public var tmsY: Int { (1 << zoom) - 1 - y }
 
+    /// Whether the tile is one of the world's: zoom in ``zoomLevels`` and 0 <= x, y < 2^zoom.
     public var isValid: Bool { Self.zoomLevels.contains(zoom) && (0..<(1 << zoom)).contains(x) && (0..<(1 << zoom)).contains(y) }
 
     /// The zoom levels tiles are counted at: from the whole world in one tile to about 4 cm.
@@ -240,5 +278,6 @@ public struct MapTile: Hashable, Sendable, CustomStringConvertible {
         return BoundingBox(west: northWest.longitude, south: southEast.latitude, east: southEast.longitude, north: northWest.latitude)
     }
 
+    /// The tile's XYZ address, `zoom/x/y`.
     public var description: String { "\(zoom)/\(x)/\(y)" }
 }

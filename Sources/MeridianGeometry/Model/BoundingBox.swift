@@ -3,14 +3,27 @@
 /// A box that crosses the antimeridian has `west > east`, as RFC 7946 §5.2 writes it.
 /// `Accumulator` only ever grows a box, so a box it produces has `west <= east`.
 public struct BoundingBox: Hashable, Sendable {
+    /// Westernmost longitude, in degrees (greater than `east` when the box crosses the antimeridian).
     public var west: Double
+    /// Southernmost latitude, in degrees.
     public var south: Double
+    /// Easternmost longitude, in degrees.
     public var east: Double
+    /// Northernmost latitude, in degrees.
     public var north: Double
     /// Lowest and highest altitude, when every position that went into the box had one.
     public var minAltitude: Double?
+    /// Highest altitude in metres, when every position had one (see `minAltitude`).
     public var maxAltitude: Double?
 
+    /// Creates a box from its edges, in degrees.
+    /// - Parameters:
+    ///   - west: Westernmost longitude.
+    ///   - south: Southernmost latitude.
+    ///   - east: Easternmost longitude (less than `west` for a box across the antimeridian).
+    ///   - north: Northernmost latitude.
+    ///   - minAltitude: Lowest altitude in metres, or nil for a 2D box.
+    ///   - maxAltitude: Highest altitude in metres, or nil for a 2D box.
     public init(west: Double, south: Double, east: Double, north: Double,
                 minAltitude: Double? = nil, maxAltitude: Double? = nil) {
         self.west = west
@@ -56,8 +69,10 @@ public struct BoundingBox: Hashable, Sendable {
         private var count = 0
         private var allHaveAltitude = true
 
+        /// Creates an empty accumulator; its ``result`` is nil until something is added.
         public init() {}
 
+        /// Grows the box to hold a position (the altitude counts only if every position has one).
         @inlinable
         public mutating func add(_ p: Position) {
             add(longitude: p.longitude, latitude: p.latitude, altitude: p.altitude)
@@ -75,13 +90,16 @@ public struct BoundingBox: Hashable, Sendable {
             count += 1
         }
 
+        /// Grows the box to hold another box (which must not cross the antimeridian).
         public mutating func add(_ box: BoundingBox) {
             add(longitude: box.west, latitude: box.south, altitude: box.minAltitude)
             add(longitude: box.east, latitude: box.north, altitude: box.maxAltitude)
         }
 
+        /// True until the first position or box is added.
         public var isEmpty: Bool { count == 0 }
 
+        /// The box so far, or nil when nothing has been added.
         public var result: BoundingBox? {
             guard count > 0 else { return nil }
             return BoundingBox(west: west, south: south, east: east, north: north,

@@ -13,6 +13,13 @@ public struct Feature: Hashable, Sendable {
     /// Members RFC 7946 does not define (§6.1), kept in order so nothing a producer wrote is lost.
     public var foreignMembers: JSONObject
 
+    /// Creates a feature.
+    /// - Parameters:
+    ///   - id: The feature's `id`, or nil for none.
+    ///   - geometry: The geometry, or nil for `"geometry": null`.
+    ///   - properties: The properties; nil writes `"properties": null`, the default `[:]` writes `{}`.
+    ///   - bbox: A `bbox` member to write, or nil for none.
+    ///   - foreignMembers: Other members to keep, in order.
     public init(id: FeatureID? = nil, geometry: Geometry?, properties: JSONObject? = [:],
                 bbox: BoundingBox? = nil, foreignMembers: JSONObject = [:]) {
         self.id = id
@@ -34,8 +41,10 @@ public enum FeatureID: Hashable, Sendable {
 /// foreign member, in document order. GeoJSON lets these come before or after `features`;
 /// streaming readers report the two groups separately so writers can keep them where they were.
 public struct CollectionMetadata: Hashable, Sendable {
+    /// The members, in document order (without `type` and `features`).
     public var members: JSONObject
 
+    /// Creates metadata from a collection's members, in the order they should be written.
     public init(members: JSONObject = [:]) { self.members = members }
 
     /// The collection's `name` member (ogr2ogr writes the layer name there).

@@ -90,41 +90,64 @@ public enum GeometryType: String, CaseIterable, Hashable, Sendable, Codable {
     }
 }
 
+/// A single position (GeoJSON `Point`).
 public struct Point: Hashable, Sendable {
+    /// The point's position.
     public var coordinates: Position
+    /// Creates a point at a position.
     public init(_ coordinates: Position) { self.coordinates = coordinates }
 }
 
+/// A line through positions in order (GeoJSON `LineString`; valid ones have two or more).
 public struct LineString: Hashable, Sendable {
+    /// The line's positions, first to last.
     public var coordinates: [Position]
+    /// Creates a line from its positions, in order.
     public init(_ coordinates: [Position]) { self.coordinates = coordinates }
 }
 
 /// A polygon: the first ring is the exterior, the others are holes.
 public struct Polygon: Hashable, Sendable {
+    /// The rings, exterior first. Each ring lists its positions as GeoJSON does, ending where it
+    /// starts (the closing position is stored, not implied).
     public var rings: [[Position]]
+    /// Creates a polygon from closed rings, the exterior first and then any holes.
     public init(_ rings: [[Position]]) { self.rings = rings }
 
+    /// The outer ring, or nil for a polygon with no rings.
     public var exterior: [Position]? { rings.first }
+    /// The inner rings (holes): every ring after the first.
     public var holes: ArraySlice<[Position]> { rings.dropFirst() }
 }
 
+/// Several unconnected positions (GeoJSON `MultiPoint`).
 public struct MultiPoint: Hashable, Sendable {
+    /// The points' positions.
     public var coordinates: [Position]
+    /// Creates a multipoint from its positions.
     public init(_ coordinates: [Position]) { self.coordinates = coordinates }
 }
 
+/// Several lines (GeoJSON `MultiLineString`).
 public struct MultiLineString: Hashable, Sendable {
+    /// Each line's positions, first to last.
     public var lines: [[Position]]
+    /// Creates a multiline from each line's positions.
     public init(_ lines: [[Position]]) { self.lines = lines }
 }
 
+/// Several polygons (GeoJSON `MultiPolygon`); coverage files are one of these.
 public struct MultiPolygon: Hashable, Sendable {
+    /// The polygons, each with its exterior ring first.
     public var polygons: [Polygon]
+    /// Creates a multipolygon from its polygons.
     public init(_ polygons: [Polygon]) { self.polygons = polygons }
 }
 
+/// Geometries of any types grouped as one (GeoJSON `GeometryCollection`); may nest.
 public struct GeometryCollection: Hashable, Sendable {
+    /// The member geometries, in document order.
     public var geometries: [Geometry]
+    /// Creates a collection of geometries.
     public init(_ geometries: [Geometry]) { self.geometries = geometries }
 }

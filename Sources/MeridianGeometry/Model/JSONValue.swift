@@ -27,16 +27,19 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// The string, or nil when the value is not a string.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The object's members, or nil when the value is not an object.
     public var objectValue: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }
 
+    /// The array's elements, or nil when the value is not an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
@@ -60,12 +63,20 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// Creates `.null` from `nil`, so properties can be written as literals.
     public init(nilLiteral: ()) { self = .null }
+    /// Creates `.bool` from `true` or `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// Creates `.integer` from an integer literal such as `42`.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// Creates `.double` from a floating-point literal such as `42.0`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// Creates `.string` from a string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// Creates `.array` from an array literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// Creates `.object` from a dictionary literal, keeping the members in the order written; a
+    /// repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements, uniquingKeysWith: { _, last in last }))
     }

@@ -9,10 +9,19 @@ import Darwin
 /// GeoJSON writes positions `[longitude, latitude, altitude]`; people type `LAT,LON` (MapKit's order).
 /// The field names say which is which so the two orders never get mixed up.
 public struct Position: Hashable, Sendable {
+    /// Degrees east of Greenwich, usually −180…180 (values beyond are kept as written, for rings
+    /// that cross the antimeridian).
     public var longitude: Double
+    /// Degrees north of the equator, −90…90.
     public var latitude: Double
+    /// Metres above the WGS 84 ellipsoid (GeoJSON's third number), or nil for a 2D position.
     public var altitude: Double?
 
+    /// Creates a position from its longitude and latitude, named so they cannot be swapped.
+    /// - Parameters:
+    ///   - longitude: Degrees east (x).
+    ///   - latitude: Degrees north (y).
+    ///   - altitude: Metres, or nil (the default) for a 2D position.
     @inlinable
     public init(longitude: Double, latitude: Double, altitude: Double? = nil) {
         self.longitude = longitude
@@ -40,6 +49,7 @@ public struct Position: Hashable, Sendable {
 }
 
 extension Position: CustomStringConvertible {
+    /// The position as GeoJSON writes it: `[longitude, latitude]`, or with the altitude third.
     public var description: String {
         if let altitude { return "[\(longitude), \(latitude), \(altitude)]" }
         return "[\(longitude), \(latitude)]"

@@ -34,4 +34,18 @@ import Testing
             #expect(try MBTilesFile(path: output + "/chart.mbtiles").allTiles().count == summary.tileCount)
         }
     }
+
+    @Test func severalChartsInOnePyramid() throws {
+        try withTemporaryFolderPath { output in
+            let found = try TileInputs.open([fixture("raster/19347_2.KAP"), fixture("raster/19351_2.KAP")], options: RasterSourceOptions())
+            let catalog = TileCatalog(sources: found.sources, quilt: .scale)
+            let charts = try Tiler(catalog: catalog, options: TilingOptions(zooms: 14...16))
+            let plan = try charts.plan()
+            let quilted = try charts.run(into: FolderTileSink(path: output + "/charts", scheme: .xyz, format: .png, resume: false,
+                                                              identity: charts.identity()))
+            #expect(found.sources.count == 2 && found.skipped.isEmpty)
+            #expect(plan.charts.map(\.name) == ["19347_2", "19351_2"])
+            #expect(quilted.tileCount > 0 && quilted.tileCount <= plan.tiles)
+        }
+    }
 }

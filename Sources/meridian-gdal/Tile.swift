@@ -12,6 +12,10 @@ struct Tile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile",
         abstract: "Warp rasters (GeoTIFF, BSB/KAP charts, images with control points) into Web Mercator tiles, one or a catalog quilted together.",
+        usage: """
+            meridian tile <input>... <output> [<options>]
+            meridian tile --inputs <list> [<input>...] <output> [<options>]
+            """,
         discussion: """
             Writes a folder of z/x/y tiles (XYZ rows by default, TMS with --tms) with TileJSON \
             metadata.json, or an MBTiles 1.3 file when OUTPUT ends in .mbtiles. Each base tile is \

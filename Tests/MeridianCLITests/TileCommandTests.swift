@@ -249,10 +249,10 @@ func screenshot(of page: URL, into shot: URL) throws -> DecodedImage {
 }
 
 /// Pixels of a chart's white paper or buff land (the viewer's background is #dde4ea).
-func chartPixels(_ image: DecodedImage) -> Int {
+func chartPixels(_ image: DecodedImage, columns: Range<Int>? = nil) -> Int {
     var count = 0
     for y in 0..<image.height {
-        for x in 0..<image.width {
+        for x in columns ?? 0..<image.width {
             let p = image.pixel(x: x, y: y)
             if (p.r > 240 && p.g > 240 && p.b > 240) || (p.r > 230 && p.g > 200 && p.b < 190) { count += 1 }
         }
@@ -313,6 +313,19 @@ func chartPixels(_ image: DecodedImage) -> Int {
             #expect(try meridian(["tile", first, second, out.path, "--zoom", "14-18", "-q"]).status == 0)
             let written = pngCount(out)
             #expect(written > 0 && written <= plan["tiles"] as? Int ?? 0)
+        }
+    }
+
+    /// The viewer of a catalog opens on the charts' union: both charts show, offline.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium"))
+    func viewerShowsEveryChart() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            #expect(try meridian(["tile", first, second, out.path, "--viewer", "-q"]).status == 0)
+            let image = try screenshot(of: out.appendingPathComponent("index.html"), into: folder.appendingPathComponent("shot.png"))
+            // 19351_2 lies west of 19347_2: each half of the page shows one chart.
+            let west = chartPixels(image, columns: 0..<image.width / 2), east = chartPixels(image, columns: image.width / 2..<image.width)
+            #expect(west > 100 && east > 100, "chart pixels: west \(west), east \(east)")
         }
     }
 

@@ -155,6 +155,46 @@ func coarseCopy(of chart: String, in folder: String) throws -> String {
         }
     }
 
+    /// A UTM GeoTIFF with nodata over a WGS 84 copy of it with alpha, colours inverted: where the
+    /// first has data it shows, where its nodata is, the second shows through, and no pixel that
+    /// either has data in is left transparent (no seam).
+    @Test func rastersInDifferentCRSsQuiltWithoutSeams() throws {
+        try withTemporaryFolderPath { folder in
+            let utm = raster("RGB.byte.half.tif")
+            func gdal(_ arguments: [String]) throws {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                process.arguments = arguments
+                try process.run()
+                process.waitUntilExit()
+                try #require(process.terminationStatus == 0, "\(arguments[0]) (gdal-bin)")
+            }
+            // Without the source's nodata the second covers the first's nodata corners too.
+            try gdal(["gdalwarp", "-q", "-t_srs", "EPSG:4326", "-srcnodata", "None", "-dstalpha", "-r", "near", utm, folder + "/wgs-rgba.tif"])
+            try gdal(["gdal_translate", "-q", "-scale_1", "0", "255", "255", "0", "-scale_2", "0", "255", "255", "0",
+                      "-scale_3", "0", "255", "255", "0", folder + "/wgs-rgba.tif", folder + "/wgs.tif"])
+            let wgs = folder + "/wgs.tif"
+            // Both have native zoom 7, so both are tiled from the deepest level asked for, alone and together.
+            try tile(utm, folder + "/utm", zooms: 7...10)
+            try tile(wgs, folder + "/wgs", zooms: 7...10)
+            try tileCatalog([utm, wgs], folder + "/both", quilt: .order, zooms: 7...10)
+            var seams = 0, compared = 0, showingThrough = 0
+            for name in tileSet(folder + "/both") {
+                let both = try #require(try tilePixels(folder + "/both", name))
+                let first = try tilePixels(folder + "/utm", name), second = try tilePixels(folder + "/wgs", name)
+                if let first { #expect(differingPixels(both, first) == 0, "tile \(name)") }
+                if let second { #expect(differingPixels(both, second, where: first) == 0, "tile \(name)") }
+                for i in stride(from: 3, to: both.rgba.count, by: 4) {
+                    if both.rgba[i] < max(first?.rgba[i] ?? 0, second?.rgba[i] ?? 0) { seams += 1 }
+                    if (first?.rgba[i] ?? 0) == 0 && (second?.rgba[i] ?? 0) == 255 { showingThrough += 1 }
+                }
+                compared += 1
+            }
+            #expect(showingThrough > 10_000, "pixels of the second where the first has no data: \(showingThrough)")
+            #expect(compared > 20 && seams == 0, "\(compared) tiles, \(seams) seam pixels")
+        }
+    }
+
     @Test func identityCoversEveryChart() throws {
         let a = try RasterSource(path: raster("19347_2.KAP")), b = try RasterSource(path: raster("19351_2.KAP"))
         let options = TilingOptions()

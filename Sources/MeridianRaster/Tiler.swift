@@ -139,15 +139,17 @@ public struct TilingSummary: Sendable {
 /// Cuts a raster, or a catalog of rasters quilted together, into a Web Mercator tile pyramid.
 ///
 /// The work is split into blocks: every tile under one tile of zoom `max − 3` (64 base tiles
-/// at most; coarser blocks for very large rasters, so that at most 1,024 wait in memory).
-/// Threads take blocks one at a time. Within a block each chart's own pyramid is built as a
+/// at most; coarser blocks for very large rasters, so that there are at most 1,024). Threads
+/// take blocks one at a time, in Morton order. Within a block each chart's own pyramid is built as a
 /// single raster's is: its tiles at its base zoom warped straight from the source, its lower
 /// zooms averaged in memory from the four children (2×2, with alpha weights), so nothing is
 /// read back from disk. Each tile written is those charts' tiles laid one over another in the
 /// catalog's order of preference at its zoom (`QuiltRule`), the best on top; deeper than a
 /// chart's base zoom, the chart is warped straight into the tile only where the charts above
-/// leave it showing. What is left above the block level is built at the end from the blocks'
-/// top tiles. Fully transparent tiles are not written.
+/// leave it showing. Above the block level, a tile is built from its children (the charts' own
+/// tiles) as soon as the last of them is done, by the thread that finished it, so only tiles
+/// waiting for a sibling are held in memory, however many blocks and charts there are. Fully
+/// transparent tiles are not written.
 ///
 /// A chart's base zoom is its native zoom, except for the most detailed charts, whose base is the
 /// deepest level asked for (so one raster tiles exactly as it always has, base tiles at the
@@ -194,7 +196,7 @@ public final class Tiler: @unchecked Sendable {
         colorChannels = catalog.colorChannels
         preferences = Dictionary(uniqueKeysWithValues: zooms.map { ($0, catalog.preference(atZoom: $0)) })
         // Blocks of up to 8 × 8 base tiles; coarser when there would be more than 1,024 blocks,
-        // since each block's top tile waits in memory (256 KB) for the levels above.
+        // which keeps the resume state (one line or row a block) small for very large rasters.
         var blockZoom = max(zooms.lowerBound, zooms.upperBound - 3)
         while blockZoom > zooms.lowerBound && coverage.count(atZoom: blockZoom) > 1024 { blockZoom -= 1 }
         self.blockZoom = blockZoom
@@ -214,7 +216,7 @@ public final class Tiler: @unchecked Sendable {
     public func metadata(zooms: ClosedRange<Int>) -> TileSetMetadata {
         let files = catalog.charts.map { ($0.source.path as NSString).lastPathComponent }
         let quilted = files.count > 1 ? " (quilted by \(catalog.quilt.rawValue))" : ""
-        return TileSetMetadata(name: catalog.name, format: options.format, bounds: catalog.extent.boundingBox,
+        return TileSetMetadata(name: catalog.name, format: options.format, bounds: catalog.bounds,
                                minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, tileSize: options.tileSize,
                                description: "\(files.joined(separator: ", ")), tiled by Meridian\(quilted)")
     }
@@ -231,7 +233,9 @@ public final class Tiler: @unchecked Sendable {
         let state = RunState(total: tileBound, timesStages: options.measurement.timesStages)
         // Before any worker starts: the cache is the whole process's.
         if let megabytes = options.measurement.gdalCacheMegabytes { GDAL.setBlockCacheSize(megabytes: megabytes) }
-        let blocks = coverage.tiles(atZoom: blockZoom)
+        // Blocks in Morton order, so that the four under one tile of the level above finish close
+        // together, and that tile is built as soon as they have (below).
+        let blocks = coverage.tiles(atZoom: blockZoom).sorted { $0.mortonCode < $1.mortonCode }
         let completed = sink.completedBlocks
         let jobs = max(1, min(options.jobs, blocks.count))
         let group = DispatchGroup()
@@ -245,7 +249,7 @@ public final class Tiler: @unchecked Sendable {
                         let block = blocks[index]
                         let top = try buildBlock(block, recorded: completed[block], tools: tools, sink: sink,
                                                  state: state, start: start, progress: progress)
-                        state.setTop(block, top)
+                        try climb(from: block, charts: top, tools: tools, sink: sink, state: state, start: start, progress: progress)
                     }
                 } catch {
                     state.fail(error)
@@ -257,27 +261,6 @@ public final class Tiler: @unchecked Sendable {
         group.wait()
         if let error = state.error { throw error }
 
-        // Above the blocks: from their top tiles, in memory.
-        let tools = ThreadTools(tiler: self, stageTimes: state.stageTimes)
-        let everyChart = Array(catalog.charts.indices)
-        var level = state.tops
-        var z = blockZoom - 1
-        while z >= zooms.lowerBound {
-            var next: [MapTile: [Int: TileImage]] = [:]
-            for tile in coverage.tiles(atZoom: z) {
-                let children = tile.children.map { level[$0] ?? [:] }
-                let (charts, quilt) = try assemble(tile, children: children, among: everyChart, tools: tools)
-                if let quilt {
-                    try sink.write(tile, data: tools.codec.encode(quilt))
-                    state.wrote(tile)
-                }
-                if !charts.isEmpty { next[tile] = charts }
-                state.advance(1)
-                progress(state.snapshot(since: start))
-            }
-            level = next
-            z -= 1
-        }
         // A raster much smaller than a pixel at the lowest zooms fades out as it is averaged
         // down (four children make one pixel): where it covers less than 1/255 of a pixel, the
         // tile is fully transparent and not written. The metadata names the levels that hold
@@ -288,6 +271,30 @@ public final class Tiler: @unchecked Sendable {
         try sink.finish(metadata: metadata)
         return TilingSummary(zooms: zooms, zoomsWithTiles: zoomsWithTiles, metadata: metadata, written: state.writtenPerZoom,
                              kept: state.kept, seconds: Date().timeIntervalSince(start), stageSeconds: state.stageTimes.seconds)
+    }
+
+    /// Above the blocks: `tile` (a block, or a tile built from blocks) is done, with its charts'
+    /// own tiles; when it is the last of its parent's children to be done, the parent is built
+    /// from them and written, and so on up. Only tiles waiting for a sibling are held, so memory
+    /// does not grow with the number of blocks or charts.
+    private func climb(from tile: MapTile, charts: [Int: TileImage], tools: ThreadTools, sink: TileSink, state: RunState,
+                       start: Date, progress: @Sendable (TilingProgress) -> Void) throws {
+        var tile = tile, charts = charts
+        while tile.zoom > zooms.lowerBound {
+            let parent = MapTile(zoom: tile.zoom - 1, x: tile.x / 2, y: tile.y / 2)
+            let expected = parent.children.filter(coverage.contains).count
+            guard let siblings = state.deposit(tile, charts: charts, parent: parent, expected: expected) else { return }
+            let children = parent.children.map { siblings[$0] ?? [:] }
+            let (built, quilt) = try assemble(parent, children: children, among: Array(catalog.charts.indices), tools: tools)
+            if let quilt {
+                try sink.write(parent, data: tools.codec.encode(quilt))
+                state.wrote(parent)
+            }
+            state.advance(1)
+            progress(state.snapshot(since: start))
+            tile = parent
+            charts = built
+        }
     }
 
     /// One tile: each chart's own tile at this level where the tile is at or above the chart's
@@ -394,7 +401,8 @@ final class RunState: Sendable {
     private struct Shared {
         var next = 0
         var error: Error?
-        var tops: [MapTile: [Int: TileImage]] = [:]
+        /// Done tiles whose parent waits for the rest of its children, by parent.
+        var waiting: [MapTile: [MapTile: [Int: TileImage]]] = [:]
         var done = 0
         var written = 0
         var writtenPerZoom: [Int: Int] = [:]
@@ -411,7 +419,6 @@ final class RunState: Sendable {
     }
 
     var error: Error? { shared.withLock { $0.error } }
-    var tops: [MapTile: [Int: TileImage]] { shared.withLock { $0.tops } }
     var writtenPerZoom: [Int: Int] { shared.withLock { $0.writtenPerZoom } }
     var kept: Int { shared.withLock { $0.kept } }
 
@@ -423,7 +430,20 @@ final class RunState: Sendable {
         }
     }
     func fail(_ error: Error) { shared.withLock { if $0.error == nil { $0.error = error } } }
-    func setTop(_ tile: MapTile, _ charts: [Int: TileImage]) { shared.withLock { if !charts.isEmpty { $0.tops[tile] = charts } } }
+    /// Records `tile` as done; when it is the last of the `expected` children of `parent` to be,
+    /// returns them all (and forgets them), else nil.
+    func deposit(_ tile: MapTile, charts: [Int: TileImage], parent: MapTile, expected: Int) -> [MapTile: [Int: TileImage]]? {
+        shared.withLock { state in
+            var siblings = state.waiting[parent, default: [:]]
+            siblings[tile] = charts
+            guard siblings.count == expected else {
+                state.waiting[parent] = siblings
+                return nil
+            }
+            state.waiting[parent] = nil
+            return siblings
+        }
+    }
     func advance(_ n: Int) { shared.withLock { $0.done += n } }
     func wrote(_ tile: MapTile) { shared.withLock { $0.written += 1; $0.writtenPerZoom[tile.zoom, default: 0] += 1 } }
     /// `tiles` stored by an interrupted run are kept; `advancing` of the run's tiles are done.

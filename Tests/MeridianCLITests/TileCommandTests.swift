@@ -292,6 +292,22 @@ func chartPixels(_ image: DecodedImage, columns: Range<Int>? = nil) -> Int {
         }
     }
 
+    /// A catalog into MBTiles: the folder's tiles, bounds the union of the charts', the charts listed.
+    @Test func catalogIntoMBTiles() throws {
+        try withTemporaryFolder { folder in
+            let file = folder.appendingPathComponent("charts.mbtiles").path, tiles = folder.appendingPathComponent("charts")
+            #expect(try meridian(["tile", first, second, file, "--zoom", "14-17", "-q"]).status == 0)
+            #expect(try meridian(["tile", first, second, tiles.path, "--zoom", "14-17", "-q"]).status == 0)
+            let mbtiles = try MBTilesFile(path: file)
+            #expect(try mbtiles.allTiles().count == pngCount(tiles))
+            let bounds = try #require(mbtiles.metadata["bounds"]).split(separator: ",").compactMap { Double($0) }
+            // 19351_2's west edge and 19347_2's east edge.
+            #expect(bounds.count == 4 && abs(bounds[0] - -156.99458) < 1e-4 && abs(bounds[2] - -156.87745) < 1e-4, "\(bounds)")
+            let description = try #require(mbtiles.metadata["description"])
+            #expect(description.contains("19347_2.KAP") && description.contains("19351_2.KAP"))
+        }
+    }
+
     /// --plan says what a run would do and writes nothing; its tile counts bound the run's.
     @Test func planDescribesTheRunWithoutTiling() throws {
         try withTemporaryFolder { folder in

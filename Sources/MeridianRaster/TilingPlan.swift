@@ -67,25 +67,30 @@ extension Tiler {
             guard let range = coverage.ranges[base]?[index], !range.isEmpty else { continue }
             let renderer = try TileRenderer(source: chart.source, pyramid: pyramid, resampling: options.resampling,
                                             gdalWarperOnly: options.measurement.gdalWarperOnly, stageTimes: stageTimes)
+            // A run reads neighbouring tiles one after another, sharing GDAL's cached source
+            // blocks: time a row of neighbours in the middle of the range after one untimed tile.
             let tiles = Array(range)
-            let step = max(1, tiles.count / max(1, samples))
-            let picks = Array(stride(from: step / 2, to: tiles.count, by: step).prefix(max(1, samples)))
-            var chartSeconds = 0.0
-            for pick in picks {
+            let first = max(0, tiles.count / 2 - samples / 2)
+            let picks = Array(tiles[first..<min(tiles.count, first + samples + 1)])
+            var chartSeconds = 0.0, timed = 0
+            for (n, tile) in picks.enumerated() {
                 let start = ContinuousClock.now
-                let image = try renderer.render(tiles[pick])
+                let image = try renderer.render(tile)
                 if let image, !image.isEmpty {
                     encodedBytes += try codec.encode(image).count
                     encodedTiles += 1
                 }
-                chartSeconds += (ContinuousClock.now - start) / .seconds(1)
+                if n > 0 || picks.count == 1 {
+                    chartSeconds += (ContinuousClock.now - start) / .seconds(1)
+                    timed += 1
+                }
                 sampled += 1
             }
             // Each of the chart's base tiles is warped once, and lower levels cost a third of that
             // (a quarter of the tiles each, averaged and encoded); deeper than its base zoom it is
             // warped into each tile of its range (at most: not where charts above cover it).
             let deeper = zooms.filter { $0 > base }.reduce(0) { $0 + (coverage.ranges[$1]?[index].count ?? 0) }
-            seconds += chartSeconds / Double(picks.count) * (Double(range.count) * 4 / 3 + Double(deeper))
+            seconds += chartSeconds / Double(timed) * (Double(range.count) * 4 / 3 + Double(deeper))
         }
         let perZoom: [String: Int] = Dictionary(uniqueKeysWithValues: zooms.map { zoom in ("\(zoom)", coverage.count(atZoom: zoom)) })
         let tiles = perZoom.values.reduce(0, +)

@@ -124,6 +124,9 @@ public struct RasterSource: Sendable {
     public let sourceHeight: Int
     /// What the user should know (bands dropped, data scaled).
     public let notes: [RasterSourceNote]
+    /// A BSB chart's scale denominator (its header's `KNP/SC=`, GDAL's `BSB_KNP` item); nil for
+    /// other rasters.
+    public let chartScale: Int?
 
     /// Opens `path` once to check and describe it. Errors: 66 when the file cannot be read,
     /// 65 when GDAL cannot read it as a raster or it has no georeferencing, 64 for bad options.
@@ -137,6 +140,7 @@ public struct RasterSource: Sendable {
         openPath = image.path
         let file = try Self.openRaster(image.path, path: path)
         driver = file.driverName
+        chartScale = Self.chartScale(of: file)
         sourceWidth = file.width
         sourceHeight = file.height
 
@@ -172,6 +176,12 @@ public struct RasterSource: Sendable {
         guard [".kml", ".kmz"].contains(where: path.lowercased().hasSuffix) else { return (path, controlPoints) }
         let overlay = try GroundOverlay(path: path)
         return (overlay.imagePath, controlPoints.isEmpty ? try overlay.controlPoints(imageAt: overlay.imagePath) : controlPoints)
+    }
+
+    /// A BSB chart's scale denominator from its `BSB_KNP` metadata item (`SC=10000,GD=…`), or nil.
+    static func chartScale(of file: GDALDataset) -> Int? {
+        guard let knp = GDALGetMetadataItem(file.handle, "BSB_KNP", nil).map({ String(cString: $0) }) else { return nil }
+        return knp.split(separator: ",").first { $0.hasPrefix("SC=") }.flatMap { Int($0.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
     }
 
     /// `openPath` opened as a raster that has bands (errors name `path`, what the user gave).

@@ -81,15 +81,6 @@ public struct TileCatalog: Sendable {
         }
     }
 
-    /// The union of the charts' extents in EPSG:3857.
-    public var extent: MercatorExtent {
-        charts.dropFirst().reduce(charts[0].source.extent) { union, chart in
-            let e = chart.source.extent
-            return MercatorExtent(minX: min(union.minX, e.minX), minY: min(union.minY, e.minY),
-                                  maxX: max(union.maxX, e.maxX), maxY: max(union.maxY, e.maxY))
-        }
-    }
-
     /// The union of the charts' bounds in degrees (a BSB chart's cut collar's, else its extent's):
     /// the tile set's bounds.
     public var bounds: BoundingBox {
@@ -157,22 +148,5 @@ struct TileCoverage: Sendable {
             total += covered * (right - left)
         }
         return total
-    }
-}
-
-extension MapTile {
-    /// The tile's place on the Z-order (Morton) curve of its level: x's and y's bits interleaved,
-    /// so that the four tiles under one tile of the level above are consecutive.
-    var mortonCode: UInt64 {
-        func spread(_ value: Int) -> UInt64 {
-            var v = UInt64(truncatingIfNeeded: value) & 0xFFFF_FFFF
-            v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF
-            v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF
-            v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F
-            v = (v | (v << 2)) & 0x3333_3333_3333_3333
-            v = (v | (v << 1)) & 0x5555_5555_5555_5555
-            return v
-        }
-        return spread(x) | (spread(y) << 1)
     }
 }

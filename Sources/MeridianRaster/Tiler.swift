@@ -171,7 +171,7 @@ public final class Tiler: @unchecked Sendable {
     let coverage: TileCoverage
     private let colorChannels: Int
     /// The catalog's order of preference at each zoom level of the run.
-    private let preferences: [Int: [Int]]
+    let preferences: [Int: [Int]]
 
     /// A run tiling one raster.
     public convenience init(source: RasterSource, options: TilingOptions) throws {
@@ -183,13 +183,14 @@ public final class Tiler: @unchecked Sendable {
     public init(catalog: TileCatalog, options: TilingOptions) throws {
         self.catalog = catalog
         self.options = options
-        pyramid = TilePyramid(tileSize: options.tileSize)
+        let pyramid = TilePyramid(tileSize: options.tileSize)
+        self.pyramid = pyramid
         let zooms = options.zooms ?? catalog.defaultZooms
         self.zooms = zooms
         guard zooms.lowerBound >= 0, zooms.upperBound <= TilePyramid.maximumZoom else {
             throw MeridianError(.usage, "zoom levels must lie between 0 and \(TilePyramid.maximumZoom)")
         }
-        let coverage = TileCoverage(catalog: catalog, pyramid: TilePyramid(tileSize: options.tileSize), zooms: zooms)
+        let coverage = TileCoverage(catalog: catalog, pyramid: pyramid, zooms: zooms)
         self.coverage = coverage
         let deepest = catalog.charts.map(\.nativeZoom).max()!
         baseZooms = catalog.charts.map { $0.nativeZoom == deepest ? zooms.upperBound : min(zooms.upperBound, $0.nativeZoom) }
@@ -204,10 +205,6 @@ public final class Tiler: @unchecked Sendable {
 
     /// The rasters, in the order given.
     public var sources: [RasterSource] { catalog.charts.map(\.source) }
-
-    /// The tile range of each zoom level that the rasters touch (gdal2tiles' ranges for their
-    /// extents), one range per raster.
-    public var ranges: [Int: [TileRange]] { coverage.ranges }
 
     /// Every tile a run may write (the tiles the rasters touch; empty tiles are skipped).
     public var tileBound: Int { zooms.reduce(0) { $0 + coverage.count(atZoom: $1) } }

@@ -1,4 +1,3 @@
-import CGDAL
 import Foundation
 import GDALSupport
 import MeridianFormats
@@ -59,7 +58,7 @@ extension Tiler {
         for (index, chart) in catalog.charts.enumerated() {
             let b = chart.source.bounds
             planned.append(TilingPlan.Chart(
-                name: chart.name, path: chart.source.path, scale: Self.chartScale(chart.source), nativeZoom: chart.nativeZoom,
+                name: chart.name, path: chart.source.path, scale: chart.source.chartScale, nativeZoom: chart.nativeZoom,
                 zoomsAlone: [chart.zooms.lowerBound, chart.zooms.upperBound], onTop: zoomsOnTop(index),
                 bounds: [b.west, b.south, b.east, b.north]))
             // Time per tile: the chart's own tiles at its base zoom, a few spread over its range.
@@ -109,19 +108,9 @@ extension Tiler {
             return other != index && e.minX < own.maxX && own.minX < e.maxX && e.minY < own.maxY && own.minY < e.maxY
         }
         return zooms.filter { zoom in
-            let order = catalog.preference(atZoom: zoom)
+            let order = preferences[zoom]!
             let position = order.firstIndex(of: index)!
             return overlapping.allSatisfy { order.firstIndex(of: $0)! > position }
         }
-    }
-
-    /// A BSB chart's scale denominator, from its header's `KNP/SC=` (GDAL's `BSB_KNP` item).
-    static func chartScale(_ source: RasterSource) -> Int? {
-        guard let file = GDALDataset(opening: source.openPath, for: .raster),
-              let knp = GDALGetMetadataItem(file.handle, "BSB_KNP", nil).map({ String(cString: $0) }) else { return nil }
-        for field in knp.split(separator: ",") where field.hasPrefix("SC=") {
-            return Int(field.dropFirst(3).trimmingCharacters(in: .whitespaces))
-        }
-        return nil
     }
 }

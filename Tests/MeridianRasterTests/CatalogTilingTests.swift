@@ -34,12 +34,7 @@ func differingPixels(_ quilted: DecodedImage, _ alone: DecodedImage, where other
 /// palette and without its collar cut (gdal_translate keeps no BSB outline).
 func coarseCopy(of chart: String, in folder: String) throws -> String {
     let output = folder + "/coarse.tif"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["gdal_translate", "-q", "-outsize", "25%", "25%", chart, output]
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "gdal_translate (gdal-bin) makes the coarse chart")
+    try runTool("gdal_translate", ["-q", "-outsize", "25%", "25%", chart, output])
     return output
 }
 
@@ -161,17 +156,9 @@ func coarseCopy(of chart: String, in folder: String) throws -> String {
     @Test func rastersInDifferentCRSsQuiltWithoutSeams() throws {
         try withTemporaryFolderPath { folder in
             let utm = raster("RGB.byte.half.tif")
-            func gdal(_ arguments: [String]) throws {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = arguments
-                try process.run()
-                process.waitUntilExit()
-                try #require(process.terminationStatus == 0, "\(arguments[0]) (gdal-bin)")
-            }
             // Without the source's nodata the second covers the first's nodata corners too.
-            try gdal(["gdalwarp", "-q", "-t_srs", "EPSG:4326", "-srcnodata", "None", "-dstalpha", "-r", "near", utm, folder + "/wgs-rgba.tif"])
-            try gdal(["gdal_translate", "-q", "-scale_1", "0", "255", "255", "0", "-scale_2", "0", "255", "255", "0",
+            try runTool("gdalwarp", ["-q", "-t_srs", "EPSG:4326", "-srcnodata", "None", "-dstalpha", "-r", "near", utm, folder + "/wgs-rgba.tif"])
+            try runTool("gdal_translate", ["-q", "-scale_1", "0", "255", "255", "0", "-scale_2", "0", "255", "255", "0",
                       "-scale_3", "0", "255", "255", "0", folder + "/wgs-rgba.tif", folder + "/wgs.tif"])
             let wgs = folder + "/wgs.tif"
             // Both have native zoom 7, so both are tiled from the deepest level asked for, alone and together.

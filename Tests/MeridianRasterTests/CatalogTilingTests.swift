@@ -38,6 +38,33 @@ func coarseCopy(of chart: String, in folder: String) throws -> String {
     return output
 }
 
+/// What a quilted pyramid must be over the pyramids of its charts alone, given in order of
+/// preference: in each tile, each pixel is the first chart's that has data there (compared where
+/// that chart is opaque and those before it are transparent), and no pixel is less opaque than
+/// the most opaque of them (no seam). Returns the tiles compared, the pixels that are not the
+/// right chart's, the seam pixels, and the pixels where the first chart has no data and the
+/// second shows through.
+func quiltCheck(_ quilted: String, over alone: [String]) throws -> (tiles: Int, misplaced: Int, seams: Int, showingThrough: Int) {
+    var result = (tiles: 0, misplaced: 0, seams: 0, showingThrough: 0)
+    for name in tileSet(quilted) {
+        let both = try #require(try tilePixels(quilted, name))
+        let layers = try alone.map { try tilePixels($0, name) }
+        for (k, layer) in layers.enumerated() {
+            guard let layer else { continue }
+            let above = layers[..<k].compactMap { $0 }
+            for i in stride(from: 0, to: layer.rgba.count, by: 4) where layer.rgba[i + 3] == 255 && above.allSatisfy({ $0.rgba[i + 3] == 0 }) {
+                if both.rgba[i..<i + 4] != layer.rgba[i..<i + 4] { result.misplaced += 1 }
+            }
+        }
+        for i in stride(from: 3, to: both.rgba.count, by: 4) {
+            if both.rgba[i] < layers.map({ $0?.rgba[i] ?? 0 }).max()! { result.seams += 1 }
+            if layers.count > 1, (layers[0]?.rgba[i] ?? 0) == 0, (layers[1]?.rgba[i] ?? 0) == 255 { result.showingThrough += 1 }
+        }
+        result.tiles += 1
+    }
+    return result
+}
+
 @Suite struct CatalogTilingTests {
     @Test func preferenceFollowsTheRule() throws {
         let fine = try RasterSource(path: raster("19351_2.KAP"))
@@ -165,20 +192,29 @@ func coarseCopy(of chart: String, in folder: String) throws -> String {
             try tile(utm, folder + "/utm", zooms: 7...10)
             try tile(wgs, folder + "/wgs", zooms: 7...10)
             try tileCatalog([utm, wgs], folder + "/both", quilt: .order, zooms: 7...10)
-            var seams = 0, compared = 0, showingThrough = 0
-            for name in tileSet(folder + "/both") {
-                let both = try #require(try tilePixels(folder + "/both", name))
-                let first = try tilePixels(folder + "/utm", name), second = try tilePixels(folder + "/wgs", name)
-                if let first { #expect(differingPixels(both, first) == 0, "tile \(name)") }
-                if let second { #expect(differingPixels(both, second, where: first) == 0, "tile \(name)") }
-                for i in stride(from: 3, to: both.rgba.count, by: 4) {
-                    if both.rgba[i] < max(first?.rgba[i] ?? 0, second?.rgba[i] ?? 0) { seams += 1 }
-                    if (first?.rgba[i] ?? 0) == 0 && (second?.rgba[i] ?? 0) == 255 { showingThrough += 1 }
-                }
-                compared += 1
-            }
-            #expect(showingThrough > 10_000, "pixels of the second where the first has no data: \(showingThrough)")
-            #expect(compared > 20 && seams == 0, "\(compared) tiles, \(seams) seam pixels")
+            let check = try quiltCheck(folder + "/both", over: [folder + "/utm", folder + "/wgs"])
+            #expect(check.showingThrough > 10_000, "pixels of the second where the first has no data: \(check.showingThrough)")
+            #expect(check.tiles > 20 && check.misplaced == 0 && check.seams == 0, "\(check.tiles) tiles, \(check.misplaced) misplaced, \(check.seams) seam pixels")
+        }
+    }
+
+    /// Two BSB charts that overlap as neighbouring NOAA charts do, each one's collar over the
+    /// other's chart area (19347_2 and a copy of it moved east, made by make-shifted-chart.py):
+    /// both collars are cut along their outlines, so where the first chart has data it shows, its
+    /// neighbour's collar never covers it, and the neighbour fills the rest with no gap.
+    @Test func neighbouringChartsMeetAtTheirOutlines() throws {
+        try withTemporaryFolderPath { folder in
+            let west = raster("19347_2.KAP"), east = raster("19347_2-east.KAP")
+            try tile(west, folder + "/west", zooms: 17...17)
+            try tile(east, folder + "/east", zooms: 17...17)
+            // The same scale: the order given breaks the tie, the west chart on top.
+            try tileCatalog([west, east], folder + "/both", zooms: 17...17)
+            let check = try quiltCheck(folder + "/both", over: [folder + "/west", folder + "/east"])
+            #expect(check.misplaced == 0 && check.seams == 0, "\(check.misplaced) misplaced, \(check.seams) seam pixels")
+            #expect(check.showingThrough > 10_000, "\(check.showingThrough) pixels of the east chart beside the west one")
+            // The band where the charts overlap holds both collars; none of either is left.
+            let overlapTiles = tileSet(folder + "/west").intersection(tileSet(folder + "/east"))
+            #expect(!overlapTiles.isEmpty && overlapTiles.isSubset(of: tileSet(folder + "/both")))
         }
     }
 

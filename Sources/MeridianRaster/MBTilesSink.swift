@@ -47,6 +47,11 @@ public final class MBTilesSink: TileSink, Sendable {
         try file.withLock { try $0.zoomsWithTiles() }
     }
 
+    /// Copies every tile of shard `index`'s own MBTiles file into this one.
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {
+        try file.withLock { try $0.copyTiles(from: workspace.mbtiles(index)) }
+    }
+
     /// Writes the MBTiles metadata table and moves the finished file into place.
     public func finish(metadata m: TileSetMetadata) throws {
         let metadata = MBTilesMetadata(name: m.name, description: m.description, format: m.format == .jpeg ? "jpg" : m.format.rawValue,

@@ -124,6 +124,9 @@ public struct RasterSource: Sendable {
     public let sourceHeight: Int
     /// What the user should know (bands dropped, data scaled).
     public let notes: [RasterSourceNote]
+    /// The QGIS control-point file beside the image that georeferences it (see
+    /// ``ControlPointFile``), when the image has no georeferencing of its own and no points were given.
+    public let controlPointFile: String?
     /// A BSB chart's scale denominator (its header's `KNP/SC=`, GDAL's `BSB_KNP` item); nil for
     /// other rasters.
     public let chartScale: Int?
@@ -136,9 +139,17 @@ public struct RasterSource: Sendable {
         guard access(path, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
-        let image = try Self.image(of: path, controlPoints: options.controlPoints)
+        var image = try Self.image(of: path, controlPoints: options.controlPoints)
         openPath = image.path
         let file = try Self.openRaster(image.path, path: path)
+        // An image with no georeferencing of its own takes the control points QGIS saved beside it.
+        let sidecar = ControlPointFile.sidecarPath(of: path)
+        if image.controlPoints.isEmpty && !Self.isGeoreferenced(file) && FileManager.default.fileExists(atPath: sidecar) {
+            image.controlPoints = try ControlPointFile(path: sidecar).points
+            controlPointFile = sidecar
+        } else {
+            controlPointFile = nil
+        }
         driver = file.driverName
         chartScale = Self.chartScale(of: file)
         sourceWidth = file.width
@@ -209,19 +220,33 @@ public struct RasterSource: Sendable {
     static func transformerOptions(georeferencing prepared: GDALDataset, controlPointsGiven: Bool, method: ControlPointMethod,
                                    path: String) throws -> [String] {
         let toWebMercator = "DST_SRS=\(Self.webMercatorWKT)"
-        var geoTransform = [Double](repeating: 0, count: 6)
-        let hasGeoTransform = GDALGetGeoTransform(prepared.handle, &geoTransform) == CE_None && geoTransform != [0, 1, 0, 0, 0, 1]
-        if !controlPointsGiven, hasGeoTransform, GDALGetSpatialRef(prepared.handle) != nil {
+        if !controlPointsGiven, hasGeoTransform(prepared), GDALGetSpatialRef(prepared.handle) != nil {
             return [toWebMercator]
         }
-        if GDALGetGCPCount(prepared.handle) >= 3, GDALGetGCPSpatialRef(prepared.handle) != nil {
+        if hasControlPoints(prepared) {
             return [toWebMercator, method.transformerOption]
         }
-        if hasGeoTransform {
+        if hasGeoTransform(prepared) {
             throw MeridianError(.badInput, "the raster has a geotransform but no coordinate reference system", at: SourceLocation(file: path),
                                 hint: "assign one first, e.g. gdal_translate -a_srs EPSG:4326")
         }
         throw RasterSourceError.noGeoreferencing(path: path)
+    }
+
+    /// Whether the dataset has a geotransform other than GDAL's default (pixels as units).
+    static func hasGeoTransform(_ dataset: GDALDataset) -> Bool {
+        var geoTransform = [Double](repeating: 0, count: 6)
+        return GDALGetGeoTransform(dataset.handle, &geoTransform) == CE_None && geoTransform != [0, 1, 0, 0, 0, 1]
+    }
+
+    /// Whether the dataset has three or more control points with their CRS.
+    static func hasControlPoints(_ dataset: GDALDataset) -> Bool {
+        GDALGetGCPCount(dataset.handle) >= 3 && GDALGetGCPSpatialRef(dataset.handle) != nil
+    }
+
+    /// Whether the file places itself on Earth: a geotransform with a CRS, or control points.
+    static func isGeoreferenced(_ file: GDALDataset) -> Bool {
+        (hasGeoTransform(file) && GDALGetSpatialRef(file.handle) != nil) || hasControlPoints(file)
     }
 
     /// The dataset to warp: the file itself, or the VRT gdal_translate makes of it (which

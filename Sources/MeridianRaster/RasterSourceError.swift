@@ -1,3 +1,4 @@
+import Foundation
 import MeridianFormats
 
 /// Why a raster cannot be tiled as asked (`RasterSource.init`), where the facts matter to
@@ -41,7 +42,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
     /// What the user can do about it, when there is advice.
     public var hint: String? {
         switch self {
-        case .noGeoreferencing: "give three or more control points: pixels of the image and where they lie on Earth"
+        case .noGeoreferencing(let path): "give three or more control points (pixels of the image and where they lie on Earth), or save them beside it in \(ControlPointFile.sidecarPath(of: (path as NSString).lastPathComponent)) as QGIS's Georeferencer does"
         case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: nil
         }
     }

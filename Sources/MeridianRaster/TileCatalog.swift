@@ -48,13 +48,26 @@ public struct TileCatalog: Sendable {
     public let charts: [CatalogChart]
     /// Which chart shows where charts overlap.
     public let quilt: QuiltRule
+    /// How many levels deeper than its native zoom a chart may show (nil: at every level);
+    /// the most detailed charts show at every level asked for. A chart plotter shows a coarse
+    /// chart magnified where nothing better covers it; a limit keeps a world raster among
+    /// harbour charts from being tiled at harbour zooms over the whole world.
+    public let overzoom: Int?
 
-    /// A catalog of `sources` (at least one), quilted by `quilt`, for tiles of `tileSize` pixels.
-    public init(sources: [RasterSource], quilt: QuiltRule = .scale, tileSize: Int = 256) {
+    /// A catalog of `sources` (at least one), quilted by `quilt`, each chart shown at most
+    /// `overzoom` levels deeper than its native zoom, for tiles of `tileSize` pixels.
+    public init(sources: [RasterSource], quilt: QuiltRule = .scale, overzoom: Int? = nil, tileSize: Int = 256) {
         precondition(!sources.isEmpty, "a catalog holds at least one raster")
         let pyramid = TilePyramid(tileSize: tileSize)
         charts = sources.map { CatalogChart(source: $0, pyramid: pyramid) }
         self.quilt = quilt
+        self.overzoom = overzoom
+    }
+
+    /// Whether chart `index` shows at `zoom` (within `overzoom` of its native zoom, or among the most detailed).
+    public func shows(_ index: Int, atZoom zoom: Int) -> Bool {
+        guard let overzoom, zoom > charts[index].nativeZoom + overzoom else { return true }
+        return charts[index].nativeZoom == charts.map(\.nativeZoom).max()!
     }
 
     /// The zoom levels a run tiles by default: from the coarsest chart's minimum to the most
@@ -63,10 +76,10 @@ public struct TileCatalog: Sendable {
         charts.map(\.zooms.lowerBound).min()!...charts.map(\.nativeZoom).max()!
     }
 
-    /// The charts' indices in order of preference at `zoom`: the first one with data at a pixel
-    /// gives it.
+    /// The indices of the charts that show at `zoom`, in order of preference: the first one with
+    /// data at a pixel gives it.
     public func preference(atZoom zoom: Int) -> [Int] {
-        let indices = Array(charts.indices)
+        let indices = charts.indices.filter { shows($0, atZoom: zoom) }
         func native(_ i: Int) -> Int { charts[i].nativeZoom }
         switch quilt {
         case .order:
@@ -109,7 +122,12 @@ struct TileCoverage: Sendable {
 
     init(catalog: TileCatalog, pyramid: TilePyramid, zooms: ClosedRange<Int>) {
         var ranges: [Int: [TileRange]] = [:]
-        for z in zooms { ranges[z] = catalog.charts.map { pyramid.range(zoom: z, extent: $0.source.extent) } }
+        for z in zooms {
+            ranges[z] = catalog.charts.indices.map { c in
+                catalog.shows(c, atZoom: z) ? pyramid.range(zoom: z, extent: catalog.charts[c].source.extent)
+                    : .empty(zoom: z)
+            }
+        }
         self.ranges = ranges
     }
 

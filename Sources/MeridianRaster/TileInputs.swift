@@ -7,11 +7,11 @@ import MeridianFormats
 /// catalog as NOAA ships it, one folder per chart), and list files.
 public enum TileInputs {
     /// A file inside a folder that was passed over: not a raster GDAL can tile.
-    public struct Skipped: Sendable, Equatable {
+    public struct Skipped: Sendable {
         /// The file's path.
         public var path: String
-        /// Why it was passed over, in the library's words.
-        public var reason: String
+        /// Why it was passed over: the error opening it gave.
+        public var reason: any MeridianFailure
     }
 
     /// The rasters opened, in the order given (a folder's files sorted by path), and the files of
@@ -62,7 +62,7 @@ public enum TileInputs {
                     do {
                         add(try RasterSource(path: path, options: options))
                     } catch let failure as any MeridianFailure {
-                        found.skipped.append(Skipped(path: path, reason: failure.message))
+                        found.skipped.append(Skipped(path: path, reason: failure))
                     }
                 }
             } else {
@@ -91,8 +91,9 @@ public enum TileInputs {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
             let suffix = (name as NSString).pathExtension.lowercased()
-            // Overviews and masks beside a raster: GDAL identifies them as rasters of their own.
-            if suffix == "ovr" || suffix == "msk" || name.lowercased().hasSuffix(".aux.xml") { continue }
+            // Overviews, masks and control points beside a raster: GDAL identifies them as
+            // rasters of their own (a QGIS .points file is text GDAL's XYZ driver claims).
+            if ["ovr", "msk", "points"].contains(suffix) || name.lowercased().hasSuffix(".aux.xml") { continue }
             if suffix == "kml" || suffix == "kmz" || GDALIdentifyDriverEx(path, UInt32(GDAL_OF_RASTER), nil, nil) != nil {
                 files.append(path)
             }

@@ -9,6 +9,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
     case nothingToResume(path: String)
     /// A resumed run's output holds a run of another input or other settings.
     case resumeMismatch(path: String, differences: [TilingRunIdentity.Difference])
+    /// A shard's state exists (it ran before) and the run was not asked to resume.
+    case shardStarted(path: String)
     /// The offline viewer copies Leaflet from `leaflet`, where it is not.
     case leafletMissing(folder: String, leaflet: String)
 
@@ -16,14 +18,14 @@ public enum TileOutputError: MeridianFailure, Equatable {
     public var kind: MeridianError.Kind {
         switch self {
         case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
-        case .nothingToResume, .resumeMismatch: .usage
+        case .nothingToResume, .resumeMismatch, .shardStarted: .usage
         }
     }
 
     /// The output (folder or file) concerned.
     public var location: SourceLocation? {
         switch self {
-        case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _): SourceLocation(file: path)
+        case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _), .shardStarted(let path): SourceLocation(file: path)
         case .leafletMissing(let folder, _): SourceLocation(file: folder)
         }
     }
@@ -36,6 +38,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .resumeMismatch(_, let differences):
             "the output holds a run of another input or other settings; nothing was written"
                 + differences.map { "\n  \($0)" }.joined()
+        case .shardStarted: "this shard has run before: its state is here"
         case .leafletMissing(_, let leaflet): "the viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
         }
     }
@@ -46,6 +49,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .folderNotEmpty: "an interrupted run in it can be resumed; otherwise remove the folder or choose another"
         case .nothingToResume: "it is a finished tile set or another program's files; tile into a new or empty output"
         case .resumeMismatch: "resume with the same input and options, or tile into a new output"
+        case .shardStarted: "resume the run to continue it"
         case .leafletMissing: "Scripts/bootstrap installs it"
         }
     }

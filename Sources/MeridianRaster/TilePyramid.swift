@@ -117,8 +117,11 @@ public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible 
 
     /// Whether `tile` is at this range's zoom level and within its columns and rows.
     public func contains(_ tile: MapTile) -> Bool {
-        tile.zoom == zoom && (minX...maxX).contains(tile.x) && (minY...maxY).contains(tile.y)
+        tile.zoom == zoom && minX <= tile.x && tile.x <= maxX && minY <= tile.y && tile.y <= maxY
     }
+
+    /// A range with no tile at `zoom`.
+    public static func empty(zoom: Int) -> TileRange { TileRange(zoom: zoom, minX: 0, minY: 0, maxX: -1, maxY: -1) }
 
     /// The part of this range under `tile` (a tile at a coarser or equal zoom).
     public func under(_ tile: MapTile) -> TileRange {

@@ -53,6 +53,8 @@ public protocol TileSink: AnyObject, Sendable {
     func zoomsWithTiles() throws -> ClosedRange<Int>?
     /// Writes the metadata and makes the tile set whole.
     func finish(metadata: TileSetMetadata) throws
+    /// Takes in the tiles shard `index` of a run split across machines wrote (`--finish`).
+    func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws
 }
 
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
@@ -77,34 +79,48 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// The name of the file that holds an unfinished run's state.
     public static let stateFile = ".meridian-tiling"
 
+    /// Whether `finish` writes the metadata (not for one shard of a run split across machines).
+    private let writesMetadata: Bool
+    /// Whether the folder is shared by the shards of a run split across machines.
+    private let shared: Bool
+
     /// Opens `path` for the run `identity` (which names `scheme` too). The folder must be new or
     /// empty; with `resume` it may instead hold an interrupted run of the same identity, else the
     /// run stops with a usage error before anything is written.
-    public init(path: String, scheme: TileScheme, format: TileFormat, resume: Bool, identity: TilingRunIdentity) throws {
+    ///
+    /// For a shard of a run split across machines, `sharedState` is the shard's own state file
+    /// (in its ``ShardWorkspace``): the folder is shared with the other shards, so it may hold
+    /// their tiles, and only that state says whether this shard ran before (with `resume`, it
+    /// must be the same run's). `writesMetadata` false leaves the metadata to `--finish`.
+    public init(path: String, scheme: TileScheme, format: TileFormat, resume: Bool, identity: TilingRunIdentity,
+                sharedState: String? = nil, writesMetadata: Bool = true) throws {
         self.path = path
         self.scheme = scheme
         self.format = format
-        statePath = path + "/" + Self.stateFile
+        self.writesMetadata = writesMetadata
+        shared = sharedState != nil
+        statePath = sharedState ?? path + "/" + Self.stateFile
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         var resuming = false
-        if manager.fileExists(atPath: path, isDirectory: &isFolder) {
+        if let sharedState {
+            try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+            if let text = try? String(contentsOfFile: sharedState, encoding: .utf8) {
+                guard resume else { throw TileOutputError.shardStarted(path: sharedState) }
+                resuming = true
+                completedBlocks = try Self.readState(text, identity: identity, output: sharedState)
+            }
+        } else if manager.fileExists(atPath: path, isDirectory: &isFolder) {
             guard isFolder.boolValue else {
                 throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path))
             }
             let entries = (try? manager.contentsOfDirectory(atPath: path)) ?? []
             if !entries.isEmpty && !resume { throw TileOutputError.folderNotEmpty(path: path) }
             if !entries.isEmpty {
-                let text = try? String(contentsOfFile: statePath, encoding: .utf8)
-                let lines = text.map { $0.split(separator: "\n").map(String.init) } ?? []
-                let recorded = text.map { _ in TilingRunIdentity(lines: lines.filter { !$0.hasPrefix("block ") }) }
-                try identity.checkResuming(recorded, output: path)
-                for line in lines where line.hasPrefix("block ") {
-                    let parts = line.split(separator: " ")
-                    if parts.count == 3, let block = MapTile(address: String(parts[1])), let tiles = Int(parts[2]) {
-                        completedBlocks[block] = tiles
-                    }
+                guard let text = try? String(contentsOfFile: statePath, encoding: .utf8) else {
+                    throw TileOutputError.nothingToResume(path: path)
                 }
+                completedBlocks = try Self.readState(text, identity: identity, output: path)
                 Self.removeLeftovers(in: path)
                 resuming = true
             }
@@ -124,6 +140,20 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     }
 
     deinit { stateFile.withLock { _ = close($0) } }
+
+    /// The completed blocks a state file records, after checking its run is `identity`.
+    static func readState(_ text: String, identity: TilingRunIdentity, output: String) throws -> [MapTile: Int] {
+        let lines = text.split(separator: "\n").map(String.init)
+        try identity.checkResuming(TilingRunIdentity(lines: lines.filter { !$0.hasPrefix("block ") }), output: output)
+        var blocks: [MapTile: Int] = [:]
+        for line in lines where line.hasPrefix("block ") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let block = MapTile(address: String(parts[1])), let tiles = Int(parts[2]) {
+                blocks[block] = tiles
+            }
+        }
+        return blocks
+    }
 
     /// Temporary files a killed run left behind (`.y.png.meridian-XXXXXX`).
     static func removeLeftovers(in path: String) {
@@ -192,13 +222,24 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     }
 
     /// Writes `metadata.json` (and `tilemapresource.xml` for TMS rows) and removes the state file: the folder is finished.
+    /// (A shard's sink only removes its state.)
     public func finish(metadata: TileSetMetadata) throws {
+        guard writesMetadata else {
+            unlink(statePath)
+            return
+        }
+        // Joining shards: every shard has completed, so the temporary files in the folder are
+        // what killed attempts left (while shards run, one's may be another's tile in flight).
+        if shared { Self.removeLeftovers(in: path) }
         try OutputTarget.write(Array(tileJSON(metadata).utf8), to: path + "/metadata.json", durable: false)
         if scheme == .tms {
             try OutputTarget.write(Array(tileMapResource(metadata).utf8), to: path + "/tilemapresource.xml", durable: false)
         }
         unlink(statePath)
     }
+
+    /// Nothing to take in: the shards wrote their tiles into this folder.
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {}
 
     /// TileJSON 3.0.0.
     func tileJSON(_ m: TileSetMetadata) -> String {

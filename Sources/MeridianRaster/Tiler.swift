@@ -224,15 +224,24 @@ public final class Tiler: @unchecked Sendable {
         try TilingRunIdentity(catalog: catalog, options: options, zooms: zooms, output: output)
     }
 
+    /// The blocks in Morton order, so that the four under one tile of the level above finish
+    /// close together, and that tile is built as soon as they have (`climb`).
+    var blocksInOrder: [MapTile] { coverage.tiles(atZoom: blockZoom).sorted { $0.mortonCode < $1.mortonCode } }
+
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
     public func run(into sink: TileSink, progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary {
         let start = Date()
-        let state = RunState(total: tileBound, timesStages: options.measurement.timesStages)
+        let state = try build(blocksInOrder, total: tileBound, into: sink, start: start, progress: progress)
+        return try finish(sink, state: state, start: start)
+    }
+
+    /// Builds `blocks` and every tile above them that `split` (if given) puts in shard `shard`,
+    /// on `options.jobs` threads.
+    func build(_ blocks: [MapTile], total: Int, split: ShardSplit? = nil, shard: Int = 0, into sink: TileSink, start: Date,
+               progress: @escaping @Sendable (TilingProgress) -> Void) throws -> RunState {
+        let state = RunState(total: total, timesStages: options.measurement.timesStages)
         // Before any worker starts: the cache is the whole process's.
         if let megabytes = options.measurement.gdalCacheMegabytes { GDAL.setBlockCacheSize(megabytes: megabytes) }
-        // Blocks in Morton order, so that the four under one tile of the level above finish close
-        // together, and that tile is built as soon as they have (below).
-        let blocks = coverage.tiles(atZoom: blockZoom).sorted { $0.mortonCode < $1.mortonCode }
         let completed = sink.completedBlocks
         let jobs = max(1, min(options.jobs, blocks.count))
         let group = DispatchGroup()
@@ -246,7 +255,8 @@ public final class Tiler: @unchecked Sendable {
                         let block = blocks[index]
                         let top = try buildBlock(block, recorded: completed[block], tools: tools, sink: sink,
                                                  state: state, start: start, progress: progress)
-                        try climb(from: block, charts: top, tools: tools, sink: sink, state: state, start: start, progress: progress)
+                        try climb(from: block, charts: top, split: split, shard: shard, tools: tools, sink: sink, state: state,
+                                  start: start, progress: progress)
                     }
                 } catch {
                     state.fail(error)
@@ -257,7 +267,11 @@ public final class Tiler: @unchecked Sendable {
         }
         group.wait()
         if let error = state.error { throw error }
+        return state
+    }
 
+    /// Writes the metadata into `sink`, finishing it, and sums up the run.
+    func finish(_ sink: TileSink, state: RunState, start: Date) throws -> TilingSummary {
         // A raster much smaller than a pixel at the lowest zooms fades out as it is averaged
         // down (four children make one pixel): where it covers less than 1/255 of a pixel, the
         // tile is fully transparent and not written. The metadata names the levels that hold
@@ -274,11 +288,18 @@ public final class Tiler: @unchecked Sendable {
     /// own tiles; when it is the last of its parent's children to be done, the parent is built
     /// from them and written, and so on up. Only tiles waiting for a sibling are held, so memory
     /// does not grow with the number of blocks or charts.
-    private func climb(from tile: MapTile, charts: [Int: TileImage], tools: ThreadTools, sink: TileSink, state: RunState,
-                       start: Date, progress: @Sendable (TilingProgress) -> Void) throws {
+    ///
+    /// In a shard, a parent whose blocks lie in several shards is left to `--finish`, and the
+    /// tile's charts are kept for it (the shard's frontier).
+    private func climb(from tile: MapTile, charts: [Int: TileImage], split: ShardSplit?, shard: Int, tools: ThreadTools,
+                       sink: TileSink, state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws {
         var tile = tile, charts = charts
         while tile.zoom > zooms.lowerBound {
             let parent = MapTile(zoom: tile.zoom - 1, x: tile.x / 2, y: tile.y / 2)
+            if let split, split.owner(of: parent) != shard {
+                state.leave(tile, charts: charts)
+                return
+            }
             let expected = parent.children.filter(coverage.contains).count
             guard let siblings = state.deposit(tile, charts: charts, parent: parent, expected: expected) else { return }
             let children = parent.children.map { siblings[$0] ?? [:] }
@@ -298,7 +319,7 @@ public final class Tiler: @unchecked Sendable {
     /// base zoom (warped at the base zoom, else averaged from `children`, the charts' own tiles one
     /// level down), and the quilt of the charts in order of preference, deeper charts warped
     /// straight into it where those above leave it showing. The quilt is nil when transparent.
-    private func assemble(_ tile: MapTile, children: [[Int: TileImage]]?, among candidates: [Int],
+    func assemble(_ tile: MapTile, children: [[Int: TileImage]]?, among candidates: [Int],
                           tools: ThreadTools) throws -> (charts: [Int: TileImage], quilt: TileImage?) {
         let touching = coverage.charts(touching: tile, among: candidates)
         var charts: [Int: TileImage] = [:]
@@ -400,6 +421,8 @@ final class RunState: Sendable {
         var error: Error?
         /// Done tiles whose parent waits for the rest of its children, by parent.
         var waiting: [MapTile: [MapTile: [Int: TileImage]]] = [:]
+        /// A shard's tiles whose parents lie in several shards, with their charts.
+        var frontier: [MapTile: [Int: TileImage]] = [:]
         var done = 0
         var written = 0
         var writtenPerZoom: [Int: Int] = [:]
@@ -441,6 +464,9 @@ final class RunState: Sendable {
             return siblings
         }
     }
+    /// Keeps `tile`'s charts for `--finish` (a shard's frontier).
+    func leave(_ tile: MapTile, charts: [Int: TileImage]) { shared.withLock { $0.frontier[tile] = charts } }
+    var frontier: [MapTile: [Int: TileImage]] { shared.withLock { $0.frontier } }
     func advance(_ n: Int) { shared.withLock { $0.done += n } }
     func wrote(_ tile: MapTile) { shared.withLock { $0.written += 1; $0.writtenPerZoom[tile.zoom, default: 0] += 1 } }
     /// `tiles` stored by an interrupted run are kept; `advancing` of the run's tiles are done.

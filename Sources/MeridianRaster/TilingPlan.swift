@@ -29,6 +29,8 @@ public struct TilingPlan: Sendable, Codable, Equatable {
     public var charts: [Chart]
     /// How overlapping charts are quilted.
     public var quilt: String
+    /// How many levels deeper than its native zoom a chart shows at most (nil: no limit).
+    public var overzoom: Int?
     /// The run's zoom levels, `[min, max]`.
     public var zooms: [Int]
     /// Tiles with data at most, per zoom level (as strings, JSON's keys); tiles that turn out fully
@@ -94,13 +96,13 @@ extension Tiler {
         let perZoom: [String: Int] = Dictionary(uniqueKeysWithValues: zooms.map { zoom in ("\(zoom)", coverage.count(atZoom: zoom)) })
         let tiles = perZoom.values.reduce(0, +)
         let jobs = max(1, options.jobs)
-        return TilingPlan(charts: planned, quilt: catalog.quilt.rawValue, zooms: [zooms.lowerBound, zooms.upperBound],
+        return TilingPlan(charts: planned, quilt: catalog.quilt.rawValue, overzoom: catalog.overzoom, zooms: [zooms.lowerBound, zooms.upperBound],
                           tilesPerZoom: perZoom, tiles: tiles, estimatedSeconds: seconds / Double(min(jobs, max(1, tiles))),
                           estimatedBytes: encodedTiles > 0 ? encodedBytes / encodedTiles * tiles : 0, sampleTiles: sampled, jobs: jobs)
     }
 
-    /// The run's zoom levels at which chart `index` comes before every chart whose extent
-    /// overlaps its own.
+    /// The run's zoom levels at which chart `index` shows and comes before every chart whose
+    /// extent overlaps its own.
     func zoomsOnTop(_ index: Int) -> [Int] {
         let own = catalog.charts[index].source.extent
         let overlapping = catalog.charts.indices.filter { other in
@@ -108,9 +110,10 @@ extension Tiler {
             return other != index && e.minX < own.maxX && own.minX < e.maxX && e.minY < own.maxY && own.minY < e.maxY
         }
         return zooms.filter { zoom in
+            // A chart that does not show at the level is never on top; one that does, above every other that shows.
             let order = preferences[zoom]!
-            let position = order.firstIndex(of: index)!
-            return overlapping.allSatisfy { order.firstIndex(of: $0)! > position }
+            guard let position = order.firstIndex(of: index) else { return false }
+            return overlapping.allSatisfy { (order.firstIndex(of: $0) ?? .max) > position }
         }
     }
 }

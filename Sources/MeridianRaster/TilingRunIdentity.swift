@@ -44,12 +44,14 @@ public struct TilingRunIdentity: Equatable, Sendable {
             if source.openPath != source.path && !source.openPath.hasPrefix("/vsi") {
                 fields += try Self.fileFields("image" + suffix, path: source.openPath)
             }
+            if let points = source.controlPointFile { fields += try Self.fileFields("points" + suffix, path: points) }
         }
         let s = catalog.charts[0].source.options
         var settings: [(String, String)] = []
         if catalog.charts.count > 1 {
             settings += [("inputs", "\(catalog.charts.count)"), ("quilt", catalog.quilt.rawValue)]
         }
+        if let overzoom = catalog.overzoom { settings.append(("overzoom", "\(overzoom)")) }
         settings += [
             ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"),
             ("tile-size", "\(options.tileSize)"),
@@ -103,6 +105,11 @@ public struct TilingRunIdentity: Equatable, Sendable {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return String(hash, radix: 16)
+    }
+
+    /// This identity with one more field (a shard's number, say).
+    public func adding(_ name: String, _ value: String) -> TilingRunIdentity {
+        TilingRunIdentity(fields: fields + [Field(name: name, value: value)])
     }
 
     /// One `NAME VALUE` line per field (values hold no newlines).

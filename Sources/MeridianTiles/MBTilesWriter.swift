@@ -137,6 +137,22 @@ public final class MBTilesWriter {
         inTransaction = false
     }
 
+    /// Copies every tile of the MBTiles file at `other` into this one, in one transaction
+    /// (`--finish` joining the shards of a run, each of which wrote a file of its own).
+    public func copyTiles(from other: String) throws {
+        guard access(other, R_OK) == 0 else {
+            throw MeridianError(.inputUnavailable, "cannot read a shard's tiles: \(String(cString: strerror(errno)))", at: SourceLocation(file: other))
+        }
+        try begin()
+        try execute("""
+            ATTACH DATABASE \(sqlQuoted(other)) AS shard;
+            INSERT OR REPLACE INTO tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM shard.tiles;
+            COMMIT;
+            DETACH DATABASE shard;
+            """)
+        inTransaction = false
+    }
+
     /// The lowest and highest zoom levels that hold a tile (nil when none does).
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {
         var range: ClosedRange<Int>?

@@ -1,3 +1,4 @@
+import Foundation
 import GDALSupport
 import MeridianCommandLine
 import MeridianFormats
@@ -20,7 +21,7 @@ extension RasterSourceError: WordedForCommandLine {
 
     public var commandLineHint: String? {
         switch self {
-        case .noGeoreferencing: "give control points: --gcp PIXEL,LINE,LAT,LON three times or more"
+        case .noGeoreferencing(let path): "give control points: --gcp PIXEL,LINE,LAT,LON three times or more, or save them beside it in \(ControlPointFile.sidecarPath(of: (path as NSString).lastPathComponent)) (QGIS Georeferencer's format)"
         case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: hint
         }
     }
@@ -41,6 +42,7 @@ extension TileOutputError: WordedForCommandLine {
         switch self {
         case .folderNotEmpty: message
         case .nothingToResume, .resumeMismatch: "--resume: \(message)"
+        case .shardStarted: "--shard: \(message)"
         case .leafletMissing(_, let leaflet): "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
         }
     }
@@ -49,6 +51,7 @@ extension TileOutputError: WordedForCommandLine {
         switch self {
         case .folderNotEmpty: "--resume continues an interrupted run; otherwise remove the folder or choose another"
         case .nothingToResume: "it is a finished tile set or another program's files; run without --resume into a new or empty output"
+        case .shardStarted: "give --resume to continue it (batch scripts should always give it, so that a retried shard continues)"
         case .resumeMismatch, .leafletMissing: hint
         }
     }

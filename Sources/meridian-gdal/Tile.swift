@@ -28,7 +28,8 @@ struct Tile: ParsableCommand {
             Inputs: anything GDAL reads, in any CRS; paletted images (BSB/KAP charts) are expanded \
             to RGBA and a chart's collar is cut away along its outline; images georeferenced by \
             control points are warped by a polynomial or a thin-plate spline; a plain image takes \
-            --gcp PIXEL,LINE,LAT,LON three times or more; a KML or KMZ GroundOverlay gives its image \
+            --gcp PIXEL,LINE,LAT,LON three times or more, or the control points QGIS's Georeferencer \
+            saved beside it (IMAGE.points, one file per image of a catalog); a KML or KMZ GroundOverlay gives its image \
             (beside the KML, or inside the KMZ) and its LatLonBox or gx:LatLonQuad.
 
             Several inputs (files, folders of rasters, or --inputs LIST) make one pyramid, quilted \
@@ -55,6 +56,9 @@ struct Tile: ParsableCommand {
 
     @Option(help: ArgumentHelp("Where several rasters overlap, which shows: scale (the chart made for each zoom's scale, as a chart plotter quilts), detail (the most detailed everywhere) or order (the first input on top).", valueName: "rule"))
     var quilt: QuiltRule = .scale
+
+    @Option(help: ArgumentHelp("Show a chart at most this many zoom levels deeper than its native zoom (the most detailed charts show at every level); by default a chart shows wherever nothing better covers it, however deep.", valueName: "levels"))
+    var overzoom: Int?
 
     @Flag(help: "Print what the run would do, without tiling: each chart's scale, native zoom, bounds and the zooms where it is on top, the tiles per zoom, and the time and disk it would take (estimated from a few sample tiles).")
     var plan = false
@@ -95,7 +99,7 @@ struct Tile: ParsableCommand {
     @Option(help: ArgumentHelp("Bands to tile, 1-based: one (gray) or three (red,green,blue), e.g. 3,2,1.", valueName: "list"))
     var bands: String?
 
-    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more.", valueName: ControlPointArgument.syntax.valueName))
+    @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more (for one image; in a catalog each image reads its own IMAGE.points).", valueName: ControlPointArgument.syntax.valueName))
     var controlPoints: [ControlPointArgument] = []
 
     @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial, or a thin-plate spline (tps).", valueName: "method"))
@@ -103,6 +107,15 @@ struct Tile: ParsableCommand {
 
     @Flag(name: .customLong("no-cutline"), help: "Keep a BSB chart's collar instead of cutting it away along the chart's outline.")
     var noCutline = false
+
+    @Option(help: ArgumentHelp("Render only shard K of N (K from 0) of the run into the shared output, for a batch engine's array job; auto takes K and N from Slurm (SLURM_ARRAY_TASK_ID), Kubernetes (JOB_COMPLETION_INDEX) or AWS Batch (AWS_BATCH_JOB_ARRAY_INDEX). Then run --finish once.", valueName: "K/N|auto"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("How many shards the run is split into, for --shard auto where the engine does not say (Kubernetes, AWS Batch) and for --finish.", valueName: "N"))
+    var shards: Int?
+
+    @Flag(help: "After every shard has completed: build the tiles that span shards, write the metadata (and the viewer), join MBTiles shards into one file. Idempotent.")
+    var finish = false
 
     @Flag(name: .shortAndLong, help: "Print no progress and no notes (errors are still printed).")
     var quiet = false
@@ -127,15 +140,22 @@ struct Tile: ParsableCommand {
             throw ValidationError("give an output folder or .mbtiles file after the input '\(paths[0])'")
         }
         if !controlPoints.isEmpty && (paths.count > 2 || inputList != nil) {
-            throw ValidationError("--gcp georeferences one image: give it alone (tile it first, or georeference it with gdal_translate -gcp, to join a catalog)")
+            throw ValidationError("--gcp georeferences one image: for a catalog, save each image's control points beside it as IMAGE.points (QGIS Georeferencer's format), or georeference it with gdal_translate -gcp")
         }
         guard tileSize == 256 || tileSize == 512 else { throw ValidationError("--tile-size must be 256 or 512") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let overzoom, overzoom < 0 { throw ValidationError("--overzoom must be 0 or more") }
         if let megabytes = measurement.gdalCacheMegabytes, megabytes < 1 { throw ValidationError("--gdal-cache-mb must be at least 1") }
         _ = try bandList()
         _ = try points()
         _ = try backgroundColour()
         if viewer && isMBTiles { throw ValidationError("--viewer needs a folder output, not an MBTiles file") }
+        if let shard, shard != "auto", TileShard(shard) == nil {
+            throw ValidationError("--shard takes K/N with 0 ≤ K < N (e.g. 0/4), or auto, not '\(shard)'")
+        }
+        if let shards, shards < 1 { throw ValidationError("--shards must be at least 1") }
+        if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
+        if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
         if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
     }
 
@@ -182,13 +202,14 @@ struct Tile: ParsableCommand {
             let found = try TileInputs.open(try inputs(), options: sourceOptions)
             if !quiet {
                 for skipped in found.skipped {
-                    reporter.report(Diagnostic(.warning, "skipped: GDAL cannot tile it (\(skipped.reason))", at: SourceLocation(file: skipped.path)))
+                    let (message, hint) = skipped.reason.commandLineWording
+                    reporter.report(Diagnostic(.warning, "skipped: \(message)" + (hint.map { " (\($0))" } ?? ""), at: SourceLocation(file: skipped.path)))
                 }
                 for source in found.sources {
                     for note in source.notes { reporter.report(Diagnostic(.warning, note.commandLineText, at: SourceLocation(file: source.path))) }
                 }
             }
-            let tiler = try Tiler(catalog: TileCatalog(sources: found.sources, quilt: quilt, tileSize: tileSize), options: TilingOptions(
+            let tiler = try Tiler(catalog: TileCatalog(sources: found.sources, quilt: quilt, overzoom: overzoom, tileSize: tileSize), options: TilingOptions(
                 zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour(),
                 measurement: measurement.tilingMeasurement))
@@ -197,33 +218,63 @@ struct Tile: ParsableCommand {
                 return
             }
             let rows: TileScheme = scheme == .tms ? .tms : .xyz
+            if finish {
+                guard let summary = try finishShards(tiler) else { return }
+                try report(summary, tiler: tiler, reporter: &reporter)
+                return
+            }
+            if let shard {
+                guard let summary = try runShard(tiler, shard: shard) else { return }
+                try report(summary, tiler: tiler, reporter: &reporter)
+                return
+            }
             let sink: TileSink = isMBTiles
                 ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())
                 : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
                                      identity: tiler.identity(output: [("scheme", rows.rawValue)]))
-            if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
-            defer { TemporaryFiles.setInterruptionNote(nil) }
-            let line = TilingProgressLine(quiet: quiet)
-            let summary: TilingSummary
-            do {
-                summary = try tiler.run(into: sink, progress: line.show)
-            } catch let failure as any MeridianFailure {
-                line.finish()
-                let (message, hint) = failure.commandLineWording
-                throw MeridianError(failure.kind, message, at: failure.location,
-                                    hint: hint ?? "the tiles written so far are kept: run again with --resume to finish")
-            }
-            line.finish()
-            for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                print("profile \(stage.rawValue): \(String(format: "%.2f", seconds)) s")
-            }
-            if viewer {
-                try TileViewer.write(folder: output, metadata: summary.metadata, scheme: scheme == .tms ? .tms : .xyz)
-            }
-            if let shortfall = Self.zoomShortfall(summary) {
-                reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
-            }
-            if !quiet { Reporter.printError(Self.summaryText(summary, output: output, resumed: resume)) }
+            guard let summary = try tiling({ try tiler.run(into: sink, progress: $0) }) else { return }
+            try report(summary, tiler: tiler, reporter: &reporter)
+        }
+    }
+
+    /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a
+    /// failure says that the tiles written are kept for --resume.
+    func tiling(_ body: (@escaping @Sendable (TilingProgress) -> Void) throws -> TilingSummary?) throws -> TilingSummary? {
+        if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
+        defer { TemporaryFiles.setInterruptionNote(nil) }
+        let line = TilingProgressLine(quiet: quiet)
+        defer { line.finish() }
+        do {
+            return try body(line.show)
+        } catch let failure as any MeridianFailure {
+            let (message, hint) = failure.commandLineWording
+            throw MeridianError(failure.kind, message, at: failure.location,
+                                hint: hint ?? "the tiles written so far are kept: run again with --resume to finish")
+        }
+    }
+
+    /// What a run prints when it is done: the profile, the viewer, warnings, the summary line.
+    func report(_ summary: TilingSummary, tiler: Tiler, reporter: inout Reporter) throws {
+        for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            print("profile \(stage.rawValue): \(String(format: "%.2f", seconds)) s")
+        }
+        let time = String(format: "%.1f s", summary.seconds)
+        if let shard {
+            if !quiet { Reporter.printError("\(output): shard \(shard): \(summary.tileCount) tiles written, \(time)") }
+            return
+        }
+        if viewer {
+            try TileViewer.write(folder: output, metadata: summary.metadata, scheme: scheme == .tms ? .tms : .xyz)
+        }
+        if let shortfall = Self.zoomShortfall(summary) {
+            reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
+        }
+        guard !quiet else { return }
+        if finish {
+            let held = summary.zoomsWithTiles ?? summary.zooms
+            Reporter.printError("\(output): shards joined, \(summary.tileCount) tiles built where they meet; zoom \(held.lowerBound)-\(held.upperBound), \(time)")
+        } else {
+            Reporter.printError(Self.summaryText(summary, output: output, resumed: resume))
         }
     }
 
@@ -246,7 +297,7 @@ struct Tile: ParsableCommand {
         }
         func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
         let nameWidth = max(5, plan.charts.map(\.name.count).max() ?? 0)
-        var lines = ["\(plan.charts.count) chart\(plan.charts.count == 1 ? "" : "s"), zoom \(plan.zooms[0])-\(plan.zooms[1]), quilted by \(plan.quilt)", ""]
+        var lines = ["\(plan.charts.count) chart\(plan.charts.count == 1 ? "" : "s"), zoom \(plan.zooms[0])-\(plan.zooms[1]), quilted by \(plan.quilt)" + (plan.overzoom.map { ", each shown at most \($0) level\($0 == 1 ? "" : "s") deeper than its native zoom" } ?? ""), ""]
         lines.append(pad("chart", nameWidth) + "  scale      native  alone  on top  bounds (west, south, east, north)")
         for chart in plan.charts {
             let scale = chart.scale.map { "1:\($0)" } ?? "-"

@@ -292,6 +292,31 @@ func chartPixels(_ image: DecodedImage, columns: Range<Int>? = nil) -> Int {
         }
     }
 
+    /// Plain images in a folder, each with the control points QGIS saved beside it: each is
+    /// placed by its own (the second 4° east of the first), and the .points files are not taken
+    /// for rasters; one without points is skipped, with a hint that names its sidecar.
+    @Test func imagesOfAFolderTakeTheirOwnControlPoints() throws {
+        try withTemporaryFolder { folder in
+            let scans = folder.appendingPathComponent("scans")
+            try FileManager.default.createDirectory(at: scans, withIntermediateDirectories: true)
+            for (name, east) in [("west", 0.0), ("east", 4.0), ("unplaced", nil)] as [(String, Double?)] {
+                try FileManager.default.copyItem(atPath: fixture("raster/389225main_sw_1965_1024.jpg"), toPath: scans.appendingPathComponent(name + ".jpg").path)
+                guard let east else { continue }
+                let points = "mapX,mapY,sourceX,sourceY,enable\n\(-78.408414 + east),25.441266,0,-0,1\n"
+                    + "\(-76.601538 + east),25.182248,1024,-0,1\n\(-78.763685 + east),23.927775,0,-768,1\n"
+                try Data(points.utf8).write(to: scans.appendingPathComponent(name + ".jpg.points"))
+            }
+            let tiled = try meridian(["tile", scans.path, folder.appendingPathComponent("out").path, "--zoom", "6"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            #expect(tiled.stderr.contains("unplaced.jpg") && tiled.stderr.contains("unplaced.jpg.points") && !tiled.stderr.contains("west.jpg.points"), "\(tiled.stderr)")
+            let metadata = try String(contentsOf: folder.appendingPathComponent("out/metadata.json"), encoding: .utf8)
+            #expect(metadata.contains("east, west") || metadata.contains("west, east"), "\(metadata)")
+            // 4° apart at zoom 6 (5.6° a tile): tiles of both, in columns apart.
+            let columns = Set(folderContents(folder.appendingPathComponent("out")).keys.filter { $0.hasSuffix(".png") }.map { $0.split(separator: "/")[1] })
+            #expect(columns.count >= 2, "\(columns)")
+        }
+    }
+
     /// A catalog into MBTiles: the folder's tiles, bounds the union of the charts', the charts listed.
     @Test func catalogIntoMBTiles() throws {
         try withTemporaryFolder { folder in
@@ -353,6 +378,7 @@ func chartPixels(_ image: DecodedImage, columns: Range<Int>? = nil) -> Int {
             #expect(gcp.status == ExitStatus.usage)
             #expect(try meridian(["tile", first]).status == ExitStatus.usage)   // no output
             #expect(try meridian(["tile", first, second, out, "--quilt", "biggest"]).status == ExitStatus.usage)
+            #expect(try meridian(["tile", first, second, out, "--overzoom", "-1"]).status == ExitStatus.usage)
             let missingList = try meridian(["tile", "--inputs", folder.appendingPathComponent("none.txt").path, out])
             #expect(missingList.status == ExitStatus.inputUnavailable && missingList.stderr.contains("none.txt"))
             let empty = folder.appendingPathComponent("empty")

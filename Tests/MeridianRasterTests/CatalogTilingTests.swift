@@ -81,6 +81,15 @@ func quiltCheck(_ quilted: String, over alone: [String]) throws -> (tiles: Int, 
             #expect(TileCatalog(sources: [coarse, fine], quilt: .detail).preference(atZoom: coarseZoom) == [1, 0])
             #expect(TileCatalog(sources: [coarse, fine], quilt: .order).preference(atZoom: fineZoom) == [0, 1])
             #expect(catalog.defaultZooms == catalog.charts[1].zooms.lowerBound...fineZoom)
+            // --overzoom 1: the coarse chart shows one level deeper than its own, not two; the
+            // most detailed chart at every level asked for.
+            let limited = TileCatalog(sources: [fine, coarse], overzoom: 1)
+            #expect(limited.preference(atZoom: coarseZoom + 1) == [0, 1] && limited.preference(atZoom: fineZoom) == [0])
+            #expect(limited.preference(atZoom: fineZoom + 3) == [0])
+            // Its tiles are not read at the levels where it does not show.
+            let deepest = try #require(TileCoverage(catalog: limited, pyramid: TilePyramid(), zooms: fineZoom...fineZoom).tiles(atZoom: fineZoom).first)
+            #expect(TileCoverage(catalog: limited, pyramid: TilePyramid(), zooms: fineZoom...fineZoom).charts(touching: deepest, among: [0, 1]) == [0])
+            #expect(TileCoverage(catalog: catalog, pyramid: TilePyramid(), zooms: fineZoom...fineZoom).charts(touching: deepest, among: [0, 1]) == [0, 1])
         }
     }
 

@@ -106,7 +106,7 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
             RasterSourceError.tooFewControlPoints(2), RasterSourceError.noGeoreferencing(path: "a.jpg"),
             TileOutputError.folderNotEmpty(path: "out"), TileOutputError.nothingToResume(path: "out"),
             TileOutputError.resumeMismatch(path: "out", differences: [.init(name: "zoom", recorded: "0-5", current: "0-6")]),
-            TileOutputError.leafletMissing(folder: "out", leaflet: "/nowhere"),
+            TileOutputError.leafletMissing(folder: "out", leaflet: "/nowhere"), TileOutputError.shardStarted(path: "out.shards/shard-0.state"),
         ]
         for error in errors {
             #expect(!error.message.contains("--") && !(error.hint ?? "").contains("--"), "\(error)")

@@ -1,0 +1,360 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// One worker's part of a run split across machines: shard `index` of `count` (from 0). A
+/// batch engine runs the shards (a Slurm job array, a Kubernetes Indexed Job), each writing its
+/// share into the shared output, then one `--finish` joins them.
+public struct TileShard: Sendable, Equatable, CustomStringConvertible {
+    /// This worker's shard, from 0.
+    public let index: Int
+    /// How many shards the run is split into.
+    public let count: Int
+
+    /// Shard `index` of `count`; nil unless 0 ≤ index < count.
+    public init?(index: Int, count: Int) {
+        guard count >= 1, (0..<count).contains(index) else { return nil }
+        self.index = index
+        self.count = count
+    }
+
+    /// `K/N`, as `--shard` takes it.
+    public var description: String { "\(index)/\(count)" }
+
+    /// `K/N` as typed; nil when it is not two whole numbers with 0 ≤ K < N.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
+        self.init(index: index, count: count)
+    }
+
+    /// The shard a batch engine gave this process, from its environment: a Slurm job array
+    /// (`SLURM_ARRAY_TASK_ID`, with `SLURM_ARRAY_TASK_COUNT` or the array's MIN, MAX and STEP),
+    /// a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`) or an AWS Batch array job
+    /// (`AWS_BATCH_JOB_ARRAY_INDEX`); `count` (`--shards`) gives N where the engine does not,
+    /// and must agree where it does.
+    /// - Throws: `MeridianError` (usage) naming the variables looked for, when none is set or
+    ///   they disagree.
+    public static func fromEnvironment(_ environment: [String: String], count: Int?) throws -> TileShard {
+        func number(_ name: String) throws -> Int? {
+            guard let text = environment[name] else { return nil }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw MeridianError(.usage, "--shard auto: \(name) is '\(text)', not a whole number")
+            }
+            return value
+        }
+        let index: Int, engineCount: Int?, engine: String
+        if let id = try number("SLURM_ARRAY_TASK_ID") {
+            let min = try number("SLURM_ARRAY_TASK_MIN") ?? 0, step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
+            index = (id - min) / step
+            engine = "SLURM_ARRAY_TASK_ID"
+            if let tasks = try number("SLURM_ARRAY_TASK_COUNT") {
+                engineCount = tasks
+            } else if let max = try number("SLURM_ARRAY_TASK_MAX") {
+                engineCount = (max - min) / step + 1
+            } else {
+                engineCount = nil
+            }
+        } else if let completion = try number("JOB_COMPLETION_INDEX") {
+            (index, engineCount, engine) = (completion, nil, "JOB_COMPLETION_INDEX")
+        } else if let array = try number("AWS_BATCH_JOB_ARRAY_INDEX") {
+            (index, engineCount, engine) = (array, nil, "AWS_BATCH_JOB_ARRAY_INDEX")
+        } else {
+            throw MeridianError(.usage, "--shard auto found no shard number: none of SLURM_ARRAY_TASK_ID (a Slurm job array), "
+                                + "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX (an AWS Batch array job) is set",
+                                hint: "run it as an array job, or give --shard K/N")
+        }
+        if let count, let engineCount, count != engineCount {
+            throw MeridianError(.usage, "--shards \(count) disagrees with the job array's \(engineCount) tasks (SLURM_ARRAY_TASK_COUNT, MIN, MAX)")
+        }
+        guard let total = engineCount ?? count else {
+            throw MeridianError(.usage, "--shard auto: \(engine) gives this shard's number but not how many there are",
+                                hint: "give --shards N (a Kubernetes Job's completions, an AWS Batch array's size)")
+        }
+        guard let shard = TileShard(index: index, count: total) else {
+            throw MeridianError(.usage, "--shard auto: \(engine) makes this shard \(index), outside 0-\(total - 1)")
+        }
+        return shard
+    }
+}
+
+/// How a run's blocks are split into shards: the blocks in Morton order (a compact area of each
+/// chart in each shard), cut into `count` runs of about equal estimated work — the source
+/// pixels read plus the tile pixels warped, not tile counts, as a harbour plan's block costs far
+/// more than a coast chart's. Every worker computes the same split from the inputs and options.
+struct ShardSplit: Sendable {
+    let count: Int
+    /// The blocks in Morton order, and the shard of each (never decreasing along the order).
+    let blocks: [MapTile]
+    let shardOfBlock: [Int]
+    private let codes: [UInt64]
+    let blockZoom: Int
+
+    init(tiler: Tiler, count: Int) {
+        self.count = count
+        blockZoom = tiler.blockZoom
+        blocks = tiler.blocksInOrder
+        codes = blocks.map(\.mortonCode)
+        let work = blocks.map { tiler.estimatedWork(of: $0) }
+        let total = max(work.reduce(0, +), .leastNonzeroMagnitude)
+        var before = 0.0
+        shardOfBlock = work.map { w in
+            // The shard whose share holds the middle of this block's work.
+            defer { before += w }
+            return min(count - 1, Int(Double(count) * (before + w / 2) / total))
+        }
+    }
+
+    /// The blocks of `shard`, in order.
+    func blocks(of shard: Int) -> [MapTile] {
+        zip(blocks, shardOfBlock).filter { $0.1 == shard }.map(\.0)
+    }
+
+    /// The shard that holds every block under `tile` (a tile at or above the block level), so
+    /// builds it; nil when its blocks lie in several shards (`--finish` builds it) or it has none.
+    func owner(of tile: MapTile) -> Int? {
+        let shift = UInt64(2 * (blockZoom - tile.zoom))
+        let first = tile.mortonCode << shift, end = (tile.mortonCode + 1) << shift
+        let low = lowerBound(first), high = lowerBound(end)
+        guard low < high, shardOfBlock[low] == shardOfBlock[high - 1] else { return nil }
+        return shardOfBlock[low]
+    }
+
+    private func lowerBound(_ code: UInt64) -> Int {
+        var low = 0, high = codes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if codes[middle] < code { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// Where the shards of a run keep what is theirs, beside the output (`OUT.shards/`; tiles of a
+/// folder output go straight into it): the run's identity (`run`), each shard's resume state
+/// (`shard-K.state`, or its own MBTiles file `shard-K.mbtiles`: SQLite must not be written by
+/// several hosts), each shard's *frontier* (`frontier-K`: the charts' own pixels of the tiles
+/// whose parents lie in several shards, which `--finish` builds from them), and a mark per
+/// completed shard (`shard-K.done`). After `--finish`, only `run` and `finished` are left.
+///
+/// What it assumes of shared storage (NFS, Lustre, a ReadWriteMany volume): a file renamed
+/// within a folder appears whole or not at all; it takes no locks across hosts.
+public struct ShardWorkspace: Sendable {
+    /// The folder.
+    public let path: String
+
+    /// The workspace of the run writing `output`.
+    public init(output: String) {
+        var output = output
+        while output.count > 1 && output.hasSuffix("/") { output.removeLast() }
+        path = output + ".shards"
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+    /// Shard `index`'s MBTiles file (MBTiles outputs).
+    public func mbtiles(_ index: Int) -> String { file("shard-\(index).mbtiles") }
+    /// Shard `index`'s resume state (folder outputs).
+    public func state(_ index: Int) -> String { file("shard-\(index).state") }
+    var finishedMark: String { file("finished") }
+    /// The state of the joining (`--finish`) into a folder output.
+    public var finishState: String { file("finish.state") }
+    func doneMark(_ index: Int) -> String { file("shard-\(index).done") }
+    func frontier(_ index: Int) -> String { file("frontier-\(index)") }
+
+    /// Makes the folder and records the run's identity in it, or checks the one recorded: every
+    /// shard of a run, and its `--finish`, must be the same run (same inputs, options and N).
+    /// - Throws: usage when the recorded run differs (listing how), cannot-create-output when
+    ///   the folder cannot be made.
+    public func claim(for identity: TilingRunIdentity) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw MeridianError(.cannotCreateOutput, "cannot create the shards' folder", at: SourceLocation(file: path))
+        }
+        if recordedRun() == nil {
+            // Several shards may start at once: each writes the same bytes and renames them in.
+            try OutputTarget.write(Array(identity.lines.map { $0 + "\n" }.joined().utf8), to: file("run"), durable: true)
+        }
+        guard let recorded = recordedRun() else {
+            throw MeridianError(.cannotCreateOutput, "cannot record the run in the shards' folder", at: SourceLocation(file: path))
+        }
+        let differences = identity.differences(from: recorded)
+        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: path, differences: differences) }
+    }
+
+    /// The run recorded in the folder, or nil.
+    public func recordedRun() -> TilingRunIdentity? {
+        guard let text = try? String(contentsOfFile: file("run"), encoding: .utf8) else { return nil }
+        return TilingRunIdentity(lines: text.split(separator: "\n").map(String.init))
+    }
+
+    /// Whether the shards have been joined (`--finish`).
+    public var isFinished: Bool { access(finishedMark, F_OK) == 0 }
+
+    /// Whether shard `index` has completed its share (or the shards have been joined).
+    public func isComplete(_ index: Int) -> Bool { isFinished || access(doneMark(index), F_OK) == 0 }
+
+    /// Records shard `index` complete: its frontier first, then the mark (both renamed into place).
+    func complete(_ index: Int, frontier: [MapTile: [Int: TileImage]]) throws {
+        try OutputTarget.write(FrontierFile.encode(frontier), to: self.frontier(index), durable: true)
+        try OutputTarget.write(Array("done\n".utf8), to: doneMark(index), durable: true)
+    }
+
+    /// Every shard's frontier, joined.
+    func frontiers(count: Int) throws -> [MapTile: [Int: TileImage]] {
+        var joined: [MapTile: [Int: TileImage]] = [:]
+        for index in 0..<count {
+            guard let data = FileManager.default.contents(atPath: frontier(index)) else {
+                throw MeridianError(.inputUnavailable, "cannot read shard \(index)'s frontier", at: SourceLocation(file: frontier(index)))
+            }
+            joined.merge(try FrontierFile.decode([UInt8](data), path: frontier(index))) { a, _ in a }
+        }
+        return joined
+    }
+
+    /// After `--finish`: the mark, then everything but the run's identity and the mark removed.
+    func markFinished(count: Int) throws {
+        try OutputTarget.write(Array("finished\n".utf8), to: finishedMark, durable: true)
+        for index in 0..<count {
+            for leftover in [mbtiles(index), state(index), doneMark(index), frontier(index)] { unlink(leftover) }
+        }
+        unlink(finishState)
+    }
+}
+
+/// The frontier tiles' per-chart pixels, in a file of their own: `MERIDIAN-FRONTIER 1\n`, then per
+/// tile its zoom, x, y and chart count, and per chart its index, colour channels, size and raw
+/// pixels (little-endian 32-bit integers). Raw, so that `--finish` builds from the very pixels a
+/// single run would have held in memory.
+enum FrontierFile {
+    static let magic = Array("MERIDIAN-FRONTIER 1\n".utf8)
+
+    static func encode(_ frontier: [MapTile: [Int: TileImage]]) -> [UInt8] {
+        var bytes = magic
+        func put(_ value: Int) { withUnsafeBytes(of: Int32(value).littleEndian) { bytes += $0 } }
+        for (tile, charts) in frontier.sorted(by: { $0.key.mortonCode < $1.key.mortonCode }) {
+            put(tile.zoom); put(tile.x); put(tile.y); put(charts.count)
+            for (chart, image) in charts.sorted(by: { $0.key < $1.key }) {
+                put(chart); put(image.colorChannels); put(image.size)
+                bytes += image.pixels
+            }
+        }
+        return bytes
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws -> [MapTile: [Int: TileImage]] {
+        guard bytes.starts(with: magic) else {
+            throw MeridianError(.badInput, "not a shard's frontier file", at: SourceLocation(file: path))
+        }
+        var offset = magic.count
+        func take() throws -> Int {
+            guard offset + 4 <= bytes.count else { throw MeridianError(.badInput, "the frontier file is cut short", at: SourceLocation(file: path)) }
+            defer { offset += 4 }
+            return Int(Int32(littleEndian: bytes[offset..<offset + 4].withUnsafeBytes { $0.loadUnaligned(as: Int32.self) }))
+        }
+        var frontier: [MapTile: [Int: TileImage]] = [:]
+        while offset < bytes.count {
+            let tile = MapTile(zoom: try take(), x: try take(), y: try take())
+            var charts: [Int: TileImage] = [:]
+            for _ in 0..<(try take()) {
+                let chart = try take(), channels = try take(), size = try take()
+                let length = size * size * (channels + 1)
+                guard (1...3).contains(channels), size > 0, size <= 4096, offset + length <= bytes.count else {
+                    throw MeridianError(.badInput, "the frontier file is damaged", at: SourceLocation(file: path))
+                }
+                charts[chart] = TileImage(size: size, colorChannels: channels, pixels: Array(bytes[offset..<offset + length]))
+                offset += length
+            }
+            frontier[tile] = charts
+        }
+        return frontier
+    }
+}
+
+extension Tiler {
+    /// The work of a block, as the split weighs it: the source pixels its charts have in it
+    /// (each chart's pixel count times the share of its extent the block covers) plus the
+    /// pixels of its tiles at and below the block level.
+    func estimatedWork(of block: MapTile) -> Double {
+        let b = pyramid.bounds(block)
+        var pixels = 0.0
+        for c in coverage.charts(touching: block, among: Array(catalog.charts.indices)) {
+            let e = catalog.charts[c].source.extent
+            let width = min(b.maxX, e.maxX) - max(b.minX, e.minX), height = min(b.maxY, e.maxY) - max(b.minY, e.minY)
+            guard width > 0, height > 0 else { continue }
+            let share = width * height / max((e.maxX - e.minX) * (e.maxY - e.minY), .leastNonzeroMagnitude)
+            pixels += share * Double(catalog.charts[c].source.sourceWidth * catalog.charts[c].source.sourceHeight)
+        }
+        let tiles = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
+        return pixels + Double(tiles * options.tileSize * options.tileSize)
+    }
+
+    /// Runs shard `shard` of the pyramid: its blocks, written into `sink` (the shared folder,
+    /// or the shard's own MBTiles file in `workspace`), and every tile above them whose blocks
+    /// all lie in it; then records the shard complete in `workspace`, with its frontier.
+    /// A shard that is already complete does nothing and returns nil.
+    public func runShard(_ shard: TileShard, into sink: TileSink, workspace: ShardWorkspace,
+                         progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary? {
+        guard !workspace.isComplete(shard.index) else { return nil }
+        let start = Date()
+        let split = ShardSplit(tiler: self, count: shard.count)
+        let blocks = split.blocks(of: shard.index)
+        var total = blocks.reduce(0) { sum, block in sum + zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) } }
+        for zoom in zooms where zoom < blockZoom {
+            total += coverage.tiles(atZoom: zoom).filter { split.owner(of: $0) == shard.index }.count
+        }
+        let state = try build(blocks, total: total, split: split, shard: shard.index, into: sink, start: start, progress: progress)
+        let summary = try finish(sink, state: state, start: start)
+        try workspace.complete(shard.index, frontier: state.frontier)
+        return summary
+    }
+
+    /// Checks that every shard of a run of `count` has completed, so `finishShards` can run.
+    /// - Throws: `MeridianError` (input unavailable: their tiles are the joining's input)
+    ///   listing the shards that have not.
+    public func checkShardsComplete(count: Int, workspace: ShardWorkspace) throws {
+        let missing = (0..<count).filter { !workspace.isComplete($0) }
+        guard missing.isEmpty else {
+            throw MeridianError(.inputUnavailable, "\(missing.count) of \(count) shards have not completed: \(missing.map(String.init).joined(separator: ", "))",
+                                at: SourceLocation(file: workspace.path), hint: "run them (resuming those that were interrupted), then join them again; nothing was changed")
+        }
+    }
+
+    /// Joins the `count` completed shards in `workspace` into `sink`: takes in each shard's
+    /// tiles (`TileSink.adoptShard`), builds the tiles whose blocks lie in several shards from
+    /// the shards' frontiers, and writes the metadata. Idempotent: a run already finished
+    /// returns nil and changes nothing.
+    /// - Throws: as `checkShardsComplete` when a shard has not completed.
+    public func finishShards(count: Int, into sink: TileSink, workspace: ShardWorkspace) throws -> TilingSummary? {
+        guard !workspace.isFinished else { return nil }
+        try checkShardsComplete(count: count, workspace: workspace)
+        let start = Date()
+        for index in 0..<count { try sink.adoptShard(index, of: workspace) }
+        let split = ShardSplit(tiler: self, count: count)
+        var built = try workspace.frontiers(count: count)
+        let mixed = stride(from: blockZoom - 1, through: zooms.lowerBound, by: -1).map { zoom in
+            coverage.tiles(atZoom: zoom).filter { split.owner(of: $0) == nil }
+        }
+        let state = RunState(total: mixed.reduce(0) { $0 + $1.count }, timesStages: false)
+        let tools = ThreadTools(tiler: self, stageTimes: state.stageTimes)
+        for tile in mixed.joined() {
+            let children = try tile.children.map { child -> [Int: TileImage] in
+                guard coverage.contains(child) else { return [:] }
+                guard let charts = built.removeValue(forKey: child) else {
+                    throw MeridianError(.badInput, "no shard holds tile \(child.zoom)/\(child.x)/\(child.y)'s pixels", at: SourceLocation(file: workspace.path),
+                                        hint: "the shards' folder is damaged: run the shards again into a new output")
+                }
+                return charts
+            }
+            let (charts, quilt) = try assemble(tile, children: children, among: Array(catalog.charts.indices), tools: tools)
+            if let quilt {
+                try sink.write(tile, data: tools.codec.encode(quilt))
+                state.wrote(tile)
+            }
+            built[tile] = charts
+        }
+        let summary = try finish(sink, state: state, start: start)
+        try workspace.markFinished(count: count)
+        return summary
+    }
+}

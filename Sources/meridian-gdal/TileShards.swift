@@ -1,0 +1,73 @@
+import Foundation
+import MeridianCommandLine
+import MeridianFormats
+import MeridianRaster
+
+/// `meridian tile --shard K/N` and `--finish`: a run split across the machines of a batch engine.
+extension Tile {
+    /// The row scheme and, for a folder, the identity field that records it.
+    var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", scheme == .tms ? TileScheme.tms.rawValue : TileScheme.xyz.rawValue)] }
+
+    /// The run every shard and the --finish belong to: the inputs, the options and N.
+    func runIdentity(_ tiler: Tiler, shards: Int) throws -> TilingRunIdentity {
+        try tiler.identity(output: outputFields + [("shards", "\(shards)")])
+    }
+
+    /// This process's shard: `--shard K/N`, or for `auto` the batch engine's environment
+    /// (read once, here, before any thread starts).
+    func resolvedShard(_ text: String) throws -> TileShard {
+        if text != "auto" { return TileShard(text)! }   // validate() checked it
+        return try TileShard.fromEnvironment(ProcessInfo.processInfo.environment, count: shards)
+    }
+
+    /// Runs this process's shard into the shared output (a folder) or its own MBTiles file in
+    /// the shards' folder; nil when the shard had already completed.
+    func runShard(_ tiler: Tiler, shard text: String) throws -> TilingSummary? {
+        let shard = try resolvedShard(text)
+        if let shards, shards != shard.count {
+            throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)")
+        }
+        let run = try runIdentity(tiler, shards: shard.count)
+        let identity = run.adding("shard", "\(shard.index)")
+        let workspace = ShardWorkspace(output: output)
+        try workspace.claim(for: run)
+        guard !workspace.isComplete(shard.index) else {
+            if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
+            return nil
+        }
+        let sink: TileSink
+        if isMBTiles {
+            // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
+            unlink(workspace.mbtiles(shard.index))
+            sink = try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity)
+        } else {
+            sink = try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: resume,
+                                      identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
+        }
+        return try tiling { try tiler.runShard(shard, into: sink, workspace: workspace, progress: $0) }
+    }
+
+    /// Joins the completed shards; nil when they had already been joined.
+    func finishShards(_ tiler: Tiler) throws -> TilingSummary? {
+        let workspace = ShardWorkspace(output: output)
+        guard let recorded = workspace.recordedRun() else {
+            throw MeridianError(.inputUnavailable, "no shards of this run have started (there is no \(workspace.path))",
+                                at: SourceLocation(file: output), hint: "run the shards with --shard K/N or --shard auto first")
+        }
+        let count = shards ?? recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) } ?? 0
+        let run = try runIdentity(tiler, shards: count)
+        let differences = run.differences(from: recorded)
+        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: workspace.path, differences: differences) }
+        if workspace.isFinished {
+            if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
+            return nil
+        }
+        // Checked before anything is made, so that a refused --finish changes nothing.
+        try tiler.checkShardsComplete(count: count, workspace: workspace)
+        let sink: TileSink = isMBTiles
+            ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run)
+            : try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: true,
+                                 identity: run, sharedState: workspace.finishState)
+        return try tiler.finishShards(count: count, into: sink, workspace: workspace)
+    }
+}

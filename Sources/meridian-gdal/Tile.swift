@@ -42,6 +42,10 @@ struct Tile: ParsableCommand {
             Tiles are written atomically; --resume continues an interrupted run (even after kill -9) \
             and ends with exactly the tiles of a clean run.
 
+            Across machines: --shard K/N (or --shard auto in a Slurm, Kubernetes or AWS Batch array \
+            job) renders one shard of the run into a shared output; --finish, run once after every \
+            shard, joins them into exactly the pyramid one machine makes.
+
             JPEG has no transparency: JPEG tiles are laid over white where the data ends, or over \
             --background. With --background, PNG and WebP tiles are laid over it too and written \
             opaque. Tiles with no data at all are never written.

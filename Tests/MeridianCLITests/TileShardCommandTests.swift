@@ -113,7 +113,8 @@ import Glibc
             let one = folder.appendingPathComponent("one"), output = folder.appendingPathComponent("split")
             #expect(try meridian(["tile"] + inputs + [one.path] + options).status == 0)
             let attempts = try [0, 0, 1].map { try start(inputs + [output.path, "--shard", "\($0)/2", "--resume"] + options) }
-            #expect(attempts.map { $0.waitUntilExit(); return $0.terminationStatus } == [0, 0, 0])
+            let statuses: [Int32] = attempts.map { $0.waitUntilExit(); return $0.terminationStatus }
+            #expect(statuses == [0, 0, 0])
             #expect(try meridian(["tile"] + inputs + [output.path, "--finish"] + options).status == 0)
             #expect(folderContents(output) == folderContents(one))
         }

@@ -41,6 +41,12 @@ let package = Package(
             pkgConfig: "minizip",
             providers: [.apt(["libminizip-dev"]), .brew(["minizip"])]
         ),
+        // gzip for vector tiles stored in MBTiles (MeridianTiles).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .systemLibrary(
             name: "CExpat",
             pkgConfig: "expat",
@@ -85,8 +91,9 @@ let package = Package(
             ]
         ),
 
-        // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper.
-        .target(name: "MeridianTiles", dependencies: ["CSQLite", "MeridianGeometry", "MeridianFormats"]),
+        // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper;
+        // Mapbox Vector Tiles cut from vector layers, written into a folder or an MBTiles file.
+        .target(name: "MeridianTiles", dependencies: ["CSQLite", "CZlib", "MeridianGeometry", "MeridianFormats"]),
 
         // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
         // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that

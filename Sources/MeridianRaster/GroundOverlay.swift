@@ -7,6 +7,9 @@ import MeridianGeometry
 /// LatLonBox, turned by its rotation, or a gx:LatLonQuad), read by the library's KML reader,
 /// and its image: beside the KML, or inside the KMZ, which GDAL reads in place through /vsizip/.
 struct GroundOverlay {
+    /// Whether `path`, a KML or KMZ file, holds a GroundOverlay to tile.
+    static func exists(in path: String) -> Bool { (try? GroundOverlay(path: path)) != nil }
+
     var imagePath: String
     /// Where the image's corners lie: upper-left, upper-right, lower-right, lower-left.
     var corners: [Position]

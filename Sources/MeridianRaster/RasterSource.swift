@@ -180,6 +180,10 @@ public struct RasterSource: Sendable {
         bounds = collar?.bounds ?? extent.boundingBox
     }
 
+    /// Whether `path`, a KML or KMZ file, holds a GroundOverlay with an image and a place (so
+    /// it is a raster to tile rather than vector data).
+    public static func holdsGroundOverlay(_ path: String) -> Bool { GroundOverlay.exists(in: path) }
+
     /// The file GDAL opens and the control points that place it: for a KML or KMZ
     /// GroundOverlay its image, placed by its corners unless `controlPoints` are given; else
     /// `path` itself.

@@ -188,7 +188,7 @@ public struct MBTilesMetadata: Sendable {
     public var name: String
     /// A sentence about the tileset (`description`).
     public var description: String
-    /// The tiles' format as MBTiles names it: `png`, `jpg` or `webp`.
+    /// The tiles' format as MBTiles names it: `png`, `jpg`, `webp`, or `pbf` (vector tiles, gzipped).
     public var format: String
     /// The area the tiles cover, in degrees (`bounds`, written west,south,east,north).
     public var bounds: BoundingBox
@@ -198,18 +198,22 @@ public struct MBTilesMetadata: Sendable {
     public var minZoom: Int
     /// The highest zoom level with tiles (`maxzoom`).
     public var maxZoom: Int
+    /// For vector tiles: the `json` row, whose `vector_layers` lists each layer's fields and zooms.
+    public var json: String?
 
     /// Creates the metadata; `version` (1.3) and `type` (overlay) are always written as well.
     /// - Parameters:
     ///   - name: The tileset's name.
     ///   - description: A sentence about the tileset.
-    ///   - format: The tiles' format: `png`, `jpg` or `webp`.
+    ///   - format: The tiles' format: `png`, `jpg`, `webp`, or `pbf` for vector tiles.
     ///   - bounds: The area covered, in degrees.
     ///   - center: The place to show first: longitude, latitude (degrees) and zoom level.
     ///   - minZoom: The lowest zoom level with tiles.
     ///   - maxZoom: The highest zoom level with tiles.
+    ///   - json: For vector tiles, the `json` row (`{"vector_layers": […]}`); nil for images.
     public init(name: String, description: String, format: String, bounds: BoundingBox,
-                center: (longitude: Double, latitude: Double, zoom: Int), minZoom: Int, maxZoom: Int) {
+                center: (longitude: Double, latitude: Double, zoom: Int), minZoom: Int, maxZoom: Int, json: String? = nil) {
+        self.json = json
         self.name = name
         self.description = description
         self.format = format
@@ -226,7 +230,7 @@ public struct MBTilesMetadata: Sendable {
             ("name", name), ("description", description), ("version", "1.3"), ("type", "overlay"), ("format", format),
             ("bounds", "\(b.west),\(b.south),\(b.east),\(b.north)"), ("center", "\(c.longitude),\(c.latitude),\(c.zoom)"),
             ("minzoom", "\(minZoom)"), ("maxzoom", "\(maxZoom)"),
-        ]
+        ] + (json.map { [("json", $0)] } ?? [])
     }
 }
 

@@ -76,8 +76,11 @@ struct Tile: ParsableCommand {
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz
 
-    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' image format.", valueName: "format"))
-    var tileFormat: TileFormat = .png
+    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' format: png, jpeg or webp images (rasters), or mvt, Mapbox Vector Tiles (the default for vector input: GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats).", valueName: "format"))
+    var tileFormatChoice: TileFormatChoice?
+
+    @Option(name: .customLong("layer-name"), help: ArgumentHelp("Vector tiles: the layer name of each input, in order (default: the file's name).", valueName: "name"))
+    var layerNames: [String] = []
 
     @Option(name: .customLong("tile-size"), help: ArgumentHelp("Tile width and height in pixels: 256 or 512.", valueName: "pixels"))
     var tileSize = 256
@@ -126,6 +129,14 @@ struct Tile: ParsableCommand {
 
     @OptionGroup(visibility: .hidden)
     var measurement: TilingMeasurementOptions
+
+    /// What `--tile-format` takes: an image format for rasters, or Mapbox Vector Tiles.
+    enum TileFormatChoice: String, ExpressibleByArgument, CaseIterable {
+        case png, jpeg, webp, mvt
+    }
+
+    /// The image format of raster tiles.
+    var tileFormat: TileFormat { TileFormat(rawValue: tileFormatChoice?.rawValue ?? "png") ?? .png }
 
     enum PlanFormat: String, ExpressibleByArgument, CaseIterable {
         case text, json
@@ -201,6 +212,10 @@ struct Tile: ParsableCommand {
         var reporter = Reporter(quiet: quiet)
         reporter.program = "meridian"
         try reporter.run {
+            if try isVectorRun() {
+                try tileVectors(reporter: &reporter)
+                return
+            }
             let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
                                                     controlPointMethod: controlPointMethod, cutCollar: !noCutline)
             let found = try TileInputs.open(try inputs(), options: sourceOptions)

@@ -16,7 +16,7 @@ public final class ScratchFile {
     public let sink: OutputSink
 
     /// A new private (0600) scratch file named `meridian-NAME-XXXXXX` and then `suffix`.
-    init(_ name: String, suffix: String = "") throws {
+    public init(_ name: String, suffix: String = "") throws {
         (fd, path) = try TemporaryFiles.scratch(name, suffix: suffix)
         sink = OutputSink(fileDescriptor: fd, name: name)
     }
@@ -39,6 +39,17 @@ public final class ScratchFile {
     public func readBack() throws -> BufferedInput {
         try sink.flush()
         return try BufferedInput.open(path)
+    }
+
+    /// `count` bytes written at `offset` (after a flush), for writers that gather out of order.
+    public func read(at offset: Int, count: Int) throws -> [UInt8] {
+        try sink.flush()
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+        guard got == count else {
+            throw MeridianError(.io, "cannot read back a temporary file: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        return bytes
     }
 
     /// Appends what was written to `destination`.

@@ -1,0 +1,170 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// A PMTiles version 3 archive being written: the single-file tile pyramid web maps read
+/// straight from object storage with HTTP range requests.
+///
+/// Tiles may come in any order; they are spilled to a scratch file and, at `finish`, laid out
+/// by Hilbert tile id (clustered), identical tiles stored once (an ocean's thousand empty-blue
+/// tiles are one blob) and consecutive ids with the same content written as one run-length
+/// entry. Directories are gzipped; when the header and root directory would pass 16 KiB (the
+/// size clients fetch first), the entries go into leaf directories that the root points to.
+/// The archive is written to a temporary file and renamed into place.
+public final class PMTilesWriter {
+    /// What the tiles are (the header's tile type).
+    public enum TileType: UInt8, Sendable {
+        /// Mapbox Vector Tiles.
+        case mvt = 1
+        /// PNG images.
+        case png = 2
+        /// JPEG images.
+        case jpeg = 3
+        /// WebP images.
+        case webp = 4
+    }
+
+    /// The archive's path.
+    public let path: String
+    private let tileType: TileType
+    private let tilesGzipped: Bool
+    private let spill: ScratchFile
+    private var spilled = 0
+    private var entries: [(id: UInt64, offset: Int, length: Int, hash: UInt64)] = []
+    /// The most the header and root directory may take (the specification's 16 KiB; smaller in tests).
+    let rootLimit: Int
+
+    /// A new archive at `path` of tiles of `tileType`, gzipped (`tilesGzipped`) or as they are.
+    public convenience init(path: String, tileType: TileType, tilesGzipped: Bool) throws {
+        try self.init(path: path, tileType: tileType, tilesGzipped: tilesGzipped, rootLimit: 16_384)
+    }
+
+    init(path: String, tileType: TileType, tilesGzipped: Bool, rootLimit: Int) throws {
+        self.rootLimit = rootLimit
+        self.path = path
+        self.tileType = tileType
+        self.tilesGzipped = tilesGzipped
+        spill = try ScratchFile("pmtiles")
+    }
+
+    /// The tile's PMTiles id: the tiles of every lower zoom level, then its place on its level's Hilbert curve.
+    public static func tileID(_ tile: MapTile) -> UInt64 {
+        var id = ((UInt64(1) << UInt64(2 * tile.zoom)) - 1) / 3
+        let n = UInt64(1) << UInt64(tile.zoom)
+        var x = UInt64(tile.x), y = UInt64(tile.y), s = n / 2
+        while s > 0 {
+            let rx: UInt64 = x & s > 0 ? 1 : 0, ry: UInt64 = y & s > 0 ? 1 : 0
+            id += s * s * ((3 * rx) ^ ry)
+            // Rotate the quadrant so the curve continues.
+            if ry == 0 {
+                if rx == 1 { x = n - 1 - x; y = n - 1 - y }
+                swap(&x, &y)
+            }
+            s /= 2
+        }
+        return id
+    }
+
+    /// Stores one tile (its bytes as the archive holds them: gzipped already if `tilesGzipped`).
+    public func write(_ tile: MapTile, _ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        bytes.withUnsafeBytes { spill.sink.write($0) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        entries.append((Self.tileID(tile), spilled, bytes.count, hash))
+        spilled += bytes.count
+    }
+
+    /// Lays out and writes the archive: header, root directory, `metadataJSON` (gzipped), leaf
+    /// directories, tile data; then renames it into place.
+    public func finish(metadataJSON: String, bounds: BoundingBox, zooms: ClosedRange<Int>) throws {
+        try spill.sink.flush()
+        entries.sort { $0.id < $1.id }
+        // The data section in id order, each distinct content once.
+        let data = try ScratchFile("pmtiles-data")
+        var placed: [UInt64: [(source: Int, offset: Int, length: Int)]] = [:]
+        var directory: [(id: UInt64, offset: Int, length: Int, run: Int)] = []
+        var dataLength = 0, contents = 0
+        for entry in entries {
+            var offset: Int?
+            for candidate in placed[entry.hash, default: []] where candidate.length == entry.length {
+                if try spill.read(at: candidate.source, count: entry.length) == spill.read(at: entry.offset, count: entry.length) {
+                    offset = candidate.offset
+                    break
+                }
+            }
+            if offset == nil {
+                let bytes = try spill.read(at: entry.offset, count: entry.length)
+                bytes.withUnsafeBytes { data.sink.write($0) }
+                offset = dataLength
+                placed[entry.hash, default: []].append((entry.offset, dataLength, entry.length))
+                dataLength += entry.length
+                contents += 1
+            }
+            if let last = directory.last, last.offset == offset, last.length == entry.length, last.id + UInt64(last.run) == entry.id {
+                directory[directory.count - 1].run += 1
+            } else {
+                directory.append((entry.id, offset!, entry.length, 1))
+            }
+        }
+        try data.sink.flush()
+
+        let metadata = try VectorTileStore.gzip(Array(metadataJSON.utf8))
+        // The root directory alone if it fits in the first 16 KiB with the header; else leaves
+        // of growing size until the root of pointers to them does.
+        var root = try Self.serialize(directory)
+        var leaves: [UInt8] = []
+        var leafSize = max(16, min(4096, directory.count / 64))
+        while 127 + root.count > rootLimit {
+            leaves = []
+            var pointers: [(id: UInt64, offset: Int, length: Int, run: Int)] = []
+            for start in stride(from: 0, to: directory.count, by: leafSize) {
+                let leaf = try Self.serialize(Array(directory[start..<min(directory.count, start + leafSize)]))
+                pointers.append((directory[start].id, leaves.count, leaf.count, 0))
+                leaves += leaf
+            }
+            root = try Self.serialize(pointers)
+            leafSize *= 2
+        }
+
+        var header = Array("PMTiles".utf8) + [3]
+        func u64(_ v: Int) { withUnsafeBytes(of: UInt64(v).littleEndian) { header += $0 } }
+        func i32(_ v: Double) { withUnsafeBytes(of: Int32((v * 10_000_000).rounded()).littleEndian) { header += $0 } }
+        let rootOffset = 127, metadataOffset = rootOffset + root.count, leavesOffset = metadataOffset + metadata.count
+        let dataOffset = leavesOffset + leaves.count
+        u64(rootOffset); u64(root.count); u64(metadataOffset); u64(metadata.count); u64(leavesOffset); u64(leaves.count)
+        u64(dataOffset); u64(dataLength)
+        u64(entries.count); u64(directory.count); u64(contents)
+        header += [1, 2, tilesGzipped ? 2 : 1, tileType.rawValue, UInt8(zooms.lowerBound), UInt8(zooms.upperBound)]
+        i32(bounds.west); i32(bounds.south); i32(bounds.east); i32(bounds.north)
+        header.append(UInt8(zooms.lowerBound))
+        i32((bounds.west + bounds.east) / 2); i32((bounds.south + bounds.north) / 2)
+        precondition(header.count == 127)
+
+        let target = try OutputTarget.open(path)
+        try target.commit(durable: false) {
+            for part in [header, root, metadata, leaves] { part.withUnsafeBytes { target.sink.write($0) } }
+            try data.copy(to: target.sink)
+        }
+    }
+
+    /// A directory as the specification serializes it: the entry count, then columns of
+    /// delta-coded ids, run lengths, lengths and offsets (0 for "right after the previous"),
+    /// all varints, gzipped.
+    static func serialize(_ entries: [(id: UInt64, offset: Int, length: Int, run: Int)]) throws -> [UInt8] {
+        var out = ProtobufWriter()
+        out.varint(UInt64(entries.count))
+        var previous: UInt64 = 0
+        for entry in entries {
+            out.varint(entry.id - previous)
+            previous = entry.id
+        }
+        for entry in entries { out.varint(UInt64(entry.run)) }
+        for entry in entries { out.varint(UInt64(entry.length)) }
+        for (i, entry) in entries.enumerated() {
+            let follows = i > 0 && entry.offset == entries[i - 1].offset + entries[i - 1].length
+            out.varint(follows ? 0 : UInt64(entry.offset) + 1)
+        }
+        return try VectorTileStore.gzip(out.bytes)
+    }
+}

@@ -1,0 +1,386 @@
+import MeridianFormats
+import MeridianGeometry
+
+/// One Mapbox Vector Tile (specification 2.1): named layers of features in integer tile
+/// coordinates, encoded as the specification's protocol buffer.
+///
+/// The encoder is written by hand rather than generated with swift-protobuf: the message has
+/// five fields a level, its schema is frozen (version 2.1, 2016), and the generator would add
+/// minutes to every clean build for what is a few dozen lines of varints.
+public struct VectorTile: Sendable, Equatable {
+    /// The layers, in the order they are written.
+    public var layers: [Layer]
+
+    /// A tile of `layers`.
+    public init(layers: [Layer] = []) { self.layers = layers }
+
+    /// A layer: its name, the grid its coordinates count (`extent` units across the tile), and
+    /// its features, whose property keys and values the layer stores once each.
+    public struct Layer: Sendable, Equatable {
+        /// The layer's name (one per input: MapLibre styles select layers by it).
+        public var name: String
+        /// Units across the tile (4096 unless asked otherwise).
+        public var extent: Int
+        /// The features.
+        public var features: [Feature]
+
+        /// A layer named `name`, `extent` units across.
+        public init(name: String, extent: Int = 4096, features: [Feature] = []) {
+            self.name = name
+            self.extent = extent
+            self.features = features
+        }
+    }
+
+    /// What a feature's geometry is.
+    public enum GeometryType: Int, Sendable, Equatable {
+        /// One point, or several (a multipoint).
+        case point = 1
+        /// Lines.
+        case lineString = 2
+        /// Polygons: each outer ring with positive area, followed by its holes, with negative area.
+        case polygon = 3
+    }
+
+    /// One feature: an optional id, its type, its parts in tile units (points, lines or rings;
+    /// rings not closed: the encoding closes them) and its properties.
+    public struct Feature: Sendable, Equatable {
+        /// The feature's id (vector tiles hold only unsigned integers).
+        public var id: UInt64?
+        /// Point, lines or polygons.
+        public var type: GeometryType
+        /// The parts in tile units: for points one part of every point; for lines each line; for
+        /// polygons each ring, outer rings wound with positive area (clockwise on screen).
+        public var parts: [[SIMD2<Int32>]]
+        /// The properties, in order.
+        public var properties: [(key: String, value: Value)]
+
+        /// A feature of `type` made of `parts`.
+        public init(id: UInt64? = nil, type: GeometryType, parts: [[SIMD2<Int32>]], properties: [(key: String, value: Value)] = []) {
+            self.id = id
+            self.type = type
+            self.parts = parts
+            self.properties = properties
+        }
+
+        /// Whether two features have the same id, type, parts and properties (in order).
+        public static func == (a: Feature, b: Feature) -> Bool {
+            a.id == b.id && a.type == b.type && a.parts == b.parts
+                && a.properties.map(\.key) == b.properties.map(\.key) && a.properties.map(\.value) == b.properties.map(\.value)
+        }
+    }
+
+    /// A property value, in the type the tile stores it as.
+    public enum Value: Hashable, Sendable {
+        /// Text.
+        case string(String)
+        /// A floating-point number.
+        case double(Double)
+        /// A whole number at or above zero.
+        case uint(UInt64)
+        /// A negative whole number (stored zigzag-encoded).
+        case sint(Int64)
+        /// True or false.
+        case bool(Bool)
+
+        /// A property of a GeoJSON feature as a tile stores it: numbers keep their kind, arrays
+        /// and objects become their JSON text (as tippecanoe does), null is left out (nil).
+        public init?(_ json: JSONValue) {
+            switch json {
+            case .null: return nil
+            case .bool(let b): self = .bool(b)
+            case .integer(let i): self = i >= 0 ? .uint(UInt64(i)) : .sint(i)
+            case .double(let d): self = .double(d)
+            case .string(let s): self = .string(s)
+            case .array, .object: self = .string(json.jsonText)
+            }
+        }
+
+        /// The value as JSON, for reading tiles back into features.
+        public var json: JSONValue {
+            switch self {
+            case .string(let s): .string(s)
+            case .double(let d): .double(d)
+            case .uint(let u): u <= UInt64(Int64.max) ? .integer(Int64(u)) : .double(Double(u))
+            case .sint(let i): .integer(i)
+            case .bool(let b): .bool(b)
+            }
+        }
+    }
+
+    /// The tile as the specification's protocol buffer.
+    public func encoded() -> [UInt8] {
+        var tile = ProtobufWriter()
+        for layer in layers { tile.message(3, layer.encoded()) }
+        return tile.bytes
+    }
+}
+
+extension VectorTile.Layer {
+    func encoded() -> [UInt8] {
+        var keys: [String] = [], keyIndex: [String: Int] = [:]
+        var values: [VectorTile.Value] = [], valueIndex: [VectorTile.Value: Int] = [:]
+        var features: [[UInt8]] = []
+        for feature in self.features {
+            var tags: [UInt64] = []
+            for (key, value) in feature.properties {
+                let k = keyIndex[key] ?? { keys.append(key); keyIndex[key] = keys.count - 1; return keys.count - 1 }()
+                let v = valueIndex[value] ?? { values.append(value); valueIndex[value] = values.count - 1; return values.count - 1 }()
+                tags += [UInt64(k), UInt64(v)]
+            }
+            var message = ProtobufWriter()
+            if let id = feature.id { message.varintField(1, id) }
+            if !tags.isEmpty { message.packed(2, tags) }
+            message.varintField(3, UInt64(feature.type.rawValue))
+            message.packed(4, VectorTile.commands(feature.type, feature.parts))
+            features.append(message.bytes)
+        }
+        var layer = ProtobufWriter()
+        layer.varintField(15, 2)   // version 2
+        layer.string(1, name)
+        for feature in features { layer.message(2, feature) }
+        for key in keys { layer.string(3, key) }
+        for value in values {
+            var encoded = ProtobufWriter()
+            switch value {
+            case .string(let s): encoded.string(1, s)
+            case .double(let d): encoded.fixed64(3, d.bitPattern)
+            case .uint(let u): encoded.varintField(5, u)
+            case .sint(let i): encoded.varintField(6, ProtobufWriter.zigzag(i))
+            case .bool(let b): encoded.varintField(7, b ? 1 : 0)
+            }
+            layer.message(4, encoded.bytes)
+        }
+        layer.varintField(5, UInt64(extent))
+        return layer.bytes
+    }
+}
+
+extension VectorTile {
+    /// The geometry's command integers: MoveTo, LineTo and ClosePath with zigzag deltas from
+    /// the cursor, which carries over from part to part.
+    static func commands(_ type: GeometryType, _ parts: [[SIMD2<Int32>]]) -> [UInt64] {
+        func command(_ id: UInt64, _ count: Int) -> UInt64 { (id & 7) | (UInt64(count) << 3) }
+        var out: [UInt64] = [], cursor = SIMD2<Int32>(0, 0)
+        func moveTo(_ p: SIMD2<Int32>) {
+            out += [ProtobufWriter.zigzag(Int64(p.x) - Int64(cursor.x)), ProtobufWriter.zigzag(Int64(p.y) - Int64(cursor.y))]
+            cursor = p
+        }
+        switch type {
+        case .point:
+            let points = parts.flatMap { $0 }
+            guard !points.isEmpty else { return [] }
+            out.append(command(1, points.count))
+            for p in points { moveTo(p) }
+        case .lineString, .polygon:
+            for part in parts where !part.isEmpty {
+                out.append(command(1, 1))
+                moveTo(part[0])
+                out.append(command(2, part.count - 1))
+                for p in part.dropFirst() { moveTo(p) }
+                if type == .polygon { out.append(command(7, 1)) }
+            }
+        }
+        return out
+    }
+}
+
+/// Protocol buffer wire format, as far as vector tiles need it: varints, length-delimited
+/// fields (strings, messages, packed varints) and 64-bit doubles.
+struct ProtobufWriter {
+    var bytes: [UInt8] = []
+
+    static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+
+    mutating func varint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    mutating func key(_ field: Int, _ wireType: UInt64) { varint(UInt64(field) << 3 | wireType) }
+
+    mutating func varintField(_ field: Int, _ value: UInt64) {
+        key(field, 0)
+        varint(value)
+    }
+
+    mutating func fixed64(_ field: Int, _ value: UInt64) {
+        key(field, 1)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8((value >> UInt64(shift)) & 0xFF)) }
+    }
+
+    mutating func message(_ field: Int, _ payload: [UInt8]) {
+        key(field, 2)
+        varint(UInt64(payload.count))
+        bytes += payload
+    }
+
+    mutating func string(_ field: Int, _ text: String) { message(field, Array(text.utf8)) }
+
+    mutating func packed(_ field: Int, _ values: [UInt64]) {
+        var payload = ProtobufWriter()
+        for value in values { payload.varint(value) }
+        message(field, payload.bytes)
+    }
+}
+
+extension VectorTile {
+    /// Decodes a tile's protocol buffer (gunzipped): its layers, features, ids, properties and
+    /// geometry in tile units.
+    /// - Throws: `MeridianError` (bad input) when the bytes are not a vector tile.
+    public init(decoding bytes: [UInt8]) throws {
+        var reader = ProtobufReader(bytes[...])
+        var layers: [Layer] = []
+        while let (field, wire) = try reader.key() {
+            if field == 3, wire == 2 { layers.append(try Layer(decoding: try reader.bytes())) } else { try reader.skip(wire) }
+        }
+        self.init(layers: layers)
+    }
+}
+
+extension VectorTile.Layer {
+    init(decoding bytes: ArraySlice<UInt8>) throws {
+        var reader = ProtobufReader(bytes)
+        var name = "", extent = 4096, keys: [String] = [], values: [VectorTile.Value] = []
+        var raw: [(id: UInt64?, type: Int, tags: [UInt64], geometry: [UInt64])] = []
+        while let (field, wire) = try reader.key() {
+            switch (field, wire) {
+            case (1, 2): name = String(decoding: try reader.bytes(), as: UTF8.self)
+            case (2, 2):
+                var feature = ProtobufReader(try reader.bytes())
+                var id: UInt64?, type = 0, tags: [UInt64] = [], geometry: [UInt64] = []
+                while let (f, w) = try feature.key() {
+                    switch (f, w) {
+                    case (1, 0): id = try feature.varint()
+                    case (2, 2): tags = try feature.packed()
+                    case (3, 0): type = Int(try feature.varint())
+                    case (4, 2): geometry = try feature.packed()
+                    default: try feature.skip(w)
+                    }
+                }
+                raw.append((id, type, tags, geometry))
+            case (3, 2): keys.append(String(decoding: try reader.bytes(), as: UTF8.self))
+            case (4, 2):
+                var value = ProtobufReader(try reader.bytes())
+                var decoded: VectorTile.Value?
+                while let (f, w) = try value.key() {
+                    switch (f, w) {
+                    case (1, 2): decoded = .string(String(decoding: try value.bytes(), as: UTF8.self))
+                    case (2, 5): decoded = .double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: try value.fixed(4)))))
+                    case (3, 1): decoded = .double(Double(bitPattern: try value.fixed(8)))
+                    case (4, 0): decoded = .sint(Int64(bitPattern: try value.varint()))
+                    case (5, 0): decoded = .uint(try value.varint())
+                    case (6, 0): let z = try value.varint(); decoded = .sint(Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1))
+                    case (7, 0): decoded = .bool(try value.varint() != 0)
+                    default: try value.skip(w)
+                    }
+                }
+                guard let decoded else { throw ProtobufReader.damaged }
+                values.append(decoded)
+            case (5, 0): extent = Int(try reader.varint())
+            default: try reader.skip(wire)
+            }
+        }
+        let features = try raw.map { feature -> VectorTile.Feature in
+            guard let type = VectorTile.GeometryType(rawValue: feature.type), feature.tags.count % 2 == 0 else { throw ProtobufReader.damaged }
+            let properties = try stride(from: 0, to: feature.tags.count, by: 2).map { i -> (key: String, value: VectorTile.Value) in
+                let k = Int(feature.tags[i]), v = Int(feature.tags[i + 1])
+                guard k < keys.count, v < values.count else { throw ProtobufReader.damaged }
+                return (keys[k], values[v])
+            }
+            return VectorTile.Feature(id: feature.id, type: type, parts: try VectorTile.parts(type, feature.geometry), properties: properties)
+        }
+        self.init(name: name, extent: extent, features: features)
+    }
+}
+
+extension VectorTile {
+    /// A geometry's parts from its command integers (the inverse of `commands`).
+    static func parts(_ type: GeometryType, _ commands: [UInt64]) throws -> [[SIMD2<Int32>]] {
+        var parts: [[SIMD2<Int32>]] = [], current: [SIMD2<Int32>] = [], cursor = SIMD2<Int32>(0, 0), i = 0
+        func unzigzag(_ z: UInt64) -> Int32 { Int32(truncatingIfNeeded: Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)) }
+        while i < commands.count {
+            let id = commands[i] & 7, count = Int(commands[i] >> 3)
+            i += 1
+            switch id {
+            case 1, 2:
+                guard i + 2 * count <= commands.count else { throw ProtobufReader.damaged }
+                for _ in 0..<count {
+                    cursor &+= SIMD2(unzigzag(commands[i]), unzigzag(commands[i + 1]))
+                    i += 2
+                    if id == 1 && type != .point && !current.isEmpty { parts.append(current); current = [] }
+                    current.append(cursor)
+                }
+            case 7:
+                break
+            default:
+                throw ProtobufReader.damaged
+            }
+        }
+        if !current.isEmpty { parts.append(current) }
+        return parts
+    }
+}
+
+/// Reads the protocol buffer wire format: keys, varints, fixed-width numbers, length-delimited bytes.
+struct ProtobufReader {
+    static let damaged = MeridianError(.badInput, "the vector tile is damaged (not a valid protocol buffer)")
+    private var remaining: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) { remaining = bytes }
+
+    mutating func varint() throws -> UInt64 {
+        var value: UInt64 = 0, shift: UInt64 = 0
+        while let byte = remaining.popFirst() {
+            guard shift < 64 else { throw Self.damaged }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        throw Self.damaged
+    }
+
+    /// The next field's number and wire type; nil at the end.
+    mutating func key() throws -> (Int, UInt64)? {
+        guard !remaining.isEmpty else { return nil }
+        let key = try varint()
+        return (Int(key >> 3), key & 7)
+    }
+
+    mutating func bytes() throws -> ArraySlice<UInt8> {
+        let length = try varint()
+        guard length <= UInt64(remaining.count) else { throw Self.damaged }
+        let count = Int(length)
+        defer { remaining = remaining.dropFirst(count) }
+        return remaining.prefix(count)
+    }
+
+    mutating func fixed(_ width: Int) throws -> UInt64 {
+        guard remaining.count >= width else { throw Self.damaged }
+        var value: UInt64 = 0
+        for (shift, byte) in remaining.prefix(width).enumerated() { value |= UInt64(byte) << UInt64(8 * shift) }
+        remaining = remaining.dropFirst(width)
+        return value
+    }
+
+    mutating func packed() throws -> [UInt64] {
+        var inner = ProtobufReader(try bytes())
+        var values: [UInt64] = []
+        while !inner.remaining.isEmpty { values.append(try inner.varint()) }
+        return values
+    }
+
+    mutating func skip(_ wireType: UInt64) throws {
+        switch wireType {
+        case 0: _ = try varint()
+        case 1: _ = try fixed(8)
+        case 2: _ = try bytes()
+        case 5: _ = try fixed(4)
+        default: throw Self.damaged
+        }
+    }
+}

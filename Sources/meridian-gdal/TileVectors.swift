@@ -1,0 +1,91 @@
+import CGDAL
+import Foundation
+import GDALSupport
+import MeridianCommandLine
+import MeridianFormats
+import MeridianGeometry
+import MeridianOGR
+import MeridianRaster
+import MeridianTiles
+
+/// `meridian tile` for vector data: Mapbox Vector Tiles, one layer per input.
+extension Tile {
+    /// Extensions of Meridian's own vector formats (KML and KMZ are vector unless they hold a GroundOverlay).
+    static let vectorExtensions: Set<String> = ["geojson", "json", "geojsonl", "geojsons", "geojsonseq", "gpx", "csv", "wkt"]
+
+    /// Whether `path` is vector data to tile (not a raster, a GroundOverlay or a folder of them).
+    static func isVector(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { return false }
+        let suffix = (path as NSString).pathExtension.lowercased()
+        if vectorExtensions.contains(suffix) { return true }
+        if suffix == "kml" || suffix == "kmz" { return !RasterSource.holdsGroundOverlay(path) }
+        GDAL.setUp()
+        return GDALIdentifyDriverEx(path, UInt32(GDAL_OF_RASTER), nil, nil) == nil
+            && GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), nil, nil) != nil
+    }
+
+    /// Whether this run makes vector tiles: `--tile-format mvt`, or inputs that are all vector data.
+    func isVectorRun() throws -> Bool {
+        let inputs = try inputs()
+        let vector = inputs.map(Self.isVector)
+        if tileFormatChoice == .mvt || (!vector.isEmpty && vector.allSatisfy { $0 }) {
+            if let raster = zip(inputs, vector).first(where: { !$0.1 })?.0 {
+                throw MeridianError(.usage, "vector tiles are made of vector data, and this is not: \(raster)",
+                                    hint: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt")
+            }
+            if let image = tileFormatChoice, image != .mvt {
+                throw MeridianError(.usage, "--tile-format \(image.rawValue) makes images from rasters; vector data makes vector tiles (mvt)")
+            }
+            return true
+        }
+        if vector.contains(true) {
+            throw MeridianError(.usage, "the inputs mix rasters and vector data; tile each kind on its own")
+        }
+        return false
+    }
+
+    /// Reads every input whole, one layer each, and writes its vector tiles.
+    func tileVectors(reporter: inout Reporter) throws {
+        let inputs = try inputs()
+        guard layerNames.isEmpty || layerNames.count == inputs.count else {
+            throw MeridianError(.usage, "give --layer-name once per input (\(inputs.count)), not \(layerNames.count) times")
+        }
+        let start = Date(), messages = reporter
+        var layers: [VectorLayerInput] = []
+        var bounds = BoundingBox.Accumulator()
+        for (index, path) in inputs.enumerated() {
+            let reader: any FeatureReader = FormatRegistry.standard.knownFormat(forPath: path) != nil
+                ? try FeatureInput(path: path).reader
+                : try OGRReader(path: path, diagnostics: { messages.report($0) })
+            _ = try reader.readMetadata()
+            var features: [MeridianGeometry.Feature] = []
+            while let feature = try reader.next() {
+                feature.geometry?.forEachPosition { bounds.add($0) }
+                features.append(feature)
+            }
+            let name = layerNames.isEmpty ? ((path as NSString).lastPathComponent as NSString).deletingPathExtension : layerNames[index]
+            layers.append(VectorLayerInput(name: name, features: features))
+        }
+        let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
+        let store = try VectorTileStore(path: output)
+        let summary = try VectorTiler(layers: layers, options: VectorTilingOptions(zooms: zooms)).run { try store.write($0, $1) }
+        let names = layers.map(\.name)
+        try store.finish(VectorTileSetMetadata(
+            name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
+            bounds: bounds.result ?? BoundingBox(west: -180, south: -85, east: 180, north: 85), zooms: zooms,
+            layers: layers.map { ($0.name, summary.fields[$0.name] ?? [:]) }))
+        if summary.tilesOverLimit > 0 {
+            reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over 500 KB: their \(summary.featuresDroppedForSize) smallest features were left out of them",
+                                       at: SourceLocation(file: output)))
+        }
+        if summary.idsLeftOut > 0 {
+            reporter.report(Diagnostic(.warning, "\(summary.idsLeftOut) feature ids are not whole numbers of 0 or more, which vector tiles cannot hold: left out",
+                                       at: SourceLocation(file: inputs[0])))
+        }
+        if !quiet {
+            let seconds = Date().timeIntervalSince(start)
+            Reporter.printError("\(output): \(summary.tiles) vector tiles, \(layers.count) layer\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
+        }
+    }
+}

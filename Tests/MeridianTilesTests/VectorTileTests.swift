@@ -1,0 +1,137 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+import MeridianTestSupport
+import Testing
+@testable import MeridianTiles
+
+@Suite struct VectorTileTests {
+    /// The specification's own examples (Mapbox Vector Tile 2.1, §4.3.5).
+    @Test func geometryCommandsAsTheSpecificationEncodesThem() throws {
+        #expect(VectorTile.commands(.point, [[SIMD2(25, 17)]]) == [9, 50, 34])
+        #expect(VectorTile.commands(.point, [[SIMD2(5, 7), SIMD2(3, 2)]]) == [17, 10, 14, 3, 9])
+        #expect(VectorTile.commands(.lineString, [[SIMD2(2, 2), SIMD2(2, 10), SIMD2(10, 10)]]) == [9, 4, 4, 18, 0, 16, 16, 0])
+        #expect(VectorTile.commands(.lineString, [[SIMD2(2, 2), SIMD2(2, 10), SIMD2(10, 10)], [SIMD2(1, 1), SIMD2(3, 5)]])
+                == [9, 4, 4, 18, 0, 16, 16, 0, 9, 17, 17, 10, 4, 8])
+        #expect(VectorTile.commands(.polygon, [[SIMD2(3, 6), SIMD2(8, 12), SIMD2(20, 34)]]) == [9, 6, 12, 18, 10, 12, 24, 44, 15])
+        #expect(ProtobufWriter.zigzag(-1) == 1 && ProtobufWriter.zigzag(1) == 2 && ProtobufWriter.zigzag(-2) == 3)
+    }
+
+    /// A tile decodes to what was encoded: layers, ids, property types, parts.
+    @Test func tilesRoundTrip() throws {
+        let feature = VectorTile.Feature(id: 7, type: .polygon, parts: [[SIMD2(0, 0), SIMD2(10, 0), SIMD2(10, 10)]],
+                                         properties: [("name", .string("Ö")), ("n", .uint(3)), ("d", .double(-1.5)), ("neg", .sint(-4)), ("ok", .bool(true))])
+        let line = VectorTile.Feature(type: .lineString, parts: [[SIMD2(-5, 3), SIMD2(4100, 3)]], properties: [("name", .string("Ö"))])
+        let tile = VectorTile(layers: [VectorTile.Layer(name: "a", features: [feature, line]), VectorTile.Layer(name: "b", extent: 512)])
+        #expect(try VectorTile(decoding: tile.encoded()) == tile)
+        #expect(throws: MeridianError.self) { try VectorTile(decoding: [0x1A, 0x05, 0x0A]) }
+    }
+
+    /// A square across the four tiles of zoom 1: four pieces, each an outer ring with positive
+    /// area (clockwise on screen), snapped to the grid, whose areas add up to the square's.
+    @Test func aPolygonIsCutAlongTileEdges() throws {
+        let square = Polygon([[Position(longitude: -90, latitude: -40), Position(longitude: 90, latitude: -40),
+                               Position(longitude: 90, latitude: 40), Position(longitude: -90, latitude: 40),
+                               Position(longitude: -90, latitude: -40)]])
+        let layer = VectorLayerInput(name: "square", features: [Feature(id: .integer(1), geometry: .polygon(square), properties: ["k": .string("v")])])
+        var tiles: [MapTile: VectorTile] = [:]
+        let summary = try VectorTiler(layers: [layer], options: VectorTilingOptions(zooms: 1...1, buffer: 0)).run {
+            tiles[$0] = try VectorTile(decoding: $1)
+        }
+        #expect(summary.tiles == 4 && Set(tiles.keys) == Set([MapTile(zoom: 1, x: 0, y: 0), MapTile(zoom: 1, x: 1, y: 0), MapTile(zoom: 1, x: 0, y: 1), MapTile(zoom: 1, x: 1, y: 1)]))
+        var area = 0.0
+        for (_, tile) in tiles {
+            let feature = try #require(tile.layers.first?.features.first)
+            #expect(tile.layers[0].name == "square" && feature.id == 1 && feature.type == .polygon && feature.properties.first?.value == .string("v"))
+            #expect(feature.parts.count == 1 && TileGrid.doubleArea(feature.parts[0]) > 0)
+            area += Double(TileGrid.doubleArea(feature.parts[0])) / 2
+        }
+        // The square in tile units of zoom 1 (4096 a tile): half the world wide, from -40° to 40°.
+        let north = MapPoint(Position(longitude: 0, latitude: 40)).y, south = MapPoint(Position(longitude: 0, latitude: -40)).y
+        let unit = MapWorld.size / 2 / 4096
+        let expected = (MapWorld.size / 2 / unit) * ((south - north) / unit)
+        #expect(abs(area - expected) / expected < 1e-3, "\(area) against \(expected)")
+    }
+
+    /// A hole stays a hole (negative area) and a tile over the size limit loses its smallest
+    /// features first, keeping the large ones.
+    @Test func holesAndTheSizeLimit() throws {
+        let outer = [Position(longitude: 1, latitude: 1), Position(longitude: 9, latitude: 1), Position(longitude: 9, latitude: 9),
+                     Position(longitude: 1, latitude: 9), Position(longitude: 1, latitude: 1)]
+        let hole = [Position(longitude: 3, latitude: 3), Position(longitude: 3, latitude: 6), Position(longitude: 6, latitude: 6),
+                    Position(longitude: 6, latitude: 3), Position(longitude: 3, latitude: 3)]
+        var features = [Feature(geometry: .polygon(Polygon([outer, hole])), properties: ["size": .string("big")])]
+        for i in 0..<400 {
+            let x = 10 + Double(i % 20) * 0.4, y = 10 + Double(i / 20) * 0.4
+            features.append(Feature(geometry: .lineString(LineString([Position(longitude: x, latitude: y), Position(longitude: x + 0.1, latitude: y + 0.05)])),
+                                    properties: ["size": .string("small \(i)")]))
+        }
+        var tile: VectorTile?
+        let options = VectorTilingOptions(zooms: 4...4, maximumTileBytes: 2_000)
+        let summary = try VectorTiler(layers: [VectorLayerInput(name: "l", features: features)], options: options).run { tile = try VectorTile(decoding: $1) }
+        let kept = try #require(tile).layers[0].features
+        #expect(summary.tilesOverLimit == 1 && summary.featuresDroppedForSize > 0 && kept.count == 401 - summary.featuresDroppedForSize)
+        let polygon = try #require(kept.first { $0.type == .polygon })
+        #expect(polygon.parts.count == 2 && TileGrid.doubleArea(polygon.parts[0]) > 0 && TileGrid.doubleArea(polygon.parts[1]) < 0)
+        #expect(try #require(tile).encoded().count <= 2_000)
+    }
+
+    @Test func zoomsAreGuessedFromTheDataSpacing() {
+        // Positions about 1 km apart near the equator (about 6,700 map points): zoom 20 - log2(6700) ≈ 7.
+        let line = LineString((0..<50).map { Position(longitude: Double($0) * 0.009, latitude: 0) })
+        #expect(VectorTiler.guessedZooms([VectorLayerInput(name: "l", features: [Feature(geometry: .lineString(line))])]) == 0...7)
+        #expect(VectorTiler.guessedZooms([]) == 0...14)
+    }
+}
+
+@Suite struct PMTilesWriterTests {
+    /// The Hilbert ids the specification's examples give.
+    @Test func tileIDsFollowTheHilbertCurve() {
+        #expect(PMTilesWriter.tileID(MapTile(zoom: 0, x: 0, y: 0)) == 0)
+        #expect([(0, 0), (0, 1), (1, 1), (1, 0)].map { PMTilesWriter.tileID(MapTile(zoom: 1, x: $0.0, y: $0.1)) } == [1, 2, 3, 4])
+        #expect(PMTilesWriter.tileID(MapTile(zoom: 2, x: 0, y: 0)) == 5 && PMTilesWriter.tileID(MapTile(zoom: 3, x: 0, y: 0)) == 21)
+        #expect(PMTilesWriter.tileID(MapTile(zoom: 12, x: 3423, y: 1763)) == 19_078_479)
+    }
+
+    /// 3,000 tiles of different bytes at scattered places, with a root limit small enough to
+    /// need leaf directories, read back whole by PyPI's pmtiles (Scripts/bootstrap --test).
+    @Test func leafDirectoriesReadByThePMTilesPackage() throws {
+        try withTemporaryFolderPath { folder in
+            let path = folder + "/scattered.pmtiles"
+            let writer = try PMTilesWriter(path: path, tileType: .png, tilesGzipped: false, rootLimit: 600)
+            var expected: [String: [UInt8]] = [:]
+            var seed: UInt64 = 42
+            for i in 0..<3_000 {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let tile = MapTile(zoom: 10, x: Int(seed >> 40) % 1024, y: Int(seed >> 20) % 1024)
+                guard expected["10/\(tile.x)/\(tile.y)"] == nil else { continue }
+                let bytes = Array("tile \(i) \(seed)".utf8)
+                try writer.write(tile, bytes)
+                expected["10/\(tile.x)/\(tile.y)"] = bytes
+            }
+            try writer.finish(metadataJSON: "{\"name\":\"scattered\"}", bounds: BoundingBox(west: -180, south: -85, east: 180, north: 85), zooms: 10...10)
+            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+            let script = """
+                import json, sys
+                from pmtiles.reader import Reader, MmapSource, all_tiles
+                with open(sys.argv[1], 'rb') as f:
+                    header = Reader(MmapSource(f)).header()
+                    tiles = {f'{z}/{x}/{y}': list(data) for (z, x, y), data in all_tiles(MmapSource(f))}
+                print(json.dumps({'leaves': header['leaf_directory_length'], 'tiles': tiles}))
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = ["-c", script, path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let report = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            #expect((report["leaves"] as? Int ?? 0) > 0)
+            let tiles = (report["tiles"] as? [String: [Int]] ?? [:]).mapValues { $0.map(UInt8.init) }
+            #expect(tiles == expected)
+        }
+    }
+}

@@ -135,3 +135,64 @@ import Testing
         }
     }
 }
+
+/// Issue 17's check: at each zoom, a polygon's pieces over all the tiles it touches add up to the
+/// simplified polygon's area (tiles cut without a buffer, so pieces do not overlap), for every
+/// country of the Natural Earth sample at zooms 0-6, within what snapping to the grid can move.
+@Suite struct VectorTileAreaTests {
+    @Test func piecesAddUpToTheSimplifiedPolygon() throws {
+        let reader = GeoJSONReader(input: try BufferedInput.open(fixture("geojson/ne_10m_countries_sample.geojson")))
+        var features: [Feature] = []
+        while let feature = try reader.next() { features.append(feature) }
+        #expect(features.count == 31)
+        for zoom in 0...6 {
+            var pieces: [String: Double] = [:]
+            let options = VectorTilingOptions(zooms: zoom...zoom, buffer: 0)
+            _ = try VectorTiler(layers: [VectorLayerInput(name: "countries", features: features)], options: options).run { _, bytes in
+                for feature in try VectorTile(decoding: bytes).layers[0].features where feature.type == .polygon {
+                    guard case .string(let name) = feature.properties.first(where: { $0.key == "NAME" })?.value else { continue }
+                    pieces[name, default: 0] += feature.parts.reduce(0) { $0 + Double(TileGrid.doubleArea($1)) / 2 }
+                }
+            }
+            let unit = MapWorld.size / Double(1 << zoom) / 4096
+            var simplifier = GeometrySimplifier(tolerance: unit, method: .douglasPeucker)
+            var compared = 0
+            for feature in features {
+                guard let name = feature.properties?["NAME"]?.stringValue, let simplified = feature.geometry.flatMap({ simplifier.simplify($0) }) else { continue }
+                let area = Self.mapArea(simplified) / (unit * unit)
+                let perimeter = Self.mapPerimeter(simplified) / unit
+                // Snapping moves each vertex by at most half a unit: the area by at most half the perimeter, plus a unit a vertex where tiles cut.
+                #expect(abs((pieces[name] ?? 0) - area) <= perimeter / 2 + 64, "\(name) at zoom \(zoom): pieces \(pieces[name] ?? 0), polygon \(area)")
+                compared += 1
+            }
+            #expect(compared > 20)
+        }
+    }
+
+    /// Area in square map points: outer rings minus holes.
+    static func mapArea(_ geometry: Geometry) -> Double {
+        func ring(_ positions: [Position]) -> Double {
+            let points = positions.map(MapPoint.init)
+            return abs(zip(points, points.dropFirst()).reduce(0) { $0 + ($1.0.x * $1.1.y - $1.1.x * $1.0.y) }) / 2
+        }
+        func polygon(_ rings: [[Position]]) -> Double { ring(rings[0]) - rings.dropFirst().reduce(0) { $0 + ring($1) } }
+        switch geometry {
+        case .polygon(let p): return polygon(p.rings)
+        case .multiPolygon(let m): return m.polygons.reduce(0) { $0 + polygon($1.rings) }
+        default: return 0
+        }
+    }
+
+    static func mapPerimeter(_ geometry: Geometry) -> Double {
+        let rings: [[Position]]
+        switch geometry {
+        case .polygon(let p): rings = p.rings
+        case .multiPolygon(let m): rings = m.polygons.flatMap(\.rings)
+        default: rings = []
+        }
+        return rings.reduce(0) { total, ring in
+            let points = ring.map(MapPoint.init)
+            return total + zip(points, points.dropFirst()).reduce(0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
+        }
+    }
+}

@@ -52,7 +52,7 @@ struct Tile: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The rasters to tile (any GDAL raster, a KML or KMZ GroundOverlay, or a folder: every raster in it and its subfolders), then the output folder or .mbtiles file.", valueName: "input… output"))
+    @Argument(help: ArgumentHelp("The rasters to tile (any GDAL raster, a KML or KMZ GroundOverlay, or a folder: every raster in it and its subfolders), then the output: a folder, an .mbtiles file or a .pmtiles archive.", valueName: "input… output"))
     var paths: [String] = []
 
     @Option(name: .customLong("inputs"), help: ArgumentHelp("A file listing rasters to tile, one path a line (relative to the list's folder; blank lines and lines starting with # are skipped), before or instead of inputs on the command line.", valueName: "list"))
@@ -172,9 +172,14 @@ struct Tile: ParsableCommand {
         if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
         if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
         if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
+        if isPMTiles && (resume || shard != nil || finish) {
+            throw ValidationError("a PMTiles archive is written in one go: --resume, --shard and --finish need a folder or an .mbtiles file")
+        }
+        if isPMTiles && viewer { throw ValidationError("--viewer needs a folder output, not a PMTiles archive") }
     }
 
     var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
+    var isPMTiles: Bool { output.lowercased().hasSuffix(".pmtiles") }
 
     /// The last path: where the tiles go.
     var output: String { paths.last ?? "" }
@@ -247,10 +252,15 @@ struct Tile: ParsableCommand {
                 try report(summary, tiler: tiler, reporter: &reporter)
                 return
             }
-            let sink: TileSink = isMBTiles
-                ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())
-                : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                     identity: tiler.identity(output: [("scheme", rows.rawValue)]))
+            let sink: TileSink
+            if isPMTiles {
+                sink = try PMTilesSink(path: output, format: tileFormat)
+            } else if isMBTiles {
+                sink = try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())
+            } else {
+                sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
+                                          identity: tiler.identity(output: [("scheme", rows.rawValue)]))
+            }
             guard let summary = try tiling({ try tiler.run(into: sink, progress: $0) }) else { return }
             try report(summary, tiler: tiler, reporter: &reporter)
         }

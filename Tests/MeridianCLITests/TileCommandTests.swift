@@ -91,6 +91,32 @@ func pngCount(_ folder: URL) -> Int {
         }
     }
 
+    /// A chart into a PMTiles archive: the folder's tiles exactly, as PyPI's pmtiles reads them;
+    /// --resume and --shard need a folder or MBTiles.
+    @Test func chartIntoPMTiles() throws {
+        try withTemporaryFolder { folder in
+            let archive = folder.appendingPathComponent("chart.pmtiles").path, tiles = folder.appendingPathComponent("chart")
+            #expect(try meridian(["tile", chart, archive, "-q"]).status == 0)
+            #expect(try meridian(["tile", chart, tiles.path, "-q"]).status == 0)
+            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+            let script = """
+                import glob, json, os, sys
+                from pmtiles.reader import Reader, MmapSource, all_tiles
+                with open(sys.argv[1], 'rb') as f:
+                    header = Reader(MmapSource(f)).header(); stored = dict(all_tiles(MmapSource(f)))
+                files = glob.glob(os.path.join(sys.argv[2], '*', '*', '*.png'))
+                same = sum(stored.get(tuple(int(v) for v in os.path.relpath(p, sys.argv[2])[:-4].split('/'))) == open(p, 'rb').read() for p in files)
+                print(json.dumps({'files': len(files), 'stored': len(stored), 'same': same, 'type': header['tile_type'].value}))
+                """
+            let result = try run(python, ["-c", script, archive, tiles.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int] ?? [:]
+            #expect(report["files"] == 25 && report["stored"] == 25 && report["same"] == 25 && report["type"] == 2, "\(report)")
+            #expect(try meridian(["tile", chart, archive, "--resume"]).status == ExitStatus.usage)
+            #expect(try meridian(["tile", chart, folder.appendingPathComponent("s.pmtiles").path, "--shard", "0/2"]).status == ExitStatus.usage)
+        }
+    }
+
     /// Issue 13: `--zoom 0-17` on a small chart left zooms 0-2 empty (less than 1/255 of a pixel
     /// of chart there, so those tiles are fully transparent and not written) while every piece of
     /// metadata said minzoom 0. The metadata now names the zooms that hold tiles, in MBTiles,

@@ -1,0 +1,59 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+import MeridianTiles
+import Synchronization
+
+/// A tiling run's image tiles into a PMTiles 3 archive (`PMTilesWriter`: spilled, then laid out
+/// by Hilbert id at the end), for the tiler's threads. An archive is written in one go: it
+/// cannot be resumed (a folder or MBTiles can) or shared by shards.
+public final class PMTilesSink: TileSink, Sendable {
+    /// The archive being written.
+    public let path: String
+    private let format: TileFormat
+    private let archive: Mutex<PMTilesWriter>
+    private let zooms = Mutex<ClosedRange<Int>?>(nil)
+
+    /// A new archive at `path` of `format` tiles.
+    public init(path: String, format: TileFormat) throws {
+        self.path = path
+        self.format = format
+        let type: PMTilesWriter.TileType = switch format {
+        case .png: .png
+        case .jpeg: .jpeg
+        case .webp: .webp
+        }
+        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: false))
+    }
+
+    /// Nothing to resume: an archive is written whole.
+    public var completedBlocks: [MapTile: Int] { [:] }
+
+    /// No tile is read back from an archive being written.
+    public func existingTile(_ tile: MapTile) throws -> [UInt8]? { nil }
+
+    /// Spills one encoded tile.
+    public func write(_ tile: MapTile, data: [UInt8]) throws {
+        try archive.withLock { try $0.write(tile, data) }
+        zooms.withLock { $0 = $0.map { min($0.lowerBound, tile.zoom)...max($0.upperBound, tile.zoom) } ?? tile.zoom...tile.zoom }
+    }
+
+    /// Nothing to record: an interrupted archive is started again.
+    public func markCompleted(block: MapTile, tiles: Int) throws {}
+
+    /// The zoom levels that got a tile.
+    public func zoomsWithTiles() throws -> ClosedRange<Int>? { zooms.withLock { $0 } }
+
+    /// Lays out the archive with its metadata and moves it into place.
+    public func finish(metadata m: TileSetMetadata) throws {
+        let json = "{\"name\":\(jsonString(m.name)),\"description\":\(jsonString(m.description)),\"type\":\"overlay\","
+            + "\"format\":\"\(m.format.fileExtension)\",\"tileSize\":\"\(m.tileSize)\"}"
+        try archive.withLock { try $0.finish(metadataJSON: json, bounds: m.bounds, zooms: m.minZoom...m.maxZoom) }
+    }
+
+    /// Shards write into a folder or MBTiles files; an archive is made from one of those.
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {
+        throw MeridianError(.usage, "a PMTiles archive cannot join shards", at: SourceLocation(file: path),
+                            hint: "tile the shards into a folder or an MBTiles file")
+    }
+}

@@ -53,6 +53,8 @@ public struct TileCatalog: Sendable {
     /// chart magnified where nothing better covers it; a limit keeps a world raster among
     /// harbour charts from being tiled at harbour zooms over the whole world.
     public let overzoom: Int?
+    /// The most detailed charts' native zoom: the deepest level any chart has detail for.
+    public let deepestNativeZoom: Int
 
     /// A catalog of `sources` (at least one), quilted by `quilt`, each chart shown at most
     /// `overzoom` levels deeper than its native zoom, for tiles of `tileSize` pixels.
@@ -62,18 +64,19 @@ public struct TileCatalog: Sendable {
         charts = sources.map { CatalogChart(source: $0, pyramid: pyramid) }
         self.quilt = quilt
         self.overzoom = overzoom
+        deepestNativeZoom = charts.map(\.nativeZoom).max()!
     }
 
     /// Whether chart `index` shows at `zoom` (within `overzoom` of its native zoom, or among the most detailed).
     public func shows(_ index: Int, atZoom zoom: Int) -> Bool {
         guard let overzoom, zoom > charts[index].nativeZoom + overzoom else { return true }
-        return charts[index].nativeZoom == charts.map(\.nativeZoom).max()!
+        return charts[index].nativeZoom == deepestNativeZoom
     }
 
     /// The zoom levels a run tiles by default: from the coarsest chart's minimum to the most
     /// detailed chart's native zoom.
     public var defaultZooms: ClosedRange<Int> {
-        charts.map(\.zooms.lowerBound).min()!...charts.map(\.nativeZoom).max()!
+        charts.map(\.zooms.lowerBound).min()!...deepestNativeZoom
     }
 
     /// The indices of the charts that show at `zoom`, in order of preference: the first one with

@@ -285,8 +285,7 @@ extension Tiler {
             let share = width * height / max((e.maxX - e.minX) * (e.maxY - e.minY), .leastNonzeroMagnitude)
             pixels += share * Double(catalog.charts[c].source.sourceWidth * catalog.charts[c].source.sourceHeight)
         }
-        let tiles = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
-        return pixels + Double(tiles * options.tileSize * options.tileSize)
+        return pixels + Double(tileCount(under: block) * options.tileSize * options.tileSize)
     }
 
     /// Runs shard `shard` of the pyramid: its blocks, written into `sink` (the shared folder,
@@ -299,7 +298,7 @@ extension Tiler {
         let start = Date()
         let split = ShardSplit(tiler: self, count: shard.count)
         let blocks = split.blocks(of: shard.index)
-        var total = blocks.reduce(0) { sum, block in sum + zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) } }
+        var total = blocks.reduce(0) { $0 + tileCount(under: $1) }
         for zoom in zooms where zoom < blockZoom {
             total += coverage.tiles(atZoom: zoom).filter { split.owner(of: $0) == shard.index }.count
         }
@@ -347,10 +346,7 @@ extension Tiler {
                 return charts
             }
             let (charts, quilt) = try assemble(tile, children: children, among: Array(catalog.charts.indices), tools: tools)
-            if let quilt {
-                try sink.write(tile, data: tools.codec.encode(quilt))
-                state.wrote(tile)
-            }
+            try store(quilt, at: tile, tools: tools, sink: sink, state: state)
             built[tile] = charts
         }
         let summary = try finish(sink, state: state, start: start)

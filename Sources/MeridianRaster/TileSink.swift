@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 import Synchronization
 
 /// How tile rows are counted in a folder of tiles.
@@ -70,8 +71,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     public let format: TileFormat
     /// Blocks an interrupted run completed, read from the state file when resuming, with their tile counts.
     public private(set) var completedBlocks: [MapTile: Int] = [:]
-    /// The tile folders made so far (tiles come from every worker thread).
-    private let madeFolders = Mutex<Set<String>>([])
+    /// Writes the tile files (from every worker thread).
+    private let files = TileFolderWriter()
     private let statePath: String
     /// The state file's descriptor, written one whole line at a time.
     private let stateFile: Mutex<Int32>
@@ -188,17 +189,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     /// Writes a tile's file atomically (a temporary file renamed into place), making its folders.
     public func write(_ tile: MapTile, data: [UInt8]) throws {
-        let folder = "\(path)/\(tile.zoom)/\(tile.x)"
-        let known = madeFolders.withLock { $0.contains(folder) }
-        if !known {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw MeridianError(.cannotCreateOutput, "cannot create a tile folder", at: SourceLocation(file: folder))
-            }
-            madeFolders.withLock { _ = $0.insert(folder) }
-        }
-        try OutputTarget.write(data, to: tilePath(tile), durable: false)
+        try files.write(data, to: tilePath(tile))
     }
 
     /// Appends the block's line to the state file, so a resumed run keeps its tiles.

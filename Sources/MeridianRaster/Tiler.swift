@@ -192,8 +192,7 @@ public final class Tiler: @unchecked Sendable {
         }
         let coverage = TileCoverage(catalog: catalog, pyramid: pyramid, zooms: zooms)
         self.coverage = coverage
-        let deepest = catalog.charts.map(\.nativeZoom).max()!
-        baseZooms = catalog.charts.map { $0.nativeZoom == deepest ? zooms.upperBound : min(zooms.upperBound, $0.nativeZoom) }
+        baseZooms = catalog.charts.map { $0.nativeZoom == catalog.deepestNativeZoom ? zooms.upperBound : min(zooms.upperBound, $0.nativeZoom) }
         colorChannels = catalog.colorChannels
         preferences = Dictionary(uniqueKeysWithValues: zooms.map { ($0, catalog.preference(atZoom: $0)) })
         // Blocks of up to 8 × 8 base tiles; coarser when there would be more than 1,024 blocks,
@@ -222,6 +221,18 @@ public final class Tiler: @unchecked Sendable {
     /// `output` (a folder's row scheme).
     public func identity(output: [(String, String)] = []) throws -> TilingRunIdentity {
         try TilingRunIdentity(catalog: catalog, options: options, zooms: zooms, output: output)
+    }
+
+    /// How many tiles some chart touches under `block`, at its level and deeper.
+    func tileCount(under block: MapTile) -> Int {
+        zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
+    }
+
+    /// Writes a built tile's quilt, when it has one (fully transparent tiles are not written).
+    func store(_ quilt: TileImage?, at tile: MapTile, tools: ThreadTools, sink: TileSink, state: RunState) throws {
+        guard let quilt else { return }
+        try sink.write(tile, data: tools.codec.encode(quilt))
+        state.wrote(tile)
     }
 
     /// The blocks in Morton order, so that the four under one tile of the level above finish
@@ -304,10 +315,7 @@ public final class Tiler: @unchecked Sendable {
             guard let siblings = state.deposit(tile, charts: charts, parent: parent, expected: expected) else { return }
             let children = parent.children.map { siblings[$0] ?? [:] }
             let (built, quilt) = try assemble(parent, children: children, among: Array(catalog.charts.indices), tools: tools)
-            if let quilt {
-                try sink.write(parent, data: tools.codec.encode(quilt))
-                state.wrote(parent)
-            }
+            try store(quilt, at: parent, tools: tools, sink: sink, state: state)
             state.advance(1)
             progress(state.snapshot(since: start))
             tile = parent
@@ -320,7 +328,7 @@ public final class Tiler: @unchecked Sendable {
     /// level down), and the quilt of the charts in order of preference, deeper charts warped
     /// straight into it where those above leave it showing. The quilt is nil when transparent.
     func assemble(_ tile: MapTile, children: [[Int: TileImage]]?, among candidates: [Int],
-                          tools: ThreadTools) throws -> (charts: [Int: TileImage], quilt: TileImage?) {
+                  tools: ThreadTools) throws -> (charts: [Int: TileImage], quilt: TileImage?) {
         let touching = coverage.charts(touching: tile, among: candidates)
         var charts: [Int: TileImage] = [:]
         for c in touching where tile.zoom <= baseZooms[c] {
@@ -351,7 +359,7 @@ public final class Tiler: @unchecked Sendable {
     /// above are made from).
     private func buildBlock(_ block: MapTile, recorded: Int?, tools: ThreadTools, sink: TileSink,
                             state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> [Int: TileImage] {
-        let count = zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
+        let count = tileCount(under: block)
         if let recorded, catalog.charts.count == 1, options.format.isLossless && options.tileBackground == nil {
             state.keep(recorded, advancing: count)
             progress(state.snapshot(since: start))

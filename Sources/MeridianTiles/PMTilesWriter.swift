@@ -86,15 +86,15 @@ public final class PMTilesWriter {
         var directory: [(id: UInt64, offset: Int, length: Int, run: Int)] = []
         var dataLength = 0, contents = 0
         for entry in entries {
+            let bytes = try spill.read(at: entry.offset, count: entry.length)
             var offset: Int?
             for candidate in placed[entry.hash, default: []] where candidate.length == entry.length {
-                if try spill.read(at: candidate.source, count: entry.length) == spill.read(at: entry.offset, count: entry.length) {
+                if try spill.read(at: candidate.source, count: entry.length) == bytes {
                     offset = candidate.offset
                     break
                 }
             }
             if offset == nil {
-                let bytes = try spill.read(at: entry.offset, count: entry.length)
                 bytes.withUnsafeBytes { data.sink.write($0) }
                 offset = dataLength
                 placed[entry.hash, default: []].append((entry.offset, dataLength, entry.length))
@@ -109,7 +109,7 @@ public final class PMTilesWriter {
         }
         try data.sink.flush()
 
-        let metadata = try VectorTileStore.gzip(Array(metadataJSON.utf8))
+        let metadata = try Gzip.compress(Array(metadataJSON.utf8))
         // The root directory alone if it fits in the first 16 KiB with the header; else leaves
         // of growing size until the root of pointers to them does.
         var root = try Self.serialize(directory)
@@ -165,6 +165,6 @@ public final class PMTilesWriter {
             let follows = i > 0 && entry.offset == entries[i - 1].offset + entries[i - 1].length
             out.varint(follows ? 0 : UInt64(entry.offset) + 1)
         }
-        return try VectorTileStore.gzip(out.bytes)
+        return try Gzip.compress(out.bytes)
     }
 }

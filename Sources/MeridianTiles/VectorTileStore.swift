@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import MeridianFormats
 import MeridianGeometry
@@ -13,7 +12,7 @@ public final class VectorTileStore {
     public let path: String
     private let mbtiles: MBTilesWriter?
     private let pmtiles: PMTilesWriter?
-    private var madeFolders: Set<String> = []
+    private let files: TileFolderWriter
 
     /// Whether `path` names an MBTiles file.
     public static func isMBTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".mbtiles") }
@@ -24,6 +23,7 @@ public final class VectorTileStore {
     /// - Throws: `MeridianError` (cannot create output) when the folder holds files or cannot be made.
     public init(path: String) throws {
         self.path = path
+        files = TileFolderWriter()
         if Self.isPMTiles(path) {
             (mbtiles, pmtiles) = (nil, try PMTilesWriter(path: path, tileType: .mvt, tilesGzipped: true))
             return
@@ -49,23 +49,14 @@ public final class VectorTileStore {
     /// Stores one encoded tile.
     public func write(_ tile: MapTile, _ bytes: [UInt8]) throws {
         if let mbtiles {
-            try mbtiles.write(tile, data: try Self.gzip(bytes))
+            try mbtiles.write(tile, data: try Gzip.compress(bytes))
             return
         }
         if let pmtiles {
-            try pmtiles.write(tile, try Self.gzip(bytes))
+            try pmtiles.write(tile, try Gzip.compress(bytes))
             return
         }
-        let folder = "\(path)/\(tile.zoom)/\(tile.x)"
-        if !madeFolders.contains(folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw MeridianError(.cannotCreateOutput, "cannot create a tile folder", at: SourceLocation(file: folder))
-            }
-            madeFolders.insert(folder)
-        }
-        try OutputTarget.write(bytes, to: "\(folder)/\(tile.y).pbf", durable: false)
+        try files.write(bytes, to: "\(path)/\(tile.zoom)/\(tile.x)/\(tile.y).pbf")
     }
 
     /// Writes the metadata (TileJSON 3.0.0 in a folder; the metadata table, with `json`, in
@@ -85,30 +76,6 @@ public final class VectorTileStore {
             return
         }
         try OutputTarget.write(Array(metadata.tileJSON.utf8), to: path + "/metadata.json", durable: false)
-    }
-
-    /// `bytes` gzipped (RFC 1952), as vector tiles are stored in MBTiles.
-    public static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-        var stream = z_stream()
-        // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
-        guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
-                            ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw MeridianError(.io, "cannot start zlib's deflate")
-        }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 32)
-        var input = bytes
-        let result = input.withUnsafeMutableBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                stream.next_out = outBuffer.baseAddress
-                stream.avail_out = uInt(outBuffer.count)
-                return deflate(&stream, Z_FINISH)
-            }
-        }
-        guard result == Z_STREAM_END else { throw MeridianError(.io, "zlib could not compress a tile") }
-        return Array(output.prefix(Int(stream.total_out)))
     }
 }
 

@@ -132,12 +132,13 @@ public struct VectorTiler: Sendable {
             summary.fields[layer.name] = fields
         }
         for zoom in options.zooms {
-            for (tile, var content) in try tiles(atZoom: zoom, summary: &summary).sorted(by: { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }) {
+            for (tile, content) in try tiles(atZoom: zoom, summary: &summary).sorted(by: { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }) {
                 var bytes = content.encoded()
                 if bytes.count > options.maximumTileBytes {
+                    let fitted = Self.fit(content, under: options.maximumTileBytes)
+                    bytes = fitted.bytes
                     summary.tilesOverLimit += 1
-                    summary.featuresDroppedForSize += Self.fit(&content, under: options.maximumTileBytes)
-                    bytes = content.encoded()
+                    summary.featuresDroppedForSize += fitted.dropped
                 }
                 try write(tile, bytes)
                 summary.tilesPerZoom[zoom, default: 0] += 1
@@ -204,32 +205,27 @@ public struct VectorTiler: Sendable {
         return tiles.mapValues { VectorTile(layers: $0.layers.filter { !$0.features.isEmpty }) }
     }
 
-    /// Drops the tile's smallest features (by area for polygons, length for lines, points last
-    /// of all: they are drawn at any size) until it encodes under `limit` bytes; returns how
-    /// many went.
-    static func fit(_ tile: inout VectorTile, under limit: Int) -> Int {
+    /// The tile without its smallest features (by area for polygons, length for lines, points
+    /// last of all: they are drawn at any size), dropped a tenth of what is left at a time until
+    /// it encodes under `limit` bytes: its bytes, and how many features went.
+    static func fit(_ tile: VectorTile, under limit: Int) -> (bytes: [UInt8], dropped: Int) {
         var ranked: [(layer: Int, feature: Int, size: Double)] = []
         for (l, layer) in tile.layers.enumerated() {
             for (f, feature) in layer.features.enumerated() { ranked.append((l, f, TileGrid.size(of: feature))) }
         }
         ranked.sort { $0.size < $1.size }
-        var dropped = 0
         var keep = Set(ranked.map { [$0.layer, $0.feature] })
-        while tile.encoded().count > limit && dropped < ranked.count {
-            // A tenth of what is left at a time: a few encodings, not one per feature.
+        var dropped = 0, trimmed = tile
+        repeat {
             let step = max(1, (ranked.count - dropped) / 10)
             for entry in ranked[dropped..<min(ranked.count, dropped + step)] { keep.remove([entry.layer, entry.feature]) }
             dropped = min(ranked.count, dropped + step)
-            var trimmed = tile
             for l in trimmed.layers.indices {
                 trimmed.layers[l].features = tile.layers[l].features.enumerated().filter { keep.contains([l, $0.offset]) }.map(\.element)
             }
-            if trimmed.encoded().count <= limit || dropped == ranked.count {
-                tile = trimmed
-                break
-            }
-        }
-        return dropped
+            let bytes = trimmed.encoded()
+            if bytes.count <= limit || dropped >= ranked.count { return (bytes, dropped) }
+        } while true
     }
 }
 

@@ -179,6 +179,10 @@ struct Tile: ParsableCommand {
     }
 
     var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
+    /// How a folder output counts rows.
+    var rows: TileScheme { scheme == .tms ? .tms : .xyz }
+    /// What the run identity records of the output: a folder's row scheme (MBTiles rows are always TMS).
+    var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", rows.rawValue)] }
     var isPMTiles: Bool { output.lowercased().hasSuffix(".pmtiles") }
 
     /// The last path: where the tiles go.
@@ -217,13 +221,14 @@ struct Tile: ParsableCommand {
         var reporter = Reporter(quiet: quiet)
         reporter.program = "meridian"
         try reporter.run {
-            if try isVectorRun() {
-                try tileVectors(reporter: &reporter)
+            let inputs = try inputs()
+            if try isVectorRun(inputs) {
+                try tileVectors(inputs, reporter: &reporter)
                 return
             }
             let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
                                                     controlPointMethod: controlPointMethod, cutCollar: !noCutline)
-            let found = try TileInputs.open(try inputs(), options: sourceOptions)
+            let found = try TileInputs.open(inputs, options: sourceOptions)
             if !quiet {
                 for skipped in found.skipped {
                     let (message, hint) = skipped.reason.commandLineWording
@@ -241,7 +246,6 @@ struct Tile: ParsableCommand {
                 print(try Self.planText(tiler.plan(), format: planFormat), terminator: "")
                 return
             }
-            let rows: TileScheme = scheme == .tms ? .tms : .xyz
             if finish {
                 guard let summary = try finishShards(tiler) else { return }
                 try report(summary, tiler: tiler, reporter: &reporter)
@@ -256,10 +260,10 @@ struct Tile: ParsableCommand {
             if isPMTiles {
                 sink = try PMTilesSink(path: output, format: tileFormat)
             } else if isMBTiles {
-                sink = try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity())
+                sink = try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity(output: outputFields))
             } else {
                 sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                          identity: tiler.identity(output: [("scheme", rows.rawValue)]))
+                                          identity: tiler.identity(output: outputFields))
             }
             guard let summary = try tiling({ try tiler.run(into: sink, progress: $0) }) else { return }
             try report(summary, tiler: tiler, reporter: &reporter)
@@ -293,7 +297,7 @@ struct Tile: ParsableCommand {
             return
         }
         if viewer {
-            try TileViewer.write(folder: output, metadata: summary.metadata, scheme: scheme == .tms ? .tms : .xyz)
+            try TileViewer.write(folder: output, metadata: summary.metadata, scheme: rows)
         }
         if let shortfall = Self.zoomShortfall(summary) {
             reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))

@@ -5,9 +5,6 @@ import MeridianRaster
 
 /// `meridian tile --shard K/N` and `--finish`: a run split across the machines of a batch engine.
 extension Tile {
-    /// The row scheme and, for a folder, the identity field that records it.
-    var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", scheme == .tms ? TileScheme.tms.rawValue : TileScheme.xyz.rawValue)] }
-
     /// The run every shard and the --finish belong to: the inputs, the options and N.
     func runIdentity(_ tiler: Tiler, shards: Int) throws -> TilingRunIdentity {
         try tiler.identity(output: outputFields + [("shards", "\(shards)")])
@@ -41,7 +38,7 @@ extension Tile {
             unlink(workspace.mbtiles(shard.index))
             sink = try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity)
         } else {
-            sink = try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: resume,
+            sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
                                       identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
         }
         return try tiling { try tiler.runShard(shard, into: sink, workspace: workspace, progress: $0) }
@@ -66,7 +63,7 @@ extension Tile {
         try tiler.checkShardsComplete(count: count, workspace: workspace)
         let sink: TileSink = isMBTiles
             ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run)
-            : try FolderTileSink(path: output, scheme: scheme == .tms ? .tms : .xyz, format: tileFormat, resume: true,
+            : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: true,
                                  identity: run, sharedState: workspace.finishState)
         return try tiler.finishShards(count: count, into: sink, workspace: workspace)
     }

@@ -25,9 +25,8 @@ extension Tile {
             && GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), nil, nil) != nil
     }
 
-    /// Whether this run makes vector tiles: `--tile-format mvt`, or inputs that are all vector data.
-    func isVectorRun() throws -> Bool {
-        let inputs = try inputs()
+    /// Whether this run makes vector tiles of `inputs`: `--tile-format mvt`, or inputs that are all vector data.
+    func isVectorRun(_ inputs: [String]) throws -> Bool {
         let vector = inputs.map(Self.isVector)
         if tileFormatChoice == .mvt || (!vector.isEmpty && vector.allSatisfy { $0 }) {
             if let raster = zip(inputs, vector).first(where: { !$0.1 })?.0 {
@@ -46,8 +45,7 @@ extension Tile {
     }
 
     /// Reads every input whole, one layer each, and writes its vector tiles.
-    func tileVectors(reporter: inout Reporter) throws {
-        let inputs = try inputs()
+    func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
         guard layerNames.isEmpty || layerNames.count == inputs.count else {
             throw MeridianError(.usage, "give --layer-name once per input (\(inputs.count)), not \(layerNames.count) times")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianGeometry
+import Synchronization
 
 /// How vector data is cut into Mapbox Vector Tiles.
 public struct VectorTilingOptions: Sendable {
@@ -117,34 +118,107 @@ public struct VectorTiler: Sendable {
     }
 
     /// Every tile of the run, zoom level by zoom level, handed to `write` encoded (tiles that
-    /// hold nothing are not made). Returns what was done.
-    public func run(_ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
+    /// hold nothing are not made), from `jobs` threads at once but one call at a time. Returns
+    /// what was done.
+    ///
+    /// Each zoom level is cut from the top down, as a quadtree: the level's simplified features
+    /// (in map points) are clipped to each quarter of the world, those pieces to each quarter of
+    /// that, and so on to the level's tiles, each clip with the level's buffer. A feature wholly
+    /// inside a quarter passes down as it is, so a vertex is clipped about once per level of the
+    /// tree rather than once for every tile its feature's bounds touch (which, for a country at
+    /// zoom 8, was thousands of times). Below the first few levels the subtrees are independent
+    /// and go to the threads; a tile is encoded as soon as its leaf is reached and nothing of the
+    /// level is held but the path being cut.
+    public func run(jobs: Int = 1, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
+        var properties: [[[(key: String, value: VectorTile.Value)]]] = []
+        var ids: [[UInt64?]] = []
         for layer in layers {
             var fields: [String: String] = [:]
+            var layerProperties: [[(key: String, value: VectorTile.Value)]] = [], layerIDs: [UInt64?] = []
             for feature in layer.features {
-                for (key, value) in feature.properties ?? [:] {
-                    guard let kind = VectorTile.Value(value).map(Self.fieldKind) else { continue }
+                let typed = (feature.properties ?? [:]).compactMap { key, value in VectorTile.Value(value).map { (key: key, value: $0) } }
+                for (key, value) in typed {
+                    let kind = Self.fieldKind(value)
                     fields[key] = fields[key].map { $0 == kind ? $0 : "Mixed" } ?? kind
                 }
-                if let id = feature.id, Self.tileID(id) == nil { summary.idsLeftOut += 1 }
+                layerProperties.append(typed)
+                let id = feature.id.flatMap(Self.tileID)
+                if feature.id != nil && id == nil { summary.idsLeftOut += 1 }
+                layerIDs.append(id)
             }
             summary.fields[layer.name] = fields
+            properties.append(layerProperties)
+            ids.append(layerIDs)
         }
+        let jobs = max(1, jobs)
         for zoom in options.zooms {
-            for (tile, content) in try tiles(atZoom: zoom, summary: &summary).sorted(by: { ($0.key.x, $0.key.y) < ($1.key.x, $1.key.y) }) {
-                var bytes = content.encoded()
-                if bytes.count > options.maximumTileBytes {
-                    let fitted = Self.fit(content, under: options.maximumTileBytes)
-                    bytes = fitted.bytes
-                    summary.tilesOverLimit += 1
-                    summary.featuresDroppedForSize += fitted.dropped
+            let (items, tooSmall) = simplified(atZoom: zoom, jobs: jobs)
+            summary.featuresTooSmall += tooSmall
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: layers.map(\.name), properties: properties, ids: ids)
+            // The subtrees under one level of the quadtree go to the threads: deep enough that
+            // each thread has several (the world's land is not spread evenly), and never below the zoom.
+            var subtrees: [(QuadNode, [TileItem])] = []
+            level.descend(items, to: min(zoom, jobs == 1 ? 0 : 3)) { subtrees.append(($0, $1)) }
+            let next = Atomic<Int>(0)
+            try WorkerThreads.run(threads: min(jobs, subtrees.count)) { [subtrees, options] (emit: (BuiltTile) throws -> Void) in
+                while case let index = next.add(1, ordering: .relaxed).oldValue, index < subtrees.count {
+                    let (node, items) = subtrees[index]
+                    try level.descend(node, items, to: zoom) { node, items in
+                        guard let content = level.tile(node, items) else { return }
+                        var built = BuiltTile(tile: MapTile(zoom: zoom, x: node.x, y: node.y), bytes: content.encoded())
+                        if built.bytes.count > options.maximumTileBytes {
+                            (built.bytes, built.dropped) = Self.fit(content, under: options.maximumTileBytes)
+                        }
+                        try emit(built)
+                    }
                 }
-                try write(tile, bytes)
+            } consume: { built in
+                try write(built.tile, built.bytes)
                 summary.tilesPerZoom[zoom, default: 0] += 1
+                if let dropped = built.dropped {
+                    summary.tilesOverLimit += 1
+                    summary.featuresDroppedForSize += dropped
+                }
             }
         }
         return summary
+    }
+
+    /// A tile encoded by a worker, and how many features were dropped to fit it under the limit.
+    struct BuiltTile: Sendable {
+        let tile: MapTile
+        var bytes: [UInt8]
+        var dropped: Int?
+    }
+
+    /// Every layer's features simplified at one tile unit of `zoom`, in map points, in layer
+    /// and feature order (simplified on `jobs` threads), and how many simplified to nothing.
+    func simplified(atZoom zoom: Int, jobs: Int) -> (items: [TileItem], tooSmall: Int) {
+        let unit = MapWorld.size / Double(1 << zoom) / Double(options.extent)
+        let all = layers.indices.flatMap { layer in layers[layer].features.indices.map { (layer, $0) } }
+        let chunks = max(1, min(jobs * 8, all.count / 16))
+        var done: [(chunk: Int, items: [TileItem], tooSmall: Int)] = []
+        let next = Atomic<Int>(0)
+        // (Nothing in here throws.)
+        try? WorkerThreads.run(threads: min(jobs, chunks)) { [layers, options] (emit: ((chunk: Int, items: [TileItem], tooSmall: Int)) throws -> Void) in
+            var simplifier = GeometrySimplifier(tolerance: unit, method: options.method)
+            while case let chunk = next.add(1, ordering: .relaxed).oldValue, chunk < chunks {
+                var items: [TileItem] = [], tooSmall = 0
+                for (layer, index) in all[(chunk * all.count / chunks)..<((chunk + 1) * all.count / chunks)] {
+                    guard let geometry = layers[layer].features[index].geometry else { continue }
+                    guard let simplified = simplifier.simplify(geometry) else {
+                        tooSmall += 1
+                        continue
+                    }
+                    let shape = PlaneShape(simplified)
+                    if !shape.isEmpty { items.append(TileItem(layer: layer, feature: index, shape: shape)) }
+                }
+                try emit((chunk, items, tooSmall))
+            }
+        } consume: { done.append($0) }
+        done.sort { $0.chunk < $1.chunk }
+        return (done.flatMap(\.items), done.reduce(0) { $0 + $1.tooSmall })
     }
 
     static func fieldKind(_ value: VectorTile.Value) -> String {
@@ -162,47 +236,6 @@ public struct VectorTiler: Sendable {
         case .double(let d): d >= 0 && d == d.rounded() && d < 1.8e19 ? UInt64(d) : nil
         case .string: nil
         }
-    }
-
-    /// The tiles of one zoom level, each with its layers' features.
-    func tiles(atZoom zoom: Int, summary: inout VectorTilingSummary) throws -> [MapTile: VectorTile] {
-        let tileWidth = MapWorld.size / Double(1 << zoom), unit = tileWidth / Double(options.extent)
-        let buffer = Double(options.buffer) * unit
-        var simplifier = GeometrySimplifier(tolerance: unit, method: options.method)
-        var tiles: [MapTile: VectorTile] = [:]
-        for (layerIndex, layer) in layers.enumerated() {
-            for feature in layer.features {
-                guard let geometry = feature.geometry else { continue }
-                guard let simplified = simplifier.simplify(geometry) else {
-                    summary.featuresTooSmall += 1
-                    continue
-                }
-                let rect = MapRect(enclosing: simplified)
-                guard !rect.isNull else { continue }
-                let last = (1 << zoom) - 1
-                let columns = max(0, Int(((rect.minX - buffer) / tileWidth).rounded(.down)))...min(last, Int(((rect.maxX + buffer) / tileWidth).rounded(.down)))
-                let rows = max(0, Int(((rect.minY - buffer) / tileWidth).rounded(.down)))...min(last, Int(((rect.maxY + buffer) / tileWidth).rounded(.down)))
-                let id = feature.id.flatMap(Self.tileID)
-                let properties = (feature.properties ?? [:]).compactMap { key, value in VectorTile.Value(value).map { (key: key, value: $0) } }
-                for x in columns {
-                    for y in rows {
-                        let tile = MapTile(zoom: zoom, x: x, y: y)
-                        let box = tile.mapRect
-                        let clipper = GeometryClipper(rect: RectClip(minX: box.minX - buffer, minY: box.minY - buffer,
-                                                                     maxX: box.maxX + buffer, maxY: box.maxY + buffer), plane: .mapPoints)
-                        guard let clipped = clipper.clip(simplified) else { continue }
-                        let grid = TileGrid(origin: MapPoint(x: box.minX, y: box.minY), unit: unit)
-                        let pieces = grid.features(clipped, id: id, properties: properties)
-                        guard !pieces.isEmpty else { continue }
-                        var content = tiles[tile] ?? VectorTile(layers: layers.map { VectorTile.Layer(name: $0.name, extent: options.extent) })
-                        content.layers[layerIndex].features += pieces
-                        tiles[tile] = content
-                    }
-                }
-            }
-        }
-        // Layers a tile holds nothing of are left out of it.
-        return tiles.mapValues { VectorTile(layers: $0.layers.filter { !$0.features.isEmpty }) }
     }
 
     /// The tile without its smallest features (by area for polygons, length for lines, points
@@ -229,48 +262,177 @@ public struct VectorTiler: Sendable {
     }
 }
 
-/// A tile's integer grid: positions in WGS 84 to tile units, and geometries to tile features.
-struct TileGrid {
-    let origin: MapPoint
-    let unit: Double
+/// A node of a zoom level's quadtree: a tile of zoom `level`, which the level's tiles are cut from.
+struct QuadNode: Sendable {
+    let level: Int, x: Int, y: Int
 
-    func point(_ p: Position) -> SIMD2<Int32> {
-        let m = MapPoint(p)
-        return SIMD2(Int32(((m.x - origin.x) / unit).rounded()), Int32(((m.y - origin.y) / unit).rounded()))
+    /// Its four quarters, row by row.
+    var children: [QuadNode] {
+        [(0, 0), (1, 0), (0, 1), (1, 1)].map { QuadNode(level: level + 1, x: 2 * x + $0.0, y: 2 * y + $0.1) }
     }
+}
 
-    /// `geometry` (clipped to the tile) as tile features: one per kind of part it has.
-    func features(_ geometry: Geometry, id: UInt64?, properties: [(key: String, value: VectorTile.Value)]) -> [VectorTile.Feature] {
-        var points: [SIMD2<Int32>] = [], lines: [[SIMD2<Int32>]] = [], rings: [[SIMD2<Int32>]] = []
+/// One feature (or what of it lies in a quadtree node) on its way to the tiles: its layer and
+/// index (for its id and properties) and its simplified geometry in map points.
+struct TileItem: Sendable {
+    let layer: Int, feature: Int
+    var shape: PlaneShape
+
+    /// What of it lies in `rect`: itself when wholly inside (no copy), nil when nothing is.
+    func clipped(to rect: RectClip) -> TileItem? {
+        let b = shape.bounds
+        if b.maxX < rect.minX || b.minX > rect.maxX || b.maxY < rect.minY || b.minY > rect.maxY { return nil }
+        if rect.minX <= b.minX && b.maxX <= rect.maxX && rect.minY <= b.minY && b.maxY <= rect.maxY { return self }
+        let shape = shape.clipped(to: rect)
+        return shape.isEmpty ? nil : TileItem(layer: layer, feature: feature, shape: shape)
+    }
+}
+
+/// A geometry in map points, by kind of part (a geometry collection's members together):
+/// points, lines, and polygons as rings (exterior first, each closed), with its bounds.
+struct PlaneShape: Sendable {
+    var points: [PlanePoint] = [], lines: [[PlanePoint]] = [], polygons: [[[PlanePoint]]] = []
+    private(set) var bounds = RectClip(minX: .infinity, minY: .infinity, maxX: -.infinity, maxY: -.infinity)
+
+    /// `geometry`'s parts projected to map points.
+    init(_ geometry: Geometry) {
+        func project(_ positions: [Position]) -> [PlanePoint] {
+            positions.map { let m = MapPoint($0); return PlanePoint(m.x, m.y) }
+        }
         func add(_ g: Geometry) {
             switch g {
-            case .point(let p): points.append(point(p.coordinates))
-            case .multiPoint(let m): points += m.coordinates.map(point)
-            case .lineString(let l): line(l.coordinates).map { lines.append($0) }
-            case .multiLineString(let m): lines += m.lines.compactMap(line)
-            case .polygon(let p): rings += polygon(p.rings)
-            case .multiPolygon(let m): rings += m.polygons.flatMap { polygon($0.rings) }
+            case .point(let p): points += project([p.coordinates])
+            case .multiPoint(let m): points += project(m.coordinates)
+            case .lineString(let l): lines.append(project(l.coordinates))
+            case .multiLineString(let m): lines += m.lines.map(project)
+            case .polygon(let p): polygons.append(p.rings.map(project))
+            case .multiPolygon(let m): polygons += m.polygons.map { $0.rings.map(project) }
             case .geometryCollection(let c): c.geometries.forEach(add)
             }
         }
         add(geometry)
+        measure()
+    }
+
+    init(points: [PlanePoint], lines: [[PlanePoint]], polygons: [[[PlanePoint]]]) {
+        (self.points, self.lines, self.polygons) = (points, lines, polygons)
+        measure()
+    }
+
+    var isEmpty: Bool { points.isEmpty && lines.isEmpty && polygons.isEmpty }
+
+    private mutating func measure() {
+        func add(_ p: PlanePoint) {
+            bounds.minX = min(bounds.minX, p.x)
+            bounds.minY = min(bounds.minY, p.y)
+            bounds.maxX = max(bounds.maxX, p.x)
+            bounds.maxY = max(bounds.maxY, p.y)
+        }
+        points.forEach(add)
+        for line in lines { line.forEach(add) }
+        for polygon in polygons { polygon.first?.forEach(add) }  // holes lie inside their exterior
+    }
+
+    /// What of it lies in `rect`: points on or in it, lines cut where they leave it, polygons
+    /// cut along its edges (``RectClip``).
+    func clipped(to rect: RectClip) -> PlaneShape {
+        PlaneShape(points: points.filter(rect.contains), lines: lines.flatMap { rect.clip(line: $0) },
+                   polygons: polygons.flatMap { rect.clip(polygon: $0) })
+    }
+}
+
+/// One zoom level being cut: its sizes in map points, and what its tiles need of the features
+/// (layer names, ids, typed properties).
+struct ZoomLevel: Sendable {
+    let zoom: Int, extent: Int
+    /// A tile unit, and the buffer, in map points.
+    let unit: Double, buffer: Double
+    let layerNames: [String]
+    let properties: [[[(key: String, value: VectorTile.Value)]]]
+    let ids: [[UInt64?]]
+
+    init(zoom: Int, options: VectorTilingOptions, layerNames: [String], properties: [[[(key: String, value: VectorTile.Value)]]], ids: [[UInt64?]]) {
+        self.zoom = zoom
+        extent = options.extent
+        unit = MapWorld.size / Double(1 << zoom) / Double(options.extent)
+        buffer = Double(options.buffer) * unit
+        self.layerNames = layerNames
+        self.properties = properties
+        self.ids = ids
+    }
+
+    /// What a node's features are clipped to: its square and the level's buffer around it.
+    func rect(_ node: QuadNode) -> RectClip {
+        let width = MapWorld.size / Double(1 << node.level)
+        return RectClip(minX: Double(node.x) * width - buffer, minY: Double(node.y) * width - buffer,
+                        maxX: Double(node.x + 1) * width + buffer, maxY: Double(node.y + 1) * width + buffer)
+    }
+
+    /// Cuts `items` (already clipped to `node`) down the quadtree, depth first, handing each
+    /// node of level `depth` that holds something to `body` with its pieces.
+    func descend(_ node: QuadNode, _ items: [TileItem], to depth: Int, _ body: (QuadNode, [TileItem]) throws -> Void) rethrows {
+        if node.level == depth { return try body(node, items) }
+        for child in node.children {
+            let rect = rect(child)
+            let clipped = items.compactMap { $0.clipped(to: rect) }
+            if !clipped.isEmpty { try descend(child, clipped, to: depth, body) }
+        }
+    }
+
+    /// The world's features cut down to the nodes of level `depth`.
+    func descend(_ items: [TileItem], to depth: Int, _ body: (QuadNode, [TileItem]) throws -> Void) rethrows {
+        let root = QuadNode(level: 0, x: 0, y: 0), rect = rect(root)
+        let clipped = items.compactMap { $0.clipped(to: rect) }
+        if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
+    }
+
+    /// The tile of leaf `node` holding `items`, snapped to its grid; nil when nothing is left
+    /// after snapping. Layers it holds nothing of are left out.
+    func tile(_ node: QuadNode, _ items: [TileItem]) -> VectorTile? {
+        let width = MapWorld.size / Double(1 << zoom)
+        let grid = TileGrid(origin: PlanePoint(Double(node.x) * width, Double(node.y) * width), unit: unit)
+        var layers = layerNames.map { VectorTile.Layer(name: $0, extent: extent) }
+        for item in items {
+            layers[item.layer].features += grid.features(item.shape, id: ids[item.layer][item.feature],
+                                                         properties: properties[item.layer][item.feature])
+        }
+        layers.removeAll { $0.features.isEmpty }
+        return layers.isEmpty ? nil : VectorTile(layers: layers)
+    }
+}
+
+/// A tile's integer grid: map points to tile units, and shapes to tile features.
+struct TileGrid {
+    let origin: PlanePoint
+    let unit: Double
+
+    func point(_ p: PlanePoint) -> SIMD2<Int32> {
+        SIMD2(Int32(((p.x - origin.x) / unit).rounded()), Int32(((p.y - origin.y) / unit).rounded()))
+    }
+
+    /// `shape` (clipped to the tile) as tile features: one per kind of part it has.
+    func features(_ shape: PlaneShape, id: UInt64?, properties: [(key: String, value: VectorTile.Value)]) -> [VectorTile.Feature] {
         var out: [VectorTile.Feature] = []
-        if !points.isEmpty { out.append(VectorTile.Feature(id: id, type: .point, parts: [points], properties: properties)) }
+        if !shape.points.isEmpty {
+            out.append(VectorTile.Feature(id: id, type: .point, parts: [shape.points.map(point)], properties: properties))
+        }
+        let lines = shape.lines.compactMap(line)
         if !lines.isEmpty { out.append(VectorTile.Feature(id: id, type: .lineString, parts: lines, properties: properties)) }
+        let rings = shape.polygons.flatMap(polygon)
         if !rings.isEmpty { out.append(VectorTile.Feature(id: id, type: .polygon, parts: rings, properties: properties)) }
         return out
     }
 
     /// A line snapped to the grid, repeated points dropped; nil when it shrank to a point.
-    func line(_ positions: [Position]) -> [SIMD2<Int32>]? {
-        let snapped = Self.deduplicated(positions.map(point))
+    func line(_ points: [PlanePoint]) -> [SIMD2<Int32>]? {
+        let snapped = Self.deduplicated(points.map(point))
         return snapped.count >= 2 ? snapped : nil
     }
 
     /// A polygon's rings snapped to the grid, unclosed, the outer ring with positive area (the
     /// specification's clockwise on screen) and holes negative; none when the outer ring
     /// collapses, and holes that collapse are dropped.
-    func polygon(_ rings: [[Position]]) -> [[SIMD2<Int32>]] {
+    func polygon(_ rings: [[PlanePoint]]) -> [[SIMD2<Int32>]] {
         var out: [[SIMD2<Int32>]] = []
         for (index, ring) in rings.enumerated() {
             var snapped = Self.deduplicated(ring.map(point))

@@ -67,7 +67,7 @@ extension Tile {
         }
         let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
         let store = try VectorTileStore(path: output)
-        let summary = try VectorTiler(layers: layers, options: VectorTilingOptions(zooms: zooms)).run { try store.write($0, $1) }
+        let summary = try VectorTiler(layers: layers, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
         let names = layers.map(\.name)
         try store.finish(VectorTileSetMetadata(
             name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",

@@ -99,33 +99,15 @@ public struct GeometryClipper: Sendable {
         return rect.clip(line: points).map { positions($0, originals: map) }
     }
 
-    /// Each piece of the outer ring becomes a polygon, with the pieces of the holes inside it.
+    /// Each piece of the outer ring becomes a polygon, with the pieces of the holes inside it
+    /// (``RectClip/clip(polygon:)``); the input's positions are kept where they were not cut.
     func clipPolygon(_ polygon: Polygon) -> [Polygon] {
-        guard let exterior = polygon.exterior else { return [] }
-        let (outerPoints, outerMap) = originals(exterior)
-        let outerPieces = rect.clip(ring: outerPoints)
-        guard !outerPieces.isEmpty else { return [] }
-        var holes: [([PlanePoint], [Position])] = []
-        for hole in polygon.holes {
-            let (points, map) = originals(hole)
-            holes += rect.clip(ring: points).map { ($0, positions($0, originals: map)) }
+        var originals: [PlanePoint: Position] = [:]
+        let rings = polygon.rings.map { ring in
+            let (points, map) = self.originals(ring)
+            originals.merge(map) { first, _ in first }
+            return points
         }
-        var result = outerPieces.map { [positions($0, originals: outerMap)] }
-        for (plane, hole) in holes {
-            // The hole belongs to the piece that holds a point of it away from the rect's edges
-            // (the centre of its first edge's midpoint and the ring's centroid, tried in turn).
-            let probes = [Self.centroid(plane)] + zip(plane, plane.dropFirst()).map { PlanePoint(($0.x + $1.x) / 2, ($0.y + $1.y) / 2) }
-            if let owner = outerPieces.indices.first(where: { index in
-                probes.contains { Rings.contains(outerPieces[index], $0) && !Rings.onBoundary(outerPieces[index], $0) }
-            }) {
-                result[owner].append(hole)
-            }
-        }
-        return result.map(Polygon.init)
-    }
-
-    static func centroid(_ ring: [PlanePoint]) -> PlanePoint {
-        let open = ring.dropLast()
-        return PlanePoint(open.map(\.x).reduce(0, +) / Double(open.count), open.map(\.y).reduce(0, +) / Double(open.count))
+        return rect.clip(polygon: rings).map { Polygon($0.map { positions($0, originals: originals) }) }
     }
 }

@@ -152,6 +152,33 @@ public struct RectClip: Sendable {
         return result
     }
 
+    /// The pieces of a polygon (its exterior ring, then holes; each closed) inside the rect:
+    /// each piece of the exterior becomes a polygon, with the pieces of the holes that lie in it.
+    public func clip(polygon rings: [[PlanePoint]]) -> [[[PlanePoint]]] {
+        guard let exterior = rings.first else { return [] }
+        let outerPieces = clip(ring: exterior)
+        guard !outerPieces.isEmpty else { return [] }
+        var result = outerPieces.map { [$0] }
+        for hole in rings.dropFirst() {
+            for piece in clip(ring: hole) {
+                // The hole belongs to the piece that holds a point of it away from the rect's
+                // edges (its centroid, then its edges' midpoints, tried in turn).
+                let probes = [Self.centroid(piece)] + zip(piece, piece.dropFirst()).map { PlanePoint(($0.x + $1.x) / 2, ($0.y + $1.y) / 2) }
+                if let owner = outerPieces.indices.first(where: { index in
+                    probes.contains { Rings.contains(outerPieces[index], $0) && !Rings.onBoundary(outerPieces[index], $0) }
+                }) {
+                    result[owner].append(piece)
+                }
+            }
+        }
+        return result
+    }
+
+    static func centroid(_ ring: [PlanePoint]) -> PlanePoint {
+        let open = ring.dropLast()
+        return PlanePoint(open.map(\.x).reduce(0, +) / Double(open.count), open.map(\.y).reduce(0, +) / Double(open.count))
+    }
+
     /// Where segment ab crosses value = limit.
     static func crossing(_ a: PlanePoint, _ b: PlanePoint, _ value: (PlanePoint) -> Double, _ limit: Double) -> PlanePoint {
         let t = (limit - value(a)) / (value(b) - value(a))

@@ -45,6 +45,43 @@ import Testing
         }
     }
 
+    static let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+
+    /// An archive written by PyPI's pmtiles (the format's reference implementation), every tile
+    /// of zooms 0-7 different, so that its root points to leaf directories.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python), "needs Scripts/bootstrap --test"))
+    func pmtilesWrittenByThePMTilesPackage() throws {
+        try withTemporaryFolderPath { folder in
+            let path = folder + "/py.pmtiles"
+            let script = """
+                import sys
+                from pmtiles.writer import Writer
+                from pmtiles.tile import zxy_to_tileid, TileType, Compression
+                with open(sys.argv[1], 'wb') as f:
+                    w = Writer(f)
+                    for z in range(8):
+                        for x in range(2 ** z):
+                            for y in range(2 ** z):
+                                w.write_tile(zxy_to_tileid(z, x, y), f'{z}/{x}/{y}'.encode())
+                    w.finalize({'tile_type': TileType.PNG, 'tile_compression': Compression.NONE, 'min_lon_e7': -1800000000,
+                                'min_lat_e7': -850000000, 'max_lon_e7': 1800000000, 'max_lat_e7': 850000000,
+                                'center_zoom': 0, 'center_lon_e7': 0, 'center_lat_e7': 0}, {'name': 'python', 'format': 'png'})
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.python)
+            process.arguments = ["-c", script, path]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let archive = try PMTilesFile(path: path)
+            let addresses = try archive.tileAddresses(zooms: nil)
+            #expect(addresses.count == (0..<8).reduce(0) { $0 + (1 << (2 * $1)) })
+            for tile in addresses { #expect(try archive.tile(tile) == Array("\(tile.zoom)/\(tile.x)/\(tile.y)".utf8)) }
+            let metadata = try archive.pyramidMetadata()
+            #expect(metadata.name == "python" && metadata.tileType == .png && metadata.zooms == 0...7 && metadata.bounds.west == -180)
+        }
+    }
+
     /// Tile ids back to tiles: the inverse of the writer's Hilbert numbering.
     @Test func tileIDsBackToTiles() {
         for zoom in [0, 1, 2, 5, 12, 30] {

@@ -84,6 +84,11 @@ public enum TilePyramids {
         let lower = path.lowercased()
         if lower.hasSuffix(".mbtiles") { return try MBTilesFile(path: path) }
         if lower.hasSuffix(".pmtiles") { return try PMTilesFile(path: path) }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw MeridianError(.badInput, "not a tile pyramid", at: SourceLocation(file: path),
+                                hint: "give a tile folder with metadata.json, an .mbtiles file or a .pmtiles archive")
+        }
         return try TileFolderReader(path: path)
     }
 }

@@ -343,10 +343,13 @@ public struct TiledFeatureJoiner {
 
 extension TiledFeatureJoiner {
     /// The features of a vector tile pyramid at one zoom level, joined (see ``TiledFeatureJoiner``).
-    /// - Parameter zoom: The zoom level to read; nil when the pyramid holds tiles of one level only.
+    /// - Parameters:
+    ///   - zoom: The zoom level to read; nil when the pyramid holds tiles of one level only.
+    ///   - layer: Only this layer's features; nil for every layer's.
     /// - Throws: `MeridianError` (bad input) when the pyramid holds images or a tile is damaged,
-    ///   (usage) when `zoom` is nil and the pyramid has several levels, or `zoom` is not one of them.
-    public static func features(of pyramid: any TilePyramidReader, zoom: Int?) throws -> [Feature] {
+    ///   (usage) when `zoom` is nil and the pyramid has several levels, `zoom` is not one of
+    ///   them, or no tile has the layer `layer`.
+    public static func features(of pyramid: any TilePyramidReader, zoom: Int?, layer: String? = nil) throws -> [Feature] {
         let metadata = try pyramid.pyramidMetadata()
         guard metadata.tileType == .mvt else {
             throw MeridianError(.badInput, "the tile pyramid holds \(metadata.tileType.displayName), not vector tiles: only vector tiles are read back as features",
@@ -364,13 +367,22 @@ extension TiledFeatureJoiner {
                                 ?? "the tile pyramid holds no tiles", at: SourceLocation(file: pyramid.path))
         }
         var joiner = TiledFeatureJoiner(zoom: level)
+        var layers: Set<String> = []
         for tile in tiles {
             guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
+            var content: VectorTile
             do {
-                joiner.add(try VectorTile(decoding: bytes), of: tile)
+                content = try VectorTile(decoding: bytes)
             } catch let error as MeridianError {
                 throw MeridianError(error.kind, "tile \(tile): \(error.message)", at: SourceLocation(file: pyramid.path))
             }
+            layers.formUnion(content.layers.map(\.name))
+            if let layer { content.layers.removeAll { $0.name != layer } }
+            joiner.add(content, of: tile)
+        }
+        if let layer, !layers.contains(layer) {
+            throw MeridianError(.usage, "the tiles have no layer \"\(layer)\"; their layers: \(layers.sorted().joined(separator: ", "))",
+                                at: SourceLocation(file: pyramid.path))
         }
         return joiner.features()
     }

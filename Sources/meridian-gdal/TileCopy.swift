@@ -51,11 +51,12 @@ struct TileRead: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "tile-read", shouldDisplay: false)
 
     @Option var zoom: Int?
+    @Option var layer: String?
     @Argument var input: String
 
     func run() throws {
         try Reporter.toParentProcess.run {
-            let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(input), zoom: zoom)
+            let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(input), zoom: zoom, layer: layer)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: FeatureList(features), to: GeoJSONWriter(sink: out, sequence: true))
             try out.flush()

@@ -19,9 +19,11 @@ enum TilePyramidInput {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR && access(path + "/metadata.json", F_OK) == 0
     }
 
-    /// The features of the pyramid at `path` at zoom level `zoom` (nil: its only level).
-    static func reader(_ path: String, zoom: Int?, reporter: Reporter) throws -> any FeatureReader {
-        try ChildFeatureReader(["tile-read"] + (zoom.map { ["--zoom", "\($0)"] } ?? []) + [path], name: path,
+    /// The features of the pyramid at `path` at zoom level `zoom` (nil: its only level), of
+    /// the layer `layer` only when one is given.
+    static func reader(_ path: String, zoom: Int?, layer: String?, reporter: Reporter) throws -> any FeatureReader {
+        let options = (zoom.map { ["--zoom", "\($0)"] } ?? []) + (layer.map { ["--layer", $0] } ?? [])
+        return try ChildFeatureReader(["tile-read"] + options + [path], name: path,
                                diagnostics: { reporter.report($0) })
     }
 }

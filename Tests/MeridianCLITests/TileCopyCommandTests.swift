@@ -125,7 +125,7 @@ import Testing
             #expect(ids.count >= originals.count - 3 && !ids.contains(.max))
             for source in [mbtiles, pmtiles, tiles] {
                 let output = folder.appendingPathComponent("z\(zoom)-\((source as NSString).lastPathComponent).geojson")
-                let converted = try meridian(["convert", source, "--zoom", "\(zoom)", "-o", output.path])
+                let converted = try meridian(["convert", source, "--zoom", "\(zoom)", "--layer", "countries", "-o", output.path])
                 #expect(converted.status == 0, "\(converted.stderr)")
                 let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any] ?? [:]
                 let features = json["features"] as? [[String: Any]] ?? []
@@ -170,6 +170,8 @@ import Testing
             let noZoom = try meridian(["convert", mbtiles, "-o", out])
             #expect(noZoom.status == ExitStatus.usage && noZoom.stderr.contains("--zoom"), "\(noZoom.stderr)")
             #expect(try meridian(["convert", mbtiles, "--zoom", "5", "-o", out]).status == ExitStatus.usage)
+            let noLayer = try meridian(["convert", mbtiles, "--zoom", "1", "--layer", "rivers", "-o", out])
+            #expect(noLayer.status == ExitStatus.usage && noLayer.stderr.contains("ne_10m_countries_sample"), "\(noLayer.stderr)")
             #expect(try meridian(["convert", countries, "--zoom", "5", "-o", out]).status == ExitStatus.usage)
             #expect(!FileManager.default.fileExists(atPath: out))
         }

@@ -16,7 +16,8 @@ extension Commands {
                 folder with metadata.json, at one zoom level (--zoom). A feature cut by tile edges \
                 comes back whole where its pieces share an id (polygons dissolved along the edges, \
                 lines joined end to end, points once); features without an id stay one piece per \
-                tile. Each feature gets its vector tile layer's name as the property `layer`.
+                tile. Each feature gets its vector tile layer's name as the property `layer`; \
+                --layer keeps one layer.
 
                 Examples:
                   meridian convert countries.geojson -o countries.geojsons
@@ -64,7 +65,7 @@ extension Commands {
         func convertTiles(_ path: String) throws {
             let reporter = reporting.reporter
             try reporter.run {
-                let reader = try TilePyramidInput.reader(path, zoom: zoom, reporter: reporter)
+                let reader = try TilePyramidInput.reader(path, zoom: zoom, layer: input.layer, reporter: reporter)
                 let destination = try output.open(protecting: path, reporter: reporter)
                 try destination.commit { _ = try copyFeatures(from: reader, to: destination.writer, transform: antimeridianCut) }
             }

@@ -47,6 +47,8 @@ public final class PMTilesFile {
     private let file: FileHandle
     private let internalCompression: Compression
     private let leavesOffset: UInt64, dataOffset: UInt64
+    /// How many tiles the header says the directories address (0: not said).
+    private let addressedTiles: UInt64
     private let root: [Entry]
     private var leaves: [UInt64: [Entry]] = [:]
 
@@ -77,6 +79,7 @@ public final class PMTilesFile {
         tileType = PMTilesWriter.TileType(rawValue: header[99])
         zooms = Int(min(header[100], header[101]))...Int(max(header[100], header[101]))
         bounds = BoundingBox(west: degrees(102), south: degrees(106), east: degrees(110), north: degrees(114))
+        addressedTiles = u64(72)
         leavesOffset = u64(40)
         dataOffset = u64(56)
         guard internalCompression == .gzip || internalCompression == .none || internalCompression == .unknown else {
@@ -189,7 +192,7 @@ public final class PMTilesFile {
     /// Every tile address the archive holds, in tile id order (runs expanded), optionally of the
     /// zoom levels `zooms` only.
     public func tileAddresses(zooms: ClosedRange<Int>? = nil) throws -> [MapTile] {
-        var tiles: [MapTile] = []
+        var tiles: [MapTile] = [], addressed: UInt64 = 0
         func walk(_ directory: [Entry], depth: Int) throws {
             guard depth < 8 else {
                 throw MeridianError(.badInput, "the PMTiles archive is damaged (its leaf directories nest too deep)", at: SourceLocation(file: path))
@@ -199,7 +202,14 @@ public final class PMTilesFile {
                     try walk(try leaf(entry), depth: depth + 1)
                     continue
                 }
-                for id in entry.tileID..<(entry.tileID + UInt64(entry.runLength)) {
+                // A damaged run could claim billions of tiles: no more than the header counts.
+                let (end, overflow) = entry.tileID.addingReportingOverflow(UInt64(entry.runLength))
+                addressed += UInt64(entry.runLength)
+                guard !overflow, addressed <= (addressedTiles > 0 ? addressedTiles : 1 << 26) else {
+                    throw MeridianError(.badInput, "the PMTiles archive is damaged (its directories address more tiles than its header counts)",
+                                        at: SourceLocation(file: path))
+                }
+                for id in entry.tileID..<end {
                     guard let tile = Self.tile(id: id) else {
                         throw MeridianError(.badInput, "the PMTiles archive is damaged (a tile id past zoom 30)", at: SourceLocation(file: path))
                     }

@@ -52,9 +52,12 @@ public struct TiledFeatureJoiner {
         self.layerProperty = layerProperty
     }
 
-    /// Takes in one tile's features.
+    /// The layer extents the joiner works with (wider ones would overflow its whole units).
+    public static let extents = 1...(1 << 20)
+
+    /// Takes in one tile's features (layers whose extent is not in ``extents`` are passed over).
     public mutating func add(_ content: VectorTile, of tile: MapTile) {
-        for layer in content.layers {
+        for layer in content.layers where Self.extents.contains(layer.extent) {
             let extent = Int64(layer.extent)
             let origin = SIMD2<Int64>(Int64(tile.x) * extent, Int64(tile.y) * extent)
             let square = RectClip(minX: Double(origin.x), minY: Double(origin.y), maxX: Double(origin.x + extent), maxY: Double(origin.y + extent))
@@ -375,6 +378,10 @@ extension TiledFeatureJoiner {
                 content = try VectorTile(decoding: bytes)
             } catch let error as MeridianError {
                 throw MeridianError(error.kind, "tile \(tile): \(error.message)", at: SourceLocation(file: pyramid.path))
+            }
+            if let odd = content.layers.first(where: { !Self.extents.contains($0.extent) }) {
+                throw MeridianError(.badInput, "tile \(tile): layer \"\(odd.name)\" has an extent of \(odd.extent) units (Meridian reads 1 to \(Self.extents.upperBound))",
+                                    at: SourceLocation(file: pyramid.path))
             }
             layers.formUnion(content.layers.map(\.name))
             if let layer { content.layers.removeAll { $0.name != layer } }

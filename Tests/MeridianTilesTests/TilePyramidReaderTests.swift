@@ -111,6 +111,25 @@ import Testing
         }
     }
 
+    /// Damaged vector tiles (not a protocol buffer, a layer of no width, a layer wider than the
+    /// joiner's units) are bad input naming the tile, never a crash.
+    @Test func damagedVectorTilesAreBadInput() throws {
+        let point = VectorTile.Feature(id: 1, type: .point, parts: [[SIMD2(1, 1)]])
+        let contents: [[UInt8]] = [[0x1a, 0xff, 0x01], VectorTile(layers: [.init(name: "a", extent: 0, features: [point])]).encoded(),
+                                   VectorTile(layers: [.init(name: "a", extent: 1 << 40, features: [point])]).encoded()]
+        for bytes in contents {
+            try withTemporaryFolderPath { folder in
+                let writer = try TilePyramidWriter(path: folder + "/t.pmtiles", tileType: .mvt)
+                try writer.write(MapTile(zoom: 2, x: 1, y: 1), bytes)
+                try writer.finish(TilePyramidMetadata(tileType: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 2...2))
+                #expect { try TiledFeatureJoiner.features(of: TilePyramids.open(folder + "/t.pmtiles"), zoom: nil) } throws: { error in
+                    let error = error as? MeridianError
+                    return error?.kind == .badInput && error?.message.contains("2/1/1") == true
+                }
+            }
+        }
+    }
+
     /// gzip both ways.
     @Test func gzipRoundTrip() throws {
         let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7 / 3) }

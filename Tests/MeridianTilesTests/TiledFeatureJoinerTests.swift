@@ -40,6 +40,24 @@ import Testing
         #expect(joined[0].id == .integer(0) && joined[0].properties?["n"] == .integer(0) && joined[0].properties?["layer"] == .string("things"))
     }
 
+    /// A square with a square hole, both over the four tiles of zoom 1, comes back as one polygon
+    /// with one hole; the same square without an id stays four pieces, one a tile.
+    @Test func holesAcrossTilesAndFeaturesWithoutIDs() throws {
+        func ring(_ r: Double) -> [Position] {
+            [Position(longitude: -r, latitude: -r), Position(longitude: r, latitude: -r), Position(longitude: r, latitude: r),
+             Position(longitude: -r, latitude: r), Position(longitude: -r, latitude: -r)]
+        }
+        let framed = Geometry.polygon(Polygon([ring(20), ring(10).reversed()]))
+        let joined = try Self.roundTrip([Feature(id: .integer(7), geometry: framed, properties: [:])], zoom: 1)
+        guard joined.count == 1, case .polygon(let p) = joined[0].geometry else {
+            Issue.record("\(joined)")
+            return
+        }
+        #expect(p.rings.count == 2 && p.rings.allSatisfy { $0.count == 5 }, "\(p.rings)")
+        let pieces = try Self.roundTrip([Feature(id: nil, geometry: framed, properties: [:])], zoom: 1)
+        #expect(pieces.count == 4 && pieces.allSatisfy { $0.id == nil })
+    }
+
     /// Issue 17's check: every Natural Earth sample country tiled at zooms 2, 4 and 6 comes
     /// back as one feature with its properties, in about as many polygons as its simplified
     /// shape (the tile edges dissolved), with about its area.

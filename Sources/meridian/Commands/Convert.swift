@@ -48,6 +48,7 @@ extension Commands {
         }
 
         func validate() throws {
+            if let zoom { try checkZoomLevel(Double(zoom), option: "--zoom") }
             if zoom != nil && !(input.input.map(TilePyramidInput.isPyramid) ?? false) {
                 throw ValidationError("--zoom reads vector tiles: give an .mbtiles file, a .pmtiles archive or a tile folder")
             }

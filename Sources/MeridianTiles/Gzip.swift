@@ -27,4 +27,43 @@ public enum Gzip {
         guard result == Z_STREAM_END else { throw MeridianError(.io, "zlib could not compress a tile") }
         return Array(output.prefix(Int(stream.total_out)))
     }
+
+    /// `bytes` inflated: gzip (RFC 1952) or zlib (RFC 1950) data, as tiles and PMTiles
+    /// directories are stored.
+    /// - Parameter limit: The most bytes the result may have (a guard against a few bytes that
+    ///   inflate to gigabytes).
+    /// - Throws: `MeridianError` (bad input) when the bytes are not gzip or zlib data, are cut
+    ///   short, or inflate past `limit`.
+    public static func decompress(_ bytes: [UInt8], limit: Int = 1 << 30) throws -> [UInt8] {
+        var stream = z_stream()
+        // windowBits 15 + 32: either header, recognised by its first bytes.
+        guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw MeridianError(.io, "cannot start zlib's inflate")
+        }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: max(1 << 16, bytes.count * 4))
+        var input = bytes
+        var result: Int32 = Z_OK
+        try input.withUnsafeMutableBufferPointer { inBuffer in
+            stream.next_in = inBuffer.baseAddress
+            stream.avail_in = uInt(inBuffer.count)
+            while result != Z_STREAM_END {
+                let produced = chunk.withUnsafeMutableBufferPointer { outBuffer -> Int in
+                    stream.next_out = outBuffer.baseAddress
+                    stream.avail_out = uInt(outBuffer.count)
+                    result = inflate(&stream, Z_NO_FLUSH)
+                    return outBuffer.count - Int(stream.avail_out)
+                }
+                guard result == Z_OK || result == Z_STREAM_END, produced > 0 || result == Z_STREAM_END else {
+                    throw MeridianError(.badInput, "the data is not gzip or zlib data, or is cut short")
+                }
+                output += chunk.prefix(produced)
+                guard output.count <= limit else {
+                    throw MeridianError(.badInput, "the data inflates to more than \(limit) bytes")
+                }
+            }
+        }
+        return output
+    }
 }

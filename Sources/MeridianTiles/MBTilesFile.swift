@@ -34,7 +34,7 @@ public final class MBTilesFile {
     }
 
     /// Runs a query over the file, with SQLite's refusal worded as an unreadable file.
-    private func rows(_ sql: String, _ body: (SQLiteStatement) throws -> Void) throws {
+    func rows(_ sql: String, _ body: (SQLiteStatement) throws -> Void) throws {
         do {
             try database.forEachRow(sql, body)
         } catch let error as SQLiteError {

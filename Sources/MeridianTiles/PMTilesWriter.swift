@@ -13,16 +13,7 @@ import MeridianGeometry
 /// The archive is written to a temporary file and renamed into place.
 public final class PMTilesWriter {
     /// What the tiles are (the header's tile type).
-    public enum TileType: UInt8, Sendable {
-        /// Mapbox Vector Tiles.
-        case mvt = 1
-        /// PNG images.
-        case png = 2
-        /// JPEG images.
-        case jpeg = 3
-        /// WebP images.
-        case webp = 4
-    }
+    public typealias TileType = MeridianTiles.TileType
 
     /// The archive's path.
     public let path: String

@@ -257,7 +257,7 @@ extension VectorTile.Layer {
                     switch (f, w) {
                     case (1, 0): id = try feature.varint()
                     case (2, 2): tags = try feature.packed()
-                    case (3, 0): type = Int(try feature.varint())
+                    case (3, 0): type = Int(clamping: try feature.varint())
                     case (4, 2): geometry = try feature.packed()
                     default: try feature.skip(w)
                     }
@@ -281,14 +281,14 @@ extension VectorTile.Layer {
                 }
                 guard let decoded else { throw ProtobufReader.damaged }
                 values.append(decoded)
-            case (5, 0): extent = Int(try reader.varint())
+            case (5, 0): extent = Int(clamping: try reader.varint())
             default: try reader.skip(wire)
             }
         }
         let features = try raw.map { feature -> VectorTile.Feature in
             guard let type = VectorTile.GeometryType(rawValue: feature.type), feature.tags.count % 2 == 0 else { throw ProtobufReader.damaged }
             let properties = try stride(from: 0, to: feature.tags.count, by: 2).map { i -> (key: String, value: VectorTile.Value) in
-                let k = Int(feature.tags[i]), v = Int(feature.tags[i + 1])
+                let k = Int(clamping: feature.tags[i]), v = Int(clamping: feature.tags[i + 1])
                 guard k < keys.count, v < values.count else { throw ProtobufReader.damaged }
                 return (keys[k], values[v])
             }

@@ -17,7 +17,7 @@ struct InputOptions: ParsableArguments {
     var folders: KMLReadOptions.Folders = .flat
 
     @Option(help: ArgumentHelp(
-        "Keep only one layer: a KML or KMZ Folder or Document of this name, or a layer of a GDAL dataset (a GeoPackage's table). A name the input has no layer of is an error that lists them.",
+        "Keep only one layer: a KML or KMZ Folder or Document of this name, a layer of a GDAL dataset (a GeoPackage's table) or of vector tiles. A name the input has no layer of is an error that lists them.",
         valueName: "name"))
     var layer: String?
 

@@ -1,0 +1,146 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// A tile pyramid being written into any of its containers, chosen by the path: an MBTiles
+/// file (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder of `z/x/y.ext` tiles
+/// (XYZ rows) with a TileJSON `metadata.json`. Vector tiles are given uncompressed and stored
+/// gzipped in MBTiles and PMTiles (as their specifications store them) and as they are in a
+/// folder (so a static web server or a `file://` page serves them).
+///
+/// Output is written out of sight: the folder must be new or empty; the MBTiles file and the
+/// PMTiles archive are built beside their place and renamed into it by ``finish(_:)``.
+public final class TilePyramidWriter {
+    /// The folder or file.
+    public let path: String
+    /// What the tiles are.
+    public let tileType: TileType
+    private let mbtiles: MBTilesWriter?
+    private let pmtiles: PMTilesWriter?
+    private let files: TileFolderWriter
+
+    /// Whether `path` names an MBTiles file.
+    public static func isMBTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".mbtiles") }
+    /// Whether `path` names a PMTiles archive.
+    public static func isPMTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".pmtiles") }
+
+    /// Opens `path` for a new pyramid of `tileType` tiles.
+    /// - Throws: `MeridianError` (cannot create output) when the folder holds files or cannot be
+    ///   made, or the file cannot be created.
+    public init(path: String, tileType: TileType) throws {
+        self.path = path
+        self.tileType = tileType
+        files = TileFolderWriter()
+        if Self.isPMTiles(path) {
+            (mbtiles, pmtiles) = (nil, try PMTilesWriter(path: path, tileType: tileType, tilesGzipped: tileType == .mvt))
+            return
+        }
+        pmtiles = nil
+        if Self.isMBTiles(path) {
+            mbtiles = try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }
+            return
+        }
+        mbtiles = nil
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        guard entries.isEmpty else {
+            throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path),
+                                hint: "remove the folder or choose another")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
+        }
+    }
+
+    /// Stores one tile: its bytes uncompressed (gzipped here for MBTiles and PMTiles when they
+    /// are vector tiles).
+    public func write(_ tile: MapTile, _ bytes: [UInt8]) throws {
+        let stored = tileType == .mvt && (mbtiles != nil || pmtiles != nil) ? try Gzip.compress(bytes) : bytes
+        if let mbtiles {
+            try mbtiles.write(tile, data: stored)
+        } else if let pmtiles {
+            try pmtiles.write(tile, stored)
+        } else {
+            try files.write(stored, to: "\(path)/\(tile.zoom)/\(tile.x)/\(tile.y).\(tileType.formatName)")
+        }
+    }
+
+    /// Writes the metadata (TileJSON 3.0.0 in a folder, the metadata table with its `json` row
+    /// in MBTiles, the metadata JSON in PMTiles) and finishes the pyramid.
+    public func finish(_ metadata: TilePyramidMetadata) throws {
+        let b = metadata.bounds, zooms = metadata.zooms
+        let layers = tileType == .mvt ? metadata.vectorLayersJSON ?? "[]" : nil
+        if let mbtiles {
+            try mbtiles.finish(metadata: MBTilesMetadata(
+                name: metadata.name, description: metadata.description, format: tileType.formatName, bounds: b,
+                center: ((b.west + b.east) / 2, (b.south + b.north) / 2, zooms.lowerBound),
+                minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, json: layers.map { "{\"vector_layers\":\($0)}" }))
+        } else if let pmtiles {
+            let json = "{\"name\":\(JSONValue.string(metadata.name).jsonText),\"description\":\(JSONValue.string(metadata.description).jsonText),"
+                + "\"type\":\"overlay\",\"format\":\"\(tileType.formatName)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + "}"
+            try pmtiles.finish(metadataJSON: json, bounds: b, zooms: zooms)
+        } else {
+            try OutputTarget.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers).utf8),
+                                   to: path + "/metadata.json", durable: false)
+        }
+    }
+
+    /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style
+    /// `json` member that tippecanoe writes and GDAL's MVT driver reads for the layers' fields.
+    static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?) -> String {
+        let b = m.bounds, ext = tileType.formatName
+        let vector = layers.map {
+            """
+
+              "vector_layers": \($0),
+              "json": \(JSONValue.string("{\"vector_layers\":\($0)}").jsonText),
+            """
+        } ?? ""
+        return """
+            {
+              "tilejson": "3.0.0",
+              "name": \(JSONValue.string(m.name).jsonText),
+              "description": \(JSONValue.string(m.description).jsonText),
+              "scheme": "xyz",
+              "tiles": ["{z}/{x}/{y}.\(ext)"],
+              "format": "\(ext)",
+              "minzoom": \(m.zooms.lowerBound),
+              "maxzoom": \(m.zooms.upperBound),\(vector)
+              "bounds": [\(b.west), \(b.south), \(b.east), \(b.north)],
+              "center": [\((b.west + b.east) / 2), \((b.south + b.north) / 2), \(m.zooms.lowerBound)]
+            }
+
+            """
+    }
+}
+
+extension TilePyramidWriter {
+    /// Copies the pyramid `source` into a new one at `path` (any container into any other),
+    /// tile for tile with its metadata; vector tiles are gunzipped on the way and stored as the
+    /// new container stores them.
+    /// - Parameter zooms: Only these zoom levels (the metadata then states the levels copied).
+    /// - Returns: The number of tiles copied.
+    /// - Throws: `MeridianError` (bad input) when `source` holds no tiles at `zooms`, (usage)
+    ///   when `path` is the source itself, and the reader's and writer's errors.
+    @discardableResult
+    public static func copy(_ source: any TilePyramidReader, to path: String, zooms: ClosedRange<Int>? = nil) throws -> Int {
+        guard (source.path as NSString).standardizingPath != (path as NSString).standardizingPath else {
+            throw MeridianError(.usage, "the copy would overwrite its source", at: SourceLocation(file: path))
+        }
+        var metadata = try source.pyramidMetadata()
+        let tiles = try source.tileAddresses(zooms: zooms)
+        guard let lowest = tiles.map(\.zoom).min(), let highest = tiles.map(\.zoom).max() else {
+            let which = zooms.map { " at zoom \($0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)")" } ?? ""
+            throw MeridianError(.badInput, "the tile pyramid holds no tiles\(which)", at: SourceLocation(file: source.path))
+        }
+        if zooms != nil { metadata.zooms = lowest...highest }
+        let writer = try TilePyramidWriter(path: path, tileType: metadata.tileType)
+        for tile in tiles {
+            guard let bytes = try source.uncompressedTile(tile) else { continue }
+            try writer.write(tile, bytes)
+        }
+        try writer.finish(metadata)
+        return tiles.count
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import MeridianCommandLine
+import MeridianFormats
+import MeridianTiles
+
+/// `meridian tile-copy`: a tile pyramid from one container into another.
+struct TileCopy: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tile-copy",
+        abstract: "Copy a tile pyramid between a folder, an MBTiles file and a PMTiles archive.",
+        discussion: """
+            Copies every tile (raster or vector) and the metadata: format, name, description, \
+            bounds, zoom levels and, for vector tiles, the layers (vector_layers). The container \
+            follows the path: .mbtiles, .pmtiles, else a folder of z/x/y tiles with TileJSON \
+            metadata.json (XYZ rows; a source folder's metadata.json says its scheme). Vector \
+            tiles are stored gzipped in MBTiles and PMTiles, uncompressed in folders. The output \
+            is written out of sight: a folder must be new or empty, a file is renamed into place.
+
+            Examples:
+              meridian tile-copy countries/ countries.pmtiles
+              meridian tile-copy chart.mbtiles chart-tiles --zoom 8-12
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The pyramid to copy: a folder with metadata.json, an .mbtiles file or a .pmtiles archive.", valueName: "source"))
+    var source: String
+
+    @Argument(help: ArgumentHelp("Where the copy goes: a new or empty folder, an .mbtiles file or a .pmtiles archive.", valueName: "destination"))
+    var destination: String
+
+    @Option(help: ArgumentHelp("Copy only these zoom levels, MIN-MAX or one level.", valueName: ZoomRange.syntax.valueName))
+    var zoom: ZoomRange?
+
+    @Flag(name: .shortAndLong, help: "Print no summary (errors are still printed).")
+    var quiet = false
+
+    func run() throws {
+        try Reporter(quiet: quiet).run {
+            let pyramid = try TilePyramids.open(source)
+            let copied = try TilePyramidWriter.copy(pyramid, to: destination, zooms: zoom?.levels)
+            if !quiet { Reporter.printError("\(destination): \(copied) tiles copied from \(source)") }
+        }
+    }
+}
+
+/// `meridian-gdal tile-read`: a vector tile pyramid's features at one zoom level, joined across
+/// tiles, streamed out as a GeoJSON text sequence for `meridian convert` to read through a pipe.
+/// Not for people: `meridian convert tiles.mbtiles --zoom 5` runs it, and reports the error this
+/// prints as a JSON line on standard error.
+struct TileRead: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tile-read", shouldDisplay: false)
+
+    @Option var zoom: Int?
+    @Option var layer: String?
+    @Argument var input: String
+
+    func run() throws {
+        try Reporter.toParentProcess.run {
+            let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(input), zoom: zoom, layer: layer)
+            let out = OutputSink.standardOutput()
+            try copyFeatures(from: FeatureList(features), to: GeoJSONWriter(sink: out, sequence: true))
+            try out.flush()
+        }
+    }
+}

@@ -47,6 +47,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // GEOS: vector tile polygons that snapping to the tile grid made invalid are repaired (MeridianTiles).
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"]), .brew(["geos"])]
+        ),
         .systemLibrary(
             name: "CExpat",
             pkgConfig: "expat",
@@ -93,7 +99,7 @@ let package = Package(
 
         // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper;
         // Mapbox Vector Tiles cut from vector layers, written into a folder or an MBTiles file.
-        .target(name: "MeridianTiles", dependencies: ["CSQLite", "CZlib", "MeridianGeometry", "MeridianFormats"]),
+        .target(name: "MeridianTiles", dependencies: ["CSQLite", "CZlib", "CGEOS", "MeridianGeometry", "MeridianFormats"]),
 
         // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
         // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that
@@ -184,7 +190,7 @@ let package = Package(
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL", "MeridianTestSupport"]),
         .testTarget(name: "GDALSupportTests", dependencies: ["GDALSupport", "MeridianTestSupport"]),
         .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats", "MeridianTestSupport"]),
-        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport", "CGDAL"]),
         .testTarget(
             name: "MeridianPictureTests",
             dependencies: ["MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]

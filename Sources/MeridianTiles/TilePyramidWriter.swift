@@ -8,8 +8,9 @@ import MeridianGeometry
 /// gzipped in MBTiles and PMTiles (as their specifications store them) and as they are in a
 /// folder (so a static web server or a `file://` page serves them).
 ///
-/// Output is written out of sight: the folder must be new or empty; the MBTiles file and the
-/// PMTiles archive are built beside their place and renamed into it by ``finish(_:)``.
+/// Output is written out of sight and renamed into place by ``finish(_:)``: the folder's tiles
+/// go into a hidden staging folder beside it (so the folder must be new or empty), the MBTiles
+/// file and the PMTiles archive are built beside their place. A pyramid not finished is removed.
 public final class TilePyramidWriter {
     /// The folder or file.
     public let path: String
@@ -18,6 +19,9 @@ public final class TilePyramidWriter {
     private let mbtiles: MBTilesWriter?
     private let pmtiles: PMTilesWriter?
     private let files: TileFolderWriter
+    /// Where a folder's tiles are written until ``finish(_:)`` renames it to ``path``.
+    private let staging: String?
+    private var finished = false
 
     /// Whether `path` names an MBTiles file.
     public static func isMBTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".mbtiles") }
@@ -30,26 +34,40 @@ public final class TilePyramidWriter {
     public init(path: String, tileType: TileType) throws {
         self.path = path
         self.tileType = tileType
-        files = TileFolderWriter()
+        files = TileFolderWriter(inPlace: true)
         if Self.isPMTiles(path) {
-            (mbtiles, pmtiles) = (nil, try PMTilesWriter(path: path, tileType: tileType, tilesGzipped: tileType == .mvt))
+            (mbtiles, pmtiles, staging) = (nil, try PMTilesWriter(path: path, tileType: tileType, tilesGzipped: tileType == .mvt), nil)
             return
         }
         pmtiles = nil
         if Self.isMBTiles(path) {
-            mbtiles = try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }
+            (mbtiles, staging) = (try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }, nil)
             return
         }
         mbtiles = nil
+        try Self.checkEmptyFolder(path)
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).meridian-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: staging)  // a run of this process id that was killed
+        do {
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        } catch {
+            throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
+        }
+        self.staging = staging
+    }
+
+    /// An unfinished folder goes with its writer: nothing of it was ever at `path`.
+    deinit {
+        if let staging, !finished { try? FileManager.default.removeItem(atPath: staging) }
+    }
+
+    /// Refuses a folder that holds anything: a pyramid is written whole, never mixed into another.
+    static func checkEmptyFolder(_ path: String) throws {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         guard entries.isEmpty else {
             throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path),
                                 hint: "remove the folder or choose another")
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
         }
     }
 
@@ -62,7 +80,7 @@ public final class TilePyramidWriter {
         } else if let pmtiles {
             try pmtiles.write(tile, stored)
         } else {
-            try files.write(stored, to: "\(path)/\(tile.zoom)/\(tile.x)/\(tile.y).\(tileType.formatName)")
+            try files.write(stored, to: "\(staging!)/\(tile.zoom)/\(tile.x)/\(tile.y).\(tileType.formatName)")
         }
     }
 
@@ -80,10 +98,17 @@ public final class TilePyramidWriter {
             let json = "{\"name\":\(JSONValue.string(metadata.name).jsonText),\"description\":\(JSONValue.string(metadata.description).jsonText),"
                 + "\"type\":\"overlay\",\"format\":\"\(tileType.formatName)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + "}"
             try pmtiles.finish(metadataJSON: json, bounds: b, zooms: zooms)
-        } else {
-            try OutputTarget.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers).utf8),
-                                   to: path + "/metadata.json", durable: false)
+        } else if let staging {
+            try files.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers).utf8), to: staging + "/metadata.json")
+            // rename(2) replaces an empty folder, and refuses one that has filled meanwhile.
+            try Self.checkEmptyFolder(path)
+            try? FileManager.default.removeItem(atPath: path)
+            guard rename(staging, path) == 0 else {
+                throw MeridianError(.cannotCreateOutput, "cannot move the finished tiles into place: \(String(cString: strerror(errno)))",
+                                    at: SourceLocation(file: path))
+            }
         }
+        finished = true
     }
 
     /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style

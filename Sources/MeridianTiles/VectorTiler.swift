@@ -49,6 +49,8 @@ public struct VectorTilingSummary: Sendable {
     public var tilesPerZoom: [Int: Int] = [:]
     /// Tiles that were over the size limit, and the features dropped from them to fit.
     public var tilesOverLimit = 0, featuresDroppedForSize = 0
+    /// Tile polygons that snapping to the grid made invalid, repaired with GEOS (``PolygonRepair``).
+    public var polygonsRepaired = 0
     /// Features that simplified to nothing at some zoom level (smaller than a tile unit), summed over the levels.
     public var featuresTooSmall = 0
     /// Feature ids that a vector tile cannot hold (strings, negative or fractional numbers), left out.
@@ -162,11 +164,14 @@ public struct VectorTiler: Sendable {
             level.descend(items, to: min(zoom, jobs == 1 ? 0 : 3)) { subtrees.append(($0, $1)) }
             let next = Atomic<Int>(0)
             try WorkerThreads.run(threads: min(jobs, subtrees.count)) { [subtrees, options] (emit: (BuiltTile) throws -> Void) in
+                let repair = PolygonRepair()
                 while case let index = next.add(1, ordering: .relaxed).oldValue, index < subtrees.count {
                     let (node, items) = subtrees[index]
                     try level.descend(node, items, to: zoom) { node, items in
-                        guard let content = level.tile(node, items) else { return }
-                        var built = BuiltTile(tile: MapTile(zoom: zoom, x: node.x, y: node.y), bytes: content.encoded())
+                        let repairedBefore = repair.repaired
+                        guard let content = level.tile(node, items, repair: repair) else { return }
+                        var built = BuiltTile(tile: MapTile(zoom: zoom, x: node.x, y: node.y), bytes: content.encoded(),
+                                              repaired: repair.repaired - repairedBefore)
                         if built.bytes.count > options.maximumTileBytes {
                             (built.bytes, built.dropped) = Self.fit(content, under: options.maximumTileBytes)
                         }
@@ -176,6 +181,7 @@ public struct VectorTiler: Sendable {
             } consume: { built in
                 try write(built.tile, built.bytes)
                 summary.tilesPerZoom[zoom, default: 0] += 1
+                summary.polygonsRepaired += built.repaired
                 if let dropped = built.dropped {
                     summary.tilesOverLimit += 1
                     summary.featuresDroppedForSize += dropped
@@ -189,6 +195,7 @@ public struct VectorTiler: Sendable {
     struct BuiltTile: Sendable {
         let tile: MapTile
         var bytes: [UInt8]
+        var repaired: Int
         var dropped: Int?
     }
 
@@ -386,15 +393,20 @@ struct ZoomLevel: Sendable {
         if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
     }
 
-    /// The tile of leaf `node` holding `items`, snapped to its grid; nil when nothing is left
-    /// after snapping. Layers it holds nothing of are left out.
-    func tile(_ node: QuadNode, _ items: [TileItem]) -> VectorTile? {
+    /// The tile of leaf `node` holding `items`, snapped to its grid, its polygons made valid
+    /// by `repair`; nil when nothing is left after snapping. Layers it holds nothing of are left out.
+    func tile(_ node: QuadNode, _ items: [TileItem], repair: PolygonRepair) -> VectorTile? {
         let width = MapWorld.size / Double(1 << zoom)
         let grid = TileGrid(origin: PlanePoint(Double(node.x) * width, Double(node.y) * width), unit: unit)
         var layers = layerNames.map { VectorTile.Layer(name: $0, extent: extent) }
         for item in items {
-            layers[item.layer].features += grid.features(item.shape, id: ids[item.layer][item.feature],
-                                                         properties: properties[item.layer][item.feature])
+            for var feature in grid.features(item.shape, id: ids[item.layer][item.feature], properties: properties[item.layer][item.feature]) {
+                if feature.type == .polygon {
+                    feature.parts = repair.valid(feature.parts)
+                    if feature.parts.isEmpty { continue }
+                }
+                layers[item.layer].features.append(feature)
+            }
         }
         layers.removeAll { $0.features.isEmpty }
         return layers.isEmpty ? nil : VectorTile(layers: layers)
@@ -429,15 +441,20 @@ struct TileGrid {
         return snapped.count >= 2 ? snapped : nil
     }
 
-    /// A polygon's rings snapped to the grid, unclosed, the outer ring with positive area (the
-    /// specification's clockwise on screen) and holes negative; none when the outer ring
-    /// collapses, and holes that collapse are dropped.
+    /// A polygon's rings snapped to the grid (``wound(_:)``).
     func polygon(_ rings: [[PlanePoint]]) -> [[SIMD2<Int32>]] {
+        Self.wound(rings.map { $0.map(point) })
+    }
+
+    /// A polygon's rings on the grid, repeated points dropped, unclosed, the outer ring with
+    /// positive area (the specification's clockwise on screen) and holes negative; none when
+    /// the outer ring collapses, and holes that collapse are dropped.
+    static func wound(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
         var out: [[SIMD2<Int32>]] = []
         for (index, ring) in rings.enumerated() {
-            var snapped = Self.deduplicated(ring.map(point))
+            var snapped = deduplicated(ring)
             if snapped.count > 1 && snapped.first == snapped.last { snapped.removeLast() }
-            let area = Self.doubleArea(snapped)
+            let area = doubleArea(snapped)
             guard snapped.count >= 3, area != 0 else {
                 if index == 0 { return [] }
                 continue

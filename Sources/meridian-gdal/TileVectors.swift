@@ -83,7 +83,8 @@ extension Tile {
         }
         if !quiet {
             let seconds = Date().timeIntervalSince(start)
-            Reporter.printError("\(output): \(summary.tiles) vector tiles, \(layers.count) layer\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
+            let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
+            Reporter.printError("\(output): \(summary.tiles) vector tiles, \(layers.count) layer\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired), \(String(format: "%.1f", seconds)) s")
         }
     }
 }

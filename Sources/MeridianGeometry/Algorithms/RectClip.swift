@@ -76,60 +76,71 @@ public struct RectClip: Sendable {
 
     /// The pieces of a closed ring inside the rect, each closed, keeping the ring's orientation.
     public func clip(ring: [PlanePoint]) -> [[PlanePoint]] {
-        var rings = [ring]
-        // x ≥ minX, x ≤ maxX, y ≥ minY, y ≤ maxY, each written "value(p) ≥ limit".
-        rings = rings.flatMap { Self.clip($0, keeping: { $0.x }, atLeast: minX) }
-        rings = rings.flatMap { Self.clip($0, keeping: { -$0.x }, atLeast: -maxX) }
-        rings = rings.flatMap { Self.clip($0, keeping: { $0.y }, atLeast: minY) }
-        rings = rings.flatMap { Self.clip($0, keeping: { -$0.y }, atLeast: -maxY) }
-        return rings
+        halfPlanes([ring], counterClockwise: Rings.signedArea(ring) > 0)
     }
 
-    /// The part of a closed ring where `value(p) ≥ limit`, as closed rings.
-    static func clip(_ ring: [PlanePoint], keeping value: (PlanePoint) -> Double, atLeast limit: Double) -> [[PlanePoint]] {
-        var points = ring
-        if points.count > 1, points.first == points.last { points.removeLast() }
-        guard points.count >= 3 else { return [] }
-        let inside = points.map { value($0) >= limit }
-        if inside.allSatisfy({ $0 }) { return [points + [points[0]]] }
-        if !inside.contains(true) { return [] }
+    /// `rings` (one region's boundary: each with the region on its left) cut by the rect's four
+    /// half-planes in turn: x ≥ minX, x ≤ maxX, y ≥ minY, y ≤ maxY, each written "value(p) ≥ limit".
+    func halfPlanes(_ rings: [[PlanePoint]], counterClockwise: Bool) -> [[PlanePoint]] {
+        var rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { $0.x }, atLeast: minX)
+        rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { -$0.x }, atLeast: -maxX)
+        rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { $0.y }, atLeast: minY)
+        return Self.clip(rings, counterClockwise: counterClockwise, keeping: { -$0.y }, atLeast: -maxY)
+    }
 
-        // Runs of the ring inside the half-plane, each from its entry to its exit on the line.
+    /// The part of a region where `value(p) ≥ limit`, as closed rings. The region is bounded by
+    /// `rings` (closed), all wound with the region on their left: counter-clockwise outer rings
+    /// and clockwise holes, or the reverse, as `counterClockwise` says of the outer ones. Rings
+    /// wholly inside are kept as they are; the runs of those that cross the line are linked along
+    /// it, whichever ring each came from, so a hole that crosses the line opens into its outer
+    /// ring (one ring, going round the notch) instead of becoming a hole touching it.
+    static func clip(_ rings: [[PlanePoint]], counterClockwise: Bool, keeping value: (PlanePoint) -> Double, atLeast limit: Double) -> [[PlanePoint]] {
+        // Runs of the rings inside the half-plane, each from its entry to its exit on the line.
         struct Run { var points: [PlanePoint] }
         var runs: [Run] = []
-        let n = points.count
-        let start = (0..<n).first { !inside[$0] }!  // begin outside, so every run is whole
-        var current: [PlanePoint]?
-        for k in 1...n {
-            let i = (start + k) % n, previous = (start + k - 1) % n
-            let a = points[previous], b = points[i]
-            switch (inside[previous], inside[i]) {
-            case (false, true):
-                let entry = value(b) == limit ? b : crossing(a, b, value, limit)
-                current = entry == b ? [b] : [entry, b]
-            case (true, true):
-                current?.append(b)
-            case (true, false):
-                let exit = value(a) == limit ? a : crossing(a, b, value, limit)
-                if var run = current {
-                    if run.last != exit { run.append(exit) }
-                    runs.append(Run(points: run))
+        var result: [[PlanePoint]] = []
+        for ring in rings {
+            var points = ring
+            if points.count > 1, points.first == points.last { points.removeLast() }
+            guard points.count >= 3 else { continue }
+            let inside = points.map { value($0) >= limit }
+            if inside.allSatisfy({ $0 }) {
+                result.append(points + [points[0]])
+                continue
+            }
+            if !inside.contains(true) { continue }
+            let n = points.count
+            let start = (0..<n).first { !inside[$0] }!  // begin outside, so every run is whole
+            var current: [PlanePoint]?
+            for k in 1...n {
+                let i = (start + k) % n, previous = (start + k - 1) % n
+                let a = points[previous], b = points[i]
+                switch (inside[previous], inside[i]) {
+                case (false, true):
+                    let entry = value(b) == limit ? b : crossing(a, b, value, limit)
+                    current = entry == b ? [b] : [entry, b]
+                case (true, true):
+                    current?.append(b)
+                case (true, false):
+                    let exit = value(a) == limit ? a : crossing(a, b, value, limit)
+                    if var run = current {
+                        if run.last != exit { run.append(exit) }
+                        runs.append(Run(points: run))
+                    }
+                    current = nil
+                case (false, false):
+                    break
                 }
-                current = nil
-            case (false, false):
-                break
             }
         }
         // A run that only touches the line at one point has no area: drop it.
         runs = runs.filter { run in Set(run.points).count >= 2 && !run.points.allSatisfy { value($0) == limit } }
-        guard !runs.isEmpty else { return [] }
+        guard !runs.isEmpty else { return result }
 
-        // Along the line, the inside is on the ring's left: counter-clockwise rings (in these
-        // coordinates) walk one way from an exit to the next entry, clockwise ones the other.
-        let counterClockwise = Rings.signedArea(points) > 0
+        // Along the line, the inside is on the rings' left: counter-clockwise outer rings (in
+        // these coordinates) walk one way from an exit to the next entry, clockwise ones the other.
         func along(_ p: PlanePoint) -> Double { position(alongLineOf: p, value) }
         var used = [Bool](repeating: false, count: runs.count)
-        var result: [[PlanePoint]] = []
         for first in runs.indices where !used[first] {
             var ring: [PlanePoint] = []
             var index = first
@@ -153,22 +164,24 @@ public struct RectClip: Sendable {
     }
 
     /// The pieces of a polygon (its exterior ring, then holes; each closed) inside the rect:
-    /// each piece of the exterior becomes a polygon, with the pieces of the holes that lie in it.
+    /// each piece of the exterior becomes a polygon, with the holes that lie in it. A hole the
+    /// rect cuts opens into the exterior piece around it (a notch in its outline), so no piece
+    /// has a hole touching its outer ring. Holes wound like the exterior are turned round.
     public func clip(polygon rings: [[PlanePoint]]) -> [[[PlanePoint]]] {
         guard let exterior = rings.first else { return [] }
-        let outerPieces = clip(ring: exterior)
-        guard !outerPieces.isEmpty else { return [] }
-        var result = outerPieces.map { [$0] }
-        for hole in rings.dropFirst() {
-            for piece in clip(ring: hole) {
-                // The hole belongs to the piece that holds a point of it away from the rect's
-                // edges (its centroid, then its edges' midpoints, tried in turn).
-                let probes = [Self.centroid(piece)] + zip(piece, piece.dropFirst()).map { PlanePoint(($0.x + $1.x) / 2, ($0.y + $1.y) / 2) }
-                if let owner = outerPieces.indices.first(where: { index in
-                    probes.contains { Rings.contains(outerPieces[index], $0) && !Rings.onBoundary(outerPieces[index], $0) }
-                }) {
-                    result[owner].append(piece)
-                }
+        let counterClockwise = Rings.signedArea(exterior) > 0
+        let wound = [exterior] + rings.dropFirst().map { (Rings.signedArea($0) > 0) == counterClockwise ? Array($0.reversed()) : $0 }
+        let pieces = halfPlanes(wound, counterClockwise: counterClockwise)
+        let outers = pieces.filter { (Rings.signedArea($0) > 0) == counterClockwise }
+        var result = outers.map { [$0] }
+        for hole in pieces where (Rings.signedArea(hole) > 0) != counterClockwise {
+            // The hole belongs to the piece that holds a point of it away from the edges (its
+            // centroid, then its edges' midpoints, tried in turn).
+            let probes = [Self.centroid(hole)] + zip(hole, hole.dropFirst()).map { PlanePoint(($0.x + $1.x) / 2, ($0.y + $1.y) / 2) }
+            if let owner = outers.indices.first(where: { index in
+                probes.contains { Rings.contains(outers[index], $0) && !Rings.onBoundary(outers[index], $0) }
+            }) {
+                result[owner].append(hole)
             }
         }
         return result

@@ -1,0 +1,106 @@
+import CGEOS
+
+/// Makes a tile's polygons valid after snapping, with GEOS. Snapping to the tile's integer
+/// grid moves every vertex by up to half a unit, which can make a narrow polygon's edges cross
+/// or touch, or two of a feature's islands overlap; renderers then fill wrongly and GEOS-based
+/// readers refuse the feature. A polygon GEOS finds valid is kept as it is (most are); an
+/// invalid one is made valid (`GEOSMakeValid`) and put back on the grid by GEOS's snap-rounding
+/// (`GEOSGeom_setPrecision` with a grid of one unit), which keeps it valid. tippecanoe does the
+/// same job with its own polygon cleaner (wagyu); GEOS is the well-kept library Debian has.
+///
+/// One repair per thread: it holds a GEOS context, which is not shared.
+final class PolygonRepair {
+    private let context: GEOSContextHandle_t
+    /// Polygons that had to be repaired so far.
+    private(set) var repaired = 0
+
+    init() { context = GEOS_init_r() }
+    deinit { GEOS_finish_r(context) }
+
+    /// A tile feature's rings (each outer ring with positive area followed by its holes,
+    /// unclosed, in tile units) as they are when GEOS finds them valid, else repaired; empty
+    /// when nothing with an area is left.
+    func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
+        guard let geometry = multiPolygon(rings) else { return rings }
+        defer { GEOSGeom_destroy_r(context, geometry) }
+        if GEOSisValid_r(context, geometry) == 1 { return rings }
+        repaired += 1
+        guard let fixed = GEOSMakeValid_r(context, geometry) else { return [] }
+        defer { GEOSGeom_destroy_r(context, fixed) }
+        // The new vertices where edges crossed are rarely on the grid; rounded, the polygon is
+        // usually still valid, and snap-rounding (far slower) is only for when it is not.
+        var rounded: [[SIMD2<Int32>]] = []
+        appendPolygons(of: fixed, to: &rounded)
+        if let check = multiPolygon(rounded) {
+            defer { GEOSGeom_destroy_r(context, check) }
+            if GEOSisValid_r(context, check) == 1 { return rounded }
+        }
+        guard let snapped = GEOSGeom_setPrecision_r(context, fixed, 1, 0) else { return [] }
+        defer { GEOSGeom_destroy_r(context, snapped) }
+        var out: [[SIMD2<Int32>]] = []
+        appendPolygons(of: snapped, to: &out)
+        return out
+    }
+
+    /// The rings as a GEOS multipolygon: a ring with positive area starts a polygon, the
+    /// negative ones after it are its holes.
+    private func multiPolygon(_ rings: [[SIMD2<Int32>]]) -> OpaquePointer? {
+        guard !rings.isEmpty else { return nil }
+        var polygons: [OpaquePointer] = []
+        var index = 0
+        while index < rings.count {
+            var holes: [OpaquePointer?] = []
+            let shell = ring(rings[index])
+            index += 1
+            while index < rings.count, TileGrid.doubleArea(rings[index]) < 0 {
+                holes.append(ring(rings[index]))
+                index += 1
+            }
+            if let polygon = holes.withUnsafeMutableBufferPointer({ GEOSGeom_createPolygon_r(context, shell, $0.baseAddress, UInt32($0.count)) }) {
+                polygons.append(polygon)
+            }
+        }
+        var members = polygons.map { Optional($0) }
+        return members.withUnsafeMutableBufferPointer {
+            GEOSGeom_createCollection_r(context, Int32(GEOS_MULTIPOLYGON.rawValue), $0.baseAddress, UInt32($0.count))
+        }
+    }
+
+    /// A closed GEOS ring of an unclosed tile ring.
+    private func ring(_ points: [SIMD2<Int32>]) -> OpaquePointer? {
+        var coordinates: [Double] = []
+        coordinates.reserveCapacity(2 * points.count + 2)
+        for p in points + [points[0]] { coordinates += [Double(p.x), Double(p.y)] }
+        let sequence = GEOSCoordSeq_copyFromBuffer_r(context, coordinates, UInt32(points.count + 1), 0, 0)
+        return GEOSGeom_createLinearRing_r(context, sequence)
+    }
+
+    /// The polygons in `geometry` (a polygon, a multipolygon, or a collection in which lines
+    /// and points left by collapsed parts are skipped), as tile rings wound as tiles want them.
+    private func appendPolygons(of geometry: OpaquePointer, to out: inout [[SIMD2<Int32>]]) {
+        switch Int(GEOSGeomTypeId_r(context, geometry)) {
+        case Int(GEOS_POLYGON.rawValue):
+            var rings: [[SIMD2<Int32>]] = []
+            if let exterior = GEOSGetExteriorRing_r(context, geometry) { rings.append(points(of: exterior)) }
+            for index in 0..<max(0, GEOSGetNumInteriorRings_r(context, geometry)) {
+                if let hole = GEOSGetInteriorRingN_r(context, geometry, index) { rings.append(points(of: hole)) }
+            }
+            out += TileGrid.wound(rings)
+        case Int(GEOS_MULTIPOLYGON.rawValue), Int(GEOS_GEOMETRYCOLLECTION.rawValue):
+            for index in 0..<max(0, GEOSGetNumGeometries_r(context, geometry)) {
+                if let member = GEOSGetGeometryN_r(context, geometry, index) { appendPolygons(of: member, to: &out) }
+            }
+        default:
+            break
+        }
+    }
+
+    private func points(of ring: OpaquePointer) -> [SIMD2<Int32>] {
+        guard let sequence = GEOSGeom_getCoordSeq_r(context, ring) else { return [] }
+        var count: UInt32 = 0
+        GEOSCoordSeq_getSize_r(context, sequence, &count)
+        var coordinates = [Double](repeating: 0, count: 2 * Int(count))
+        GEOSCoordSeq_copyToBuffer_r(context, sequence, &coordinates, 0, 0)
+        return (0..<Int(count)).map { SIMD2(Int32(coordinates[2 * $0].rounded()), Int32(coordinates[2 * $0 + 1].rounded())) }
+    }
+}

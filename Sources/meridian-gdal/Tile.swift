@@ -223,7 +223,11 @@ struct Tile: ParsableCommand {
         try reporter.run {
             let inputs = try inputs()
             if try isVectorRun(inputs) {
-                try tileVectors(inputs, reporter: &reporter)
+                if tileFormatChoice == nil || tileFormatChoice == .mvt {
+                    try tileVectors(inputs, reporter: &reporter)
+                } else {
+                    try drawVectors(inputs, reporter: &reporter)
+                }
                 return
             }
             let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
@@ -256,18 +260,18 @@ struct Tile: ParsableCommand {
                 try report(summary, tiler: tiler, reporter: &reporter)
                 return
             }
-            let sink: TileSink
-            if isPMTiles {
-                sink = try PMTilesSink(path: output, format: tileFormat)
-            } else if isMBTiles {
-                sink = try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity(output: outputFields))
-            } else {
-                sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                          identity: tiler.identity(output: outputFields))
-            }
+            let sink = try makeSink { try tiler.identity(output: outputFields) }
             guard let summary = try tiling({ try tiler.run(into: sink, progress: $0) }) else { return }
             try report(summary, tiler: tiler, reporter: &reporter)
         }
+    }
+
+    /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
+    /// `identity` gives (an archive cannot be resumed and needs none).
+    func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
+        if isPMTiles { return try PMTilesSink(path: output, format: tileFormat) }
+        if isMBTiles { return try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: identity()) }
+        return try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume, identity: identity())
     }
 
     /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a

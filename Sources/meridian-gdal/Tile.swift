@@ -46,6 +46,8 @@ struct Tile: ParsableCommand {
             job) renders one shard of the run into a shared output; --finish, run once after every \
             shard, joins them into exactly the pyramid one machine makes.
 
+            Vector data (GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats)             becomes Mapbox Vector Tiles, or with --tile-format png, jpeg or webp image tiles of the             features drawn with their simplestyle properties as meridian render draws them, seamless             across tiles (pins without labels).
+
             JPEG has no transparency: JPEG tiles are laid over white where the data ends, or over \
             --background. With --background, PNG and WebP tiles are laid over it too and written \
             opaque. Tiles with no data at all are never written.
@@ -76,7 +78,7 @@ struct Tile: ParsableCommand {
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz
 
-    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' format: png, jpeg or webp images (rasters), or mvt, Mapbox Vector Tiles (the default for vector input: GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats).", valueName: "format"))
+    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' format: png, jpeg or webp images (of rasters, or of vector data drawn as meridian render draws it), or mvt, Mapbox Vector Tiles (the default for vector input: GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats).", valueName: "format"))
     var tileFormatChoice: TileFormatChoice?
 
     @Option(name: .customLong("layer-name"), help: ArgumentHelp("Vector tiles: the layer name of each input, in order (default: the file's name).", valueName: "name"))

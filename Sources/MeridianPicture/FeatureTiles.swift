@@ -14,31 +14,45 @@ public final class FeatureTiles: Sendable {
     /// Tile width and height in pixels.
     public let tileSize: Int
     private let features: [Feature]
-    /// Each feature's bounds in map points (null for a feature without geometry).
-    private let bounds: [MapRect]
-    /// How far, in pixels, each feature's drawing may reach past its bounds.
+    /// The bounds in map points of each part of each feature (each polygon of a multipolygon, say:
+    /// Fiji's islands either side of the antimeridian are two narrow parts, not the world's width).
+    private let parts: [(bounds: MapRect, feature: Int)]
+    /// How far, in pixels, each feature's drawing may reach past its parts' bounds.
     private let reach: [Double]
 
     /// Tiles of `tileSize` pixels (256 or 512, say) of `features`, drawn in the order given.
     public init(features: [Feature], tileSize: Int) {
         self.tileSize = tileSize
         self.features = features
-        var bounds: [MapRect] = [], reach: [Double] = []
-        for feature in features {
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-            feature.geometry?.forEachPosition {
-                let m = MapPoint($0)
-                minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
+        var parts: [(bounds: MapRect, feature: Int)] = [], reach: [Double] = []
+        for (index, feature) in features.enumerated() {
+            for part in feature.geometry.map(Self.parts) ?? [] {
+                var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+                part.forEachPosition {
+                    let m = MapPoint($0)
+                    minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
+                }
+                if minX.isFinite { parts.append((MapRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY), index)) }
             }
-            bounds.append(minX.isFinite ? MapRect(x: minX, y: minY, width: maxX - minX, height: maxY - minY) : .null)
             let style = OverlayStyle(feature.properties ?? [:])
             // Half a stroke each side, or a pin's box (its head 3 radii above the tip, with the
             // rim), plus a pixel of anti-aliasing.
             let pin = feature.geometry.map(Self.hasPins) == true ? CairoCanvas.pinReach(style) : 0
             reach.append(max(style.strokeWidth / 2, pin) + 1)
         }
-        self.bounds = bounds
+        self.parts = parts
         self.reach = reach
+    }
+
+    /// The geometry's parts drawn apart: each point, line and polygon of a multi-geometry or collection.
+    private static func parts(_ geometry: Geometry) -> [Geometry] {
+        switch geometry {
+        case .multiPoint(let m): m.coordinates.map { .point(Point($0)) }
+        case .multiLineString(let m): m.lines.map { .lineString(LineString($0)) }
+        case .multiPolygon(let m): m.polygons.map { .polygon($0) }
+        case .geometryCollection(let c): c.geometries.flatMap(parts)
+        default: [geometry]
+        }
     }
 
     /// Whether the geometry is drawn with pins (it is or holds points).
@@ -56,14 +70,16 @@ public final class FeatureTiles: Sendable {
         let tileSpan = MapWorld.size / Double(1 << zoom)
         let mapPointsPerPixel = tileSpan / Double(tileSize)
         var found: [MapTile: [Int]] = [:]
-        for (index, rect) in bounds.enumerated() where !rect.isNull {
+        for (rect, index) in parts {
             let pad = reach[index] * mapPointsPerPixel
             func column(_ value: Double) -> Int { min(max(Int((value / tileSpan).rounded(.down)), 0), last) }
             // A feature wholly outside the world (past the poles Web Mercator shows) draws nothing.
             guard rect.maxX + pad >= 0, rect.minX - pad <= MapWorld.size, rect.maxY + pad >= 0, rect.minY - pad <= MapWorld.size else { continue }
             for y in column(rect.minY - pad)...column(rect.maxY + pad) {
                 for x in column(rect.minX - pad)...column(rect.maxX + pad) {
-                    found[MapTile(zoom: zoom, x: x, y: y), default: []].append(index)
+                    let tile = MapTile(zoom: zoom, x: x, y: y)
+                    // A feature's parts come together: once is enough for each tile.
+                    if found[tile]?.last != index { found[tile, default: []].append(index) }
                 }
             }
         }

@@ -59,7 +59,7 @@ final class PictureWriter: FeatureWriter {
             ?? Viewport.fitting(bounds, width: options.width, height: options.height)
         try canvas.begin(viewport, options: options)
         let drawing = FeatureDrawing(canvas: canvas, viewport: viewport)
-        try spill.forEach(drawing.draw)
+        try spill.forEach { drawing.draw($0) }
         try canvas.finish()
     }
 }
@@ -87,7 +87,12 @@ struct FeatureDrawing {
     /// usual stroke width, so the cut edges are never seen.
     static let clipMargin = 20.0
 
-    func draw(_ feature: Feature) {
+    /// Draws one feature.
+    /// - Parameters:
+    ///   - feature: The feature, in its simplestyle style.
+    ///   - clipped: Whether it is clipped already to what the picture shows plus ``clipMargin``
+    ///     (image tiles: each tile's pieces were cut from its parent's), so it need not be again.
+    func draw(_ feature: Feature, clipped: Bool = false) {
         guard let geometry = feature.geometry else { return }
         let properties = feature.properties ?? [:]
         let style = OverlayStyle(properties)
@@ -95,8 +100,8 @@ struct FeatureDrawing {
         if case .point(let p) = geometry {
             // Markers are not clipped: one just outside still shows its edge.
             canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
-        } else if let clipped = clipper.clip(geometry) {
-            draw(clipped, style: style, caption: caption)
+        } else if let shown = clipped ? geometry : clipper.clip(geometry) {
+            draw(shown, style: style, caption: caption)
         }
     }
 

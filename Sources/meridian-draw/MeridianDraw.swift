@@ -66,11 +66,9 @@ struct DrawTiles: ParsableCommand {
             let tiles = FeatureTiles(features: all, tileSize: tileSize)
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
-            for zoom in zoom.levels {
-                try tiles.drawTiles(zoom: zoom, jobs: jobs) { tile, rgba in
-                    TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
-                    try out.checkForErrors()
-                }
+            try tiles.drawTiles(zooms: zoom.levels, jobs: jobs) { tile, rgba in
+                TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
+                try out.checkForErrors()
             }
             try out.flush()
         }

@@ -24,7 +24,7 @@ import Testing
         #expect(try tiles.draw(MapTile(zoom: 2, x: 1, y: 2)) == nil)
 
         let drawn = Mutex<[MapTile]>([])
-        #expect(try tiles.drawTiles(zoom: 2, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
+        #expect(try tiles.drawTiles(zooms: 2...2, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
         #expect(Set(drawn.withLock { $0 }) == [MapTile(zoom: 2, x: 1, y: 1), MapTile(zoom: 2, x: 2, y: 1)])
     }
 

@@ -46,7 +46,10 @@ struct Tile: ParsableCommand {
             job) renders one shard of the run into a shared output; --finish, run once after every \
             shard, joins them into exactly the pyramid one machine makes.
 
-            Vector data (GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats)             becomes Mapbox Vector Tiles, or with --tile-format png, jpeg or webp image tiles of the             features drawn with their simplestyle properties as meridian render draws them, seamless             across tiles (pins without labels).
+            Vector data (GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats) \
+            becomes Mapbox Vector Tiles, or with --tile-format png, jpeg or webp image tiles of the \
+            features drawn with their simplestyle properties as meridian render draws them, seamless \
+            across tiles (pins without labels).
 
             JPEG has no transparency: JPEG tiles are laid over white where the data ends, or over \
             --background. With --background, PNG and WebP tiles are laid over it too and written \

@@ -1,25 +1,31 @@
 import MeridianFormats
 import MeridianGeometry
+import Synchronization
 
 /// Image tiles drawn elsewhere, as RGBA pixels (vector data drawn by `meridian-draw`), encoded
 /// and stored the way a raster's tiles are: over the background when there is one, without
 /// alpha when opaque, into any `TileSink` (a folder, MBTiles or PMTiles). Tiles where every
-/// pixel is transparent are not stored.
-public final class DrawnTileWriter {
+/// pixel is transparent are not stored. Tiles may come from several threads at once.
+public final class DrawnTileWriter: Sendable {
     /// Where the tiles go.
     public let sink: TileSink
-    private let codec: TileCodec
+    private let format: TileFormat
+    private let background: RGB?
     private let tileSize: Int
+    /// Codecs not in use (a codec encodes one tile at a time; a thread takes one, or makes one).
+    private let idleCodecs = Mutex<[TileCodec]>([])
+    private let written = Mutex(0)
+
     /// How many tiles have been stored.
-    public private(set) var tilesWritten = 0
+    public var tilesWritten: Int { written.withLock { $0 } }
 
     /// A writer of `format` tiles, `tileSize` pixels square, laid over `background`, or
     /// transparent without one (JPEG's over white, as a raster's: ``TilingOptions/tileBackground``).
     public init(sink: TileSink, format: TileFormat, tileSize: Int, background: RGB?) {
         self.sink = sink
         self.tileSize = tileSize
-        let options = TilingOptions(tileSize: tileSize, format: format, background: background)
-        codec = TileCodec(format: format, size: tileSize, background: options.tileBackground)
+        self.format = format
+        self.background = TilingOptions(tileSize: tileSize, format: format, background: background).tileBackground
     }
 
     /// Encodes and stores one tile.
@@ -33,7 +39,12 @@ public final class DrawnTileWriter {
         }
         let image = TileImage(size: tileSize, colorChannels: 3, pixels: rgba)
         guard !image.isEmpty else { return }
+        let codec = idleCodecs.withLock { $0.popLast() } ?? TileCodec(format: format, size: tileSize, background: background)
+        defer { idleCodecs.withLock { $0.append(codec) } }
         try sink.write(tile, data: try codec.encode(image))
-        tilesWritten += 1
+        written.withLock { $0 += 1 }
     }
 }
+
+// A codec goes from thread to thread through `DrawnTileWriter`'s pool, used by one at a time.
+extension TileCodec: @unchecked Sendable {}

@@ -6,9 +6,11 @@ import MeridianGeometry
 /// A PNG picture drawn with cairo, anti-aliased, at `scale` pixels per point: MKMapSnapshotter's
 /// idea offline. Points get pins (a drop in their marker colour, the tip on the spot) with
 /// their names beside where they fit (`LabelLayout`); a basemap made by `meridian tile` can go
-/// underneath.
+/// underneath. An image tile's canvas (``init()``) starts transparent and keeps its pixels
+/// (``rgba``) instead: its pins go without labels, which cannot be placed tile by tile.
 final class CairoCanvas: PictureCanvas {
-    private let sink: OutputSink
+    /// Where the PNG goes; nil for an image tile.
+    private let sink: OutputSink?
     private var surface: OpaquePointer?
     private var cr: OpaquePointer?
     private var viewport: Viewport?
@@ -18,6 +20,9 @@ final class CairoCanvas: PictureCanvas {
     private var pins: [(point: PixelPoint, style: OverlayStyle, label: String?)] = []
 
     init(sink: OutputSink) { self.sink = sink }
+
+    /// A canvas for an image tile: transparent where nothing is drawn, pins without labels.
+    init() { sink = nil }
 
     deinit {
         if let cr { cairo_destroy(cr) }
@@ -34,8 +39,10 @@ final class CairoCanvas: PictureCanvas {
         }
         cr = cairo_create(surface)
         cairo_scale(cr, scale, scale)
-        cairo_set_source_rgb(cr, 1, 1, 1)
-        cairo_paint(cr)
+        if sink != nil {
+            cairo_set_source_rgb(cr, 1, 1, 1)
+            cairo_paint(cr)
+        }
         if viewport.heading != 0 {
             // Turn the map so `heading` points up, about the picture's centre.
             cairo_translate(cr, viewport.width / 2, viewport.height / 2)
@@ -94,6 +101,9 @@ final class CairoCanvas: PictureCanvas {
         return PictureBox(minX: point.x - r - 1, minY: point.y - 3 * r - 1, maxX: point.x + r + 1, maxY: point.y + 1)
     }
 
+    /// How far, in points, a pin reaches from its tip in any direction (its head, with the rim, above it).
+    static func pinReach(_ style: OverlayStyle) -> Double { 3 * headRadius(style) + 1 }
+
     /// A drop in the marker colour with its tip on the spot.
     private func drawPin(_ point: PixelPoint, _ style: OverlayStyle) {
         let r = Self.headRadius(style)
@@ -127,11 +137,12 @@ final class CairoCanvas: PictureCanvas {
         // Pins arrive in screen points: draw them without the map's turn.
         cairo_identity_matrix(cr)
         cairo_scale(cr, scale, scale)
-        let placements = LabelLayout.place(pins.map { PinBox(box: Self.pinBox($0.point, $0.style), label: $0.label) },
+        let placements = sink == nil ? [] : LabelLayout.place(pins.map { PinBox(box: Self.pinBox($0.point, $0.style), label: $0.label) },
                                            width: viewport?.width ?? 0, height: viewport?.height ?? 0, measure: TextMeasure().width)
         for pin in pins { drawPin(pin.point, pin.style) }
         for case let placement? in placements { drawLabel(placement) }
         cairo_surface_flush(surface)
+        guard let sink else { return }
         // cairo hands the PNG over in pieces; the sink takes them as they come.
         let context = Unmanaged.passUnretained(sink).toOpaque()
         let status = cairo_surface_write_to_png_stream(surface, { closure, data, length in
@@ -143,6 +154,34 @@ final class CairoCanvas: PictureCanvas {
             throw MeridianError(.io, "cannot encode the PNG: \(String(cString: cairo_status_to_string(status)))")
         }
         try sink.checkForErrors()
+    }
+
+    /// The finished picture's pixels, row by row, as red, green, blue and alpha (not
+    /// premultiplied, as image files hold them); nil when every pixel is transparent.
+    var rgba: [UInt8]? {
+        guard let surface, let data = cairo_image_surface_get_data(surface) else { return nil }
+        let width = Int(cairo_image_surface_get_width(surface)), height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        var drawn = false
+        data.withMemoryRebound(to: UInt32.self, capacity: stride / 4 * height) { words in
+            for row in 0..<height {
+                for column in 0..<width {
+                    // ARGB32: premultiplied, in a native-endian 32-bit word.
+                    let word = words[row * stride / 4 + column]
+                    let alpha = word >> 24
+                    guard alpha > 0 else { continue }
+                    drawn = true
+                    let o = (row * width + column) * 4
+                    func straight(_ shift: UInt32) -> UInt8 { UInt8(min(255, (((word >> shift) & 0xFF) * 255 + alpha / 2) / alpha)) }
+                    pixels[o] = straight(16)
+                    pixels[o + 1] = straight(8)
+                    pixels[o + 2] = straight(0)
+                    pixels[o + 3] = UInt8(alpha)
+                }
+            }
+        }
+        return drawn ? pixels : nil
     }
 }
 

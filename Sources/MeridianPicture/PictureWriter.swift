@@ -31,8 +31,7 @@ struct Caption {
 ///
 /// Fitting needs the data's bounds before the first stroke, so features are spilled to a
 /// scratch file (GeoJSON text sequence) while the bounds add up, and drawn at `finish`:
-/// memory stays constant. Each geometry is first clipped to what the picture shows (plus a
-/// margin for stroke widths), so a city's picture from a continent's data stays small.
+/// memory stays constant (`FeatureDrawing` draws them, as it draws image tiles).
 final class PictureWriter: FeatureWriter {
     private let canvas: PictureCanvas
     private let options: PictureOptions
@@ -59,28 +58,54 @@ final class PictureWriter: FeatureWriter {
         let viewport = options.view.map { Viewport(showing: $0, width: options.width, height: options.height, heading: options.heading) }
             ?? Viewport.fitting(bounds, width: options.width, height: options.height)
         try canvas.begin(viewport, options: options)
-        // Clip a little outside the picture, so strokes along its edge stay whole.
-        let shown = viewport.drawnRect
-        let margin = 20 / viewport.pointsPerMapPoint
-        let clipper = GeometryClipper(rect: RectClip(MapRect(x: shown.minX - margin, y: shown.minY - margin,
-                                                             width: shown.size.width + 2 * margin, height: shown.size.height + 2 * margin)),
-                                      plane: .mapPoints)
-        try spill.forEach { feature in
-            guard let geometry = feature.geometry else { return }
-            let properties = feature.properties ?? [:]
-            let style = OverlayStyle(properties)
-            let caption = Caption(properties)
-            if case .point(let p) = geometry {
-                // Markers are not clipped: one just outside still shows its edge.
-                canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
-            } else if let clipped = clipper.clip(geometry) {
-                draw(clipped, viewport: viewport, style: style, caption: caption)
-            }
-        }
+        let drawing = FeatureDrawing(canvas: canvas, viewport: viewport)
+        try spill.forEach { drawing.draw($0) }
         try canvas.finish()
     }
+}
 
-    private func draw(_ geometry: Geometry, viewport: Viewport, style: OverlayStyle, caption: Caption) {
+/// Features drawn on a canvas begun with `viewport`, the one way `meridian render` and image
+/// tiles both draw: each feature in its simplestyle style, each geometry first clipped to what
+/// the picture shows plus a margin (so a city's picture from a continent's data stays small,
+/// and strokes along the picture's edge stay whole), points as pins.
+struct FeatureDrawing {
+    let canvas: PictureCanvas
+    let viewport: Viewport
+    private let clipper: GeometryClipper
+
+    init(canvas: PictureCanvas, viewport: Viewport) {
+        self.canvas = canvas
+        self.viewport = viewport
+        let shown = viewport.drawnRect
+        let margin = Self.clipMargin / viewport.pointsPerMapPoint
+        clipper = GeometryClipper(rect: RectClip(MapRect(x: shown.minX - margin, y: shown.minY - margin,
+                                                         width: shown.size.width + 2 * margin, height: shown.size.height + 2 * margin)),
+                                  plane: .mapPoints)
+    }
+
+    /// How far outside the picture, in points, geometries are clipped: more than half of any
+    /// usual stroke width, so the cut edges are never seen.
+    static let clipMargin = 20.0
+
+    /// Draws one feature.
+    /// - Parameters:
+    ///   - feature: The feature, in its simplestyle style.
+    ///   - clipped: Whether it is clipped already to what the picture shows plus ``clipMargin``
+    ///     (image tiles: each tile's pieces were cut from its parent's), so it need not be again.
+    func draw(_ feature: Feature, clipped: Bool = false) {
+        guard let geometry = feature.geometry else { return }
+        let properties = feature.properties ?? [:]
+        let style = OverlayStyle(properties)
+        let caption = Caption(properties)
+        if case .point(let p) = geometry {
+            // Markers are not clipped: one just outside still shows its edge.
+            canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
+        } else if let shown = clipped ? geometry : clipper.clip(geometry) {
+            draw(shown, style: style, caption: caption)
+        }
+    }
+
+    private func draw(_ geometry: Geometry, style: OverlayStyle, caption: Caption) {
         func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
         switch geometry {
         case .point(let p): canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
@@ -89,7 +114,7 @@ final class PictureWriter: FeatureWriter {
         case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, caption: caption) }
         case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, caption: caption)
         case .multiPolygon(let m): for p in m.polygons { canvas.polygon(p.rings.map(pixels), style: style, caption: caption) }
-        case .geometryCollection(let c): for member in c.geometries { draw(member, viewport: viewport, style: style, caption: caption) }
+        case .geometryCollection(let c): for member in c.geometries { draw(member, style: style, caption: caption) }
         }
     }
 }

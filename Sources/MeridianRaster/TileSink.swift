@@ -29,6 +29,18 @@ public struct TileSetMetadata: Sendable {
     /// A line describing the tile set (the raster's file name, and that Meridian tiled it).
     public var description: String
 
+    /// The metadata of a tile set of `format` tiles, `tileSize` pixels square, holding tiles at
+    /// zoom levels `minZoom` to `maxZoom` over `bounds` (degrees).
+    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String) {
+        self.name = name
+        self.format = format
+        self.bounds = bounds
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.tileSize = tileSize
+        self.description = description
+    }
+
     /// The middle of the bounds, at the middle zoom level (TileJSON's and MBTiles' `center`).
     public var center: (longitude: Double, latitude: Double, zoom: Int) {
         ((bounds.west + bounds.east) / 2, (bounds.south + bounds.north) / 2, (minZoom + maxZoom + 1) / 2)

@@ -15,6 +15,12 @@ public struct TilingRunIdentity: Equatable, Sendable {
         public var name: String
         /// The field's value, as text.
         public var value: String
+
+        /// The setting or fact `name` with its `value`.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// In a fixed order: the input's fields, then the settings.

@@ -1,17 +1,20 @@
 import ArgumentParser
+import Foundation
 import MeridianCommandLine
 import MeridianFormats
+import MeridianGeometry
 import MeridianPicture
 
 /// The drawing half of `meridian`, in its own executable so that cairo, libjpeg-turbo, libwebp
 /// and SQLite (basemaps) load only when a picture is drawn. `meridian` runs it as a child for
-/// every SVG or PNG output (`render`, `convert -o x.png`, `coverage validate --preview`).
+/// every SVG or PNG output (`render`, `convert -o x.png`, `coverage validate --preview`), and
+/// `meridian-gdal` for image tiles of vector data (`tile --tile-format png`).
 @main
 struct MeridianDraw: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meridian-draw",
         abstract: "Meridian's picture drawing (run by `meridian` for SVG and PNG outputs).",
-        subcommands: [DrawPicture.self]
+        subcommands: [DrawPicture.self, DrawTiles.self]
     )
 }
 
@@ -37,6 +40,36 @@ struct DrawPicture: ParsableCommand {
             let out = OutputSink.standardOutput()
             let writer = try FeatureFormat.picture(format).writer(for: out, options: options)
             try copyFeatures(from: reader, to: writer)
+            try out.flush()
+        }
+    }
+}
+
+/// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into image tiles at each
+/// zoom level, sent on standard output as `TilesThroughHelper` frames them. Not for people:
+/// `meridian-gdal tile` runs it, then encodes and stores the tiles.
+struct DrawTiles: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tiles", shouldDisplay: false)
+
+    @Option var zoom: ZoomRange
+    @Option(name: .customLong("tile-size")) var tileSize: Int
+    @Option var jobs = 1
+    @Argument var input: String
+
+    func run() throws {
+        try Reporter.toParentProcess.run {
+            let features = try BufferedInput.open(input)
+            let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
+            _ = try reader.readMetadata()
+            var all: [Feature] = []
+            while let feature = try reader.next() { all.append(feature) }
+            let tiles = FeatureTiles(features: all, tileSize: tileSize)
+            // Only one tile is stored at a time (`drawTiles` says so).
+            nonisolated(unsafe) let out = OutputSink.standardOutput()
+            try tiles.drawTiles(zooms: zoom.levels, jobs: jobs) { tile, rgba in
+                TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
+                try out.checkForErrors()
+            }
             try out.flush()
         }
     }

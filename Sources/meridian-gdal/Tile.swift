@@ -46,6 +46,11 @@ struct Tile: ParsableCommand {
             job) renders one shard of the run into a shared output; --finish, run once after every \
             shard, joins them into exactly the pyramid one machine makes.
 
+            Vector data (GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats) \
+            becomes Mapbox Vector Tiles, or with --tile-format png, jpeg or webp image tiles of the \
+            features drawn with their simplestyle properties as meridian render draws them, seamless \
+            across tiles (pins without labels).
+
             JPEG has no transparency: JPEG tiles are laid over white where the data ends, or over \
             --background. With --background, PNG and WebP tiles are laid over it too and written \
             opaque. Tiles with no data at all are never written.
@@ -76,7 +81,7 @@ struct Tile: ParsableCommand {
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz
 
-    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' format: png, jpeg or webp images (rasters), or mvt, Mapbox Vector Tiles (the default for vector input: GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats).", valueName: "format"))
+    @Option(name: .customLong("tile-format"), help: ArgumentHelp("The tiles' format: png, jpeg or webp images (of rasters, or of vector data drawn as meridian render draws it), or mvt, Mapbox Vector Tiles (the default for vector input: GeoJSON, KML without a GroundOverlay, GPX, CSV, GDAL's vector formats).", valueName: "format"))
     var tileFormatChoice: TileFormatChoice?
 
     @Option(name: .customLong("layer-name"), help: ArgumentHelp("Vector tiles: the layer name of each input, in order (default: the file's name).", valueName: "name"))
@@ -223,7 +228,11 @@ struct Tile: ParsableCommand {
         try reporter.run {
             let inputs = try inputs()
             if try isVectorRun(inputs) {
-                try tileVectors(inputs, reporter: &reporter)
+                if tileFormatChoice == nil || tileFormatChoice == .mvt {
+                    try tileVectors(inputs, reporter: &reporter)
+                } else {
+                    try drawVectors(inputs, reporter: &reporter)
+                }
                 return
             }
             let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
@@ -256,18 +265,18 @@ struct Tile: ParsableCommand {
                 try report(summary, tiler: tiler, reporter: &reporter)
                 return
             }
-            let sink: TileSink
-            if isPMTiles {
-                sink = try PMTilesSink(path: output, format: tileFormat)
-            } else if isMBTiles {
-                sink = try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: tiler.identity(output: outputFields))
-            } else {
-                sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                          identity: tiler.identity(output: outputFields))
-            }
+            let sink = try makeSink { try tiler.identity(output: outputFields) }
             guard let summary = try tiling({ try tiler.run(into: sink, progress: $0) }) else { return }
             try report(summary, tiler: tiler, reporter: &reporter)
         }
+    }
+
+    /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
+    /// `identity` gives (an archive cannot be resumed and needs none).
+    func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
+        if isPMTiles { return try PMTilesSink(path: output, format: tileFormat) }
+        if isMBTiles { return try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: identity()) }
+        return try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume, identity: identity())
     }
 
     /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a

@@ -8,7 +8,8 @@ import MeridianOGR
 import MeridianRaster
 import MeridianTiles
 
-/// `meridian tile` for vector data: Mapbox Vector Tiles, one layer per input.
+/// `meridian tile` for vector data: Mapbox Vector Tiles, one layer per input, or image tiles of
+/// the features drawn as `meridian render` draws them (`--tile-format png`, `jpeg` or `webp`).
 extension Tile {
     /// Extensions of Meridian's own vector formats (KML and KMZ are vector unless they hold a GroundOverlay).
     static let vectorExtensions: Set<String> = ["geojson", "json", "geojsonl", "geojsons", "geojsonseq", "gpx", "csv", "wkt"]
@@ -25,16 +26,13 @@ extension Tile {
             && GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), nil, nil) != nil
     }
 
-    /// Whether this run makes vector tiles of `inputs`: `--tile-format mvt`, or inputs that are all vector data.
+    /// Whether this run tiles vector data: `--tile-format mvt`, or inputs that are all vector data.
     func isVectorRun(_ inputs: [String]) throws -> Bool {
         let vector = inputs.map(Self.isVector)
         if tileFormatChoice == .mvt || (!vector.isEmpty && vector.allSatisfy { $0 }) {
             if let raster = zip(inputs, vector).first(where: { !$0.1 })?.0 {
                 throw MeridianError(.usage, "vector tiles are made of vector data, and this is not: \(raster)",
                                     hint: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt")
-            }
-            if let image = tileFormatChoice, image != .mvt {
-                throw MeridianError(.usage, "--tile-format \(image.rawValue) makes images from rasters; vector data makes vector tiles (mvt)")
             }
             return true
         }
@@ -44,12 +42,12 @@ extension Tile {
         return false
     }
 
-    /// Reads every input whole, one layer each, and writes its vector tiles.
-    func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
+    /// Reads every input whole, one layer each, with the bounds of all their features.
+    func readLayers(_ inputs: [String], reporter: Reporter) throws -> (layers: [VectorLayerInput], bounds: BoundingBox) {
         guard layerNames.isEmpty || layerNames.count == inputs.count else {
             throw MeridianError(.usage, "give --layer-name once per input (\(inputs.count)), not \(layerNames.count) times")
         }
-        let start = Date(), messages = reporter
+        let messages = reporter
         var layers: [VectorLayerInput] = []
         var bounds = BoundingBox.Accumulator()
         for (index, path) in inputs.enumerated() {
@@ -65,13 +63,20 @@ extension Tile {
             let name = layerNames.isEmpty ? ((path as NSString).lastPathComponent as NSString).deletingPathExtension : layerNames[index]
             layers.append(VectorLayerInput(name: name, features: features))
         }
+        return (layers, bounds.result ?? BoundingBox(west: -180, south: -85, east: 180, north: 85))
+    }
+
+    /// Reads every input whole, one layer each, and writes its vector tiles.
+    func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
+        let start = Date()
+        let (layers, bounds) = try readLayers(inputs, reporter: reporter)
         let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
         let store = try VectorTileStore(path: output)
         let summary = try VectorTiler(layers: layers, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
         let names = layers.map(\.name)
         try store.finish(VectorTileSetMetadata(
             name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
-            bounds: bounds.result ?? BoundingBox(west: -180, south: -85, east: 180, north: 85), zooms: zooms,
+            bounds: bounds, zooms: zooms,
             layers: layers.map { ($0.name, summary.fields[$0.name] ?? [:]) }))
         if summary.tilesOverLimit > 0 {
             reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over 500 KB: their \(summary.featuresDroppedForSize) smallest features were left out of them",
@@ -85,6 +90,49 @@ extension Tile {
             let seconds = Date().timeIntervalSince(start)
             let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
             Reporter.printError("\(output): \(summary.tiles) vector tiles, \(layers.count) layer\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired), \(String(format: "%.1f", seconds)) s")
+        }
+    }
+}
+
+extension Tile {
+    /// Draws the features of every input (in order, the first underneath) into PNG, JPEG or
+    /// WebP tiles with their simplestyle properties, as `meridian render` draws them: drawn by
+    /// `meridian-draw tiles` (cairo stays out of this process), encoded and stored as a
+    /// raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
+    func drawVectors(_ inputs: [String], reporter: inout Reporter) throws {
+        guard !resume, shard == nil, !finish, !plan else {
+            throw MeridianError(.usage, "image tiles of vector data are drawn in one go: --resume, --shard, --finish and --plan are for rasters")
+        }
+        let start = Date()
+        let (layers, bounds) = try readLayers(inputs, reporter: reporter)
+        let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
+        let spill = try FeatureSpill("tiles")
+        for layer in layers {
+            for feature in layer.features { try spill.append(feature) }
+        }
+        try spill.close()
+        let background = try backgroundColour()
+        let settings = [("kind", "drawn vector data")] + inputs.map { ("input", $0) }
+            + [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),
+               ("background", background?.css ?? "none")] + outputFields
+        let sink = try makeSink { TilingRunIdentity(fields: settings.map { TilingRunIdentity.Field(name: $0.0, value: $0.1) }) }
+        let writer = DrawnTileWriter(sink: sink, format: tileFormat, tileSize: tileSize, background: background)
+        let messages = reporter
+        try TilesThroughHelper.draw(spill: spill.path, zooms: zooms, tileSize: tileSize, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+                                    warnings: { messages.report($0) }) { tile, rgba in
+            try writer.write(tile, rgba: rgba)
+        }
+        let held = try sink.zoomsWithTiles() ?? zooms
+        let names = layers.map(\.name).joined(separator: ", ")
+        let metadata = TileSetMetadata(name: names, format: tileFormat, bounds: bounds, minZoom: held.lowerBound, maxZoom: held.upperBound, tileSize: tileSize,
+                                       description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
+        try sink.finish(metadata: metadata)
+        if viewer {
+            try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
+        }
+        if !quiet {
+            let seconds = Date().timeIntervalSince(start)
+            Reporter.printError("\(output): \(writer.tilesWritten) \(tileFormat.rawValue.uppercased()) tiles of \(layers.count) input\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
         }
     }
 }

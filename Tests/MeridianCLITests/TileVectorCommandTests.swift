@@ -140,7 +140,6 @@ import Testing
         try withTemporaryFolder { folder throws in
             let out = folder.appendingPathComponent("out").path
             #expect(try meridian(["tile", countries, fixture("raster/19347_2.KAP"), out]).status == ExitStatus.usage)
-            #expect(try meridian(["tile", countries, out, "--tile-format", "png"]).status == ExitStatus.usage)
             #expect(try meridian(["tile", fixture("raster/19347_2.KAP"), out, "--tile-format", "mvt"]).status == ExitStatus.usage)
             #expect(try meridian(["tile", countries, out, "--layer-name", "a", "--layer-name", "b"]).status == ExitStatus.usage)
             #expect(try meridian(["tile", fixture("geojson/missing.geojson"), out]).status == ExitStatus.inputUnavailable)

@@ -29,17 +29,85 @@ public struct VectorTilingOptions: Sendable {
     }
 }
 
-/// A named collection of features, one layer of every tile.
+/// A named collection of features, one layer of every tile, held as the tiler needs them:
+/// properties already typed as tiles hold them, ids as given, and positions as longitude and
+/// latitude only (16 bytes a position where a `Position`, with its optional altitude, takes
+/// 32: tiles are flat), since a layer is held whole while all its zoom levels are cut.
 public struct VectorLayerInput: Sendable {
     /// The layer's name in the tiles.
     public var name: String
-    /// The features, in WGS 84.
-    public var features: [MeridianGeometry.Feature]
+    /// The features, in the order given.
+    var features: [StoredFeature] = []
+
+    /// An empty layer named `name`.
+    public init(name: String) { self.name = name }
 
     /// A layer named `name` holding `features`.
     public init(name: String, features: [MeridianGeometry.Feature]) {
         self.name = name
-        self.features = features
+        features.forEach { append($0) }
+    }
+
+    /// Adds a feature (in WGS 84) to the end of the layer.
+    public mutating func append(_ feature: MeridianGeometry.Feature) {
+        features.append(StoredFeature(
+            id: feature.id,
+            properties: (feature.properties ?? [:]).compactMap { key, value in VectorTile.Value(value).map { (key: key, value: $0) } },
+            geometry: feature.geometry.map(StoredGeometry.init)))
+    }
+
+    /// The number of features.
+    public var count: Int { features.count }
+}
+
+/// A feature as a layer holds it (see ``VectorLayerInput``).
+struct StoredFeature: Sendable {
+    let id: FeatureID?
+    let properties: [(key: String, value: VectorTile.Value)]
+    let geometry: StoredGeometry?
+}
+
+/// A geometry's shape with its positions as (longitude, latitude) pairs.
+indirect enum StoredGeometry: Sendable {
+    case point(SIMD2<Double>), multiPoint([SIMD2<Double>]), lineString([SIMD2<Double>]), multiLineString([[SIMD2<Double>]])
+    case polygon([[SIMD2<Double>]]), multiPolygon([[[SIMD2<Double>]]]), geometryCollection([StoredGeometry])
+
+    init(_ geometry: Geometry) {
+        func pairs(_ positions: [Position]) -> [SIMD2<Double>] { positions.map { SIMD2($0.longitude, $0.latitude) } }
+        switch geometry {
+        case .point(let p): self = .point(SIMD2(p.coordinates.longitude, p.coordinates.latitude))
+        case .multiPoint(let m): self = .multiPoint(pairs(m.coordinates))
+        case .lineString(let l): self = .lineString(pairs(l.coordinates))
+        case .multiLineString(let m): self = .multiLineString(m.lines.map(pairs))
+        case .polygon(let p): self = .polygon(p.rings.map(pairs))
+        case .multiPolygon(let m): self = .multiPolygon(m.polygons.map { $0.rings.map(pairs) })
+        case .geometryCollection(let c): self = .geometryCollection(c.geometries.map(StoredGeometry.init))
+        }
+    }
+
+    /// The geometry again (made for one zoom level's simplification, then let go).
+    var geometry: Geometry {
+        func positions(_ pairs: [SIMD2<Double>]) -> [Position] { pairs.map { Position(longitude: $0.x, latitude: $0.y) } }
+        switch self {
+        case .point(let p): return .point(Point(Position(longitude: p.x, latitude: p.y)))
+        case .multiPoint(let m): return .multiPoint(MultiPoint(positions(m)))
+        case .lineString(let l): return .lineString(LineString(positions(l)))
+        case .multiLineString(let m): return .multiLineString(MultiLineString(m.map(positions)))
+        case .polygon(let p): return .polygon(Polygon(p.map(positions)))
+        case .multiPolygon(let m): return .multiPolygon(MultiPolygon(m.map { Polygon($0.map(positions)) }))
+        case .geometryCollection(let c): return .geometryCollection(GeometryCollection(c.map(\.geometry)))
+        }
+    }
+
+    /// The lines and rings, for the spacing of positions.
+    var sequences: [[SIMD2<Double>]] {
+        switch self {
+        case .point, .multiPoint: []
+        case .lineString(let l): [l]
+        case .multiLineString(let m), .polygon(let m): m
+        case .multiPolygon(let m): m.flatMap { $0 }
+        case .geometryCollection(let c): c.flatMap(\.sequences)
+        }
     }
 }
 
@@ -87,14 +155,14 @@ public struct VectorTiler: Sendable {
         for layer in layers {
             for feature in layer.features {
                 guard let geometry = feature.geometry else { continue }
-                for path in Self.sequences(geometry) where path.count >= 2 {
-                    let points = path.map(MapPoint.init)
+                for path in geometry.sequences where path.count >= 2 {
+                    let points = path.map { MapPoint(Position(longitude: $0.x, latitude: $0.y)) }
                     for (a, b) in zip(points, points.dropFirst()) where distances.count < 1_000_000 {
                         distances.append(hypot(b.x - a.x, b.y - a.y))
                     }
                 }
                 if case .point(let p) = geometry {
-                    let point = MapPoint(p.coordinates)
+                    let point = MapPoint(Position(longitude: p.x, latitude: p.y))
                     if let previousPoint { distances.append(hypot(point.x - previousPoint.x, point.y - previousPoint.y)) }
                     previousPoint = point
                 }
@@ -105,18 +173,6 @@ public struct VectorTiler: Sendable {
         let median = spacing[spacing.count / 2]
         // One tile unit at zoom z is 2^28 / 2^z / 4096 = 2^(16 - z) map points: 16 units is median at z = 20 - log2(median).
         return 0...min(14, max(0, Int((20 - log2(median)).rounded())))
-    }
-
-    /// The geometry's lines and rings as position sequences.
-    static func sequences(_ geometry: Geometry) -> [[Position]] {
-        switch geometry {
-        case .point, .multiPoint: []
-        case .lineString(let l): [l.coordinates]
-        case .multiLineString(let m): m.lines
-        case .polygon(let p): p.rings
-        case .multiPolygon(let m): m.polygons.flatMap(\.rings)
-        case .geometryCollection(let c): c.geometries.flatMap(sequences)
-        }
     }
 
     /// Every tile of the run, zoom level by zoom level, handed to `write` encoded (tiles that
@@ -133,26 +189,23 @@ public struct VectorTiler: Sendable {
     /// level is held but the path being cut.
     public func run(jobs: Int = 1, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
-        var properties: [[[(key: String, value: VectorTile.Value)]]] = []
         var ids: [[UInt64?]] = []
         for layer in layers {
             var fields: [String: String] = [:]
-            var layerProperties: [[(key: String, value: VectorTile.Value)]] = [], layerIDs: [UInt64?] = []
+            var layerIDs: [UInt64?] = []
             for feature in layer.features {
-                let typed = (feature.properties ?? [:]).compactMap { key, value in VectorTile.Value(value).map { (key: key, value: $0) } }
-                for (key, value) in typed {
+                for (key, value) in feature.properties {
                     let kind = Self.fieldKind(value)
                     fields[key] = fields[key].map { $0 == kind ? $0 : "Mixed" } ?? kind
                 }
-                layerProperties.append(typed)
                 let id = feature.id.flatMap(Self.tileID)
                 if feature.id != nil && id == nil { summary.idsLeftOut += 1 }
                 layerIDs.append(id)
             }
             summary.fields[layer.name] = fields
-            properties.append(layerProperties)
             ids.append(layerIDs)
         }
+        let properties = layers.map { $0.features.map(\.properties) }
         let jobs = max(1, jobs)
         for zoom in options.zooms {
             let (items, tooSmall) = simplified(atZoom: zoom, jobs: jobs)
@@ -213,7 +266,7 @@ public struct VectorTiler: Sendable {
             while case let chunk = next.add(1, ordering: .relaxed).oldValue, chunk < chunks {
                 var items: [TileItem] = [], tooSmall = 0
                 for (layer, index) in all[(chunk * all.count / chunks)..<((chunk + 1) * all.count / chunks)] {
-                    guard let geometry = layers[layer].features[index].geometry else { continue }
+                    guard let geometry = layers[layer].features[index].geometry?.geometry else { continue }
                     guard let simplified = simplifier.simplify(geometry) else {
                         tooSmall += 1
                         continue

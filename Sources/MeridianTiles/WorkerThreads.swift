@@ -11,7 +11,7 @@ enum WorkerThreads {
     /// the work, handing every result to `emit`) and `consume` on the calling thread for each
     /// result. When `consume` or a worker throws, the workers stop at their next `emit` and the
     /// first error is rethrown once all have stopped.
-    static func run<Result: Sendable>(threads: Int, backlog: Int = 64,
+    static func run<Result: Sendable>(threads: Int, backlog: Int = 8,
                                       produce: @escaping @Sendable (_ emit: (Result) throws -> Void) throws -> Void,
                                       consume: (Result) throws -> Void) throws {
         let shared = Shared<Result>(backlog: backlog)

@@ -42,8 +42,10 @@ extension Tile {
         return false
     }
 
-    /// Reads every input whole, one layer each, with the bounds of all their features.
-    func readLayers(_ inputs: [String], reporter: Reporter) throws -> (layers: [VectorLayerInput], bounds: BoundingBox) {
+    /// Reads every input whole, one layer each, with the bounds of all their features; `each`
+    /// sees every feature as it is read.
+    func readLayers(_ inputs: [String], reporter: Reporter,
+                    each: (MeridianGeometry.Feature) throws -> Void = { _ in }) throws -> (layers: [VectorLayerInput], bounds: BoundingBox) {
         guard layerNames.isEmpty || layerNames.count == inputs.count else {
             throw MeridianError(.usage, "give --layer-name once per input (\(inputs.count)), not \(layerNames.count) times")
         }
@@ -55,13 +57,14 @@ extension Tile {
                 ? try FeatureInput(path: path).reader
                 : try OGRReader(path: path, diagnostics: { messages.report($0) })
             _ = try reader.readMetadata()
-            var features: [MeridianGeometry.Feature] = []
+            let name = layerNames.isEmpty ? ((path as NSString).lastPathComponent as NSString).deletingPathExtension : layerNames[index]
+            var layer = VectorLayerInput(name: name)
             while let feature = try reader.next() {
                 feature.geometry?.forEachPosition { bounds.add($0) }
-                features.append(feature)
+                try each(feature)
+                layer.append(feature)
             }
-            let name = layerNames.isEmpty ? ((path as NSString).lastPathComponent as NSString).deletingPathExtension : layerNames[index]
-            layers.append(VectorLayerInput(name: name, features: features))
+            layers.append(layer)
         }
         return (layers, bounds.result ?? BoundingBox(west: -180, south: -85, east: 180, north: 85))
     }
@@ -89,7 +92,7 @@ extension Tile {
         if !quiet {
             let seconds = Date().timeIntervalSince(start)
             let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
-            Reporter.printError("\(output): \(summary.tiles) vector tiles, \(layers.count) layer\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired), \(String(format: "%.1f", seconds)) s")
+            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(layers.count) layer\(layers.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired), \(String(format: "%.1f", seconds)) s")
         }
     }
 }
@@ -104,12 +107,9 @@ extension Tile {
             throw MeridianError(.usage, "image tiles of vector data are drawn in one go: --resume, --shard, --finish and --plan are for rasters")
         }
         let start = Date()
-        let (layers, bounds) = try readLayers(inputs, reporter: reporter)
-        let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
         let spill = try FeatureSpill("tiles")
-        for layer in layers {
-            for feature in layer.features { try spill.append(feature) }
-        }
+        let (layers, bounds) = try readLayers(inputs, reporter: reporter) { try spill.append($0) }
+        let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
         try spill.close()
         let background = try backgroundColour()
         let settings = [("kind", "drawn vector data")] + inputs.map { ("input", $0) }

@@ -41,11 +41,22 @@ public final class MBTilesWriter {
         if resuming {
             // The interrupted run's identity, read without touching the file: a refused resume
             // must leave it as it is, and opening it to write would roll back a hot journal.
-            var recorded: [RunField]?
-            if let snapshot = try? SQLiteDatabase(path: partialPath, mode: .untouched) {
-                try? snapshot.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
-                    recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
+            func recordedRun(_ mode: SQLiteDatabase.Mode, in file: String) -> [RunField]? {
+                var recorded: [RunField]?
+                if let database = try? SQLiteDatabase(path: file, mode: mode) {
+                    try? database.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
+                        recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
+                    }
                 }
+                return recorded
+            }
+            var recorded = recordedRun(.untouched, in: partialPath)
+            if recorded == nil && access(partialPath + "-journal", F_OK) == 0 {
+                // Killed inside a block's transaction after SQLite had spilled pages of it into
+                // the file (its cache is smaller than a block of tiles): the file reads only once
+                // its hot journal is rolled back, which restores the last block committed, as
+                // resuming would anyway. Nothing committed is lost.
+                recorded = recordedRun(.readWriteSerialized, in: partialPath)
             }
             try checkResuming(recorded)
         } else {

@@ -30,8 +30,10 @@ public enum Gzip {
 
     /// `bytes` inflated: gzip (RFC 1952) or zlib (RFC 1950) data, as tiles and PMTiles
     /// directories are stored.
-    /// - Parameter limit: The most bytes the result may have (a guard against a few bytes that
-    ///   inflate to gigabytes).
+    /// - Parameters:
+    ///   - bytes: The compressed bytes.
+    ///   - limit: The most bytes the result may have (a guard against a few bytes that
+    ///     inflate to gigabytes).
     /// - Throws: `MeridianError` (bad input) when the bytes are not gzip or zlib data, are cut
     ///   short, or inflate past `limit`.
     public static func decompress(_ bytes: [UInt8], limit: Int = 1 << 30) throws -> [UInt8] {

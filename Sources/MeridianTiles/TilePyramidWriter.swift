@@ -144,7 +144,10 @@ extension TilePyramidWriter {
     /// Copies the pyramid `source` into a new one at `path` (any container into any other),
     /// tile for tile with its metadata; vector tiles are gunzipped on the way and stored as the
     /// new container stores them.
-    /// - Parameter zooms: Only these zoom levels (the metadata then states the levels copied).
+    /// - Parameters:
+    ///   - source: The pyramid to copy, open for reading.
+    ///   - path: Where the copy goes: a new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
+    ///   - zooms: Only these zoom levels (the metadata then states the levels copied).
     /// - Returns: The number of tiles copied.
     /// - Throws: `MeridianError` (bad input) when `source` holds no tiles at `zooms`, (usage)
     ///   when `path` is the source itself, and the reader's and writer's errors.

@@ -347,6 +347,7 @@ public struct TiledFeatureJoiner {
 extension TiledFeatureJoiner {
     /// The features of a vector tile pyramid at one zoom level, joined (see ``TiledFeatureJoiner``).
     /// - Parameters:
+    ///   - pyramid: The tile pyramid, open for reading.
     ///   - zoom: The zoom level to read; nil when the pyramid holds tiles of one level only.
     ///   - layer: Only this layer's features; nil for every layer's.
     /// - Throws: `MeridianError` (bad input) when the pyramid holds images or a tile is damaged,

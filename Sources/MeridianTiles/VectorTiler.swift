@@ -117,7 +117,8 @@ public struct VectorTilingSummary: Sendable {
     public var tilesPerZoom: [Int: Int] = [:]
     /// Tiles that were over the size limit, and the features dropped from them to fit.
     public var tilesOverLimit = 0, featuresDroppedForSize = 0
-    /// Tile polygons that snapping to the grid made invalid, repaired with GEOS (``PolygonRepair``).
+    /// Tile polygons that snapping to the grid made invalid, repaired with GEOS (MakeValid, then
+    /// back on the grid).
     public var polygonsRepaired = 0
     /// Features that simplified to nothing at some zoom level (smaller than a tile unit), summed over the levels.
     public var featuresTooSmall = 0

@@ -74,13 +74,13 @@ extension Tile {
         let start = Date()
         let (layers, bounds) = try readLayers(inputs, reporter: reporter)
         let zooms = zoom?.levels ?? VectorTiler.guessedZooms(layers)
-        let store = try VectorTileStore(path: output)
+        let store = try TilePyramidWriter(path: output, tileType: .mvt)
         let summary = try VectorTiler(layers: layers, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
         let names = layers.map(\.name)
         try store.finish(VectorTileSetMetadata(
             name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
             bounds: bounds, zooms: zooms,
-            layers: layers.map { ($0.name, summary.fields[$0.name] ?? [:]) }))
+            layers: layers.map { ($0.name, summary.fields[$0.name] ?? [:]) }).pyramidMetadata)
         if summary.tilesOverLimit > 0 {
             reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over 500 KB: their \(summary.featuresDroppedForSize) smallest features were left out of them",
                                        at: SourceLocation(file: output)))

@@ -76,3 +76,34 @@ func meridianOnTerminal(_ arguments: [String]) throws -> RunResult {
         return RunResult(status: terminal.status, stdout: terminal.stdout, stderr: stderr, stdoutData: terminal.stdoutData)
     }
 }
+
+/// A PMTiles archive read by PyPI's pmtiles (an independent reader, in `.build/python-checks`)
+/// against a folder of the same pyramid's `z/x/y.ext` files. The report: `files` (or `tiles`) in the folder,
+/// tiles `stored` in the archive, how many are the `same` bytes as their file and how many
+/// `differ` (archive tiles with no file count too), and from the archive's header and metadata
+/// the `type`, `format`, `contents`, `entries`, `addressed` counts and the `layers`' ids. Vector
+/// tiles (gzipped in the archive, plain in a folder) are compared gunzipped.
+func pmtilesAgainstFolder(_ archive: String, _ folder: String, extension ext: String) throws -> [String: Any] {
+    let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+    let script = """
+        import glob, gzip, json, os, sys
+        from pmtiles.reader import Reader, MmapSource, all_tiles
+        with open(sys.argv[1], 'rb') as f:
+            reader = Reader(MmapSource(f)); header = reader.header(); metadata = reader.metadata()
+            stored = dict(all_tiles(MmapSource(f)))
+        files = glob.glob(os.path.join(sys.argv[2], '*', '*', '*.' + sys.argv[3]))
+        same = 0
+        for path in files:
+            z, x, y = (int(part) for part in os.path.relpath(path, sys.argv[2])[:-len(sys.argv[3]) - 1].split('/'))
+            data = stored.get((z, x, y))
+            if data is not None and sys.argv[3] == 'pbf': data = gzip.decompress(data)
+            same += data == open(path, 'rb').read()
+        print(json.dumps({'files': len(files), 'tiles': len(files), 'stored': len(stored), 'same': same, 'differ': len(stored) - same,
+                          'type': int(header['tile_type'].value), 'format': metadata.get('format'),
+                          'contents': header['tile_contents_count'], 'entries': header['tile_entries_count'],
+                          'addressed': header['addressed_tiles_count'], 'layers': [l['id'] for l in metadata.get('vector_layers', [])]}))
+        """
+    let result = try run(python, ["-c", script, archive, folder, ext])
+    #expect(result.status == 0, "\(result.stderr)")
+    return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+}

@@ -98,19 +98,7 @@ func pngCount(_ folder: URL) -> Int {
             let archive = folder.appendingPathComponent("chart.pmtiles").path, tiles = folder.appendingPathComponent("chart")
             #expect(try meridian(["tile", chart, archive, "-q"]).status == 0)
             #expect(try meridian(["tile", chart, tiles.path, "-q"]).status == 0)
-            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
-            let script = """
-                import glob, json, os, sys
-                from pmtiles.reader import Reader, MmapSource, all_tiles
-                with open(sys.argv[1], 'rb') as f:
-                    header = Reader(MmapSource(f)).header(); stored = dict(all_tiles(MmapSource(f)))
-                files = glob.glob(os.path.join(sys.argv[2], '*', '*', '*.png'))
-                same = sum(stored.get(tuple(int(v) for v in os.path.relpath(p, sys.argv[2])[:-4].split('/'))) == open(p, 'rb').read() for p in files)
-                print(json.dumps({'files': len(files), 'stored': len(stored), 'same': same, 'type': header['tile_type'].value}))
-                """
-            let result = try run(python, ["-c", script, archive, tiles.path])
-            #expect(result.status == 0, "\(result.stderr)")
-            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Int] ?? [:]
+            let report = try pmtilesAgainstFolder(archive, tiles.path, extension: "png").compactMapValues { $0 as? Int }
             #expect(report["files"] == 25 && report["stored"] == 25 && report["same"] == 25 && report["type"] == 2, "\(report)")
             #expect(try meridian(["tile", chart, archive, "--resume"]).status == ExitStatus.usage)
             #expect(try meridian(["tile", chart, folder.appendingPathComponent("s.pmtiles").path, "--shard", "0/2"]).status == ExitStatus.usage)

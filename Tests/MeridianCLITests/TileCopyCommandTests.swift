@@ -67,24 +67,7 @@ import Testing
             let tiles = folder.appendingPathComponent("chart").path, archive = folder.appendingPathComponent("chart.pmtiles").path
             #expect(try meridian(["tile", fixture("raster/19347_2.KAP"), tiles, "-q"]).status == 0)
             #expect(try meridian(["tile-copy", tiles, archive, "-q"]).status == 0)
-            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
-            let script = """
-                import glob, json, os, sys
-                from pmtiles.reader import Reader, MmapSource, all_tiles
-                with open(sys.argv[1], 'rb') as f:
-                    reader = Reader(MmapSource(f)); header = reader.header()
-                    stored = dict(all_tiles(MmapSource(f)))
-                    files = glob.glob(os.path.join(sys.argv[2], '*', '*', '*.png'))
-                    differ = len(stored) - len(files)
-                    for path in files:
-                        z, x, y = (int(part) for part in os.path.relpath(path, sys.argv[2])[:-4].split('/'))
-                        differ += stored.get((z, x, y)) != open(path, 'rb').read()
-                    print(json.dumps({'tiles': len(files), 'differ': differ, 'type': int(header['tile_type'].value),
-                                      'format': reader.metadata().get('format')}))
-                """
-            let result = try run(python, ["-c", script, archive, tiles])
-            #expect(result.status == 0, "\(result.stderr)")
-            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+            let report = try pmtilesAgainstFolder(archive, tiles, extension: "png")
             #expect((report["tiles"] as? Int ?? 0) > 0 && report["differ"] as? Int == 0 && report["type"] as? Int == 2 && report["format"] as? String == "png", "\(report)")
         }
     }

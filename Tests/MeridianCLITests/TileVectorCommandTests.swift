@@ -106,26 +106,7 @@ import Testing
             // No buffer reaches a neighbour: each point is in its own tile only.
             #expect(try meridian(["tile", input.path, archive, "--zoom", "\(zoom)", "-q"]).status == 0)
             #expect(try meridian(["tile", input.path, tiles.path, "--zoom", "\(zoom)", "-q"]).status == 0)
-            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
-            let script = """
-                import glob, gzip, json, os, sys
-                from pmtiles.reader import Reader, MmapSource, all_tiles
-                with open(sys.argv[1], 'rb') as f:
-                    reader = Reader(MmapSource(f)); header = reader.header()
-                    stored = dict(all_tiles(MmapSource(f)))
-                    differ = len(stored) - len(glob.glob(os.path.join(sys.argv[2], '*', '*', '*.pbf')))
-                    tiles = glob.glob(os.path.join(sys.argv[2], '*', '*', '*.pbf'))
-                    for path in tiles:
-                        z, x, y = (int(part) for part in os.path.relpath(path, sys.argv[2])[:-4].split('/'))
-                        data = stored.get((z, x, y))
-                        differ += data is None or gzip.decompress(data) != open(path, 'rb').read()
-                    print(json.dumps({'tiles': len(tiles), 'differ': differ, 'contents': header['tile_contents_count'],
-                                      'entries': header['tile_entries_count'], 'addressed': header['addressed_tiles_count'],
-                                      'layers': [l['id'] for l in reader.metadata()['vector_layers']]}))
-                """
-            let result = try run(python, ["-c", script, archive, tiles.path])
-            #expect(result.status == 0, "\(result.stderr)")
-            let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+            let report = try pmtilesAgainstFolder(archive, tiles.path, extension: "pbf")
             #expect(report["tiles"] as? Int == count && report["differ"] as? Int == 0 && report["addressed"] as? Int == count, "\(report)")
             #expect(report["layers"] as? [String] == ["points"])
             if identical {

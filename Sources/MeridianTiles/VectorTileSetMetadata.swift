@@ -2,40 +2,6 @@ import Foundation
 import MeridianFormats
 import MeridianGeometry
 
-/// Where vector tiles go: a folder of `z/x/y.pbf` files (uncompressed, so a static web server
-/// or a `file://` page serves them as they are) with a TileJSON `metadata.json`, an MBTiles
-/// 1.3 file (tiles gzipped, as the specification stores them, with the `json` row listing the
-/// layers), or a PMTiles 3 archive (`.pmtiles`: gzipped tiles, `vector_layers` in its metadata). Output is written out of sight: the folder must be new or empty, the MBTiles file
-/// is built beside its place and renamed into it by `finish`.
-public final class VectorTileStore {
-    /// The folder or `.mbtiles` file.
-    public var path: String { pyramid.path }
-    private let pyramid: TilePyramidWriter
-
-    /// Whether `path` names an MBTiles file.
-    public static func isMBTiles(_ path: String) -> Bool { TilePyramidWriter.isMBTiles(path) }
-    /// Whether `path` names a PMTiles archive.
-    public static func isPMTiles(_ path: String) -> Bool { TilePyramidWriter.isPMTiles(path) }
-
-    /// Opens `path` for a new tile set.
-    /// - Throws: `MeridianError` (cannot create output) when the folder holds files or cannot be made.
-    public init(path: String) throws {
-        pyramid = try TilePyramidWriter(path: path, tileType: .mvt)
-    }
-
-    /// Stores one encoded tile.
-    public func write(_ tile: MapTile, _ bytes: [UInt8]) throws {
-        try pyramid.write(tile, bytes)
-    }
-
-    /// Writes the metadata (TileJSON 3.0.0 in a folder; the metadata table, with `json`, in
-    /// MBTiles) and finishes the tile set.
-    public func finish(_ metadata: VectorTileSetMetadata) throws {
-        try pyramid.finish(TilePyramidMetadata(tileType: .mvt, name: metadata.name, description: metadata.description,
-                                               bounds: metadata.bounds, zooms: metadata.zooms, vectorLayersJSON: metadata.vectorLayersJSON))
-    }
-}
-
 /// What a vector tile set's metadata says: TileJSON's `vector_layers` (each layer's fields and
 /// zooms) besides the name, bounds and zoom levels.
 public struct VectorTileSetMetadata: Sendable {
@@ -69,5 +35,12 @@ public struct VectorTileSetMetadata: Sendable {
                 + "\"minzoom\":\(zooms.lowerBound),\"maxzoom\":\(zooms.upperBound)}"
         }
         return "[\(layers.joined(separator: ","))]"
+    }
+
+    /// The same as any pyramid's metadata states it (``TilePyramidWriter/finish(_:)`` writes it
+    /// into whichever container the path names).
+    public var pyramidMetadata: TilePyramidMetadata {
+        TilePyramidMetadata(tileType: .mvt, name: name, description: description, bounds: bounds, zooms: zooms,
+                            vectorLayersJSON: vectorLayersJSON)
     }
 }

@@ -118,7 +118,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         var resuming = false
         if let sharedState {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
-            if let text = try? String(contentsOfFile: sharedState, encoding: .utf8) {
+            // An empty state is another attempt of this shard that has just created it and not
+            // yet written the run into it (an engine's speculative retry): nothing to continue.
+            if let text = try? String(contentsOfFile: sharedState, encoding: .utf8), !text.isEmpty {
                 guard resume else { throw TileOutputError.shardStarted(path: sharedState) }
                 resuming = true
                 completedBlocks = try Self.readState(text, identity: identity, output: sharedState)
@@ -156,7 +158,11 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     /// The completed blocks a state file records, after checking its run is `identity`.
     static func readState(_ text: String, identity: TilingRunIdentity, output: String) throws -> [MapTile: Int] {
-        let lines = text.split(separator: "\n").map(String.init)
+        // A last line without its newline is being appended by another attempt (or was cut
+        // by a kill): it is not part of the state yet.
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()
+        lines.removeAll { $0.isEmpty }
         try identity.checkResuming(TilingRunIdentity(lines: lines.filter { !$0.hasPrefix("block ") }), output: output)
         var blocks: [MapTile: Int] = [:]
         for line in lines where line.hasPrefix("block ") {

@@ -60,6 +60,8 @@ let package = Package(
         ),
         // libFuzzer's driver, declared for the fuzz build (Scripts/fuzz); nothing is linked.
         .systemLibrary(name: "CLibFuzzer"),
+        // glibc's mallopt, declared in malloc.h (not in Swift's Glibc module); nothing is linked.
+        .systemLibrary(name: "CMalloc"),
         // 2D drawing for pictures (anti-aliased paths, text, PNG in and out; MeridianPicture only).
         .systemLibrary(
             name: "CCairo",
@@ -159,6 +161,7 @@ let package = Package(
                 "MeridianFormats",
                 "MeridianGeometry",
                 "MeridianCommandLine",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -29,88 +29,6 @@ public struct VectorTilingOptions: Sendable {
     }
 }
 
-/// A named collection of features, one layer of every tile, held as the tiler needs them:
-/// properties already typed as tiles hold them, ids as given, and positions as longitude and
-/// latitude only (16 bytes a position where a `Position`, with its optional altitude, takes
-/// 32: tiles are flat), since a layer is held whole while all its zoom levels are cut.
-public struct VectorLayerInput: Sendable {
-    /// The layer's name in the tiles.
-    public var name: String
-    /// The features, in the order given.
-    var features: [StoredFeature] = []
-
-    /// An empty layer named `name`.
-    public init(name: String) { self.name = name }
-
-    /// A layer named `name` holding `features`.
-    public init(name: String, features: [MeridianGeometry.Feature]) {
-        self.name = name
-        features.forEach { append($0) }
-    }
-
-    /// Adds a feature (in WGS 84) to the end of the layer.
-    public mutating func append(_ feature: MeridianGeometry.Feature) {
-        features.append(StoredFeature(
-            id: feature.id,
-            properties: (feature.properties ?? [:]).compactMap { key, value in VectorTile.Value(value).map { (key: key, value: $0) } },
-            geometry: feature.geometry.map(StoredGeometry.init)))
-    }
-
-    /// The number of features.
-    public var count: Int { features.count }
-}
-
-/// A feature as a layer holds it (see ``VectorLayerInput``).
-struct StoredFeature: Sendable {
-    let id: FeatureID?
-    let properties: [(key: String, value: VectorTile.Value)]
-    let geometry: StoredGeometry?
-}
-
-/// A geometry's shape with its positions as (longitude, latitude) pairs.
-indirect enum StoredGeometry: Sendable {
-    case point(SIMD2<Double>), multiPoint([SIMD2<Double>]), lineString([SIMD2<Double>]), multiLineString([[SIMD2<Double>]])
-    case polygon([[SIMD2<Double>]]), multiPolygon([[[SIMD2<Double>]]]), geometryCollection([StoredGeometry])
-
-    init(_ geometry: Geometry) {
-        func pairs(_ positions: [Position]) -> [SIMD2<Double>] { positions.map { SIMD2($0.longitude, $0.latitude) } }
-        switch geometry {
-        case .point(let p): self = .point(SIMD2(p.coordinates.longitude, p.coordinates.latitude))
-        case .multiPoint(let m): self = .multiPoint(pairs(m.coordinates))
-        case .lineString(let l): self = .lineString(pairs(l.coordinates))
-        case .multiLineString(let m): self = .multiLineString(m.lines.map(pairs))
-        case .polygon(let p): self = .polygon(p.rings.map(pairs))
-        case .multiPolygon(let m): self = .multiPolygon(m.polygons.map { $0.rings.map(pairs) })
-        case .geometryCollection(let c): self = .geometryCollection(c.geometries.map(StoredGeometry.init))
-        }
-    }
-
-    /// The geometry again (made for one zoom level's simplification, then let go).
-    var geometry: Geometry {
-        func positions(_ pairs: [SIMD2<Double>]) -> [Position] { pairs.map { Position(longitude: $0.x, latitude: $0.y) } }
-        switch self {
-        case .point(let p): return .point(Point(Position(longitude: p.x, latitude: p.y)))
-        case .multiPoint(let m): return .multiPoint(MultiPoint(positions(m)))
-        case .lineString(let l): return .lineString(LineString(positions(l)))
-        case .multiLineString(let m): return .multiLineString(MultiLineString(m.map(positions)))
-        case .polygon(let p): return .polygon(Polygon(p.map(positions)))
-        case .multiPolygon(let m): return .multiPolygon(MultiPolygon(m.map { Polygon($0.map(positions)) }))
-        case .geometryCollection(let c): return .geometryCollection(GeometryCollection(c.map(\.geometry)))
-        }
-    }
-
-    /// The lines and rings, for the spacing of positions.
-    var sequences: [[SIMD2<Double>]] {
-        switch self {
-        case .point, .multiPoint: []
-        case .lineString(let l): [l]
-        case .multiLineString(let m), .polygon(let m): m
-        case .multiPolygon(let m): m.flatMap { $0 }
-        case .geometryCollection(let c): c.flatMap(\.sequences)
-        }
-    }
-}
-
 /// What a vector tiling run did, for the summary and the tile set's metadata.
 public struct VectorTilingSummary: Sendable {
     /// Tiles written per zoom level.
@@ -135,45 +53,24 @@ public struct VectorTilingSummary: Sendable {
 /// input's own positions), clipped to each tile it touches plus a buffer, snapped to the tile's
 /// integer grid, outer rings wound as the specification requires. Properties keep their types
 /// and non-negative integer ids are kept.
-public struct VectorTiler: Sendable {
-    /// The layers, in the order they go into each tile.
-    public let layers: [VectorLayerInput]
+///
+/// The features come from a ``VectorFeatureSpill`` and go through each level in two passes over
+/// disk, so memory holds a few blocks of tiles, never the data: the spill is streamed, each
+/// feature simplified and cut into the level's blocks, which are set aside; then each block is
+/// read back and cut into its tiles.
+public struct VectorTiler {
+    /// The layers' features, in the order they go into each tile.
+    public let features: VectorFeatureSpill
     /// How the tiles are cut.
     public let options: VectorTilingOptions
 
-    /// A tiler of `layers` with `options`.
-    public init(layers: [VectorLayerInput], options: VectorTilingOptions) {
-        self.layers = layers
+    /// A tiler of the layers in `features` with `options`.
+    /// - Parameters:
+    ///   - features: The layers to tile.
+    ///   - options: The zooms, extent, buffer, size limit and simplification.
+    public init(features: VectorFeatureSpill, options: VectorTilingOptions) {
+        self.features = features
         self.options = options
-    }
-
-    /// The zoom levels to tile when none are asked for: from 0 to the level where the data's
-    /// typical detail — the median distance between neighbouring positions — spans about 16 tile
-    /// units (like tippecanoe's `-zg`, which guesses from the spacing of features), at most 14.
-    public static func guessedZooms(_ layers: [VectorLayerInput]) -> ClosedRange<Int> {
-        var distances: [Double] = []
-        var previousPoint: MapPoint?
-        for layer in layers {
-            for feature in layer.features {
-                guard let geometry = feature.geometry else { continue }
-                for path in geometry.sequences where path.count >= 2 {
-                    let points = path.map { MapPoint(Position(longitude: $0.x, latitude: $0.y)) }
-                    for (a, b) in zip(points, points.dropFirst()) where distances.count < 1_000_000 {
-                        distances.append(hypot(b.x - a.x, b.y - a.y))
-                    }
-                }
-                if case .point(let p) = geometry {
-                    let point = MapPoint(Position(longitude: p.x, latitude: p.y))
-                    if let previousPoint { distances.append(hypot(point.x - previousPoint.x, point.y - previousPoint.y)) }
-                    previousPoint = point
-                }
-            }
-        }
-        let spacing = distances.filter { $0 > 0 }.sorted()
-        guard !spacing.isEmpty else { return 0...14 }
-        let median = spacing[spacing.count / 2]
-        // One tile unit at zoom z is 2^28 / 2^z / 4096 = 2^(16 - z) map points: 16 units is median at z = 20 - log2(median).
-        return 0...min(14, max(0, Int((20 - log2(median)).rounded())))
     }
 
     /// Every tile of the run, zoom level by zoom level, handed to `write` encoded (tiles that
@@ -185,45 +82,32 @@ public struct VectorTiler: Sendable {
     /// that, and so on to the level's tiles, each clip with the level's buffer. A feature wholly
     /// inside a quarter passes down as it is, so a vertex is clipped about once per level of the
     /// tree rather than once for every tile its feature's bounds touch (which, for a country at
-    /// zoom 8, was thousands of times). Below the first few levels the subtrees are independent
-    /// and go to the threads; a tile is encoded as soon as its leaf is reached and nothing of the
-    /// level is held but the path being cut.
+    /// zoom 8, was thousands of times). The tree is cut in two passes: features, as they stream
+    /// from the spill, down to the level's blocks (``blockLevel(_:)``), spilled; then each block,
+    /// on its own thread, down to its tiles, each encoded as its leaf is reached.
+    /// - Parameters:
+    ///   - jobs: The number of threads that simplify and cut.
+    ///   - write: Takes each tile's address and encoded bytes, on the calling thread.
+    /// - Returns: What was done: tiles per zoom, tiles over the size limit, repairs.
+    /// - Throws: What `write` throws, or ``MeridianError`` (`io`) when a scratch file fails.
     public func run(jobs: Int = 1, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
-        var ids: [[UInt64?]] = []
-        for layer in layers {
-            var fields: [String: String] = [:]
-            var layerIDs: [UInt64?] = []
-            for feature in layer.features {
-                for (key, value) in feature.properties {
-                    let kind = Self.fieldKind(value)
-                    fields[key] = fields[key].map { $0 == kind ? $0 : "Mixed" } ?? kind
-                }
-                let id = feature.id.flatMap(Self.tileID)
-                if feature.id != nil && id == nil { summary.idsLeftOut += 1 }
-                layerIDs.append(id)
-            }
-            summary.fields[layer.name] = fields
-            ids.append(layerIDs)
-        }
-        let properties = layers.map { $0.features.map(\.properties) }
+        summary.idsLeftOut = features.idsLeftOut
+        for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
         let jobs = max(1, jobs)
         for zoom in options.zooms {
-            let (items, tooSmall) = simplified(atZoom: zoom, jobs: jobs)
-            summary.featuresTooSmall += tooSmall
-            let level = ZoomLevel(zoom: zoom, options: options, layerNames: layers.map(\.name), properties: properties, ids: ids)
-            // The subtrees under one level of the quadtree go to the threads: deep enough that
-            // each thread has several (the world's land is not spread evenly), and never below the zoom.
-            var subtrees: [(QuadNode, [TileItem])] = []
-            level.descend(items, to: min(zoom, jobs == 1 ? 0 : 3)) { subtrees.append(($0, $1)) }
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames)
+            let blocks = try TileBlockSpill()
+            summary.featuresTooSmall += try cutIntoBlocks(level, blocks, jobs: jobs)
+            let nodes = try blocks.finishWriting()
             let next = Atomic<Int>(0)
-            try WorkerThreads.run(threads: min(jobs, subtrees.count)) { [subtrees, options] (emit: (BuiltTile) throws -> Void) in
+            try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
                 let repair = PolygonRepair()
-                while case let index = next.add(1, ordering: .relaxed).oldValue, index < subtrees.count {
-                    let (node, items) = subtrees[index]
-                    try level.descend(node, items, to: zoom) { node, items in
+                while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
+                    let (items, attributes) = try blocks.pieces(of: nodes[index])
+                    try level.descend(nodes[index], items, to: zoom) { node, items in
                         let repairedBefore = repair.repaired
-                        guard let content = level.tile(node, items, repair: repair) else { return }
+                        guard let content = level.tile(node, items, attributes: attributes, repair: repair) else { return }
                         var built = BuiltTile(tile: MapTile(zoom: zoom, x: node.x, y: node.y), bytes: content.encoded(),
                                               repaired: repair.repaired - repairedBefore)
                         if built.bytes.count > options.maximumTileBytes {
@@ -245,58 +129,88 @@ public struct VectorTiler: Sendable {
         return summary
     }
 
+    /// The quadtree level of a zoom level's blocks: the level three below the world (64 blocks,
+    /// enough for the threads to share out though the world's land is not spread evenly), or
+    /// deeper as the zoom grows so that a block is never more than 32 by 32 tiles; never below
+    /// the zoom itself.
+    static func blockLevel(_ zoom: Int) -> Int { max(min(zoom, 3), zoom - 5) }
+
+    /// Streams the features from the spill (in batches, on `jobs` threads), simplifies each at
+    /// one tile unit of `level`, cuts it down to the level's blocks and appends the pieces to
+    /// `blocks`, in feature order whatever thread cut them. Returns how many features
+    /// simplified to nothing.
+    func cutIntoBlocks(_ level: ZoomLevel, _ blocks: TileBlockSpill, jobs: Int) throws -> Int {
+        let depth = Self.blockLevel(level.zoom)
+        let batches = BatchQueue(try features.batches())
+        var tooSmall = 0, nextToAppend = 0
+        var waiting: [Int: CutBatch] = [:]
+        try WorkerThreads.run(threads: jobs, backlog: 2) { [options] (emit: (CutBatch) throws -> Void) in
+            var simplifier = GeometrySimplifier(tolerance: level.unit, method: options.method)
+            while let (sequence, batch) = try batches.next() {
+                var cut = CutBatch(sequence: sequence, batch: batch)
+                RecordBatches.forEach(in: batch) { record in
+                    let feature = SpilledFeature(&record)
+                    guard let geometry = feature.geometry else { return }
+                    guard let simplified = simplifier.simplify(geometry) else {
+                        cut.tooSmall += 1
+                        return
+                    }
+                    let shape = PlaneShape(simplified)
+                    guard !shape.isEmpty else { return }
+                    level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape)], to: depth) { node, items in
+                        cut.pieces.append((node, feature.layer, feature.attributes, items[0].shape))
+                    }
+                }
+                try emit(cut)
+            }
+        } consume: { cut in
+            waiting[cut.sequence] = cut
+            while let cut = waiting.removeValue(forKey: nextToAppend) {
+                try cut.batch.withUnsafeBytes { batch in
+                    for piece in cut.pieces {
+                        try blocks.append(piece.block, layer: piece.layer, attributes: UnsafeRawBufferPointer(rebasing: batch[piece.attributes]), shape: piece.shape)
+                    }
+                }
+                tooSmall += cut.tooSmall
+                nextToAppend += 1
+            }
+        }
+        return tooSmall
+    }
+
+    /// A batch of spilled features cut into a level's blocks by a worker: each piece's block,
+    /// layer, where its attributes lie in the batch, and its shape.
+    struct CutBatch: Sendable {
+        let sequence: Int
+        let batch: [UInt8]
+        var pieces: [(block: QuadNode, layer: Int, attributes: Range<Int>, shape: PlaneShape)] = []
+        var tooSmall = 0
+    }
+
+    /// The spill's batches handed to the threads one at a time, numbered in order.
+    final class BatchQueue: @unchecked Sendable {
+        // `batches` is touched only under `lock`.
+        private var batches: RecordBatches
+        private var sequence = 0
+        private let lock = NSLock()
+
+        init(_ batches: RecordBatches) { self.batches = batches }
+
+        func next() throws -> (Int, [UInt8])? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let batch = try batches.next() else { return nil }
+            sequence += 1
+            return (sequence - 1, batch)
+        }
+    }
+
     /// A tile encoded by a worker, and how many features were dropped to fit it under the limit.
     struct BuiltTile: Sendable {
         let tile: MapTile
         var bytes: [UInt8]
         var repaired: Int
         var dropped: Int?
-    }
-
-    /// Every layer's features simplified at one tile unit of `zoom`, in map points, in layer
-    /// and feature order (simplified on `jobs` threads), and how many simplified to nothing.
-    func simplified(atZoom zoom: Int, jobs: Int) -> (items: [TileItem], tooSmall: Int) {
-        let unit = MapWorld.size / Double(1 << zoom) / Double(options.extent)
-        let all = layers.indices.flatMap { layer in layers[layer].features.indices.map { (layer, $0) } }
-        let chunks = max(1, min(jobs * 8, all.count / 16))
-        var done: [(chunk: Int, items: [TileItem], tooSmall: Int)] = []
-        let next = Atomic<Int>(0)
-        // (Nothing in here throws.)
-        try? WorkerThreads.run(threads: min(jobs, chunks)) { [layers, options] (emit: ((chunk: Int, items: [TileItem], tooSmall: Int)) throws -> Void) in
-            var simplifier = GeometrySimplifier(tolerance: unit, method: options.method)
-            while case let chunk = next.add(1, ordering: .relaxed).oldValue, chunk < chunks {
-                var items: [TileItem] = [], tooSmall = 0
-                for (layer, index) in all[(chunk * all.count / chunks)..<((chunk + 1) * all.count / chunks)] {
-                    guard let geometry = layers[layer].features[index].geometry?.geometry else { continue }
-                    guard let simplified = simplifier.simplify(geometry) else {
-                        tooSmall += 1
-                        continue
-                    }
-                    let shape = PlaneShape(simplified)
-                    if !shape.isEmpty { items.append(TileItem(layer: layer, feature: index, shape: shape)) }
-                }
-                try emit((chunk, items, tooSmall))
-            }
-        } consume: { done.append($0) }
-        done.sort { $0.chunk < $1.chunk }
-        return (done.flatMap(\.items), done.reduce(0) { $0 + $1.tooSmall })
-    }
-
-    static func fieldKind(_ value: VectorTile.Value) -> String {
-        switch value {
-        case .string: "String"
-        case .double, .uint, .sint: "Number"
-        case .bool: "Boolean"
-        }
-    }
-
-    /// A feature id as a tile holds it: non-negative integers only.
-    static func tileID(_ id: FeatureID) -> UInt64? {
-        switch id {
-        case .integer(let i): i >= 0 ? UInt64(i) : nil
-        case .double(let d): d >= 0 && d == d.rounded() && d < 1.8e19 ? UInt64(d) : nil
-        case .string: nil
-        }
     }
 
     /// The tile without its smallest features (by area for polygons, length for lines, points
@@ -324,8 +238,10 @@ public struct VectorTiler: Sendable {
 }
 
 /// A node of a zoom level's quadtree: a tile of zoom `level`, which the level's tiles are cut from.
-struct QuadNode: Sendable {
+struct QuadNode: Hashable, Comparable, Sendable {
     let level: Int, x: Int, y: Int
+
+    static func < (a: QuadNode, b: QuadNode) -> Bool { (a.level, a.y, a.x) < (b.level, b.y, b.x) }
 
     /// Its four quarters, row by row.
     var children: [QuadNode] {
@@ -333,8 +249,9 @@ struct QuadNode: Sendable {
     }
 }
 
-/// One feature (or what of it lies in a quadtree node) on its way to the tiles: its layer and
-/// index (for its id and properties) and its simplified geometry in map points.
+/// One feature (or what of it lies in a quadtree node) on its way to the tiles: its layer, an
+/// index for its id and properties (into what the block it was read from holds) and its
+/// simplified geometry in map points.
 struct TileItem: Sendable {
     let layer: Int, feature: Int
     var shape: PlaneShape
@@ -402,24 +319,19 @@ struct PlaneShape: Sendable {
     }
 }
 
-/// One zoom level being cut: its sizes in map points, and what its tiles need of the features
-/// (layer names, ids, typed properties).
+/// One zoom level being cut: its sizes in map points, and its tiles' layers.
 struct ZoomLevel: Sendable {
     let zoom: Int, extent: Int
     /// A tile unit, and the buffer, in map points.
     let unit: Double, buffer: Double
     let layerNames: [String]
-    let properties: [[[(key: String, value: VectorTile.Value)]]]
-    let ids: [[UInt64?]]
 
-    init(zoom: Int, options: VectorTilingOptions, layerNames: [String], properties: [[[(key: String, value: VectorTile.Value)]]], ids: [[UInt64?]]) {
+    init(zoom: Int, options: VectorTilingOptions, layerNames: [String]) {
         self.zoom = zoom
         extent = options.extent
         unit = MapWorld.size / Double(1 << zoom) / Double(options.extent)
         buffer = Double(options.buffer) * unit
         self.layerNames = layerNames
-        self.properties = properties
-        self.ids = ids
     }
 
     /// What a node's features are clipped to: its square and the level's buffer around it.
@@ -447,14 +359,15 @@ struct ZoomLevel: Sendable {
         if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
     }
 
-    /// The tile of leaf `node` holding `items`, snapped to its grid, its polygons made valid
-    /// by `repair`; nil when nothing is left after snapping. Layers it holds nothing of are left out.
-    func tile(_ node: QuadNode, _ items: [TileItem], repair: PolygonRepair) -> VectorTile? {
+    /// The tile of leaf `node` holding `items` (each item's `feature` indexing `attributes`),
+    /// snapped to its grid, its polygons made valid by `repair`; nil when nothing is left after
+    /// snapping. Layers it holds nothing of are left out.
+    func tile(_ node: QuadNode, _ items: [TileItem], attributes: [TileAttributes], repair: PolygonRepair) -> VectorTile? {
         let width = MapWorld.size / Double(1 << zoom)
         let grid = TileGrid(origin: PlanePoint(Double(node.x) * width, Double(node.y) * width), unit: unit)
         var layers = layerNames.map { VectorTile.Layer(name: $0, extent: extent) }
         for item in items {
-            for var feature in grid.features(item.shape, id: ids[item.layer][item.feature], properties: properties[item.layer][item.feature]) {
+            for var feature in grid.features(item.shape, id: attributes[item.feature].id, properties: attributes[item.feature].properties) {
                 if feature.type == .polygon {
                     feature.parts = repair.valid(feature.parts)
                     if feature.parts.isEmpty { continue }

@@ -11,7 +11,7 @@ import Testing
     /// The features tiled at `zoom` (with the usual buffer), read back and joined.
     static func roundTrip(_ features: [Feature], zoom: Int) throws -> [Feature] {
         var joiner = TiledFeatureJoiner(zoom: zoom)
-        _ = try VectorTiler(layers: [VectorLayerInput(name: "things", features: features)], options: VectorTilingOptions(zooms: zoom...zoom))
+        _ = try VectorTiler(features: try VectorFeatureSpill(layers: [("things", features)]), options: VectorTilingOptions(zooms: zoom...zoom))
             .run { tile, bytes in joiner.add(try VectorTile(decoding: bytes), of: tile) }
         return joiner.features()
     }

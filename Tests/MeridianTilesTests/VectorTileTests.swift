@@ -34,9 +34,9 @@ import Testing
         let square = Polygon([[Position(longitude: -90, latitude: -40), Position(longitude: 90, latitude: -40),
                                Position(longitude: 90, latitude: 40), Position(longitude: -90, latitude: 40),
                                Position(longitude: -90, latitude: -40)]])
-        let layer = VectorLayerInput(name: "square", features: [Feature(id: .integer(1), geometry: .polygon(square), properties: ["k": .string("v")])])
+        let layer = try VectorFeatureSpill(layers: [("square", [Feature(id: .integer(1), geometry: .polygon(square), properties: ["k": .string("v")])])])
         var tiles: [MapTile: VectorTile] = [:]
-        let summary = try VectorTiler(layers: [layer], options: VectorTilingOptions(zooms: 1...1, buffer: 0)).run {
+        let summary = try VectorTiler(features: layer, options: VectorTilingOptions(zooms: 1...1, buffer: 0)).run {
             tiles[$0] = try VectorTile(decoding: $1)
         }
         #expect(summary.tiles == 4 && Set(tiles.keys) == Set([MapTile(zoom: 1, x: 0, y: 0), MapTile(zoom: 1, x: 1, y: 0), MapTile(zoom: 1, x: 0, y: 1), MapTile(zoom: 1, x: 1, y: 1)]))
@@ -69,7 +69,7 @@ import Testing
         }
         var tile: VectorTile?
         let options = VectorTilingOptions(zooms: 4...4, maximumTileBytes: 2_000)
-        let summary = try VectorTiler(layers: [VectorLayerInput(name: "l", features: features)], options: options).run { tile = try VectorTile(decoding: $1) }
+        let summary = try VectorTiler(features: try VectorFeatureSpill(layers: [("l", features)]), options: options).run { tile = try VectorTile(decoding: $1) }
         let kept = try #require(tile).layers[0].features
         #expect(summary.tilesOverLimit == 1 && summary.featuresDroppedForSize > 0 && kept.count == 401 - summary.featuresDroppedForSize)
         let polygon = try #require(kept.first { $0.type == .polygon })
@@ -80,8 +80,10 @@ import Testing
     @Test func zoomsAreGuessedFromTheDataSpacing() {
         // Positions about 1 km apart near the equator (about 6,700 map points): zoom 20 - log2(6700) ≈ 7.
         let line = LineString((0..<50).map { Position(longitude: Double($0) * 0.009, latitude: 0) })
-        #expect(VectorTiler.guessedZooms([VectorLayerInput(name: "l", features: [Feature(geometry: .lineString(line))])]) == 0...7)
-        #expect(VectorTiler.guessedZooms([]) == 0...14)
+        var guess = ZoomGuess()
+        guess.add(.lineString(line))
+        #expect(guess.zooms == 0...7)
+        #expect(ZoomGuess().zooms == 0...14)
     }
 }
 
@@ -149,7 +151,7 @@ import Testing
         for zoom in 0...6 {
             var pieces: [String: Double] = [:]
             let options = VectorTilingOptions(zooms: zoom...zoom, buffer: 0)
-            _ = try VectorTiler(layers: [VectorLayerInput(name: "countries", features: features)], options: options).run { _, bytes in
+            _ = try VectorTiler(features: try VectorFeatureSpill(layers: [("countries", features)]), options: options).run { _, bytes in
                 for feature in try VectorTile(decoding: bytes).layers[0].features where feature.type == .polygon {
                     guard case .string(let name) = feature.properties.first(where: { $0.key == "NAME" })?.value else { continue }
                     pieces[name, default: 0] += feature.parts.reduce(0) { $0 + Double(TileGrid.doubleArea($1)) / 2 }
@@ -208,7 +210,7 @@ import Testing
         var features: [Feature] = []
         while let feature = try reader.next() { features.append(feature) }
         var checked = 0, invalid: [String] = []
-        _ = try VectorTiler(layers: [VectorLayerInput(name: "countries", features: features)], options: VectorTilingOptions(zooms: 0...6))
+        _ = try VectorTiler(features: try VectorFeatureSpill(layers: [("countries", features)]), options: VectorTilingOptions(zooms: 0...6))
             .run(jobs: 2) { tile, bytes in
                 for feature in try VectorTile(decoding: bytes).layers[0].features where feature.type == .polygon {
                     checked += 1

@@ -1,0 +1,276 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+
+/// The vector layers to tile, set aside on disk as they are read, so that inputs larger than
+/// memory can be tiled: each zoom level streams them back one batch at a time.
+///
+/// A feature is kept as its tiles need it, in a binary record: its layer; its id and properties
+/// already typed as a tile holds them (the bytes every piece of it carries to its tiles); its
+/// positions as longitude and latitude only (tiles are flat). What the tile set's metadata needs
+/// of all the features (each layer's fields, ids a tile cannot hold, the zooms the data's detail
+/// calls for) is gathered as they go by, except the zooms the data's detail calls for
+/// (``ZoomGuess``), which are not needed when zooms are asked for.
+public final class VectorFeatureSpill {
+    /// The layers' names, in the order they go into each tile.
+    public private(set) var layerNames: [String] = []
+    /// Per layer: its fields with their kinds (`String`, `Number`, `Boolean`, or `Mixed`).
+    public private(set) var fields: [[String: String]] = []
+    /// Feature ids that a vector tile cannot hold (strings, negative or fractional numbers), left out.
+    public private(set) var idsLeftOut = 0
+    /// The number of features set aside.
+    public private(set) var count = 0
+    private let file: ScratchFile
+
+    /// An empty spill in a new scratch file (removed when the spill goes).
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be created.
+    public init() throws {
+        file = try ScratchFile("vector-features")
+    }
+
+    /// A spill of `layers`, each a name and its features, in order (for tiling what is in memory already).
+    /// - Parameter layers: Each layer's name and features (in WGS 84).
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written.
+    public convenience init(layers: [(name: String, features: [Feature])]) throws {
+        try self.init()
+        for layer in layers {
+            startLayer(named: layer.name)
+            for feature in layer.features { try append(feature) }
+        }
+    }
+
+    /// Starts a new layer: the features appended next go into it.
+    /// - Parameter name: The layer's name in the tiles.
+    public func startLayer(named name: String) {
+        layerNames.append(name)
+        fields.append([:])
+    }
+
+    /// Sets `feature` aside in the current layer (a layer named `features` is started if none was).
+    /// - Parameter feature: A feature in WGS 84; null properties are left out, arrays and objects become their JSON text.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written (a full disk).
+    public func append(_ feature: Feature) throws {
+        if layerNames.isEmpty { startLayer(named: "features") }
+        let layer = layerNames.count - 1
+        let id = feature.id.flatMap(Self.tileID)
+        if feature.id != nil && id == nil { idsLeftOut += 1 }
+        var properties: [(key: String, value: VectorTile.Value)] = []
+        for (key, json) in feature.properties ?? [:] {
+            guard let value = VectorTile.Value(json) else { continue }
+            let kind = Self.fieldKind(value)
+            fields[layer][key] = fields[layer][key].map { $0 == kind ? $0 : "Mixed" } ?? kind
+            properties.append((key, value))
+        }
+        var record = RecordWriter()
+        record.putRecord { record in
+            record.put(UInt32(layer))
+            TileAttributes(id: id, properties: properties).write(to: &record)
+            SpilledGeometry.write(feature.geometry, to: &record)
+        }
+        record.bytes.withUnsafeBytes { file.sink.write($0) }
+        try file.sink.checkForErrors()
+        count += 1
+    }
+
+    /// The features from the first, in batches of whole records (``SpilledFeature``).
+    func batches() throws -> RecordBatches {
+        try file.sink.flush()
+        return RecordBatches(file, length: file.sink.bytesWritten)
+    }
+
+    static func fieldKind(_ value: VectorTile.Value) -> String {
+        switch value {
+        case .string: "String"
+        case .double, .uint, .sint: "Number"
+        case .bool: "Boolean"
+        }
+    }
+
+    /// A feature id as a tile holds it: non-negative integers only.
+    static func tileID(_ id: FeatureID) -> UInt64? {
+        switch id {
+        case .integer(let i): i >= 0 ? UInt64(i) : nil
+        case .double(let d): d >= 0 && d == d.rounded() && d < 1.8e19 ? UInt64(d) : nil
+        case .string: nil
+        }
+    }
+}
+
+/// One feature read back from a ``VectorFeatureSpill``: its layer, where in its batch the bytes
+/// of its attributes lie (which its pieces carry as they are), and its geometry.
+struct SpilledFeature {
+    let layer: Int
+    let attributes: Range<Int>
+    let geometry: Geometry?
+
+    /// Reads the record at `record`.
+    init(_ record: inout RecordReader) {
+        layer = record.count()
+        attributes = TileAttributes.skip(&record)
+        geometry = SpilledGeometry.read(&record)
+    }
+}
+
+/// What every tile piece of a feature carries: its id, if a tile can hold it, and its typed properties.
+struct TileAttributes: Sendable {
+    let id: UInt64?
+    let properties: [(key: String, value: VectorTile.Value)]
+
+    /// Writes them after a count of their bytes, so a reader can pass them on without reading them.
+    func write(to record: inout RecordWriter) {
+        record.putRecord { body in
+            if let id {
+                body.put(UInt8(1))
+                body.put(id)
+            } else {
+                body.put(UInt8(0))
+            }
+            body.put(count: properties.count)
+            for (key, value) in properties {
+                body.put(key)
+                switch value {
+                case .string(let s): body.put(UInt8(0)); body.put(s)
+                case .double(let d): body.put(UInt8(1)); body.put(d)
+                case .uint(let u): body.put(UInt8(2)); body.put(u)
+                case .sint(let i): body.put(UInt8(3)); body.put(UInt64(bitPattern: i))
+                case .bool(let b): body.put(UInt8(4)); body.put(UInt8(b ? 1 : 0))
+                }
+            }
+        }
+    }
+
+    /// Passes over written attributes: where their bytes, with their count, lie.
+    static func skip(_ record: inout RecordReader) -> Range<Int> {
+        let start = record.offset
+        let length = record.count()
+        _ = record.raw(length)
+        return start..<record.offset
+    }
+
+    /// Reads attributes that ``write(to:)`` wrote.
+    init(_ record: inout RecordReader) {
+        _ = record.count()
+        id = record.byte() == 1 ? record.uint64() : nil
+        let count = record.count()
+        var properties: [(key: String, value: VectorTile.Value)] = []
+        properties.reserveCapacity(count)
+        for _ in 0..<count {
+            let key = record.string()
+            let value: VectorTile.Value = switch record.byte() {
+            case 0: .string(record.string())
+            case 1: .double(record.double())
+            case 2: .uint(record.uint64())
+            case 3: .sint(Int64(bitPattern: record.uint64()))
+            default: .bool(record.byte() == 1)
+            }
+            properties.append((key, value))
+        }
+        self.properties = properties
+    }
+
+    init(id: UInt64?, properties: [(key: String, value: VectorTile.Value)]) {
+        self.id = id
+        self.properties = properties
+    }
+}
+
+/// A geometry in a spill record: a kind byte, then counts and (longitude, latitude) pairs.
+enum SpilledGeometry {
+    static func write(_ geometry: Geometry?, to record: inout RecordWriter) {
+        func put(_ positions: [Position]) {
+            record.put(count: positions.count)
+            for p in positions {
+                record.put(p.longitude)
+                record.put(p.latitude)
+            }
+        }
+        func put(_ rings: [[Position]]) {
+            record.put(count: rings.count)
+            rings.forEach(put)
+        }
+        switch geometry {
+        case nil: record.put(UInt8(0))
+        case .point(let p): record.put(UInt8(1)); put([p.coordinates])
+        case .multiPoint(let m): record.put(UInt8(2)); put(m.coordinates)
+        case .lineString(let l): record.put(UInt8(3)); put(l.coordinates)
+        case .multiLineString(let m): record.put(UInt8(4)); put(m.lines)
+        case .polygon(let p): record.put(UInt8(5)); put(p.rings)
+        case .multiPolygon(let m):
+            record.put(UInt8(6))
+            record.put(count: m.polygons.count)
+            for polygon in m.polygons { put(polygon.rings) }
+        case .geometryCollection(let c):
+            record.put(UInt8(7))
+            record.put(count: c.geometries.count)
+            for member in c.geometries { write(member, to: &record) }
+        }
+    }
+
+    static func read(_ record: inout RecordReader) -> Geometry? {
+        func rings() -> [[Position]] { (0..<record.count()).map { _ in record.positions() } }
+        switch record.byte() {
+        case 1: return .point(Point(record.positions()[0]))
+        case 2: return .multiPoint(MultiPoint(record.positions()))
+        case 3: return .lineString(LineString(record.positions()))
+        case 4: return .multiLineString(MultiLineString(rings()))
+        case 5: return .polygon(Polygon(rings()))
+        case 6: return .multiPolygon(MultiPolygon((0..<record.count()).map { _ in Polygon(rings()) }))
+        case 7: return .geometryCollection(GeometryCollection((0..<record.count()).compactMap { _ in read(&record) }))
+        default: return nil
+        }
+    }
+}
+
+/// The zoom levels to tile when none are asked for, guessed from the data as it goes by: from 0
+/// to the level where the data's typical detail — the median distance between neighbouring
+/// positions — spans about 16 tile units (like tippecanoe's `-zg`, which guesses from the
+/// spacing of features), at most 14.
+public struct ZoomGuess: Sendable {
+    /// Distances between neighbouring positions in map points: the first million, enough for a
+    /// median (and as `Float`s, precise enough for a zoom level that is rounded).
+    private var distances: [Float] = []
+    private var previousPoint: MapPoint?
+
+    /// No data yet: zooms 0-14.
+    public init() {}
+
+    /// Counts `geometry`'s spacing: along its lines and rings, and from the last point feature to this one.
+    /// - Parameter geometry: A feature's geometry, in WGS 84.
+    public mutating func add(_ geometry: Geometry) {
+        if case .point(let p) = geometry {
+            let point = MapPoint(p.coordinates)
+            if let previousPoint { distances.append(Float(hypot(point.x - previousPoint.x, point.y - previousPoint.y))) }
+            previousPoint = point
+            return
+        }
+        func add(path: [Position]) {
+            guard path.count >= 2, distances.count < 1_000_000 else { return }
+            var previous = MapPoint(path[0])
+            for position in path.dropFirst() where distances.count < 1_000_000 {
+                let point = MapPoint(position)
+                distances.append(Float(hypot(point.x - previous.x, point.y - previous.y)))
+                previous = point
+            }
+        }
+        func paths(_ geometry: Geometry) {
+            switch geometry {
+            case .point, .multiPoint: break
+            case .lineString(let l): add(path: l.coordinates)
+            case .multiLineString(let m): m.lines.forEach(add)
+            case .polygon(let p): p.rings.forEach(add)
+            case .multiPolygon(let m): for polygon in m.polygons { polygon.rings.forEach(add) }
+            case .geometryCollection(let c): c.geometries.forEach(paths)
+            }
+        }
+        paths(geometry)
+    }
+
+    /// The guessed zooms.
+    public var zooms: ClosedRange<Int> {
+        let spacing = distances.filter { $0 > 0 }.sorted()
+        guard !spacing.isEmpty else { return 0...14 }
+        let median = Double(spacing[spacing.count / 2])
+        // One tile unit at zoom z is 2^28 / 2^z / 4096 = 2^(16 - z) map points: 16 units is median at z = 20 - log2(median).
+        return 0...min(14, max(0, Int((20 - log2(median)).rounded())))
+    }
+}

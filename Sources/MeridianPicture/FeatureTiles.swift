@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 import Synchronization
 
 /// Features drawn into Web Mercator image tiles (for `meridian tile --tile-format png` of vector
@@ -10,37 +11,63 @@ import Synchronization
 /// the tiles join without seams. Pins go without labels (a label placed in one tile could not
 /// go on in the next). Tiles are transparent where nothing is drawn.
 ///
-/// Zoom level by level, each tile takes from its parent the parts of features (each polygon of
-/// a multipolygon, each line, each point) whose bounds, widened by their stroke or pin, reach
-/// it, clipped to it plus `FeatureDrawing`'s margin: a tile clips what its parent kept, not the
-/// whole of a country, and tiles no part reaches are never drawn. Clipping to a square and
-/// then to a square inside it keeps what the inner one alone keeps, so the pixels are the same
-/// (and `FeatureDrawing` need not clip again).
+/// Each tile takes from its parent the parts of features (each polygon of a multipolygon, each
+/// line, each point) whose bounds, widened by their stroke or pin, reach it, clipped to it plus
+/// `FeatureDrawing`'s margin: a tile clips what its parent kept, not the whole of a country,
+/// and tiles no part reaches are never drawn. Clipping to a square and then to a square inside
+/// it keeps what the inner one alone keeps, so the pixels are the same (and `FeatureDrawing`
+/// need not clip again).
+///
+/// Memory holds a block of tiles, never the data: for each zoom level the features stream by
+/// once, each cut down to the level's blocks (`TileBlockSpill`) and its pieces set aside on disk
+/// as GeoJSON text (numbers come back bit for bit); then each block, on its own thread, is read
+/// back and cut down to its tiles, which are drawn.
 public final class FeatureTiles: Sendable {
     /// Tile width and height in pixels.
     public let tileSize: Int
-    private let features: [Feature]
-    /// How far, in pixels, each feature's drawing may reach past its parts' bounds.
-    private let reach: [Double]
+    /// The features from the first, afresh for each pass over them.
+    private let features: @Sendable () throws -> any FeatureReader
 
-    /// A feature cut down to what may show in one tile: its parts that reach the tile, clipped,
-    /// each with its bounds in map points.
+    /// A feature cut down to what may show in one tile: its properties (for its style), how far
+    /// in pixels its drawing reaches past its parts' bounds, and its parts that reach the tile,
+    /// clipped, each with its bounds in map points.
     struct Piece: Sendable {
-        var feature: Int
+        var properties: JSONObject?
+        var reach: Double
         var parts: [(geometry: Geometry, bounds: MapRect)]
+
+        /// The piece as a feature: its one part, or its parts as a collection (which
+        /// ``FeatureTiles/piece(_:)`` takes apart into the same parts again).
+        var feature: Feature {
+            let geometries = parts.map(\.geometry)
+            return Feature(geometry: geometries.count == 1 ? geometries[0] : .geometryCollection(GeometryCollection(geometries)), properties: properties)
+        }
+    }
+
+    /// Tiles of `tileSize` pixels (256 or 512, say) of the features `features` reads, drawn in
+    /// the order read.
+    /// - Parameters:
+    ///   - tileSize: Tile width and height in pixels.
+    ///   - features: Opens the features from the first; called once per zoom level drawn.
+    public init(tileSize: Int, features: @escaping @Sendable () throws -> any FeatureReader) {
+        self.tileSize = tileSize
+        self.features = features
     }
 
     /// Tiles of `tileSize` pixels (256 or 512, say) of `features`, drawn in the order given.
-    public init(features: [Feature], tileSize: Int) {
-        self.tileSize = tileSize
-        self.features = features
-        reach = features.map { feature in
-            let style = OverlayStyle(feature.properties ?? [:])
-            // Half a stroke each side, or a pin's box (its head 3 radii above the tip, with the
-            // rim), plus a pixel of anti-aliasing.
-            let pin = feature.geometry.map(Self.hasPins) == true ? CairoCanvas.pinReach(style) : 0
-            return max(style.strokeWidth / 2, pin) + 1
-        }
+    public convenience init(features: [Feature], tileSize: Int) {
+        self.init(tileSize: tileSize) { FeatureList(features) }
+    }
+
+    /// A whole feature as a piece: every part, and the reach of its style (a pin's where it
+    /// has points: a block's piece whose points were cut away reaches as far as its stroke).
+    static func piece(_ feature: Feature) -> Piece {
+        let style = OverlayStyle(feature.properties ?? [:])
+        // Half a stroke each side, or a pin's box (its head 3 radii above the tip, with the
+        // rim), plus a pixel of anti-aliasing.
+        let pin = feature.geometry.map(Self.hasPins) == true ? CairoCanvas.pinReach(style) : 0
+        return Piece(properties: feature.properties, reach: max(style.strokeWidth / 2, pin) + 1,
+                     parts: feature.geometry.map(Self.parts) ?? [])
     }
 
     /// Whether the geometry is drawn with pins (it is or holds points).
@@ -70,9 +97,11 @@ public final class FeatureTiles: Sendable {
         }
     }
 
-    /// Every feature whole, as the world's tile above zoom 0 would hand them down.
-    private var wholeFeatures: [Piece] {
-        features.indices.map { Piece(feature: $0, parts: features[$0].geometry.map(Self.parts) ?? []) }
+    /// Every feature whole, in order, as the world's tile above zoom 0 would hand them down.
+    private func forEachFeature(_ body: (Piece) throws -> Void) throws {
+        let reader = try features()
+        _ = try reader.readMetadata()
+        while let feature = try reader.next() { try body(Self.piece(feature)) }
     }
 
     /// What of `pieces` may show in `tile`: the parts whose bounds, widened by their feature's
@@ -85,7 +114,7 @@ public final class FeatureTiles: Sendable {
         let clipper = GeometryClipper(rect: RectClip(minX: square.minX - margin, minY: square.minY - margin,
                                                      maxX: square.maxX + margin, maxY: square.maxY + margin), plane: .mapPoints)
         return pieces.compactMap { piece in
-            let pad = reach[piece.feature] * mapPointsPerPixel
+            let pad = piece.reach * mapPointsPerPixel
             let kept = piece.parts.flatMap { part -> [(geometry: Geometry, bounds: MapRect)] in
                 let b = part.bounds
                 guard b.maxX + pad >= square.minX, b.minX - pad <= square.maxX, b.maxY + pad >= square.minY, b.minY - pad <= square.maxY else { return [] }
@@ -94,63 +123,142 @@ public final class FeatureTiles: Sendable {
                 if b.minX >= clipper.rect.minX && b.maxX <= clipper.rect.maxX && b.minY >= clipper.rect.minY && b.maxY <= clipper.rect.maxY { return [part] }
                 return clipper.clip(part.geometry).map(Self.parts) ?? []
             }
-            return kept.isEmpty ? nil : Piece(feature: piece.feature, parts: kept)
+            return kept.isEmpty ? nil : Piece(properties: piece.properties, reach: piece.reach, parts: kept)
         }
     }
 
     /// One tile's pixels: rows of red, green, blue and alpha (not premultiplied), `tileSize`
     /// square; nil when nothing shows in it.
     public func draw(_ tile: MapTile) throws -> [UInt8]? {
-        try draw(tile, pieces(wholeFeatures, in: tile))
+        var result: [UInt8]?
+        try drawStreaming([tile]) { result = $1 }
+        return result
+    }
+
+    /// A tile being drawn: its canvas, open, and whether anything has reached it.
+    private final class OpenTile {
+        let canvas = CairoCanvas()
+        let drawing: FeatureDrawing
+        var reached = false
+
+        init(_ tile: MapTile, size: Int) throws {
+            let viewport = Viewport(showing: tile.mapRect, width: size, height: size)
+            try canvas.begin(viewport, options: PictureOptions(width: size, height: size))
+            drawing = FeatureDrawing(canvas: canvas, viewport: viewport)
+        }
+
+        /// Draws `pieces`, in order, cut to the tile already.
+        func draw(_ pieces: [Piece]) {
+            reached = true
+            for piece in pieces { drawing.draw(piece.feature, clipped: true) }
+        }
+
+        /// The pixels; nil when nothing reached the tile or nothing shows.
+        func finish() throws -> [UInt8]? {
+            try canvas.finish()
+            return reached ? canvas.rgba : nil
+        }
     }
 
     private func draw(_ tile: MapTile, _ pieces: [Piece]) throws -> [UInt8]? {
-        let canvas = CairoCanvas()
-        let viewport = Viewport(showing: tile.mapRect, width: tileSize, height: tileSize)
-        try canvas.begin(viewport, options: PictureOptions(width: tileSize, height: tileSize))
-        let drawing = FeatureDrawing(canvas: canvas, viewport: viewport)
-        for piece in pieces {
-            let parts = piece.parts.map(\.geometry)
-            let geometry: Geometry = parts.count == 1 ? parts[0] : .geometryCollection(GeometryCollection(parts))
-            drawing.draw(Feature(geometry: geometry, properties: features[piece.feature].properties), clipped: true)
+        let open = try OpenTile(tile, size: tileSize)
+        open.draw(pieces)
+        return try open.finish()
+    }
+
+    /// Draws `tiles` with every canvas open at once while the features stream by once, each
+    /// cut down the quadtree to the tiles it reaches and drawn into them (nothing of the data is
+    /// held: for the few tiles of the lowest zooms, which see the whole world); hands each tile
+    /// that something shows in to `body`.
+    private func drawStreaming(_ tiles: [MapTile], _ body: (MapTile, [UInt8]) throws -> Void) throws {
+        guard let deepest = tiles.map(\.zoom).max() else { return }
+        let open = try Dictionary(uniqueKeysWithValues: tiles.map { ($0, try OpenTile($0, size: tileSize)) })
+        try forEachFeature { piece in
+            try descend([piece], from: nil, to: deepest) { tile, pieces in open[tile]?.draw(pieces) }
         }
-        try canvas.finish()
-        return canvas.rgba
+        for tile in tiles {
+            if let pixels = try open[tile]!.finish() { try body(tile, pixels) }
+        }
     }
 
     /// Draws every tile of `zooms` that something shows in, on `jobs` threads, and hands each to
     /// `store` (one call at a time, in no set order) with its pixels as ``draw(_:)`` gives them.
+    ///
+    /// Zooms 0-2 (21 tiles) are drawn with their canvases open together while the features
+    /// stream by. Deeper zooms go in groups of six levels: the features stream by once per
+    /// group and are cut to the tiles of its first level, the blocks (``drawingGroups(_:)``),
+    /// whose pieces are set aside on disk; then each block, on a thread, is read back and cut
+    /// down to its tiles, depth first, each drawn as it is reached.
+    /// - Parameters:
+    ///   - zooms: The zoom levels to draw.
+    ///   - jobs: The drawing threads.
+    ///   - store: Takes each tile with its pixels (RGBA rows, not premultiplied).
     /// - Returns: How many tiles were drawn (empty ones are not).
-    /// - Throws: The first error of `store` or of drawing; the other threads stop at their next tile.
+    /// - Throws: The first error of `store` or of drawing; the other threads stop at their next block.
     @discardableResult
     public func drawTiles(zooms: ClosedRange<Int>, jobs: Int, store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Int {
-        let world = MapTile(zoom: 0, x: 0, y: 0)
-        var level = [(tile: world, pieces: pieces(wholeFeatures, in: world))].filter { !$0.pieces.isEmpty }
         let drawn = Mutex(0), storing = Mutex(())
-        for zoom in 0...zooms.upperBound {
-            let current = level
-            if zoom >= zooms.lowerBound {
-                try Self.inParallel(current.count, jobs: jobs) { [self] index in
-                    guard let pixels = try draw(current[index].tile, current[index].pieces) else { return }
-                    try storing.withLock { _ in try store(current[index].tile, pixels) }
-                    drawn.withLock { $0 += 1 }
+        let keep: @Sendable (MapTile, [UInt8]) throws -> Void = { tile, pixels in
+            try storing.withLock { _ in try store(tile, pixels) }
+            drawn.withLock { $0 += 1 }
+        }
+        for group in Self.drawingGroups(zooms) {
+            guard let blockZoom = group.blockZoom else {
+                let tiles = group.zooms.flatMap { zoom in (0..<(1 << zoom)).flatMap { y in (0..<(1 << zoom)).map { MapTile(zoom: zoom, x: $0, y: y) } } }
+                try drawStreaming(tiles, keep)
+                continue
+            }
+            let blocks = try TileBlockSpill()
+            let text = OutputSink(collectingAs: "tile-blocks")
+            let writer = GeoJSONWriter(sink: text, sequence: true)
+            try forEachFeature { piece in
+                try descend([piece], from: nil, to: blockZoom) { block, pieces in
+                    guard block.zoom == blockZoom else { return }
+                    try writer.write(pieces[0].feature)
+                    try text.takeCollectedBytes().withUnsafeBytes { try blocks.append(block, $0) }
                 }
             }
-            guard zoom < zooms.upperBound else { break }
-            let children = Mutex([[(tile: MapTile, pieces: [Piece])]](repeating: [], count: current.count))
-            try Self.inParallel(current.count, jobs: jobs) { [self] index in
-                let (parent, kept) = current[index]
-                var found: [(tile: MapTile, pieces: [Piece])] = []
-                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    let child = MapTile(zoom: zoom + 1, x: 2 * parent.x + dx, y: 2 * parent.y + dy)
-                    let inChild = pieces(kept, in: child)
-                    if !inChild.isEmpty { found.append((child, inChild)) }
+            let held = try blocks.finishWriting()
+            try Self.inParallel(held.count, jobs: jobs) { [self] index in
+                let reader = GeoJSONReader(input: BufferedInput(bytes: try blocks.records(of: held[index])), layout: .sequence)
+                _ = try reader.readMetadata()
+                var pieces: [Piece] = []
+                while let feature = try reader.next() { pieces.append(Self.piece(feature)) }
+                try descend(pieces, from: held[index], to: group.zooms.upperBound) { tile, pieces in
+                    guard group.zooms.contains(tile.zoom), let pixels = try draw(tile, pieces) else { return }
+                    try keep(tile, pixels)
                 }
-                children.withLock { $0[index] = found }
             }
-            level = children.withLock { $0.flatMap { $0 } }
         }
         return drawn.withLock { $0 }
+    }
+
+    /// The zooms drawn together: zooms 0-2 streamed (no blocks), then groups of six levels from
+    /// zoom 3, each cut from blocks at its first level, so a block spans at most 32 by 32 tiles
+    /// of its group's deepest level (as a vector tile block does) and the data streams by once
+    /// per group, not once per zoom.
+    /// - Parameter zooms: The zoom levels to draw.
+    static func drawingGroups(_ zooms: ClosedRange<Int>) -> [(blockZoom: Int?, zooms: ClosedRange<Int>)] {
+        var groups: [(blockZoom: Int?, zooms: ClosedRange<Int>)] = []
+        if zooms.lowerBound <= 2 { groups.append((nil, zooms.lowerBound...min(2, zooms.upperBound))) }
+        for first in stride(from: 3, through: zooms.upperBound, by: 6) where first + 5 >= zooms.lowerBound {
+            groups.append((first, max(first, zooms.lowerBound)...min(first + 5, zooms.upperBound)))
+        }
+        return groups
+    }
+
+    /// Cuts `pieces`, already cut to `node` (nil: not yet cut, above the world's tile), down
+    /// the quadtree to zoom `depth`, depth first, handing each tile on the way that something
+    /// reaches to `body` with what reaches it (a tile before its children).
+    private func descend(_ pieces: [Piece], from node: MapTile?, to depth: Int, _ body: (MapTile, [Piece]) throws -> Void) throws {
+        if let node {
+            try body(node, pieces)
+            if node.zoom == depth { return }
+        }
+        for child in node?.children ?? [MapTile(zoom: 0, x: 0, y: 0)] {
+            let inChild = self.pieces(pieces, in: child)
+            if !inChild.isEmpty { try descend(inChild, from: child, to: depth, body) }
+        }
     }
 
     /// Runs `body` for 0 ..< `count` on `jobs` threads (this one among them).

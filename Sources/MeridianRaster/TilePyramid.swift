@@ -147,12 +147,6 @@ public struct TileRange: Sendable, Equatable, Sequence, CustomStringConvertible 
 }
 
 extension MapTile {
-    /// The four tiles one level down, in the order: top left, top right, bottom left, bottom right.
-    public var children: [MapTile] {
-        [MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y),
-         MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y + 1), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y + 1)]
-    }
-
     /// The tile's place on the Z-order (Morton) curve of its level: x's and y's bits interleaved,
     /// so that the four tiles under one tile of the level above are consecutive.
     var mortonCode: UInt64 {

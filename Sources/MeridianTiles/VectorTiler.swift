@@ -83,7 +83,7 @@ public struct VectorTiler {
     /// inside a quarter passes down as it is, so a vertex is clipped about once per level of the
     /// tree rather than once for every tile its feature's bounds touch (which, for a country at
     /// zoom 8, was thousands of times). The tree is cut in two passes: features, as they stream
-    /// from the spill, down to the level's blocks (``blockLevel(_:)``), spilled; then each block,
+    /// from the spill, down to the level's blocks (``TileBlockSpill/blockZoom(for:)``), spilled; then each block,
     /// on its own thread, down to its tiles, each encoded as its leaf is reached.
     /// - Parameters:
     ///   - jobs: The number of threads that simplify and cut.
@@ -104,11 +104,11 @@ public struct VectorTiler {
             try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
                 let repair = PolygonRepair()
                 while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
-                    let (items, attributes) = try blocks.pieces(of: nodes[index])
+                    let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]))
                     try level.descend(nodes[index], items, to: zoom) { node, items in
                         let repairedBefore = repair.repaired
                         guard let content = level.tile(node, items, attributes: attributes, repair: repair) else { return }
-                        var built = BuiltTile(tile: MapTile(zoom: zoom, x: node.x, y: node.y), bytes: content.encoded(),
+                        var built = BuiltTile(tile: node, bytes: content.encoded(),
                                               repaired: repair.repaired - repairedBefore)
                         if built.bytes.count > options.maximumTileBytes {
                             (built.bytes, built.dropped) = Self.fit(content, under: options.maximumTileBytes)
@@ -129,18 +129,12 @@ public struct VectorTiler {
         return summary
     }
 
-    /// The quadtree level of a zoom level's blocks: the level three below the world (64 blocks,
-    /// enough for the threads to share out though the world's land is not spread evenly), or
-    /// deeper as the zoom grows so that a block is never more than 32 by 32 tiles; never below
-    /// the zoom itself.
-    static func blockLevel(_ zoom: Int) -> Int { max(min(zoom, 3), zoom - 5) }
-
     /// Streams the features from the spill (in batches, on `jobs` threads), simplifies each at
     /// one tile unit of `level`, cuts it down to the level's blocks and appends the pieces to
     /// `blocks`, in feature order whatever thread cut them. Returns how many features
     /// simplified to nothing.
     func cutIntoBlocks(_ level: ZoomLevel, _ blocks: TileBlockSpill, jobs: Int) throws -> Int {
-        let depth = Self.blockLevel(level.zoom)
+        let depth = TileBlockSpill.blockZoom(for: level.zoom)
         let batches = BatchQueue(try features.batches())
         var tooSmall = 0, nextToAppend = 0
         var waiting: [Int: CutBatch] = [:]
@@ -168,7 +162,9 @@ public struct VectorTiler {
             while let cut = waiting.removeValue(forKey: nextToAppend) {
                 try cut.batch.withUnsafeBytes { batch in
                     for piece in cut.pieces {
-                        try blocks.append(piece.block, layer: piece.layer, attributes: UnsafeRawBufferPointer(rebasing: batch[piece.attributes]), shape: piece.shape)
+                        var record = RecordWriter()
+                        TileItem.write(layer: piece.layer, attributes: UnsafeRawBufferPointer(rebasing: batch[piece.attributes]), shape: piece.shape, to: &record)
+                        try record.bytes.withUnsafeBytes { try blocks.append(piece.block, $0) }
                     }
                 }
                 tooSmall += cut.tooSmall
@@ -183,7 +179,7 @@ public struct VectorTiler {
     struct CutBatch: Sendable {
         let sequence: Int
         let batch: [UInt8]
-        var pieces: [(block: QuadNode, layer: Int, attributes: Range<Int>, shape: PlaneShape)] = []
+        var pieces: [(block: MapTile, layer: Int, attributes: Range<Int>, shape: PlaneShape)] = []
         var tooSmall = 0
     }
 
@@ -237,18 +233,6 @@ public struct VectorTiler {
     }
 }
 
-/// A node of a zoom level's quadtree: a tile of zoom `level`, which the level's tiles are cut from.
-struct QuadNode: Hashable, Comparable, Sendable {
-    let level: Int, x: Int, y: Int
-
-    static func < (a: QuadNode, b: QuadNode) -> Bool { (a.level, a.y, a.x) < (b.level, b.y, b.x) }
-
-    /// Its four quarters, row by row.
-    var children: [QuadNode] {
-        [(0, 0), (1, 0), (0, 1), (1, 1)].map { QuadNode(level: level + 1, x: 2 * x + $0.0, y: 2 * y + $0.1) }
-    }
-}
-
 /// One feature (or what of it lies in a quadtree node) on its way to the tiles: its layer, an
 /// index for its id and properties (into what the block it was read from holds) and its
 /// simplified geometry in map points.
@@ -263,6 +247,38 @@ struct TileItem: Sendable {
         if rect.minX <= b.minX && b.maxX <= rect.maxX && rect.minY <= b.minY && b.maxY <= rect.maxY { return self }
         let shape = shape.clipped(to: rect)
         return shape.isEmpty ? nil : TileItem(layer: layer, feature: feature, shape: shape)
+    }
+
+    /// Writes a feature's piece as a block holds it: its layer, its attributes' bytes as the
+    /// feature spill holds them, and its shape.
+    static func write(layer: Int, attributes: UnsafeRawBufferPointer, shape: PlaneShape, to record: inout RecordWriter) {
+        record.putRecord { record in
+            record.put(UInt32(layer))
+            record.put(attributes)
+            record.put(shape.points)
+            record.put(count: shape.lines.count)
+            shape.lines.forEach { record.put($0) }
+            record.put(count: shape.polygons.count)
+            for polygon in shape.polygons {
+                record.put(count: polygon.count)
+                polygon.forEach { record.put($0) }
+            }
+        }
+    }
+
+    /// A block's pieces as ``write(layer:attributes:shape:to:)`` wrote them, in order, each
+    /// item's `feature` indexing the attributes returned with them.
+    static func read(_ records: [UInt8]) -> (items: [TileItem], attributes: [TileAttributes]) {
+        var items: [TileItem] = [], attributes: [TileAttributes] = []
+        RecordBatches.forEach(in: records) { record in
+            let layer = record.count()
+            attributes.append(TileAttributes(&record))
+            let points = record.planePoints()
+            let lines = (0..<record.count()).map { _ in record.planePoints() }
+            let polygons = (0..<record.count()).map { _ in (0..<record.count()).map { _ in record.planePoints() } }
+            items.append(TileItem(layer: layer, feature: items.count, shape: PlaneShape(points: points, lines: lines, polygons: polygons)))
+        }
+        return (items, attributes)
     }
 }
 
@@ -335,16 +351,16 @@ struct ZoomLevel: Sendable {
     }
 
     /// What a node's features are clipped to: its square and the level's buffer around it.
-    func rect(_ node: QuadNode) -> RectClip {
-        let width = MapWorld.size / Double(1 << node.level)
+    func rect(_ node: MapTile) -> RectClip {
+        let width = MapWorld.size / Double(1 << node.zoom)
         return RectClip(minX: Double(node.x) * width - buffer, minY: Double(node.y) * width - buffer,
                         maxX: Double(node.x + 1) * width + buffer, maxY: Double(node.y + 1) * width + buffer)
     }
 
     /// Cuts `items` (already clipped to `node`) down the quadtree, depth first, handing each
     /// node of level `depth` that holds something to `body` with its pieces.
-    func descend(_ node: QuadNode, _ items: [TileItem], to depth: Int, _ body: (QuadNode, [TileItem]) throws -> Void) rethrows {
-        if node.level == depth { return try body(node, items) }
+    func descend(_ node: MapTile, _ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
+        if node.zoom == depth { return try body(node, items) }
         for child in node.children {
             let rect = rect(child)
             let clipped = items.compactMap { $0.clipped(to: rect) }
@@ -353,8 +369,8 @@ struct ZoomLevel: Sendable {
     }
 
     /// The world's features cut down to the nodes of level `depth`.
-    func descend(_ items: [TileItem], to depth: Int, _ body: (QuadNode, [TileItem]) throws -> Void) rethrows {
-        let root = QuadNode(level: 0, x: 0, y: 0), rect = rect(root)
+    func descend(_ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
+        let root = MapTile(zoom: 0, x: 0, y: 0), rect = rect(root)
         let clipped = items.compactMap { $0.clipped(to: rect) }
         if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
     }
@@ -362,7 +378,7 @@ struct ZoomLevel: Sendable {
     /// The tile of leaf `node` holding `items` (each item's `feature` indexing `attributes`),
     /// snapped to its grid, its polygons made valid by `repair`; nil when nothing is left after
     /// snapping. Layers it holds nothing of are left out.
-    func tile(_ node: QuadNode, _ items: [TileItem], attributes: [TileAttributes], repair: PolygonRepair) -> VectorTile? {
+    func tile(_ node: MapTile, _ items: [TileItem], attributes: [TileAttributes], repair: PolygonRepair) -> VectorTile? {
         let width = MapWorld.size / Double(1 << zoom)
         let grid = TileGrid(origin: PlanePoint(Double(node.x) * width, Double(node.y) * width), unit: unit)
         var layers = layerNames.map { VectorTile.Layer(name: $0, extent: extent) }

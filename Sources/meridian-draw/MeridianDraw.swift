@@ -58,12 +58,11 @@ struct DrawTiles: ParsableCommand {
 
     func run() throws {
         try Reporter.toParentProcess.run {
-            let features = try BufferedInput.open(input)
-            let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
-            _ = try reader.readMetadata()
-            var all: [Feature] = []
-            while let feature = try reader.next() { all.append(feature) }
-            let tiles = FeatureTiles(features: all, tileSize: tileSize)
+            // The features are streamed from the file once per zoom level, never held.
+            let tiles = FeatureTiles(tileSize: tileSize) { [input] in
+                let features = try BufferedInput.open(input)
+                return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
+            }
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
             try tiles.drawTiles(zooms: zoom.levels, jobs: jobs) { tile, rgba in

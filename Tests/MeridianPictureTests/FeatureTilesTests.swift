@@ -1,6 +1,6 @@
 import Foundation
 import MeridianGeometry
-import MeridianPicture
+@testable import MeridianPicture
 import Synchronization
 import Testing
 
@@ -38,5 +38,42 @@ import Testing
         #expect(try tiles.draw(MapTile(zoom: 3, x: 4, y: 3)) != nil)
         let above = try #require(try tiles.draw(MapTile(zoom: 3, x: 4, y: 2)))
         #expect(pixel(above, 128, 250)[3] == 255)
+    }
+
+    /// The zooms are drawn in groups: 0-2 streamed, then six levels at a time from blocks.
+    @Test func zoomsAreDrawnInGroupsOfSixFromZoomThree() {
+        func groups(_ zooms: ClosedRange<Int>) -> [String] { FeatureTiles.drawingGroups(zooms).map { "\($0.blockZoom.map(String.init) ?? "-"):\($0.zooms)" } }
+        #expect(groups(0...14) == ["-:0...2", "3:3...8", "9:9...14"])
+        #expect(groups(5...10) == ["3:5...8", "9:9...10"])
+        #expect(groups(0...1) == ["-:0...1"])
+        #expect(groups(9...9) == ["9:9...9"])
+    }
+
+    /// Tiles drawn in a run (streamed for zooms 0-2, from blocks set aside on disk below) are
+    /// the tiles drawn one at a time: the same pixels, and only the tiles something reaches.
+    /// Styled lines, a polygon with a hole and pins, south and west of the equator too.
+    @Test func aRunDrawsWhatEachTileDrawnAloneShows() throws {
+        let ring = [(-70.0, -30.0), (-20.0, -30.0), (-20.0, 10.0), (-70.0, 10.0), (-70.0, -30.0)].map { Position(longitude: $0.0, latitude: $0.1) }
+        let hole = [(-50.0, -20.0), (-50.0, 0.0), (-30.0, 0.0), (-30.0, -20.0), (-50.0, -20.0)].map { Position(longitude: $0.0, latitude: $0.1) }
+        let features = [
+            Feature(geometry: .polygon(Polygon([ring, hole])), properties: ["fill": "#00ff00", "fill-opacity": 0.5, "stroke": "#004400", "stroke-width": 3]),
+            Feature(geometry: .lineString(LineString((0...40).map { Position(longitude: -100 + Double($0) * 4, latitude: 35 * sin(Double($0) / 6)) })),
+                    properties: ["stroke": "#ff0000", "stroke-width": 6]),
+            Feature(geometry: .multiPoint(MultiPoint([Position(longitude: -45, latitude: -10), Position(longitude: 120, latitude: -33.9)])),
+                    properties: ["marker-color": "#0000ff"]),
+        ]
+        let tiles = FeatureTiles(features: features, tileSize: 256)
+        let drawn = Mutex<[MapTile: [UInt8]]>([:])
+        let count = try tiles.drawTiles(zooms: 1...4, jobs: 2) { tile, pixels in drawn.withLock { $0[tile] = pixels } }
+        let byTile = drawn.withLock { $0 }
+        #expect(count == byTile.count && count > 40)
+        for zoom in 1...4 {
+            for y in 0..<(1 << zoom) {
+                for x in 0..<(1 << zoom) {
+                    let tile = MapTile(zoom: zoom, x: x, y: y)
+                    #expect(try tiles.draw(tile) == byTile[tile], "tile \(tile)")
+                }
+            }
+        }
     }
 }

@@ -47,21 +47,23 @@ import Testing
     /// buffered or went to disk in chunks (the buffers pass their limit several times here).
     @Test func blockPiecesComeBackInOrderThroughChunks() throws {
         let blocks = try TileBlockSpill()
-        let nodes = [QuadNode(level: 3, x: 1, y: 2), QuadNode(level: 3, x: 7, y: 0), QuadNode(level: 3, x: 0, y: 0)]
+        let nodes = [MapTile(zoom: 3, x: 1, y: 2), MapTile(zoom: 3, x: 7, y: 0), MapTile(zoom: 3, x: 0, y: 0)]
         var attributes = RecordWriter()
         TileAttributes(id: 9, properties: [("k", .sint(-3))]).write(to: &attributes)
-        var sent: [QuadNode: [PlaneShape]] = [:]
+        var sent: [MapTile: [PlaneShape]] = [:]
         for i in 0..<600 {
             let node = nodes[i % (i % 5 == 0 ? 1 : 3)]
             let line = (0..<(1 + i * 7 % 3_000)).map { PlanePoint(Double(i), Double($0) + 0.25) }
             let shape = PlaneShape(points: [PlanePoint(Double(i), -1)], lines: [line], polygons: i % 2 == 0 ? [] : [[line + [line[0]]]])
-            try attributes.bytes.withUnsafeBytes { try blocks.append(node, layer: i % 2, attributes: $0, shape: shape) }
+            var record = RecordWriter()
+            attributes.bytes.withUnsafeBytes { TileItem.write(layer: i % 2, attributes: $0, shape: shape, to: &record) }
+            try record.bytes.withUnsafeBytes { try blocks.append(node, $0) }
             sent[node, default: []].append(shape)
         }
         let held = try blocks.finishWriting()
         #expect(Set(held) == Set(nodes))
         for node in nodes {
-            let (items, pieceAttributes) = try blocks.pieces(of: node)
+            let (items, pieceAttributes) = TileItem.read(try blocks.records(of: node))
             #expect(items.count == sent[node]!.count)
             for (item, shape) in zip(items, sent[node]!) {
                 #expect(item.shape.points == shape.points && item.shape.lines == shape.lines && item.shape.polygons == shape.polygons)

@@ -53,6 +53,13 @@ public final class OutputSink: TextOutputStream {
         return text
     }
 
+    /// Returns a memory sink's bytes and empties it (``takeCollectedText()`` for bytes).
+    public func takeCollectedBytes() -> [UInt8] {
+        drain()
+        defer { collected.removeAll(keepingCapacity: true) }
+        return collected
+    }
+
     /// The standard output stream.
     public static func standardOutput() -> OutputSink {
         OutputSink(fileDescriptor: STDOUT_FILENO, name: "<stdout>")

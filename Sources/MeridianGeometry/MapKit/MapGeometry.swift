@@ -258,6 +258,12 @@ public struct MapTile: Hashable, Sendable, CustomStringConvertible {
     /// The TMS row (from the bottom).
     public var tmsY: Int { (1 << zoom) - 1 - y }
 
+    /// The four tiles one level down, in the order: top left, top right, bottom left, bottom right.
+    public var children: [MapTile] {
+        [MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y),
+         MapTile(zoom: zoom + 1, x: 2 * x, y: 2 * y + 1), MapTile(zoom: zoom + 1, x: 2 * x + 1, y: 2 * y + 1)]
+    }
+
     /// Whether the tile is one of the world's: zoom in ``zoomLevels`` and 0 <= x, y < 2^zoom.
     public var isValid: Bool { Self.zoomLevels.contains(zoom) && (0..<(1 << zoom)).contains(x) && (0..<(1 << zoom)).contains(y) }
 

@@ -51,6 +51,7 @@ public final class FeatureOutput {
                                 at: SourceLocation(file: path), hint: "write to another path")
         }
         var options = options
+        options.outputPath = path
         if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
             options.recordSeparator = true  // RFC 8142's extension: records start with RS
         }
@@ -79,6 +80,7 @@ public final class FeatureOutput {
     /// standard output), or has a path writer commit its files. Call after the writer's `finish`.
     /// - Throws: ``MeridianError`` when the output cannot be flushed or moved into place.
     public func commit() throws {
+        try (writer as? any CompanionFileWriter)?.commitCompanions()
         if let pathWriter { try pathWriter.commit() } else { try target?.commit() }
     }
 
@@ -96,6 +98,7 @@ public final class FeatureOutput {
 
     /// Throws the output away: the temporary file is removed and nothing appears at the path.
     public func abandon() {
+        (writer as? any CompanionFileWriter)?.abandonCompanions()
         if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
     }
 

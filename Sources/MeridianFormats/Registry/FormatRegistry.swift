@@ -19,6 +19,8 @@ public protocol PathFeatureWriter: FeatureWriter {
 /// A writer that also writes a file beside its output (MapKit Swift source's GeoJSON resource):
 /// `FeatureOutput` commits it just before the output and abandons it with the output.
 public protocol CompanionFileWriter: FeatureWriter {
+    /// The companion files' final paths, known after `finish`.
+    var companionPaths: [String] { get }
     /// Moves the companion files into place; call after `finish`.
     func commitCompanions() throws
     /// Removes the companion files' staged versions.

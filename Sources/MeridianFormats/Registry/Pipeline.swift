@@ -38,6 +38,7 @@ public final class FeatureOutput {
     /// ``commit()``.
     public let writer: any FeatureWriter
     private let pathWriter: (any PathFeatureWriter)?
+    private let protectedInput: String?
 
     /// Opens `path` (nil or `-` for stdout) with the format `format`, else the extension's,
     /// else `fallback`. Refuses to write over `protectedInput`.
@@ -45,6 +46,7 @@ public final class FeatureOutput {
                 fallback: FeatureFormat = .geoJSON, protectedInput: String? = nil,
                 registry: FormatRegistry = .standard) throws {
         let path = path == "-" ? nil : path
+        self.protectedInput = protectedInput
         self.format = try registry.outputFormat(path: path, explicit: format, fallback: fallback)
         if let path, let protectedInput, Self.sameFile(path, protectedInput) {
             throw MeridianError(.usage, "the output is the input file: Meridian never overwrites its input",
@@ -80,7 +82,13 @@ public final class FeatureOutput {
     /// standard output), or has a path writer commit its files. Call after the writer's `finish`.
     /// - Throws: ``MeridianError`` when the output cannot be flushed or moved into place.
     public func commit() throws {
-        try (writer as? any CompanionFileWriter)?.commitCompanions()
+        if let companions = writer as? any CompanionFileWriter {
+            if let protectedInput, let input = companions.companionPaths.first(where: { Self.sameFile($0, protectedInput) }) {
+                throw MeridianError(.usage, "the file written beside the output is the input file: Meridian never overwrites its input",
+                                    at: SourceLocation(file: input), hint: "write to another path")
+            }
+            try companions.commitCompanions()
+        }
         if let pathWriter { try pathWriter.commit() } else { try target?.commit() }
     }
 

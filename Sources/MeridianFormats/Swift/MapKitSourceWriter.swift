@@ -127,6 +127,9 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
         return String(file.dropLast(".geojson".count))
     }
 
+    /// The GeoJSON resource's path, when one is written.
+    public var companionPaths: [String] { resource?.path.map { [$0] } ?? [] }
+
     /// Moves the resource into place; called before the source is.
     public func commitCompanions() throws { try resource?.commit() }
 

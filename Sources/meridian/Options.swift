@@ -81,7 +81,7 @@ struct OutputFileOptions: ParsableArguments {
 /// how markers cluster and rank, and literals or a GeoJSON resource.
 struct MapKitSourceArguments: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
+        "MapKit Swift: the name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
         valueName: "name"))
     var swiftType: String?
     @Option(help: ArgumentHelp("The MKOverlayLevel the generated add(to:) puts overlays at.", valueName: "above-roads|above-labels"))

@@ -111,7 +111,8 @@ let harboursKML = """
         }
     }
 
-    /// Issue 19: every togeojson fixture with simplestyle properties, converted to Swift, compiles
+    /// Issue 19: every togeojson fixture with simplestyle properties, and KMLViewer's sample,
+    /// converted to Swift, compiles
     /// (all of them into one program: each generated type declares the same nested helpers) and,
     /// run, gives its renderers the colours, opacities and widths, and its markers the tints, that
     /// Meridian read from the KML.
@@ -119,9 +120,11 @@ let harboursKML = """
         try withTemporaryFolder { folder in
             let togeojson = URL(fileURLWithPath: fixture("kml/togeojson"))
             let kmlFiles = try FileManager.default.contentsOfDirectory(atPath: togeojson.path).filter { $0.hasSuffix(".kml") }.sorted()
+                .map { togeojson.appendingPathComponent($0) } + [URL(fileURLWithPath: fixture("kml/kmlviewer/KML_Sample.kml"))]
             var sources: [String] = [], calls: [String] = [], expected: [String] = []
-            for file in kmlFiles {
-                let geojson = try meridian(["convert", togeojson.appendingPathComponent(file).path, "--to", "geojson"])
+            for kml in kmlFiles {
+                let file = kml.lastPathComponent
+                let geojson = try meridian(["convert", kml.path, "--to", "geojson"])
                 let root = try JSONSerialization.jsonObject(with: geojson.stdoutData) as? [String: Any]
                 let features = root?["features"] as? [[String: Any]] ?? []
                 let styled = features.contains { feature in
@@ -129,7 +132,7 @@ let harboursKML = """
                 }
                 guard styled else { continue }
                 let source = file.replacingOccurrences(of: ".kml", with: ".swift")
-                let result = try meridian(["convert", togeojson.appendingPathComponent(file).path, "-o", folder.appendingPathComponent(source).path])
+                let result = try meridian(["convert", kml.path, "-o", folder.appendingPathComponent(source).path])
                 #expect(result.status == 0, "\(file): \(result.stderr)")
                 let type = try #require(String(contentsOf: folder.appendingPathComponent(source), encoding: .utf8)
                     .split(separator: "\n").first { $0.hasPrefix("enum ") }?.dropFirst(5).split(separator: " ").first).description
@@ -140,7 +143,7 @@ let harboursKML = """
                 expected += rows.filter { $0.hasPrefix("overlay") } + rows.filter { $0.hasPrefix("marker") }
             }
             #expect(sources.count >= 10, "\(sources)")
-            #expect(sources.contains("inline_style.swift") && sources.contains("style.swift"))
+            #expect(sources.contains("inline_style.swift") && sources.contains("style.swift") && sources.contains("KML_Sample.swift"))
             let output = try runMapKitProgram(sources, main: describeMapKitTypes + calls.joined(separator: "\n"), in: folder)
             #expect(output.map(String.init) == expected)
             // inline_style.kml's three lines, as togeojson reads them: red 3 points wide, red at the

@@ -3,7 +3,8 @@ import MeridianTestSupport
 import Testing
 
 /// Compiles generated MapKit sources with a `main.swift` against the stand-in MapKit module
-/// (MapKit is not on Linux) and runs the program; returns its output lines.
+/// (MapKit is not on Linux) and runs the program; returns its output lines. Code of `main` that
+/// touches views runs inside `MainActor.assumeIsolated`, as an app's delegate runs on the main actor.
 func runMapKitProgram(_ sources: [String], main: String, in folder: URL) throws -> [Substring] {
     let stub = folder.appendingPathComponent("MapKit.swift").path
     if !FileManager.default.fileExists(atPath: stub) { try FileManager.default.copyItem(atPath: fixture("swift/MapKit.swift"), toPath: stub) }
@@ -11,7 +12,8 @@ func runMapKitProgram(_ sources: [String], main: String, in folder: URL) throws 
     let module = try run("swiftc", ["-parse-as-library", "-emit-library", "-static", "-emit-module", "-module-name", "MapKit",
                                     "MapKit.swift", "-o", "libMapKit.a"], in: folder)
     #expect(module.status == 0, "\(module.stderr)")
-    let app = try run("swiftc", sources + ["main.swift", "-I", ".", "-L", ".", "-lMapKit", "-o", "app"], in: folder)
+    // Swift 6 mode: the generated source must pass strict concurrency checking, as in a new app.
+    let app = try run("swiftc", sources + ["main.swift", "-swift-version", "6", "-I", ".", "-L", ".", "-lMapKit", "-o", "app"], in: folder)
     #expect(app.status == 0, "\(app.stderr)")
     let output = try run(folder.appendingPathComponent("app").path, [], in: folder)
     #expect(output.status == 0, "\(output.stderr)")
@@ -33,8 +35,9 @@ let describeMapKitTypes = """
     /// A title on one line: KML names may hold line breaks.
     func oneLine(_ text: String?) -> String { (text ?? "").replacingOccurrences(of: "\\n", with: "\\\\n") }
 
-    func describe(_ name: String, _ overlays: [MKOverlay], _ annotations: [MKAnnotation],
-                  _ renderer: (MKOverlay) -> MKOverlayRenderer, _ view: (MKAnnotation, MKMapView) -> MKAnnotationView?) {
+    @MainActor func describe(_ name: String, _ overlays: [MKOverlay], _ annotations: [MKAnnotation],
+                             _ renderer: @MainActor (MKOverlay) -> MKOverlayRenderer,
+                             _ view: @MainActor (MKAnnotation, MKMapView) -> MKAnnotationView?) {
         for overlay in overlays {
             let r = renderer(overlay) as! MKOverlayPathRenderer
             print("overlay", name, type(of: r), oneLine(overlay.title), rgba(r.strokeColor), Double(r.lineWidth), rgba(r.fillColor), separator: "\\t")
@@ -144,7 +147,7 @@ let harboursKML = """
             }
             #expect(sources.count >= 10, "\(sources)")
             #expect(sources.contains("inline_style.swift") && sources.contains("style.swift") && sources.contains("KML_Sample.swift"))
-            let output = try runMapKitProgram(sources, main: describeMapKitTypes + calls.joined(separator: "\n"), in: folder)
+            let output = try runMapKitProgram(sources, main: describeMapKitTypes + "MainActor.assumeIsolated {\n" + calls.joined(separator: "\n") + "\n}", in: folder)
             #expect(output.map(String.init) == expected)
             // inline_style.kml's three lines, as togeojson reads them: red 3 points wide, red at the
             // default width, and MapKit's default.
@@ -168,11 +171,13 @@ let harboursKML = """
             #expect(byKind.status == 0, "\(byKind.stderr)")
             #expect(try meridian(["convert", path("harbours.kml"), "-o", path("x.swift"), "--overlay-level", "above-water"]).status == ExitStatus.usage)
             let main = describeMapKitTypes + """
+                MainActor.assumeIsolated {
                 describe("ByFolder", ByFolder.overlays(), ByFolder.annotations(), ByFolder.renderer(for:), ByFolder.annotationView(for:in:))
                 describe("ByKind", ByKind.overlays(), ByKind.annotations(), ByKind.renderer(for:), ByKind.annotationView(for:in:))
                 let basins = ByFolder.overlays()[0] as! MKMultiPolygon
                 print("parts", basins.polygons.count, basins.polygons.map(\\.pointCount))
-                for (name, add) in [("ByFolder", ByFolder.add(to:)), ("ByKind", ByKind.add(to:))] {
+                let adders: [(String, @MainActor (MKMapView) -> Void)] = [("ByFolder", ByFolder.add(to:)), ("ByKind", ByKind.add(to:))]
+                for (name, add) in adders {
                     let map = MKMapView()
                     add(map)
                     print("added", name, map.overlays.count, map.overlayLevels.map { $0 == .aboveLabels ? "above-labels" : "above-roads" }, map.annotations.count)
@@ -183,6 +188,7 @@ let harboursKML = """
                 let second = ByFolder.annotationView(for: ByFolder.annotations()[0], in: map) as! MKMarkerAnnotationView
                 print("reused", first === second, second.glyphText ?? "nil", second.glyphImage?.symbolName ?? "nil", second.reuseIdentifier ?? "")
                 print("foreign", ByFolder.annotationView(for: MKPointAnnotation(), in: map) == nil, type(of: ByKind.renderer(for: ByFolder.overlays()[0])))
+                }
                 """
             let output = try runMapKitProgram(["ByFolder.swift", "by-kind.swift"], main: main, in: folder).map(String.init)
             #expect(output == [
@@ -233,6 +239,7 @@ let harboursKML = """
             #expect(forced.status == 0 && !FileManager.default.fileExists(atPath: path("BigLiterals.geometry.geojson")), "\(forced.stderr)")
 
             let main = describeMapKitTypes + """
+                try MainActor.assumeIsolated {
                 describe("Harbours", Literal.overlays(), Literal.annotations(), Literal.renderer(for:), Literal.annotationView(for:in:))
                 let loaded = try Resource.load(contentsOf: URL(fileURLWithPath: "Resource.geometry.geojson"))
                 describe("Harbours", loaded.overlays, loaded.annotations, Resource.renderer(for:), Resource.annotationView(for:in:))
@@ -242,6 +249,7 @@ let harboursKML = """
                 let fromBundle = try Resource.load(from: Bundle.main)  // on Linux, the executable's folder
                 print("bundle", fromBundle.overlays.count, fromBundle.annotations.count)
                 do { _ = try Resource.load(from: Bundle(path: "/")!) } catch { print("elsewhere", error) }
+                }
                 """
             let output = try runMapKitProgram(["Literal.swift", "Resource.swift", "Big.swift"], main: main, in: folder).map(String.init)
             let rows = output.filter { $0.hasPrefix("overlay") || $0.hasPrefix("marker") }

@@ -1,7 +1,8 @@
 /// The part of the generated source that does not depend on the features: the style type, the
 /// shape subclasses that carry it, `renderer(for:)`, `annotationView(for:in:)` and, for the
 /// resource form, the loader. All of it is nested in the generated enum, so two generated files
-/// never declare the same name.
+/// never declare the same name. What touches views and the map view is `@MainActor`, as UIKit's
+/// and AppKit's views are, so the source compiles in Swift 6 mode; the shapes are made anywhere.
 enum MapKitSourceSupport {
     /// The declarations, indented for the enum's body.
     /// - Parameters:
@@ -51,7 +52,7 @@ enum MapKitSourceSupport {
 
                 /// The renderer for one of these overlays, styled as its feature asks; any other overlay
                 /// gets a plain `MKOverlayRenderer`. For `mapView(_:rendererFor:)`.
-                static func renderer(for overlay: MKOverlay) -> MKOverlayRenderer {
+                @MainActor static func renderer(for overlay: MKOverlay) -> MKOverlayRenderer {
                     switch overlay {
                     case let shape as Polyline: return styled(MKPolylineRenderer(polyline: shape), shape.style, fills: false)
                     case let shape as GeodesicPolyline: return styled(MKPolylineRenderer(polyline: shape), shape.style, fills: false)
@@ -69,7 +70,7 @@ enum MapKitSourceSupport {
                 /// A marker view for one of these annotations, reused from `mapView` when it has one,
                 /// configured from its feature's style; nil for any other annotation (clusters, the
                 /// user's location), which keeps MapKit's view. For `mapView(_:viewFor:)`.
-                static func annotationView(for annotation: MKAnnotation, in mapView: MKMapView) -> MKAnnotationView? {
+                @MainActor static func annotationView(for annotation: MKAnnotation, in mapView: MKMapView) -> MKAnnotationView? {
                     guard let annotation = annotation as? Annotation else { return nil }
                     let view = mapView.dequeueReusableAnnotationView(withIdentifier: markerReuseIdentifier) as? MKMarkerAnnotationView
                         ?? MKMarkerAnnotationView(annotation: annotation, reuseIdentifier: markerReuseIdentifier)
@@ -84,7 +85,7 @@ enum MapKitSourceSupport {
                     return view
                 }
 
-                private static func styled(_ renderer: MKOverlayPathRenderer, _ style: Style, fills: Bool) -> MKOverlayRenderer {
+                @MainActor private static func styled(_ renderer: MKOverlayPathRenderer, _ style: Style, fills: Bool) -> MKOverlayRenderer {
                     if let stroke = style.stroke { renderer.strokeColor = color(stroke) }
                     // An opacity without a colour applies to MapKit's default colour.
                     if let opacity = style.strokeOpacity { renderer.strokeColor = renderer.strokeColor?.withAlphaComponent(CGFloat(opacity)) }
@@ -200,7 +201,7 @@ enum MapKitSourceSupport {
 
             /// Reads the resource once and adds every overlay (at `overlayLevel`) and annotation to
             /// `mapView`.
-            static func add(to mapView: MKMapView, from bundle: Bundle = .main) throws {
+            @MainActor static func add(to mapView: MKMapView, from bundle: Bundle = .main) throws {
                 let content = try load(from: bundle)
                 mapView.addOverlays(content.overlays, level: overlayLevel)
                 mapView.addAnnotations(content.annotations)

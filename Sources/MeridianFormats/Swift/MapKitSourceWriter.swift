@@ -221,7 +221,7 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
         }
         sink.write("""
                 /// Adds every overlay (at `overlayLevel`) and annotation to `mapView`.
-                static func add(to mapView: MKMapView) {
+                @MainActor static func add(to mapView: MKMapView) {
                     mapView.addOverlays(overlays(), level: overlayLevel)
                     mapView.addAnnotations(annotations())
                 }

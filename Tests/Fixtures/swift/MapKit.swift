@@ -1,8 +1,9 @@
 // A stand-in for MapKit on Linux: only what `meridian convert --to swift` writes, declared with
 // Apple's names and initialiser signatures (MapKit's documentation), so a test can compile and
 // run the generated source where MapKit does not exist. Renderers and views only keep what they
-// are set to; MKGeoJSONDecoder reads the geometry types Meridian's resource holds. Written for
-// Meridian's tests.
+// are set to; MKGeoJSONDecoder reads the geometry types Meridian's resource holds. Views, the
+// map view and renderers are @MainActor, as UIKit's and AppKit's are, so code that touches them
+// off the main actor does not compile here either. Written for Meridian's tests.
 @_exported import Foundation
 
 public typealias CLLocationDegrees = Double
@@ -110,12 +111,12 @@ open class NSImage {
 
 // MARK: - Renderers
 
-public enum MKOverlayLevel: Int {
+public enum MKOverlayLevel: Int, Sendable {  // an NS_ENUM, Sendable as imported
     case aboveRoads = 0
     case aboveLabels = 1
 }
 
-open class MKOverlayRenderer {
+@MainActor open class MKOverlayRenderer {
     public let overlay: MKOverlay
     open var alpha: CGFloat = 1
     public init(overlay: MKOverlay) { self.overlay = overlay }
@@ -149,7 +150,7 @@ open class MKMultiPolygonRenderer: MKOverlayPathRenderer {
 
 // MARK: - Annotation views and the map view
 
-public struct MKFeatureDisplayPriority: RawRepresentable, Equatable {
+public struct MKFeatureDisplayPriority: RawRepresentable, Equatable, Sendable {
     public var rawValue: Float
     public init(rawValue: Float) { self.rawValue = rawValue }
     public static let required = MKFeatureDisplayPriority(rawValue: 1000)
@@ -157,7 +158,7 @@ public struct MKFeatureDisplayPriority: RawRepresentable, Equatable {
     public static let defaultLow = MKFeatureDisplayPriority(rawValue: 250)
 }
 
-open class MKAnnotationView {
+@MainActor open class MKAnnotationView {
     open var annotation: MKAnnotation?
     public let reuseIdentifier: String?
     open var clusteringIdentifier: String?
@@ -174,7 +175,7 @@ open class MKMarkerAnnotationView: MKAnnotationView {
     open var glyphImage: NSImage?
 }
 
-open class MKMapView {
+@MainActor open class MKMapView {
     public private(set) var overlays: [MKOverlay] = []
     /// The level each overlay was added at, in the order of `overlays`.
     public private(set) var overlayLevels: [MKOverlayLevel] = []

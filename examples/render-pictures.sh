@@ -4,7 +4,7 @@
 #   catalog-lanai.png   Lanai's two harbour charts (19351_2, 19347_2), one pyramid made by `meridian tile`
 #   coverage.png        a routing-app coverage file's preview (a warned polygon is orange)
 #   togeojson-*.png     togeojson's KML fixtures with their styles: a polygon with a hole, a styled line
-#   lake-walk.png       a KML walk (examples/data) as pins and a track
+#   lake-walk.png       a KML walk (examples/data) as pins and a track; also what examples/LakeWalkMap.swift draws
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --product meridian >&2 && swift build --product meridian-gdal >&2

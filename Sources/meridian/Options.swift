@@ -44,19 +44,12 @@ struct OutputFileOptions: ParsableArguments {
     @Flag(help: "GPX: write lines as routes (rte) instead of tracks (trk).")
     var gpxRoutes = false
 
-    @Option(help: ArgumentHelp(
-        "MapKit Swift: the name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
-        valueName: "name"))
-    var swiftType: String?
-
+    @OptionGroup(title: "MapKit Swift (swift)") var mapKit: MapKitSourceArguments
     @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
 
     func validate() throws {
         if let precision, !(0...17).contains(precision) {
             throw ValidationError("--precision must be between 0 and 17")
-        }
-        if let swiftType, !MapKitSourceWriter.isTypeName(swiftType) {
-            throw ValidationError("--swift-type takes a Swift type name (letters, digits and _, not a keyword), not '\(swiftType)'")
         }
     }
 
@@ -65,7 +58,8 @@ struct OutputFileOptions: ParsableArguments {
         var options = WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes)
         options.picture = picture.options
         // Each generated file gets its own type, so several compile into one app.
-        options.swiftTypeName = swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
+        options.swiftTypeName = mapKit.swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
+        options.mapKit = mapKit.options
         options.generator = Meridian.invokedCommand
         options.diagnostics = { reporter.report($0) }
         return options
@@ -82,6 +76,43 @@ struct OutputFileOptions: ParsableArguments {
         try destination.commit { try copyFeatures(from: FeatureList(features), to: destination.writer) }
     }
 }
+
+/// What a MapKit Swift output declares beyond the shapes: its type's name, the overlays' level,
+/// how markers cluster and rank, and literals or a GeoJSON resource.
+struct MapKitSourceArguments: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "MapKit Swift: the name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
+        valueName: "name"))
+    var swiftType: String?
+    @Option(help: ArgumentHelp("The MKOverlayLevel the generated add(to:) puts overlays at.", valueName: "above-roads|above-labels"))
+    var overlayLevel = MapKitSourceOptions.OverlayLevel.aboveRoads
+    @Option(help: ArgumentHelp("The property whose value is each marker's clusteringIdentifier (default: its layer, else its KML folder, else the type's name).", valueName: "property"))
+    var clusterBy: String?
+    @Option(help: ArgumentHelp("The property giving each marker's displayPriority: a number from 0 to 1000, or required, high, low (default: required).", valueName: "property"))
+    var displayPriorityBy: String?
+    @Option(help: ArgumentHelp(
+        "Coordinates as Swift literals, or a GeoJSON resource beside the output read with MKGeoJSONDecoder; auto writes a resource past \(MapKitSourceOptions.literalPositionLimit) positions, which compile slowly as literals.",
+        valueName: "auto|literals|resource"))
+    var swiftGeometry = MapKitSourceOptions.GeometryForm.auto
+
+    func validate() throws {
+        if let swiftType, !MapKitSourceWriter.isTypeName(swiftType) {
+            throw ValidationError("--swift-type takes a Swift type name (letters, digits and _, not a keyword), not '\(swiftType)'")
+        }
+    }
+
+    var options: MapKitSourceOptions {
+        var options = MapKitSourceOptions()
+        options.overlayLevel = overlayLevel
+        options.clusterBy = clusterBy
+        options.displayPriorityBy = displayPriorityBy
+        options.geometry = swiftGeometry
+        return options
+    }
+}
+
+extension MapKitSourceOptions.OverlayLevel: ExpressibleByArgument {}
+extension MapKitSourceOptions.GeometryForm: ExpressibleByArgument {}
 
 /// What an SVG or PNG output shows: size, scale, heading, view and basemap.
 struct PictureArguments: ParsableArguments {

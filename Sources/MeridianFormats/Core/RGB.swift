@@ -1,5 +1,5 @@
 /// A colour from `#rgb` or `#rrggbb` (simplestyle's forms) or one of CSS's basic colour names.
-public struct RGB: Sendable, Equatable {
+public struct RGB: Sendable, Hashable {
     /// The colour's channels, 0–255 each (sRGB, no alpha).
     public var red: UInt8, green: UInt8, blue: UInt8
 

@@ -112,6 +112,11 @@ public struct WriteOptions: Sendable {
     /// For MapKit Swift source: the name of the enum that holds the declarations (nil:
     /// `MeridianOverlays`), so several generated files can live in one app.
     public var swiftTypeName: String?
+    /// For MapKit Swift source: overlay level, clustering, display priority, literals or resource.
+    public var mapKit = MapKitSourceOptions()
+    /// The output file's path (nil for standard output), for formats that write a file beside it
+    /// (MapKit Swift source's GeoJSON resource); `FeatureOutput` sets it.
+    public var outputPath: String?
     /// The command that makes the output ("meridian geodesic"), for formats whose header names
     /// where they came from (MapKit Swift source).
     public var generator: String?

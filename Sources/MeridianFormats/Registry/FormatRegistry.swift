@@ -16,6 +16,17 @@ public protocol PathFeatureWriter: FeatureWriter {
     func abandon()
 }
 
+/// A writer that also writes a file beside its output (MapKit Swift source's GeoJSON resource):
+/// `FeatureOutput` commits it just before the output and abandons it with the output.
+public protocol CompanionFileWriter: FeatureWriter {
+    /// The companion files' final paths, known after `finish`.
+    var companionPaths: [String] { get }
+    /// Moves the companion files into place; call after `finish`.
+    func commitCompanions() throws
+    /// Removes the companion files' staged versions.
+    func abandonCompanions()
+}
+
 /// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
 /// its bytes, and how to make its reader and writer. Every format plugs in here, so every
 /// subcommand's `--from`/`--to` and extension rules cover every format at once.

@@ -38,6 +38,7 @@ public final class FeatureOutput {
     /// ``commit()``.
     public let writer: any FeatureWriter
     private let pathWriter: (any PathFeatureWriter)?
+    private let protectedInput: String?
 
     /// Opens `path` (nil or `-` for stdout) with the format `format`, else the extension's,
     /// else `fallback`. Refuses to write over `protectedInput`.
@@ -45,12 +46,14 @@ public final class FeatureOutput {
                 fallback: FeatureFormat = .geoJSON, protectedInput: String? = nil,
                 registry: FormatRegistry = .standard) throws {
         let path = path == "-" ? nil : path
+        self.protectedInput = protectedInput
         self.format = try registry.outputFormat(path: path, explicit: format, fallback: fallback)
         if let path, let protectedInput, Self.sameFile(path, protectedInput) {
             throw MeridianError(.usage, "the output is the input file: Meridian never overwrites its input",
                                 at: SourceLocation(file: path), hint: "write to another path")
         }
         var options = options
+        options.outputPath = path
         if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
             options.recordSeparator = true  // RFC 8142's extension: records start with RS
         }
@@ -79,6 +82,13 @@ public final class FeatureOutput {
     /// standard output), or has a path writer commit its files. Call after the writer's `finish`.
     /// - Throws: ``MeridianError`` when the output cannot be flushed or moved into place.
     public func commit() throws {
+        if let companions = writer as? any CompanionFileWriter {
+            if let protectedInput, let input = companions.companionPaths.first(where: { Self.sameFile($0, protectedInput) }) {
+                throw MeridianError(.usage, "the file written beside the output is the input file: Meridian never overwrites its input",
+                                    at: SourceLocation(file: input), hint: "write to another path")
+            }
+            try companions.commitCompanions()
+        }
         if let pathWriter { try pathWriter.commit() } else { try target?.commit() }
     }
 
@@ -96,6 +106,7 @@ public final class FeatureOutput {
 
     /// Throws the output away: the temporary file is removed and nothing appears at the path.
     public func abandon() {
+        (writer as? any CompanionFileWriter)?.abandonCompanions()
         if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
     }
 

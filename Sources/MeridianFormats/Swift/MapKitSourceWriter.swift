@@ -1,27 +1,43 @@
 import MeridianGeometry
 
-/// Writes Swift source that declares the features as MapKit overlays and annotations, in an
-/// enum named by `WriteOptions.swiftTypeName` (`MeridianOverlays` when none is given; the
-/// command line names it after the output file), for an app to add with
-/// `mapView.addOverlays(Flight.overlays())` and `mapView.addAnnotations(Flight.annotations())`:
+/// Writes Swift source that declares the features as MapKit overlays and annotations drawn as
+/// their source asks, in an enum named by `WriteOptions.swiftTypeName` (`MeridianOverlays` when
+/// none is given; the command line names it after the output file). An app needs three lines:
+/// `Flight.add(to: mapView)`, and `Flight.renderer(for:)` and `Flight.annotationView(for:in:)`
+/// in its `MKMapViewDelegate`.
 ///
-/// - lines become `MKPolyline`s, or `MKGeodesicPolyline`s for lines `meridian geodesic` made
-///   (`overlay: "geodesic"`; from its `from` and `to` when present, so MapKit draws the curve);
-/// - polygons become `MKPolygon`s with `interiorPolygons`; circles `meridian circle` made
-///   (`overlay: "circle"`, `center`, `radius_m`) become `MKCircle`s;
-/// - points become `MKPointAnnotation`s; `name` and `description` give every shape its title
-///   and subtitle.
+/// - lines become `MKPolyline`s (a multi-part line one `MKMultiPolyline`), or
+///   `MKGeodesicPolyline`s for lines `meridian geodesic` made (`overlay: "geodesic"`; from its
+///   `from` and `to` when present, so MapKit draws the curve);
+/// - polygons become `MKPolygon`s with `interiorPolygons` (a multi-part polygon one
+///   `MKMultiPolygon`); circles `meridian circle` made (`overlay: "circle"`, `center`,
+///   `radius_m`) become `MKCircle`s;
+/// - points become annotations shown as `MKMarkerAnnotationView`s; `name` and `description`
+///   give every shape its title and subtitle;
+/// - simplestyle's `stroke`, `stroke-opacity`, `stroke-width`, `fill` and `fill-opacity` style
+///   the renderers, `marker-color` (or KML's `icon-color`) and `marker-symbol` the markers,
+///   which cluster per layer or KML folder (``MapKitSourceOptions``).
 ///
-/// Each feature gets a function of its own, written as it streams by; the two collecting
-/// functions come at the end. Coordinates are written as flat `[CLLocationDegrees]` literals
-/// with a declared type, which the compiler checks quickly even when they are long.
-public final class MapKitSourceWriter: FeatureWriter {
+/// Every shape is an instance of a small subclass declared inside the enum, which carries its
+/// feature's style; so are all helpers, so several generated files compile into one app.
+/// Features are set aside as they stream by, and the form is chosen at the end: coordinates as
+/// flat `[CLLocationDegrees]` literals, or, past ``MapKitSourceOptions/literalPositionLimit``
+/// positions (or when asked), a GeoJSON resource beside the output read through
+/// `MKGeoJSONDecoder`, because the compiler takes seconds over megabytes of literals.
+public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     private let sink: OutputSink
     private let options: WriteOptions
+    private let mapKit: MapKitSourceOptions
     /// Formats literals and numbers for the expressions built before they are written.
     private let scratch = OutputSink(collectingAs: "expression")
-    private var overlayCount = 0
-    private var annotationCount = 0
+    private var metadata = CollectionMetadata()
+    private var spill: FeatureSpill?
+    private var positionCount = 0
+    /// Each distinct style's index in the generated `styles` array.
+    private var styleIndexes: [MapKitStyle: Int] = [:]
+    private var styles: [MapKitStyle] = []
+    /// The GeoJSON resource, once the resource form is chosen; committed with the source.
+    private var resource: OutputTarget?
     /// The enum the declarations live in.
     public let typeName: String
 
@@ -32,73 +48,166 @@ public final class MapKitSourceWriter: FeatureWriter {
     /// `options.swiftTypeName` (``defaultTypeName`` when nil).
     /// - Parameters:
     ///   - sink: Where the Swift source goes.
-    ///   - options: `swiftTypeName`, `generator` (named in the header comment) and `precision`.
+    ///   - options: `swiftTypeName`, `mapKit` (overlay level, clustering, display priority,
+    ///     literals or resource), `outputPath` (the resource goes beside it), `generator` (named
+    ///     in the header comment) and `precision`.
     /// - Throws: ``MeridianError`` (`usage`) when the type name is not a Swift identifier or is a
-    ///   keyword.
+    ///   keyword, or when the resource form is asked for without an output file.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
+        mapKit = options.mapKit
         typeName = options.swiftTypeName ?? Self.defaultTypeName
         guard Self.isTypeName(typeName) else {
             throw MeridianError(.usage, "\"\(typeName)\" cannot name a Swift type",
                                 hint: "use letters, digits and _, starting with a letter, and not a Swift keyword (e.g. Flight)")
         }
+        if mapKit.geometry == .resource && options.outputPath == nil {
+            throw MeridianError(.usage, "the GeoJSON resource is written beside the Swift file, and standard output has no folder",
+                                hint: "give -o PATH.swift")
+        }
     }
 
-    /// Writes the header comment (the generator and the collection's `name`), `import MapKit`, and
-    /// opens the enum.
+    /// Keeps the collection's `name` for the header and starts setting features aside.
     public func begin(_ metadata: CollectionMetadata) throws {
+        self.metadata = metadata
+        spill = try FeatureSpill("mapkit")
+    }
+
+    /// Sets the feature aside (a feature without geometry is skipped) and counts its positions.
+    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written.
+    public func write(_ feature: Feature) throws {
+        guard let geometry = feature.geometry, let spill else { return }
+        positionCount += geometry.positionCount
+        try spill.append(feature)
+    }
+
+    /// Writes the source in the chosen form: the header, the shapes (or the loader and the
+    /// resource), the styles, renderers and marker views, and closes the enum.
+    /// - Throws: ``MeridianError`` (`io`) for a write failure so far, (`cannotCreateOutput`) when
+    ///   the resource cannot be created.
+    public func finish(_ trailingMetadata: CollectionMetadata) throws {
+        guard let spill else { return }
         sink.write("// Generated by Meridian" as StaticString)
         if let generator = options.generator { sink.write(" (\(Self.comment(generator)))") }
         if let name = metadata.name { sink.write(" from \(Self.comment(name))") }
         sink.write(". Do not edit: regenerate.\nimport MapKit\n\nenum \(typeName) {\n")
-    }
-
-    /// Writes a private function returning the feature's overlays and another for its annotations; a
-    /// feature without geometry is skipped.
-    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
-    public func write(_ feature: Feature) throws {
-        guard let geometry = feature.geometry else { return }
-        let properties = feature.properties ?? [:]
-        let title = properties["name"]?.displayText
-        let subtitle = properties["description"]?.displayText
-        var shapes: [String] = []
-        var points: [Position] = []
-        collect(geometry, properties: properties, shapes: &shapes, points: &points)
-
-        if !shapes.isEmpty {
-            sink.write("    private static func overlay\(overlayCount)() -> [MKOverlay] {\n")
-            sink.write("        var overlays: [MKOverlay] = []\n" as StaticString)
-            for shape in shapes {
-                sink.write("        do {\n            let shape = \(shape)\n")
-                setTitles(title, subtitle, indent: "            ")
-                sink.write("            overlays.append(shape)\n        }\n")
+        if let path = resourcePath {
+            try writeResource(path, from: spill)
+        } else {
+            if mapKit.geometry == .auto && positionCount > MapKitSourceOptions.literalPositionLimit {
+                options.diagnostics?(Diagnostic(.warning, "\(positionCount) positions written as Swift literals compile slowly",
+                                                hint: "give -o PATH.swift: past \(MapKitSourceOptions.literalPositionLimit) positions the geometry goes into a GeoJSON resource beside it"))
             }
-            sink.write("        return overlays\n    }\n\n" as StaticString)
-            overlayCount += 1
+            try writeLiterals(from: spill)
         }
-        if !points.isEmpty {
-            sink.write("    private static func annotation\(annotationCount)() -> [MKAnnotation] {\n")
-            sink.write("        var annotations: [MKAnnotation] = []\n" as StaticString)
-            for p in points {
-                sink.write("        do {\n            let shape = MKPointAnnotation()\n            shape.coordinate = CLLocationCoordinate2D(latitude: ")
-                number(p.latitude)
-                sink.write(", longitude: " as StaticString)
-                number(p.longitude)
-                sink.write(")\n" as StaticString)
-                setTitles(title, subtitle, indent: "            ")
-                sink.write("            annotations.append(shape)\n        }\n")
-            }
-            sink.write("        return annotations\n    }\n\n" as StaticString)
-            annotationCount += 1
-        }
+        sink.write(MapKitSourceSupport.source(typeName: typeName, styles: styles.map(\.swiftExpression),
+                                              overlayLevel: mapKit.overlayLevel, resourceName: resourcePath.map(Self.resourceName)))
+        sink.write("}\n" as StaticString)
         try sink.checkForErrors()
     }
 
-    /// Writes `overlays()` and `annotations()`, which collect every feature's, and the helpers, and
-    /// closes the enum.
-    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
-    public func finish(_ trailingMetadata: CollectionMetadata) throws {
+    /// Where the GeoJSON resource goes, when the geometry is written as one: beside the output,
+    /// named after it (`Flight.swift` → `Flight.geometry.geojson`, never the input's name).
+    var resourcePath: String? {
+        guard let output = options.outputPath else { return nil }
+        switch mapKit.geometry {
+        case .literals: return nil
+        case .auto where positionCount <= MapKitSourceOptions.literalPositionLimit: return nil
+        default:
+            var base = output
+            if let dot = base.lastIndex(of: "."), !base[dot...].contains("/") { base = String(base[..<dot]) }
+            return base + ".geometry.geojson"
+        }
+    }
+
+    /// The resource's name as `Bundle.url(forResource:withExtension:)` takes it.
+    static func resourceName(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        return String(file.dropLast(".geojson".count))
+    }
+
+    /// The GeoJSON resource's path, when one is written.
+    public var companionPaths: [String] { resource?.path.map { [$0] } ?? [] }
+
+    /// Moves the resource into place; called before the source is.
+    public func commitCompanions() throws { try resource?.commit() }
+
+    /// Removes the unfinished resource.
+    public func abandonCompanions() { resource?.abandon() }
+
+    // MARK: - Shapes
+
+    /// What one feature becomes in MapKit, before it is written as literals or as GeoJSON.
+    enum Shape {
+        case annotation(Position)
+        case circle(center: Position, radius: Double)
+        case polyline([Position], geodesic: Bool)
+        case multiPolyline([[Position]], geodesic: Bool)
+        case polygon(Polygon)
+        case multiPolygon([Polygon])
+    }
+
+    /// The shapes of a geometry: a multi-part line or polygon stays one shape; points are
+    /// annotations each.
+    static func shapes(_ geometry: Geometry, properties: JSONObject) -> [Shape] {
+        let overlay = properties["overlay"]?.stringValue
+        // What `meridian geodesic` and `meridian circle` made is declared as what they stand for:
+        // a geodesic from its two ends (MapKit draws the curve, however it was cut at ±180°), a
+        // circle from its centre and radius.
+        switch (overlay, geometry) {
+        case ("geodesic", .lineString), ("geodesic", .multiLineString):
+            if let from = position(properties["from"]), let to = position(properties["to"]) { return [.polyline([from, to], geodesic: true)] }
+        case ("circle", .polygon), ("circle", .multiPolygon):
+            if let center = position(properties["center"]), let radius = properties["radius_m"]?.doubleValue { return [.circle(center: center, radius: radius)] }
+        default: break
+        }
+        let geodesic = overlay == "geodesic"
+        switch geometry {
+        case .point(let p): return [.annotation(p.coordinates)]
+        case .multiPoint(let m): return m.coordinates.map { .annotation($0) }
+        case .lineString(let l): return [.polyline(l.coordinates, geodesic: geodesic)]
+        case .multiLineString(let m): return m.lines.count == 1 ? [.polyline(m.lines[0], geodesic: geodesic)] : [.multiPolyline(m.lines, geodesic: geodesic)]
+        case .polygon(let p): return [.polygon(p)]
+        case .multiPolygon(let m): return m.polygons.count == 1 ? [.polygon(m.polygons[0])] : [.multiPolygon(m.polygons)]
+        case .geometryCollection(let c): return c.geometries.flatMap { shapes($0, properties: properties) }
+        }
+    }
+
+    /// The feature's style's index in `styles`, adding it when it is new.
+    private func styleIndex(_ properties: JSONObject) -> Int {
+        let style = MapKitStyle(properties, options: mapKit, defaultCluster: typeName)
+        if let index = styleIndexes[style] { return index }
+        styles.append(style)
+        styleIndexes[style] = styles.count - 1
+        return styles.count - 1
+    }
+
+    // MARK: - Literals
+
+    /// Each feature gets a function of its own for its overlays and another for its annotations;
+    /// `overlays()` and `annotations()` collect them.
+    private func writeLiterals(from spill: FeatureSpill) throws {
+        var overlayCount = 0, annotationCount = 0
+        try spill.forEach { feature in
+            guard let geometry = feature.geometry else { return }
+            let properties = feature.properties ?? [:]
+            let shapes = Self.shapes(geometry, properties: properties)
+            let style = styleIndex(properties)
+            let titles = [("title", properties["name"]?.displayText), ("subtitle", properties["description"]?.displayText)]
+            let overlays = shapes.compactMap(overlayExpression)
+            let points = shapes.compactMap { if case .annotation(let p) = $0 { p } else { nil } }
+            if !overlays.isEmpty {
+                writeFunction("overlay\(overlayCount)", of: "MKOverlay", shapes: overlays, titles: titles, style: style)
+                overlayCount += 1
+            }
+            if !points.isEmpty {
+                let annotations = points.map { "{ let a = Annotation(); a.coordinate = CLLocationCoordinate2D(latitude: \(text($0.latitude)), longitude: \(text($0.longitude))); return a }()" }
+                writeFunction("annotation\(annotationCount)", of: "MKAnnotation", shapes: annotations, titles: titles, style: style)
+                annotationCount += 1
+            }
+            try sink.checkForErrors()
+        }
         for (kind, type, count) in [("overlay", "MKOverlay", overlayCount), ("annotation", "MKAnnotation", annotationCount)] {
             sink.write("    /// \(count == 0 ? "No" : String(count)) feature(s) with \(kind)s.\n")
             sink.write("    static func \(kind)s() -> [\(type)] {\n")
@@ -111,46 +220,43 @@ public final class MapKitSourceWriter: FeatureWriter {
             sink.write("        return all\n    }\n\n")
         }
         sink.write("""
+                /// Adds every overlay (at `overlayLevel`) and annotation to `mapView`.
+                @MainActor static func add(to mapView: MKMapView) {
+                    mapView.addOverlays(overlays(), level: overlayLevel)
+                    mapView.addAnnotations(annotations())
+                }
+
                 /// Coordinates from a flat list of latitude, longitude pairs.
                 private static func coordinates(_ values: [CLLocationDegrees]) -> [CLLocationCoordinate2D] {
                     stride(from: 0, to: values.count - 1, by: 2).map { CLLocationCoordinate2D(latitude: values[$0], longitude: values[$0 + 1]) }
                 }
-            }
+
 
             """)
     }
 
-    // MARK: - Pieces
-
-    /// The shape expressions for a geometry's lines and polygons; its points go to `points`.
-    private func collect(_ geometry: Geometry, properties: JSONObject, shapes: inout [String], points: inout [Position]) {
-        let overlay = properties["overlay"]?.stringValue
-        // What `meridian geodesic` and `meridian circle` made is declared as what they stand for:
-        // a geodesic from its two ends (MapKit draws the curve, however it was cut at ±180°), a
-        // circle from its centre and radius.
-        switch (overlay, geometry) {
-        case ("geodesic", .lineString), ("geodesic", .multiLineString):
-            if let from = Self.position(properties["from"]), let to = Self.position(properties["to"]) {
-                shapes.append(polyline("MKGeodesicPolyline", [from, to]))
-                return
-            }
-        case ("circle", .polygon), ("circle", .multiPolygon):
-            if let center = Self.position(properties["center"]), let radius = properties["radius_m"]?.doubleValue {
-                shapes.append("MKCircle(center: CLLocationCoordinate2D(latitude: \(text(center.latitude)), longitude: \(text(center.longitude))), radius: \(text(radius)))")
-                return
-            }
-        default: break
+    private func writeFunction(_ name: String, of type: String, shapes: [String], titles: [(String, String?)], style: Int) {
+        sink.write("    private static func \(name)() -> [\(type)] {\n        var shapes: [\(type)] = []\n")
+        for shape in shapes {
+            sink.write("        do {\n            let shape = \(shape)\n")
+            for case let (member, text?) in titles { sink.write("            shape.\(member) = \(Self.stringLiteral(text))\n") }
+            sink.write("            shape.style = styles[\(style)]\n            shapes.append(shape)\n        }\n")
         }
-        let lineType = overlay == "geodesic" ? "MKGeodesicPolyline" : "MKPolyline"
-        switch geometry {
-        case .point(let p): points.append(p.coordinates)
-        case .multiPoint(let m): points += m.coordinates
-        case .lineString(let l): shapes.append(polyline(lineType, l.coordinates))
-        case .multiLineString(let m): shapes += m.lines.map { polyline(lineType, $0) }
-        case .polygon(let p): shapes.append(polygon(p))
-        case .multiPolygon(let m): shapes += m.polygons.map(polygon)
-        case .geometryCollection(let c):
-            for member in c.geometries { collect(member, properties: properties, shapes: &shapes, points: &points) }
+        sink.write("        return shapes\n    }\n\n" as StaticString)
+    }
+
+    /// A Swift expression making the overlay; nil for an annotation.
+    private func overlayExpression(_ shape: Shape) -> String? {
+        switch shape {
+        case .annotation: return nil
+        case .circle(let center, let radius):
+            return "Circle(center: CLLocationCoordinate2D(latitude: \(text(center.latitude)), longitude: \(text(center.longitude))), radius: \(text(radius)))"
+        case .polyline(let positions, let geodesic):
+            return polyline(geodesic ? "GeodesicPolyline" : "Polyline", positions)
+        case .multiPolyline(let lines, let geodesic):
+            return "MultiPolyline([\(lines.map { polyline(geodesic ? "MKGeodesicPolyline" : "MKPolyline", $0) }.joined(separator: ", "))])"
+        case .polygon(let p): return polygon("Polygon", p)
+        case .multiPolygon(let polygons): return "MultiPolygon([\(polygons.map { polygon("MKPolygon", $0) }.joined(separator: ", "))])"
         }
     }
 
@@ -158,12 +264,12 @@ public final class MapKitSourceWriter: FeatureWriter {
         "{ let c = coordinates(\(literal(positions))); return \(type)(coordinates: c, count: c.count) }()"
     }
 
-    private func polygon(_ polygon: Polygon) -> String {
-        guard let outer = polygon.rings.first else { return "MKPolygon(coordinates: [], count: 0)" }
+    private func polygon(_ type: String, _ polygon: Polygon) -> String {
+        guard let outer = polygon.rings.first else { return "\(type)(coordinates: [], count: 0)" }
         let holes = polygon.rings.dropFirst().map { ring in
             "{ let c = coordinates(\(literal(ring))); return MKPolygon(coordinates: c, count: c.count) }()"
         }
-        return "{ let c = coordinates(\(literal(outer))); return MKPolygon(coordinates: c, count: c.count, interiorPolygons: [\(holes.joined(separator: ", "))]) }()"
+        return "{ let c = coordinates(\(literal(outer))); return \(type)(coordinates: c, count: c.count, interiorPolygons: [\(holes.joined(separator: ", "))]) }()"
     }
 
     /// `[lat, lon, lat, lon, …] as [CLLocationDegrees]`.
@@ -184,12 +290,46 @@ public final class MapKitSourceWriter: FeatureWriter {
         return scratch.takeCollectedText()
     }
 
-    private func number(_ value: Double) { sink.writeCoordinate(value, precision: options.precision) }
+    // MARK: - Resource
 
-    private func setTitles(_ title: String?, _ subtitle: String?, indent: String) {
-        if let title { sink.write("\(indent)shape.title = \(Self.stringLiteral(title))\n") }
-        if let subtitle { sink.write("\(indent)shape.subtitle = \(Self.stringLiteral(subtitle))\n") }
+    /// Writes the shapes as a GeoJSON FeatureCollection at `path`, one feature per shape with
+    /// only what the loader reads (`name`, `description`, `style`, and `geodesic` or `radius`),
+    /// and the loader into the source.
+    private func writeResource(_ path: String, from spill: FeatureSpill) throws {
+        let target = try OutputTarget.open(path)
+        resource = target
+        let writer = GeoJSONWriter(sink: target.sink, options: WriteOptions(precision: options.precision))
+        try writer.begin(CollectionMetadata())
+        try spill.forEach { feature in
+            guard let geometry = feature.geometry else { return }
+            let properties = feature.properties ?? [:]
+            var kept: JSONObject = ["style": .integer(Int64(styleIndex(properties)))]
+            for key in ["name", "description"] { if let text = properties[key]?.displayText { kept[key] = .string(text) } }
+            for shape in Self.shapes(geometry, properties: properties) {
+                var shapeProperties = kept
+                let shapeGeometry: Geometry
+                switch shape {
+                case .annotation(let p): shapeGeometry = .point(Point(p))
+                case .circle(let center, let radius):
+                    shapeGeometry = .point(Point(center))
+                    shapeProperties["radius"] = .double(radius)
+                case .polyline(let positions, let geodesic):
+                    shapeGeometry = .lineString(LineString(positions))
+                    if geodesic { shapeProperties["geodesic"] = .bool(true) }
+                case .multiPolyline(let lines, let geodesic):
+                    shapeGeometry = .multiLineString(MultiLineString(lines))
+                    if geodesic { shapeProperties["geodesic"] = .bool(true) }
+                case .polygon(let p): shapeGeometry = .polygon(p)
+                case .multiPolygon(let polygons): shapeGeometry = .multiPolygon(MultiPolygon(polygons))
+                }
+                try writer.write(Feature(geometry: shapeGeometry, properties: shapeProperties))
+            }
+        }
+        try writer.finish(CollectionMetadata())
+        try target.sink.checkForErrors()
     }
+
+    // MARK: - Text
 
     static func position(_ value: JSONValue?) -> Position? {
         guard let array = value?.arrayValue, array.count >= 2, let lon = array[0].doubleValue, let lat = array[1].doubleValue else { return nil }

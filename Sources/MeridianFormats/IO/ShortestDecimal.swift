@@ -24,11 +24,8 @@ enum ShortestDecimal {
     /// The most bytes ``format(_:into:)`` writes: a sign, "0.00", and 19 digits.
     static let maximumLength = 32
 
-    /// Exact powers of ten as doubles and as integers (10^19 is the largest `UInt64` holds).
-    private static let doublePowers: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
+    /// Exact powers of ten as integers (10^19 is the largest `UInt64` holds); as doubles, the
+    /// parser's `NumberText.powersOfTen`.
     private static let integerPowers: [UInt64] = (0...19).map { exponent in
         (0..<exponent).reduce(1) { power, _ in power * 10 }
     }
@@ -48,7 +45,7 @@ enum ShortestDecimal {
         // wrong digit: each stage checks its result exactly.
         let binaryExponent = Int(magnitude.exponentBitPattern) - 1023  // `exponent` is a call, not inlined
         var integerDigits = (binaryExponent * 78_913) >> 18 + 1
-        let nextPower = integerDigits >= 0 ? doublePowers[integerDigits] : 1 / doublePowers[-integerDigits]
+        let nextPower = integerDigits >= 0 ? NumberText.powersOfTen[integerDigits] : 1 / NumberText.powersOfTen[-integerDigits]
         if magnitude >= nextPower { integerDigits += 1 }
         if let (digits, scale) = atMostFifteenDigits(magnitude, integerDigits: integerDigits)
             ?? shortestInInterval(magnitude, binaryExponent: binaryExponent, integerDigits: integerDigits) {
@@ -62,7 +59,7 @@ enum ShortestDecimal {
     private static func atMostFifteenDigits(_ x: Double, integerDigits: Int) -> (UInt64, Int)? {
         let scale = 15 - integerDigits
         guard scale >= 0, scale <= 22 else { return nil }
-        let power = doublePowers[scale]
+        let power = NumberText.powersOfTen[scale]
         // Rounds to an integer without a call to libm's round: adding 2^52 leaves no bits for
         // a fraction. Only for products below 2^52; larger ones fail the check below anyway.
         let scaled = (x * power + 0x1p52) - 0x1p52

@@ -42,8 +42,8 @@ enum NumberText {
         return ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
     }
 
-    /// Exact powers of ten representable as doubles (10^22 is the largest).
-    private static let powersOfTen: [Double] = [
+    /// Exact powers of ten representable as doubles (10^22 is the largest); the printer uses them too.
+    static let powersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]

@@ -10,6 +10,16 @@ extension OutputSink {
     /// A double in Swift's shortest round-trip form (`1.0`, `1e-07`, `-0.0`): valid JSON, and
     /// the `.0` keeps an integral double a double for the next reader.
     public func writeShortest(_ value: Double) {
+        reserve(ShortestDecimal.maximumLength)
+        if let length = ShortestDecimal.format(value, into: buffer + count) {
+            count += length
+            return
+        }
+        writeShortestWithSwift(value)
+    }
+
+    /// Swift's own printer, which ``writeShortest(_:)`` matches byte for byte on its fast path.
+    func writeShortestWithSwift(_ value: Double) {
         var sink = self
         value.write(to: &sink)
     }
@@ -21,6 +31,7 @@ extension OutputSink {
     ///   - value: The number, e.g. a longitude or latitude in degrees.
     ///   - precision: Decimal places to keep at most; nil writes the exact shortest form.
     public func writeCoordinate(_ value: Double, precision: Int?) {
+        guard let precision else { return writeShortest(value) }
         // Room first, so the number's text lands whole at the end of the buffer to inspect.
         reserve(48)
         let start = count
@@ -33,7 +44,7 @@ extension OutputSink {
             if seenPoint { decimals += 1 }
             if c == UInt8(ascii: ".") { seenPoint = true }
         }
-        if let precision, decimals > precision {
+        if decimals > precision {
             count = start
             writeRounded(value, precision)
         }

@@ -28,8 +28,22 @@ enum NumberText {
         return d < 10 ? UInt64(d) : nil
     }
 
-    /// Exact powers of ten representable as doubles (10^22 is the largest).
-    private static let powersOfTen: [Double] = [
+    /// The value of eight ASCII digits at `p`, nil unless all eight are digits: one load and three
+    /// multiplications instead of eight dependent steps (the SWAR method of Lemire's fast_float).
+    @inline(__always)
+    private static func eightDigits(_ p: UnsafePointer<UInt8>) -> UInt64? {
+        let bytes = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        // Every byte 0x30...0x39: high nibbles 3, and adding 6 does not carry into them.
+        guard bytes & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
+              (bytes &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { return nil }
+        var value = bytes & 0x0F0F_0F0F_0F0F_0F0F
+        value = (value &* 2561) >> 8
+        value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        return ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+    }
+
+    /// Exact powers of ten representable as doubles (10^22 is the largest); the printer uses them too.
+    static let powersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
@@ -54,6 +68,11 @@ enum NumberText {
             i += 1
             if i < n, digit(t[i]) != nil { return nil }  // no leading zeros
         } else {
+            while significantDigits <= 11, i + 8 <= n, let eight = eightDigits(t.baseAddress! + i) {
+                mantissa = mantissa &* 100_000_000 &+ eight
+                significantDigits += 8
+                i += 8
+            }
             while i < n, let d = digit(t[i]) {
                 if significantDigits < 19 {
                     mantissa = mantissa &* 10 &+ d
@@ -72,6 +91,14 @@ enum NumberText {
             i += 1
             let fractionStart = i
             while i < n, let d = digit(t[i]) {
+                // Eight at a time once the leading zeros are behind (they are not significant).
+                if mantissa != 0, significantDigits <= 11, i + 8 <= n, let eight = eightDigits(t.baseAddress! + i) {
+                    mantissa = mantissa &* 100_000_000 &+ eight
+                    significantDigits += 8
+                    exponent -= 8
+                    i += 8
+                    continue
+                }
                 if mantissa == 0 && d == 0 {
                     exponent -= 1  // a leading zero: not significant
                 } else if significantDigits < 19 {

@@ -17,16 +17,26 @@ enum KMLCoordinates {
         bytes.withUnsafeBufferPointer { parse($0) }
     }
 
-    static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Result {
-        var result = Result()
-        // The tuple being read: up to three numbers kept (a fourth, M, is dropped as togeojson does).
+    /// The tuple being read: up to three numbers kept (a fourth, M, is dropped as togeojson does).
+    /// A value type passed `inout`, not variables captured by a local function: captured
+    /// variables were checked for exclusive access at run time, on every number.
+    private struct Tuple {
         var x = 0.0, y = 0.0, z = 0.0
         var count = 0
         var broken = false
-        var i = 0
-        let n = t.count
-        @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-        @inline(__always) func finishTuple() {
+
+        mutating func add(_ value: Double) {
+            switch count {
+            case 0: x = value
+            case 1: y = value
+            case 2: z = value
+            default: break
+            }
+            count += 1
+        }
+
+        /// Appends the tuple to `result` (or counts it as skipped) and starts the next one.
+        mutating func finish(into result: inout Result) {
             if count >= 2 && !broken {
                 result.positions.append(Position(longitude: x, latitude: y, altitude: count > 2 ? z : nil))
             } else if count > 0 || broken {
@@ -35,6 +45,14 @@ enum KMLCoordinates {
             count = 0
             broken = false
         }
+    }
+
+    static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Result {
+        var result = Result()
+        var tuple = Tuple()
+        var i = 0
+        let n = t.count
+        @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
         while i < n {
             while i < n && isSpace(t[i]) { i += 1 }
             guard i < n else { break }
@@ -43,15 +61,9 @@ enum KMLCoordinates {
             while i < n && !isSpace(t[i]) && t[i] != UInt8(ascii: ",") { i += 1 }
             if i > start {
                 if let value = number(UnsafeBufferPointer(rebasing: t[start..<i])) {
-                    switch count {
-                    case 0: x = value
-                    case 1: y = value
-                    case 2: z = value
-                    default: break
-                    }
-                    count += 1
+                    tuple.add(value)
                 } else {
-                    broken = true
+                    tuple.broken = true
                 }
             }
             // A comma (with white space around it) continues the tuple; anything else ends it.
@@ -60,11 +72,11 @@ enum KMLCoordinates {
             if j < n && t[j] == UInt8(ascii: ",") {
                 i = j + 1
             } else {
-                finishTuple()
+                tuple.finish(into: &result)
                 i = j
             }
         }
-        finishTuple()
+        tuple.finish(into: &result)
         return result
     }
 

@@ -186,7 +186,7 @@ public final class FeatureTiles: Sendable {
     ///
     /// Zooms 0-2 (21 tiles) are drawn with their canvases open together while the features
     /// stream by. Deeper zooms go in groups of six levels: the features stream by once per
-    /// group and are cut to the tiles of its first level, the blocks (``drawingGroups(_:)``),
+    /// group and are cut to the tiles of its first level, the blocks (`drawingGroups(_:)`),
     /// whose pieces are set aside on disk; then each block, on a thread, is read back and cut
     /// down to its tiles, depth first, each drawn as it is reached.
     /// - Parameters:

@@ -23,14 +23,14 @@ public final class VectorFeatureSpill {
     private let file: ScratchFile
 
     /// An empty spill in a new scratch file (removed when the spill goes).
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be created.
     public init() throws {
         file = try ScratchFile("vector-features")
     }
 
     /// A spill of `layers`, each a name and its features, in order (for tiling what is in memory already).
     /// - Parameter layers: Each layer's name and features (in WGS 84).
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written.
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written.
     public convenience init(layers: [(name: String, features: [Feature])]) throws {
         try self.init()
         for layer in layers {
@@ -48,7 +48,7 @@ public final class VectorFeatureSpill {
 
     /// Sets `feature` aside in the current layer (a layer named `features` is started if none was).
     /// - Parameter feature: A feature in WGS 84; null properties are left out, arrays and objects become their JSON text.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written (a full disk).
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written (a full disk).
     public func append(_ feature: Feature) throws {
         if layerNames.isEmpty { startLayer(named: "features") }
         let layer = layerNames.count - 1

@@ -83,13 +83,13 @@ public struct VectorTiler {
     /// inside a quarter passes down as it is, so a vertex is clipped about once per level of the
     /// tree rather than once for every tile its feature's bounds touch (which, for a country at
     /// zoom 8, was thousands of times). The tree is cut in two passes: features, as they stream
-    /// from the spill, down to the level's blocks (``TileBlockSpill/blockZoom(for:)``), spilled; then each block,
+    /// from the spill, down to the level's blocks (`TileBlockSpill.blockZoom(for:)`), spilled; then each block,
     /// on its own thread, down to its tiles, each encoded as its leaf is reached.
     /// - Parameters:
     ///   - jobs: The number of threads that simplify and cut.
     ///   - write: Takes each tile's address and encoded bytes, on the calling thread.
     /// - Returns: What was done: tiles per zoom, tiles over the size limit, repairs.
-    /// - Throws: What `write` throws, or ``MeridianError`` (`io`) when a scratch file fails.
+    /// - Throws: What `write` throws, or `MeridianError` (`io`) when a scratch file fails.
     public func run(jobs: Int = 1, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
         summary.idsLeftOut = features.idsLeftOut

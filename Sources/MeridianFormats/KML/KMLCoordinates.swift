@@ -48,90 +48,43 @@ enum KMLCoordinates {
     }
 
     static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Result {
-        var reader = Reader()
-        reader.read(t)
-        return reader.finish()
-    }
-
-    /// Reads a `<coordinates>` text piece by piece, as expat hands it over, so that the text
-    /// need not be collected first; a token cut by the end of a piece waits for the rest.
-    struct Reader {
-        private var result = Result()
-        private var tuple = Tuple()
-        /// A token has ended and only white space came after it: a comma continues its tuple,
-        /// the start of another token ends the tuple first.
-        private var tokenEnded = false
-        /// The start of a token the last piece ended in.
-        private var pending: [UInt8] = []
-
-        @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-        @inline(__always) private static func isDelimiter(_ c: UInt8) -> Bool { isSpace(c) || c == UInt8(ascii: ",") }
-
-        /// Reads the next piece of the text.
-        mutating func read(_ t: UnsafeBufferPointer<UInt8>) {
-            let n = t.count
-            var i = 0
-            if !pending.isEmpty {
-                while i < n && !Self.isDelimiter(t[i]) { i += 1 }
-                pending.append(contentsOf: UnsafeBufferPointer(rebasing: t[0..<i]))
-                guard i < n else { return }
-                endPendingToken()
-            }
-            while i < n {
-                let c = t[i]
-                if Self.isSpace(c) {
-                    i += 1
-                    continue
-                }
-                if c == UInt8(ascii: ",") {
-                    tokenEnded = false
-                    i += 1
-                    continue
-                }
-                if tokenEnded {
-                    tuple.finish(into: &result)
-                    tokenEnded = false
-                }
-                // One number (or a stray token): the common plain decimal read in one pass, anything
-                // else delimited first and read by the general rules; one that reaches the end of
-                // the piece may go on in the next.
-                if let (value, end) = NumberText.parsePlainDecimal(t, from: i), end < n, Self.isDelimiter(t[end]) {
-                    tuple.add(value)
-                    tokenEnded = true
-                    i = end
-                    continue
-                }
-                let start = i
-                while i < n && !Self.isDelimiter(t[i]) { i += 1 }
-                guard i < n else {
-                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: t[start..<n]))
-                    return
-                }
-                add(UnsafeBufferPointer(rebasing: t[start..<i]))
-            }
-        }
-
-        private mutating func add(_ token: UnsafeBufferPointer<UInt8>) {
-            if let value = KMLCoordinates.number(token) {
+        var result = Result()
+        var tuple = Tuple()
+        var i = 0
+        let n = t.count
+        @inline(__always) func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        while i < n {
+            while i < n && isSpace(t[i]) { i += 1 }
+            guard i < n else { break }
+            // One number (or a stray token): the common plain decimal read in one pass, anything
+            // else delimited first and read by the general rules.
+            if let (value, end) = NumberText.parsePlainDecimal(t, from: i),
+               end == n || isSpace(t[end]) || t[end] == UInt8(ascii: ",") {
                 tuple.add(value)
+                i = end
             } else {
-                tuple.broken = true
+                let start = i
+                while i < n && !isSpace(t[i]) && t[i] != UInt8(ascii: ",") { i += 1 }
+                if i > start {
+                    if let value = number(UnsafeBufferPointer(rebasing: t[start..<i])) {
+                        tuple.add(value)
+                    } else {
+                        tuple.broken = true
+                    }
+                }
             }
-            tokenEnded = true
+            // A comma (with white space around it) continues the tuple; anything else ends it.
+            var j = i
+            while j < n && isSpace(t[j]) { j += 1 }
+            if j < n && t[j] == UInt8(ascii: ",") {
+                i = j + 1
+            } else {
+                tuple.finish(into: &result)
+                i = j
+            }
         }
-
-        private mutating func endPendingToken() {
-            let token = pending
-            token.withUnsafeBufferPointer { add($0) }
-            pending.removeAll(keepingCapacity: true)
-        }
-
-        /// The positions read, once the text has ended.
-        mutating func finish() -> Result {
-            if !pending.isEmpty { endPendingToken() }
-            tuple.finish(into: &result)
-            return result
-        }
+        tuple.finish(into: &result)
+        return result
     }
 
     /// A number in KML's text: JSON's grammar first (exact and fast), then the looser forms.
@@ -146,23 +99,5 @@ enum KMLCoordinates {
         return text.utf8.withContiguousStorageIfAvailable { bytes in
             NumberText.parse(bytes).flatMap { $0.value.isFinite ? $0.value : nil }
         } ?? nil
-    }
-}
-
-/// A `<coordinates>` element of a Placemark's geometry, whose text is read into positions as it
-/// arrives (by ``KMLDocumentBuilder``) instead of being kept: a country's outline is megabytes of
-/// text, copied once more for nothing when collected first.
-final class KMLCoordinatesElement: XMLElement {
-    private var reader = KMLCoordinates.Reader()
-    /// The positions, once the element has ended.
-    private(set) var parsed: KMLCoordinates.Result?
-
-    func read(_ text: UnsafeBufferPointer<UInt8>) {
-        reader.read(text)
-    }
-
-    func finishReading() {
-        parsed = reader.finish()
-        reader = KMLCoordinates.Reader()
     }
 }

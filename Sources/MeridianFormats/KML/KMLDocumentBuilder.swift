@@ -32,13 +32,6 @@ final class KMLDocumentBuilder: XMLEventHandler {
     static let maximumDepth = 256
 
     static let containers: Set<String> = ["Document", "Folder"]
-    /// The elements from a Placemark down to its `<coordinates>` whose text nothing but the
-    /// geometry reads: such coordinates are read into positions as their text arrives
-    /// (``KMLCoordinatesElement``); any other `<coordinates>` keeps its text, in case some
-    /// element's text content includes it.
-    static let geometryPath: Set<String> = [
-        "Placemark", "MultiGeometry", "Point", "LineString", "LinearRing", "Polygon", "outerBoundaryIs", "innerBoundaryIs",
-    ]
     static let features: Set<String> = ["Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay"]
 
     weak var parser: XMLEventParser?
@@ -54,8 +47,6 @@ final class KMLDocumentBuilder: XMLEventHandler {
     private(set) var folderCount = 0
     /// The elements being built, innermost last.
     private var captureStack: [XMLElement] = []
-    /// The `<coordinates>` element open now whose text is being read into positions, if any.
-    private var readingCoordinates: KMLCoordinatesElement?
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
     private var prefixes: [String: String] = [:]
     private var canonicalNames: [String: String] = [:]
@@ -112,15 +103,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         let name = canonicalName(rawName)
 
         if let parent = captureStack.last {
-            let element: XMLElement
-            if name == "coordinates", captureStack.first?.name == "Placemark",
-               captureStack.allSatisfy({ Self.geometryPath.contains($0.name) }) {
-                let coordinates = KMLCoordinatesElement(name: name, attributes: attributeMap, line: line)
-                readingCoordinates = coordinates
-                element = coordinates
-            } else {
-                element = XMLElement(name: name, attributes: attributeMap, line: line)
-            }
+            let element = XMLElement(name: name, attributes: attributeMap, line: line)
             parent.append(element)
             captureStack.append(element)
             return
@@ -140,10 +123,6 @@ final class KMLDocumentBuilder: XMLEventHandler {
     }
 
     func endElement(_ rawName: UnsafePointer<CChar>) {
-        if let coordinates = readingCoordinates, coordinates === captureStack.last {
-            coordinates.finishReading()
-            readingCoordinates = nil
-        }
         guard let element = captureStack.popLast() else {
             if let container = containerStack.last, Self.containers.contains(canonicalName(rawName)) {
                 containerStack.removeLast()
@@ -174,10 +153,6 @@ final class KMLDocumentBuilder: XMLEventHandler {
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) {
         guard let element = captureStack.last else { return }
-        if let coordinates = readingCoordinates, coordinates === element {
-            coordinates.read(text)
-            return
-        }
         element.textBytes.append(contentsOf: text)
         if inCDATA {
             if cdataStarted {

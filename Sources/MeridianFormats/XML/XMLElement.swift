@@ -1,7 +1,6 @@
 /// A small element tree, built by the KML reader for one Placemark, Style or Schema at a time
 /// (never for a whole document), so memory stays bounded by the largest single feature.
-/// Not final: the KML reader's coordinates elements read their text as it comes.
-class XMLElement {
+final class XMLElement {
     /// The element's name with KML's own namespace dropped (`Placemark`) and Google's extension
     /// namespace written `gx:` (`gx:Track`), whatever prefixes the file used.
     let name: String

@@ -79,6 +79,43 @@ import Glibc
         #expect(minusZero?.value.sign == .minus)
     }
 
+    func parsePlainDecimal(_ text: String) -> (value: Double, end: Int)? {
+        var text = text
+        return text.withUTF8 { NumberText.parsePlainDecimal($0, from: 0) }
+    }
+
+    /// The one-pass reader for coordinate lists must give `parse`'s double, bit for bit, for every
+    /// plain decimal it accepts, and refuse what it cannot read exactly in one operation.
+    @Test func plainDecimalsMatchTheGeneralParser() {
+        var rng = SplitMix64(seed: 18)
+        var accepted = 0
+        for _ in 0..<100_000 {
+            var text = rng.next() % 2 == 0 ? "" : "-"
+            let integerDigits = Int(rng.next() % 5)
+            text += integerDigits == 0 ? "0" : String(rng.next() % 9 + 1)
+            for _ in 1..<max(integerDigits, 1) { text += String(rng.next() % 10) }
+            let fractionDigits = Int(rng.next() % 20)
+            if fractionDigits > 0 || rng.next() % 4 == 0 {
+                text += "."
+                for _ in 0..<fractionDigits { text += String(rng.next() % 10) }
+            }
+            let general = parse(text)
+            guard let plain = parsePlainDecimal(text) else { continue }
+            accepted += 1
+            #expect(plain.end == text.utf8.count, "\(text)")
+            #expect(plain.value.bitPattern == general?.value.bitPattern, "\(text): \(plain.value) vs \(String(describing: general?.value))")
+        }
+        #expect(accepted > 50_000)
+        #expect(parsePlainDecimal("117.703607903955,4.1")?.end == 16)
+        #expect(parsePlainDecimal("-0")?.value.sign == .minus)
+    }
+
+    @Test(arguments: ["", "-", "01", "-01", "1.", ".5", "+1", "1e5", "1.5E-3", "12345678901234567890", "0.00000000000000000001",
+                      "9007199254740993"])
+    func plainDecimalReaderRefusesWhatItCannotReadExactly(_ text: String) {
+        #expect(parsePlainDecimal(text) == nil)
+    }
+
     @Test(arguments: ["", "-", "01", "-01", "1.", ".5", "1e", "1e+", "+1", "--1", "0x10", "1.2.3", "1e5e5", "1-2"])
     func rejectsWhatJSONDoes(_ text: String) {
         #expect(parse(text) == nil)

@@ -66,13 +66,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
             if inMetadata && depth == 3 && name == "name" { metadataNameText = [] }
             guard depth == 2, ["wpt", "rte", "trk"].contains(name) else { return }
         }
-        var attributeMap: [String: String] = [:]
-        var i = 0
-        while let key = attributes[i], let value = attributes[i + 1] {
-            attributeMap[String(cString: key)] = String(cString: value)
-            i += 2
-        }
-        let element = XMLElement(name: name, attributes: attributeMap, line: parser.line)
+        let element = XMLElement(name: name, attributes: XMLAttributes(expat: attributes), line: parser.line)
         capture.last?.append(element)
         capture.append(element)
     }

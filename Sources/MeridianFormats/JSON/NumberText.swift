@@ -157,6 +157,62 @@ enum NumberText {
         return .init(value: correctlyRounded(t), integer: nil)
     }
 
+    /// A plain decimal starting at `start` in `t` (an optional minus, digits without leading
+    /// zeros, an optional fraction; no exponent, at most 19 digits, at most 2^53 without its
+    /// point) and the offset just past it; nil for anything else.
+    ///
+    /// For the numbers of coordinate lists, which are almost all of this form: one pass over the
+    /// bytes, where delimiting the token first and then calling ``parse(_:)`` took two, and no
+    /// grammar cases to test. Every number it accepts takes Clinger's fast path in ``parse(_:)``
+    /// with the same digits and power of ten, so the double is the same bit for bit; callers
+    /// hand what it refuses (and tokens that do not end where it stopped) to ``parse(_:)``.
+    /// - Parameters:
+    ///   - t: The text.
+    ///   - start: Where the number begins.
+    /// - Returns: The number's value and the offset of the first byte after it.
+    @inline(__always)
+    static func parsePlainDecimal(_ t: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Double, end: Int)? {
+        let n = t.count
+        var i = start
+        let negative = i < n && t[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        // Every digit is kept, leading zeros of the fraction included: with at most 19 of them
+        // the mantissa cannot overflow, and the power of ten is the fraction's length.
+        var mantissa: UInt64 = 0
+        let integerStart = i
+        while i + 8 <= n, i - integerStart <= 11, let eight = eightDigits(t.baseAddress! + i) {
+            mantissa = mantissa &* 100_000_000 &+ eight
+            i += 8
+        }
+        while i < n, let d = digit(t[i]) {
+            mantissa = mantissa &* 10 &+ d
+            i += 1
+        }
+        let integerDigits = i - integerStart
+        // "0" alone, or digits not starting with 0 (JSON's rule, which `parse` applies).
+        guard integerDigits > 0, integerDigits == 1 || t[integerStart] != UInt8(ascii: "0") else { return nil }
+        var fractionDigits = 0
+        if i < n, t[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i + 8 <= n, integerDigits + i - fractionStart <= 11, let eight = eightDigits(t.baseAddress! + i) {
+                mantissa = mantissa &* 100_000_000 &+ eight
+                i += 8
+            }
+            while i < n, let d = digit(t[i]) {
+                mantissa = mantissa &* 10 &+ d
+                i += 1
+            }
+            fractionDigits = i - fractionStart
+            guard fractionDigits > 0 else { return nil }
+        }
+        if i < n, t[i] == UInt8(ascii: "e") || t[i] == UInt8(ascii: "E") { return nil }
+        guard integerDigits + fractionDigits <= 19, mantissa <= 1 << 53, fractionDigits <= 22 else { return nil }
+        var value = Double(mantissa)
+        if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
+        return (negative ? -value : value, i)
+    }
+
     /// The correctly rounded double nearest to `w` × 10^`q`, or nil in the rare case the 128-bit
     /// product cannot decide the rounding (the caller then falls back to `strtod`).
     static func eiselLemire(_ w: UInt64, _ q: Int) -> Double? {

@@ -56,14 +56,21 @@ enum KMLCoordinates {
         while i < n {
             while i < n && isSpace(t[i]) { i += 1 }
             guard i < n else { break }
-            // One number (or a stray token).
-            let start = i
-            while i < n && !isSpace(t[i]) && t[i] != UInt8(ascii: ",") { i += 1 }
-            if i > start {
-                if let value = number(UnsafeBufferPointer(rebasing: t[start..<i])) {
-                    tuple.add(value)
-                } else {
-                    tuple.broken = true
+            // One number (or a stray token): the common plain decimal read in one pass, anything
+            // else delimited first and read by the general rules.
+            if let (value, end) = NumberText.parsePlainDecimal(t, from: i),
+               end == n || isSpace(t[end]) || t[end] == UInt8(ascii: ",") {
+                tuple.add(value)
+                i = end
+            } else {
+                let start = i
+                while i < n && !isSpace(t[i]) && t[i] != UInt8(ascii: ",") { i += 1 }
+                if i > start {
+                    if let value = number(UnsafeBufferPointer(rebasing: t[start..<i])) {
+                        tuple.add(value)
+                    } else {
+                        tuple.broken = true
+                    }
                 }
             }
             // A comma (with white space around it) continues the tuple; anything else ends it.

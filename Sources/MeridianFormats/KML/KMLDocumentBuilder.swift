@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import MeridianGeometry
 
 /// Turns expat's events into KML objects, one at a time: each Placemark, GroundOverlay or
@@ -55,8 +60,29 @@ final class KMLDocumentBuilder: XMLEventHandler {
 
     private var line: Int { parser?.line ?? 0 }
 
+    /// The raw and canonical name of the element looked up last: KML repeats a sibling many
+    /// times over (a Placemark's SimpleData, a MultiGeometry's Polygons), and comparing the bytes
+    /// with the last name is cheaper than making a String of them and hashing it.
+    /// (`lastRawName` keeps its storage from one name to the next; nil `lastName`: none yet.)
+    private var lastRawName: [UInt8] = []
+    private var lastName: String?
+
     private func canonicalName(_ raw: UnsafePointer<CChar>) -> String {
-        let rawName = String(cString: raw)
+        let length = strlen(raw)
+        if let lastName, length > 0, lastRawName.count == length,
+           lastRawName.withUnsafeBytes({ memcmp($0.baseAddress!, raw, length) == 0 }) {
+            return lastName
+        }
+        let name = canonicalName(String(cString: raw))
+        lastRawName.removeAll(keepingCapacity: true)
+        raw.withMemoryRebound(to: UInt8.self, capacity: length) {
+            lastRawName.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+        }
+        lastName = name
+        return name
+    }
+
+    private func canonicalName(_ rawName: String) -> String {
         if let known = canonicalNames[rawName] { return known }
         let (name, corrected) = KMLNames.canonical(rawName, prefixes: prefixes)
         if corrected && !warnedAboutCase {
@@ -68,17 +94,11 @@ final class KMLDocumentBuilder: XMLEventHandler {
     }
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
-        var attributeMap: [String: String] = [:]
-        var i = 0
-        while let key = attributes[i], let value = attributes[i + 1] {
-            let name = String(cString: key)
-            let text = String(cString: value)
-            if name.hasPrefix("xmlns:") {
-                prefixes[String(name.dropFirst(6))] = text
-                canonicalNames.removeAll()
-            }
-            attributeMap[name] = text
-            i += 2
+        let attributeMap = XMLAttributes(expat: attributes)
+        for (name, value) in attributeMap.all where name.hasPrefix("xmlns:") {
+            prefixes[String(name.dropFirst(6))] = value
+            canonicalNames.removeAll()
+            lastName = nil
         }
         let name = canonicalName(rawName)
 

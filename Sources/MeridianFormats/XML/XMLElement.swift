@@ -4,7 +4,7 @@ final class XMLElement {
     /// The element's name with KML's own namespace dropped (`Placemark`) and Google's extension
     /// namespace written `gx:` (`gx:Track`), whatever prefixes the file used.
     let name: String
-    let attributes: [String: String]
+    let attributes: XMLAttributes
     private(set) var children: [XMLElement] = []
     /// The element's own character data (not its children's), as bytes: coordinates stay bytes
     /// until they are parsed into numbers.
@@ -15,7 +15,7 @@ final class XMLElement {
     /// Where the element starts, for messages.
     let line: Int
 
-    init(name: String, attributes: [String: String], line: Int) {
+    init(name: String, attributes: XMLAttributes, line: Int) {
         self.name = name
         self.attributes = attributes
         self.line = line
@@ -95,6 +95,36 @@ final class XMLElement {
     func childText(_ name: String) -> String? {
         child(name).map { $0.textContent.trimmingWhitespace() }
     }
+}
+
+/// An element's attributes, in document order.
+///
+/// An array of pairs searched in order rather than a dictionary: elements have none or a few
+/// (KML's SimpleData has one), and the readers build one for every element, so hashing each name
+/// and allocating a hash table cost more than the search ever does.
+struct XMLAttributes {
+    private var pairs: [(name: String, value: String)] = []
+
+    /// No attributes.
+    init() {}
+
+    /// The attributes expat passes to a start-element handler: name, value, name, value, …, nil.
+    init(expat list: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        var i = 0
+        while let name = list[i], let value = list[i + 1] {
+            pairs.append((String(cString: name), String(cString: value)))
+            i += 2
+        }
+    }
+
+    /// The value of the attribute called `name`, nil when the element has none (XML allows
+    /// each name once, so the first is the only one).
+    subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    /// Every attribute, in document order.
+    var all: [(name: String, value: String)] { pairs }
 }
 
 extension String {

@@ -18,10 +18,10 @@ import Synchronization
 /// it keeps what the inner one alone keeps, so the pixels are the same (and `FeatureDrawing`
 /// need not clip again).
 ///
-/// Memory holds a block of tiles, never the data: for each zoom level the features stream by
-/// once, each cut down to the level's blocks (`TileBlockSpill`) and its pieces set aside on disk
-/// as GeoJSON text (numbers come back bit for bit); then each block, on its own thread, is read
-/// back and cut down to its tiles, which are drawn.
+/// Memory holds a block of tiles, never the data: for each group of zoom levels the features
+/// stream by once, each cut down to the group's blocks (`TileBlockSpill`) and its pieces set
+/// aside on disk as GeoJSON text (numbers come back bit for bit); then each block, on its own
+/// thread, is read back and cut down to its tiles, which are drawn (``drawTiles(zooms:jobs:store:)``).
 public final class FeatureTiles: Sendable {
     /// Tile width and height in pixels.
     public let tileSize: Int
@@ -48,7 +48,7 @@ public final class FeatureTiles: Sendable {
     /// the order read.
     /// - Parameters:
     ///   - tileSize: Tile width and height in pixels.
-    ///   - features: Opens the features from the first; called once per zoom level drawn.
+    ///   - features: Opens the features from the first; called once per group of zoom levels drawn.
     public init(tileSize: Int, features: @escaping @Sendable () throws -> any FeatureReader) {
         self.tileSize = tileSize
         self.features = features
@@ -130,9 +130,9 @@ public final class FeatureTiles: Sendable {
     /// One tile's pixels: rows of red, green, blue and alpha (not premultiplied), `tileSize`
     /// square; nil when nothing shows in it.
     public func draw(_ tile: MapTile) throws -> [UInt8]? {
-        var result: [UInt8]?
-        try drawStreaming([tile]) { result = $1 }
-        return result
+        let open = try OpenTile(tile, size: tileSize)
+        try forEachFeature { open.draw(pieces([$0], in: tile)) }
+        return try open.finish()
     }
 
     /// A tile being drawn: its canvas, open, and whether anything has reached it.
@@ -149,7 +149,7 @@ public final class FeatureTiles: Sendable {
 
         /// Draws `pieces`, in order, cut to the tile already.
         func draw(_ pieces: [Piece]) {
-            reached = true
+            reached = reached || !pieces.isEmpty
             for piece in pieces { drawing.draw(piece.feature, clipped: true) }
         }
 
@@ -166,15 +166,15 @@ public final class FeatureTiles: Sendable {
         return try open.finish()
     }
 
-    /// Draws `tiles` with every canvas open at once while the features stream by once, each
-    /// cut down the quadtree to the tiles it reaches and drawn into them (nothing of the data is
-    /// held: for the few tiles of the lowest zooms, which see the whole world); hands each tile
-    /// that something shows in to `body`.
-    private func drawStreaming(_ tiles: [MapTile], _ body: (MapTile, [UInt8]) throws -> Void) throws {
-        guard let deepest = tiles.map(\.zoom).max() else { return }
+    /// Draws every tile of `zooms` (the lowest few: they see the whole world) with every canvas
+    /// open at once while the features stream by once, each cut down the quadtree to the tiles
+    /// it reaches and drawn into them, so nothing of the data is held; hands each tile that
+    /// something shows in to `body`.
+    private func drawStreaming(_ zooms: ClosedRange<Int>, _ body: (MapTile, [UInt8]) throws -> Void) throws {
+        let tiles = zooms.flatMap { zoom in (0..<(1 << zoom)).flatMap { y in (0..<(1 << zoom)).map { MapTile(zoom: zoom, x: $0, y: y) } } }
         let open = try Dictionary(uniqueKeysWithValues: tiles.map { ($0, try OpenTile($0, size: tileSize)) })
         try forEachFeature { piece in
-            try descend([piece], from: nil, to: deepest) { tile, pieces in open[tile]?.draw(pieces) }
+            try descend([piece], from: nil, to: zooms.upperBound) { tile, pieces in open[tile]?.draw(pieces) }
         }
         for tile in tiles {
             if let pixels = try open[tile]!.finish() { try body(tile, pixels) }
@@ -204,8 +204,7 @@ public final class FeatureTiles: Sendable {
         }
         for group in Self.drawingGroups(zooms) {
             guard let blockZoom = group.blockZoom else {
-                let tiles = group.zooms.flatMap { zoom in (0..<(1 << zoom)).flatMap { y in (0..<(1 << zoom)).map { MapTile(zoom: zoom, x: $0, y: y) } } }
-                try drawStreaming(tiles, keep)
+                try drawStreaming(group.zooms, keep)
                 continue
             }
             let blocks = try TileBlockSpill()

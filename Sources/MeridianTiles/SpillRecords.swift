@@ -6,8 +6,6 @@ import MeridianGeometry
 struct RecordWriter {
     private(set) var bytes: [UInt8] = []
 
-    mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
-
     mutating func put(_ value: UInt8) { bytes.append(value) }
 
     mutating func put(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
@@ -28,14 +26,18 @@ struct RecordWriter {
 
     mutating func put(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
 
-    /// Points as x, y pairs after their count.
-    mutating func put(_ points: [PlanePoint]) {
+    /// Points as pairs of doubles after their count (`coordinates` gives each point's pair).
+    mutating func put<Point>(_ points: [Point], _ coordinates: (Point) -> (Double, Double)) {
         put(count: points.count)
         for point in points {
-            put(point.x)
-            put(point.y)
+            let (a, b) = coordinates(point)
+            put(a)
+            put(b)
         }
     }
+
+    /// Map points as x, y pairs after their count.
+    mutating func put(_ points: [PlanePoint]) { put(points) { ($0.x, $0.y) } }
 
     /// Writes `body`'s bytes after a 32-bit count of them, the framing every spill record has.
     mutating func putRecord(_ body: (inout RecordWriter) -> Void) {
@@ -92,21 +94,17 @@ struct RecordReader {
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
     }
 
-    mutating func planePoints() -> [PlanePoint] {
-        let count = count()
-        return (0..<count).map { _ in
-            let x = double()
-            return PlanePoint(x, double())
+    /// Points that ``RecordWriter/put(_:_:)`` wrote, each made by `point` from its pair.
+    mutating func points<Point>(_ point: (Double, Double) -> Point) -> [Point] {
+        (0..<count()).map { _ in
+            let a = double()
+            return point(a, double())
         }
     }
 
-    mutating func positions() -> [Position] {
-        let count = count()
-        return (0..<count).map { _ in
-            let longitude = double()
-            return Position(longitude: longitude, latitude: double())
-        }
-    }
+    mutating func planePoints() -> [PlanePoint] { points(PlanePoint.init) }
+
+    mutating func positions() -> [Position] { points { Position(longitude: $0, latitude: $1) } }
 }
 
 /// A scratch file of length-framed records read back in order in batches of whole records
@@ -115,7 +113,7 @@ struct RecordBatches {
     private let file: ScratchFile
     private let length: Int
     private var offset = 0
-    /// Where the next batch's records begin in `carried`: the start of a record the last read cut.
+    /// The start of a record the last read cut in two, which the next batch begins with.
     private var carried: [UInt8] = []
 
     /// Reads `file` from its start to `length` (the bytes written to it, flushed).
@@ -126,34 +124,35 @@ struct RecordBatches {
 
     /// The next whole records (each a 32-bit length and its body), nil at the end.
     mutating func next() throws -> [UInt8]? {
-        let chunk = 1 << 20
-        var batch = carried
-        carried = []
-        if offset < length {
-            let count = min(chunk, length - offset)
-            batch += try file.read(at: offset, count: count)
-            offset += count
-        }
-        guard !batch.isEmpty else { return nil }
-        // Cut after the last whole record; a record longer than the batch pulls in more.
-        var end = 0
-        while true {
-            while end + 4 <= batch.count {
-                let bodyLength = batch.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: end, as: UInt32.self))) }
-                guard end + 4 + bodyLength <= batch.count else { break }
-                end += 4 + bodyLength
-            }
-            if end > 0 { break }
+        // What was carried over is never a whole record, so there is always more to read; a
+        // record longer than a read pulls in the next.
+        var batch = carried, end = 0
+        while end == 0 {
             guard offset < length else {
-                throw MeridianError(.io, "a scratch file ends inside a record", at: SourceLocation(file: file.path))
+                guard batch.isEmpty else { throw MeridianError(.io, "a scratch file ends inside a record", at: SourceLocation(file: file.path)) }
+                return nil
             }
-            let count = min(chunk, length - offset)
+            let count = min(1 << 20, length - offset)
             batch += try file.read(at: offset, count: count)
             offset += count
+            end = Self.endOfWholeRecords(batch)
         }
         carried = Array(batch[end...])
         batch.removeSubrange(end...)
         return batch
+    }
+
+    /// Where the last whole record in `bytes` ends.
+    private static func endOfWholeRecords(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { bytes in
+            var end = 0
+            while end + 4 <= bytes.count {
+                let next = end + 4 + Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: end, as: UInt32.self)))
+                guard next <= bytes.count else { break }
+                end = next
+            }
+            return end
+        }
     }
 
     /// Calls `body` with a reader at the start of each record's body in `batch`.

@@ -177,13 +177,7 @@ struct TileAttributes: Sendable {
 /// A geometry in a spill record: a kind byte, then counts and (longitude, latitude) pairs.
 enum SpilledGeometry {
     static func write(_ geometry: Geometry?, to record: inout RecordWriter) {
-        func put(_ positions: [Position]) {
-            record.put(count: positions.count)
-            for p in positions {
-                record.put(p.longitude)
-                record.put(p.latitude)
-            }
-        }
+        func put(_ positions: [Position]) { record.put(positions) { ($0.longitude, $0.latitude) } }
         func put(_ rings: [[Position]]) {
             record.put(count: rings.count)
             rings.forEach(put)

@@ -141,7 +141,7 @@ public struct VectorTiler {
         try WorkerThreads.run(threads: jobs, backlog: 2) { [options] (emit: (CutBatch) throws -> Void) in
             var simplifier = GeometrySimplifier(tolerance: level.unit, method: options.method)
             while let (sequence, batch) = try batches.next() {
-                var cut = CutBatch(sequence: sequence, batch: batch)
+                var cut = CutBatch(sequence: sequence)
                 RecordBatches.forEach(in: batch) { record in
                     let feature = SpilledFeature(&record)
                     guard let geometry = feature.geometry else { return }
@@ -151,8 +151,11 @@ public struct VectorTiler {
                     }
                     let shape = PlaneShape(simplified)
                     guard !shape.isEmpty else { return }
+                    let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
                     level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape)], to: depth) { node, items in
-                        cut.pieces.append((node, feature.layer, feature.attributes, items[0].shape))
+                        var piece = RecordWriter()
+                        TileItem.write(layer: feature.layer, attributes: attributes, shape: items[0].shape, to: &piece)
+                        cut.pieces.append((node, piece.bytes))
                     }
                 }
                 try emit(cut)
@@ -160,12 +163,8 @@ public struct VectorTiler {
         } consume: { cut in
             waiting[cut.sequence] = cut
             while let cut = waiting.removeValue(forKey: nextToAppend) {
-                try cut.batch.withUnsafeBytes { batch in
-                    for piece in cut.pieces {
-                        var record = RecordWriter()
-                        TileItem.write(layer: piece.layer, attributes: UnsafeRawBufferPointer(rebasing: batch[piece.attributes]), shape: piece.shape, to: &record)
-                        try record.bytes.withUnsafeBytes { try blocks.append(piece.block, $0) }
-                    }
+                for (block, piece) in cut.pieces {
+                    try piece.withUnsafeBytes { try blocks.append(block, $0) }
                 }
                 tooSmall += cut.tooSmall
                 nextToAppend += 1
@@ -174,12 +173,12 @@ public struct VectorTiler {
         return tooSmall
     }
 
-    /// A batch of spilled features cut into a level's blocks by a worker: each piece's block,
-    /// layer, where its attributes lie in the batch, and its shape.
+    /// A batch of spilled features cut into a level's blocks by a worker: each piece's block and
+    /// its record as the block holds it (encoded on the worker: the calling thread only appends),
+    /// and how many features simplified to nothing.
     struct CutBatch: Sendable {
         let sequence: Int
-        let batch: [UInt8]
-        var pieces: [(block: MapTile, layer: Int, attributes: Range<Int>, shape: PlaneShape)] = []
+        var pieces: [(block: MapTile, record: [UInt8])] = []
         var tooSmall = 0
     }
 

@@ -58,7 +58,7 @@ struct DrawTiles: ParsableCommand {
 
     func run() throws {
         try Reporter.toParentProcess.run {
-            // The features are streamed from the file once per zoom level, never held.
+            // The features are streamed from the file once per group of zoom levels, never held.
             let tiles = FeatureTiles(tileSize: tileSize) { [input] in
                 let features = try BufferedInput.open(input)
                 return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)

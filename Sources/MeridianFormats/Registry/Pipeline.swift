@@ -48,10 +48,7 @@ public final class FeatureOutput {
         let path = path == "-" ? nil : path
         self.protectedInput = protectedInput
         self.format = try registry.outputFormat(path: path, explicit: format, fallback: fallback)
-        if let path, let protectedInput, Self.sameFile(path, protectedInput) {
-            throw MeridianError(.usage, "the output is the input file: Meridian never overwrites its input",
-                                at: SourceLocation(file: path), hint: "write to another path")
-        }
+        if let path { try Self.refuseOverwriting(protectedInput, with: path, named: "the output") }
         var options = options
         options.outputPath = path
         if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
@@ -83,9 +80,8 @@ public final class FeatureOutput {
     /// - Throws: ``MeridianError`` when the output cannot be flushed or moved into place.
     public func commit() throws {
         if let companions = writer as? any CompanionFileWriter {
-            if let protectedInput, let input = companions.companionPaths.first(where: { Self.sameFile($0, protectedInput) }) {
-                throw MeridianError(.usage, "the file written beside the output is the input file: Meridian never overwrites its input",
-                                    at: SourceLocation(file: input), hint: "write to another path")
+            for path in companions.companionPaths {
+                try Self.refuseOverwriting(protectedInput, with: path, named: "the file written beside the output")
             }
             try companions.commitCompanions()
         }
@@ -108,6 +104,13 @@ public final class FeatureOutput {
     public func abandon() {
         (writer as? any CompanionFileWriter)?.abandonCompanions()
         if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
+    }
+
+    /// Throws when `path` (what is to be written, `named` in the message) is the file `input`.
+    private static func refuseOverwriting(_ input: String?, with path: String, named: String) throws {
+        guard let input, sameFile(path, input) else { return }
+        throw MeridianError(.usage, "\(named) is the input file: Meridian never overwrites its input",
+                            at: SourceLocation(file: path), hint: "write to another path")
     }
 
     static func sameFile(_ a: String, _ b: String) -> Bool {

@@ -92,6 +92,7 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
         if let generator = options.generator { sink.write(" (\(Self.comment(generator)))") }
         if let name = metadata.name { sink.write(" from \(Self.comment(name))") }
         sink.write(". Do not edit: regenerate.\nimport MapKit\n\nenum \(typeName) {\n")
+        let resourcePath = resourcePath
         if let path = resourcePath {
             try writeResource(path, from: spill)
         } else {
@@ -261,15 +262,18 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     }
 
     private func polyline(_ type: String, _ positions: [Position]) -> String {
-        "{ let c = coordinates(\(literal(positions))); return \(type)(coordinates: c, count: c.count) }()"
+        shape(type, positions)
     }
 
     private func polygon(_ type: String, _ polygon: Polygon) -> String {
         guard let outer = polygon.rings.first else { return "\(type)(coordinates: [], count: 0)" }
-        let holes = polygon.rings.dropFirst().map { ring in
-            "{ let c = coordinates(\(literal(ring))); return MKPolygon(coordinates: c, count: c.count) }()"
-        }
-        return "{ let c = coordinates(\(literal(outer))); return \(type)(coordinates: c, count: c.count, interiorPolygons: [\(holes.joined(separator: ", "))]) }()"
+        let holes = polygon.rings.dropFirst().map { shape("MKPolygon", $0) }
+        return shape(type, outer, more: ", interiorPolygons: [\(holes.joined(separator: ", "))]")
+    }
+
+    /// `type` made from the coordinates of `positions` (and `more` arguments after them).
+    private func shape(_ type: String, _ positions: [Position], more: String = "") -> String {
+        "{ let c = coordinates(\(literal(positions))); return \(type)(coordinates: c, count: c.count\(more)) }()"
     }
 
     /// `[lat, lon, lat, lon, …] as [CLLocationDegrees]`.

@@ -41,22 +41,13 @@ public final class MBTilesWriter {
         if resuming {
             // The interrupted run's identity, read without touching the file: a refused resume
             // must leave it as it is, and opening it to write would roll back a hot journal.
-            func recordedRun(_ mode: SQLiteDatabase.Mode, in file: String) -> [RunField]? {
-                var recorded: [RunField]?
-                if let database = try? SQLiteDatabase(path: file, mode: mode) {
-                    try? database.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
-                        recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
-                    }
-                }
-                return recorded
-            }
-            var recorded = recordedRun(.untouched, in: partialPath)
+            var recorded = Self.recordedRun(in: partialPath, mode: .untouched)
             if recorded == nil && access(partialPath + "-journal", F_OK) == 0 {
-                // Killed inside a block's transaction after SQLite had spilled pages of it into
-                // the file (its cache is smaller than a block of tiles): the file reads only once
-                // its hot journal is rolled back, which restores the last block committed, as
-                // resuming would anyway. Nothing committed is lost.
-                recorded = recordedRun(.readWriteSerialized, in: partialPath)
+                // Killed while a commit was writing the file (the only time it changes, with
+                // cache_spill off): the file reads only once its hot journal is rolled back. That
+                // is done to a copy, so that a refused resume leaves the partial file as it was;
+                // resuming proper rolls the file itself back, which restores its last block.
+                recorded = try Self.recordedRunOfACopy(of: partialPath)
             }
             try checkResuming(recorded)
         } else {
@@ -94,7 +85,12 @@ public final class MBTilesWriter {
                 COMMIT;
                 """)
         }
-        try execute("PRAGMA synchronous = OFF")
+        // The file changes only when a block commits, never in between (SQLite would otherwise
+        // write pages of a block under way once its cache fills): an interrupted run's file then
+        // reads as it stood after its last block, without its journal, so a refused resume can
+        // look at it without touching it. A block's pages wait in memory meanwhile; callers that
+        // write no blocks call commit() every few megabytes.
+        try execute("PRAGMA synchronous = OFF; PRAGMA cache_spill = OFF")
         insert = try storing("cannot prepare the tiles table") { try database.prepare("INSERT OR REPLACE INTO tiles VALUES (?, ?, ?, ?)") }
     }
 
@@ -139,6 +135,59 @@ public final class MBTilesWriter {
             try insert.bind(data, at: 4)
             try insert.step()
         }
+    }
+
+    /// Commits the tiles written since the last commit (for callers that write no blocks, whose
+    /// uncommitted tiles would otherwise all wait in memory).
+    public func commit() throws {
+        guard inTransaction else { return }
+        try execute("COMMIT")
+        inTransaction = false
+    }
+
+    /// The run a partial file records, or nil when it holds none (or cannot be read).
+    private static func recordedRun(in file: String, mode: SQLiteDatabase.Mode) -> [RunField]? {
+        var recorded: [RunField]?
+        if let database = try? SQLiteDatabase(path: file, mode: mode) {
+            try? database.forEachRow("SELECT name, value FROM meridian_run ORDER BY rowid") {
+                recorded = (recorded ?? []) + [($0.text(0), $0.text(1))]
+            }
+        }
+        return recorded
+    }
+
+    /// The run recorded in a copy of the partial file and its hot journal, made beside it:
+    /// opening the copy rolls back the copy's journal, not the file's.
+    private static func recordedRunOfACopy(of partialPath: String) throws -> [RunField]? {
+        func failure(_ what: String = "cannot copy the interrupted run's file to read it") -> MeridianError {
+            MeridianError(.io, "\(what): \(String(cString: strerror(errno)))", at: SourceLocation(file: partialPath))
+        }
+        guard let file = TemporaryFiles.create(partialPath + ".reading-XXXXXX") else { throw failure() }
+        // SQLite finds a database's journal by its name: the copy's is the copy's name and "-journal".
+        let journal = file.path + "-journal"
+        let journalFD = open(journal, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        defer {
+            for (fd, path) in [(file.fd, file.path), (journalFD, journal)] where fd >= 0 {
+                close(fd)
+                unlink(path)
+                TemporaryFiles.forget(path)
+            }
+        }
+        TemporaryFiles.removeOnSignal(file.path)
+        guard journalFD >= 0 else { throw failure() }
+        TemporaryFiles.removeOnSignal(journal)
+        for (source, target) in [(partialPath, file.fd), (partialPath + "-journal", journalFD)] {
+            let from = open(source, O_RDONLY | O_CLOEXEC)
+            guard from >= 0 else { throw failure("cannot read the interrupted run's file") }
+            defer { close(from) }
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+                if count == 0 { break }
+                guard count > 0, buffer.withUnsafeBytes({ Glibc.write(target, $0.baseAddress, count) }) == count else { throw failure() }
+            }
+        }
+        return recordedRun(in: file.path, mode: .readWriteSerialized)
     }
 
     /// Marks `block` complete with the `tiles` it stored, and commits the block's transaction.

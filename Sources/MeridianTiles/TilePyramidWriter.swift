@@ -22,6 +22,7 @@ public final class TilePyramidWriter {
     /// Where a folder's tiles are written until ``finish(_:)`` renames it to ``path``.
     private let staging: String?
     private var finished = false
+    private var uncommittedBytes = 0
 
     /// Whether `path` names an MBTiles file.
     public static func isMBTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".mbtiles") }
@@ -77,6 +78,13 @@ public final class TilePyramidWriter {
         let stored = tileType == .mvt && (mbtiles != nil || pmtiles != nil) ? try Gzip.compress(bytes) : bytes
         if let mbtiles {
             try mbtiles.write(tile, data: stored)
+            // The MBTiles writer keeps uncommitted tiles in memory (a block's worth, for resumable
+            // raster runs): commit every few megabytes, as this pyramid has no blocks.
+            uncommittedBytes += stored.count
+            if uncommittedBytes >= 8 << 20 {
+                try mbtiles.commit()
+                uncommittedBytes = 0
+            }
         } else if let pmtiles {
             try pmtiles.write(tile, stored)
         } else {

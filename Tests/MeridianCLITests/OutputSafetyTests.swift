@@ -1,5 +1,6 @@
 import Foundation
 import MeridianFormats
+import MeridianTiles
 import Testing
 
 #if canImport(Glibc)
@@ -140,6 +141,51 @@ import Glibc
             let again = try meridian(["tile", chart, out.path, "--resume"] + options)
             #expect(again.status == ExitStatus.usage && again.stderr.contains("no interrupted Meridian run"), "\(again.stderr)")
             #expect(try Data(contentsOf: out) == finished)
+        }
+    }
+
+    /// A partial file whose last transaction was cut off after SQLite had written some of its
+    /// pages into the file (here made so on purpose: a transaction that drops the run's table,
+    /// spilled by a one-page cache, then the process gone) reads only with its hot journal rolled
+    /// back. A refused resume reads it so without changing a byte of the file or its journal;
+    /// the right resume rolls it back and finishes as a clean run does.
+    @Test func mbtilesResumeReadsATornFileWithoutTouchingIt() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "14-17", "--jobs", "1", "--no-cutline", "-q"]
+            let clean = folder.appendingPathComponent("clean.mbtiles"), out = folder.appendingPathComponent("chart.mbtiles")
+            #expect(try meridian(["tile", chart, clean.path] + options).status == 0)
+            let partial = folder.appendingPathComponent(".chart.mbtiles.meridian-partial")
+            let journal = URL(fileURLWithPath: partial.path + "-journal")
+            let stopped = try TileCommandTests.tileStoppedPartWay([chart, out.path] + options, signal: SIGINT) {
+                ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
+            }
+            #expect(stopped.stopped, "the run ended before it could be interrupted")
+            let tear = """
+                import os, sqlite3, sys
+                db = sqlite3.connect(sys.argv[1], isolation_level=None)
+                db.execute("PRAGMA cache_size = 1")
+                db.execute("BEGIN")
+                db.execute("DROP TABLE meridian_run")
+                for x in range(200):
+                    db.execute("INSERT INTO tiles VALUES (30, ?, 0, zeroblob(8000))", (x,))
+                os._exit(0)
+                """
+            #expect(try run("/usr/bin/python3", ["-c", tear, partial.path]).status == 0)
+            #expect(FileManager.default.fileExists(atPath: journal.path), "no hot journal was left")
+            let (fileBefore, journalBefore) = (try Data(contentsOf: partial), try Data(contentsOf: journal))
+            let listing = contents(of: folder)
+
+            let other = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path, "--resume"] + options)
+            #expect(other.status == ExitStatus.usage && other.stderr.contains("input: was"), "\(other.stderr)")
+            #expect(try Data(contentsOf: partial) == fileBefore)
+            #expect(try Data(contentsOf: journal) == journalBefore)
+            #expect(contents(of: folder) == listing, "the copy read was left behind")
+
+            let resumed = try meridian(["tile", chart, out.path, "--resume"] + options)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let (a, b) = (try MBTilesFile(path: clean.path), try MBTilesFile(path: out.path))
+            #expect(try a.allTiles() == b.allTiles() && a.metadata == b.metadata)
+            #expect(contents(of: folder) == ["chart.mbtiles", "clean.mbtiles"])
         }
     }
 }

@@ -63,6 +63,13 @@ public final class TemporaryFiles: @unchecked Sendable {
         return file
     }
 
+    /// Adds `path` to the files a signal removes, for a file made some other way than
+    /// ``scratch(_:suffix:)``; ``forget(_:)`` takes it off once it is removed or in place.
+    public static func removeOnSignal(_ path: String) { shared.register(path) }
+
+    /// Takes `path` off the files a signal removes.
+    public static func forget(_ path: String) { shared.unregister(path) }
+
     /// Adds `path` to the files a signal removes (the first 64 registered at once are covered).
     func register(_ path: String) {
         lock.withLock { _ in

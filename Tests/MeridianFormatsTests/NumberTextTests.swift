@@ -108,10 +108,13 @@ import Glibc
         #expect(accepted > 50_000)
         #expect(parsePlainDecimal("117.703607903955,4.1")?.end == 16)
         #expect(parsePlainDecimal("-0")?.value.sign == .minus)
+        // Past 2^53 (Eisel-Lemire's share): GeoJSON's 17- and 18-digit coordinates.
+        for text in ["9007199254740993", "117.703607903955245", "-69.510088751999945", "0.123456789012345678"] {
+            #expect(parsePlainDecimal(text)?.value.bitPattern == parse(text)?.value.bitPattern, "\(text)")
+        }
     }
 
-    @Test(arguments: ["", "-", "01", "-01", "1.", ".5", "+1", "1e5", "1.5E-3", "12345678901234567890", "0.00000000000000000001",
-                      "9007199254740993"])
+    @Test(arguments: ["", "-", "01", "-01", "1.", ".5", "+1", "1e5", "1.5E-3", "12345678901234567890", "0.00000000000000000001"])
     func plainDecimalReaderRefusesWhatItCannotReadExactly(_ text: String) {
         #expect(parsePlainDecimal(text) == nil)
     }

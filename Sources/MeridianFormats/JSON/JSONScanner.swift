@@ -399,9 +399,21 @@ final class JSONScanner {
     }
 
     /// Parses a number as a double, bit-exactly (correctly rounded), keeping the sign of -0.
+    ///
+    /// Coordinates are almost all plain decimals: those are read in one pass where they lie in
+    /// the buffer (``NumberText/parsePlainDecimal(_:from:)``), when the byte after them is there
+    /// to show they ended; anything else goes the general way, which delimits the token first.
     @inline(__always)
     func parseDouble() throws -> Double {
-        try parseNumber().value
+        _ = try peek()  // skip whitespace
+        let available = input.limit - input.position
+        let text = UnsafeBufferPointer(start: input.base + input.position, count: available)
+        if let (value, end) = NumberText.parsePlainDecimal(text, from: 0),
+           end < available ? !NumberText.isNumberByte(text[end]) : input.reachedEnd {
+            input.position += end
+            return value
+        }
+        return try parseNumber().value
     }
 
     func parseNumber() throws -> Number {

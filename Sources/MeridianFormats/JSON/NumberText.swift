@@ -42,6 +42,15 @@ enum NumberText {
         return ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
     }
 
+    /// Powers of ten as integers, 10^0 to 10^19 (the largest `UInt64` holds). Written out: a
+    /// table computed at start would be checked for initialisation at every use.
+    static let integerPowersOfTen: [UInt64] = [
+        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
+        10_000_000_000, 100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000,
+        1_000_000_000_000_000, 10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000,
+        10_000_000_000_000_000_000,
+    ]
+
     /// Exact powers of ten representable as doubles (10^22 is the largest); the printer uses them too.
     static let powersOfTen: [Double] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -158,14 +167,15 @@ enum NumberText {
     }
 
     /// A plain decimal starting at `start` in `t` (an optional minus, digits without leading
-    /// zeros, an optional fraction; no exponent, at most 19 digits, at most 2^53 without its
-    /// point) and the offset just past it; nil for anything else.
+    /// zeros, an optional fraction; no exponent, at most 19 digits) and the offset just past it;
+    /// nil for anything else.
     ///
     /// For the numbers of coordinate lists, which are almost all of this form: one pass over the
     /// bytes, where delimiting the token first and then calling ``parse(_:)`` took two, and no
-    /// grammar cases to test. Every number it accepts takes Clinger's fast path in ``parse(_:)``
-    /// with the same digits and power of ten, so the double is the same bit for bit; callers
-    /// hand what it refuses (and tokens that do not end where it stopped) to ``parse(_:)``.
+    /// grammar cases to test. The digits and power of ten are those ``parse(_:)`` finds, and they
+    /// go to the same conversions (Clinger's fast path, else Eisel-Lemire), so the double is the
+    /// same bit for bit; callers hand what it refuses (and tokens that do not end where it
+    /// stopped) to ``parse(_:)``.
     /// - Parameters:
     ///   - t: The text.
     ///   - start: Where the number begins.
@@ -177,40 +187,71 @@ enum NumberText {
         let negative = i < n && t[i] == UInt8(ascii: "-")
         if negative { i += 1 }
         // Every digit is kept, leading zeros of the fraction included: with at most 19 of them
-        // the mantissa cannot overflow, and the power of ten is the fraction's length.
+        // the mantissa cannot overflow (past 19 it may wrap, and the number is refused), and the
+        // power of ten is the fraction's length.
         var mantissa: UInt64 = 0
         let integerStart = i
-        while i + 8 <= n, i - integerStart <= 11, let eight = eightDigits(t.baseAddress! + i) {
-            mantissa = mantissa &* 100_000_000 &+ eight
-            i += 8
-        }
-        while i < n, let d = digit(t[i]) {
-            mantissa = mantissa &* 10 &+ d
-            i += 1
-        }
-        let integerDigits = i - integerStart
+        let integerDigits = accumulateDigits(t, &i, into: &mantissa)
         // "0" alone, or digits not starting with 0 (JSON's rule, which `parse` applies).
         guard integerDigits > 0, integerDigits == 1 || t[integerStart] != UInt8(ascii: "0") else { return nil }
         var fractionDigits = 0
         if i < n, t[i] == UInt8(ascii: ".") {
             i += 1
-            let fractionStart = i
-            while i + 8 <= n, integerDigits + i - fractionStart <= 11, let eight = eightDigits(t.baseAddress! + i) {
-                mantissa = mantissa &* 100_000_000 &+ eight
-                i += 8
-            }
-            while i < n, let d = digit(t[i]) {
-                mantissa = mantissa &* 10 &+ d
-                i += 1
-            }
-            fractionDigits = i - fractionStart
+            fractionDigits = accumulateDigits(t, &i, into: &mantissa)
             guard fractionDigits > 0 else { return nil }
         }
         if i < n, t[i] == UInt8(ascii: "e") || t[i] == UInt8(ascii: "E") { return nil }
-        guard integerDigits + fractionDigits <= 19, mantissa <= 1 << 53, fractionDigits <= 22 else { return nil }
-        var value = Double(mantissa)
-        if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
+        guard integerDigits + fractionDigits <= 19 else { return nil }
+        var value: Double
+        if mantissa <= 1 << 53 && fractionDigits <= 22 {
+            value = Double(mantissa)
+            if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
+        } else {
+            // Leading zeros of the fraction are in `fractionDigits` but add nothing to the
+            // mantissa, so this is the w · 10^q that `parse` hands Eisel-Lemire.
+            guard let exact = eiselLemire(mantissa, -fractionDigits) else { return nil }
+            value = exact
+        }
         return (negative ? -value : value, i)
+    }
+
+    /// Reads the digits from `i` on into `mantissa` (ten times over for each, wrapping past 19
+    /// digits) and moves `i` past them; returns how many there were.
+    @inline(__always)
+    private static func accumulateDigits(_ t: UnsafeBufferPointer<UInt8>, _ i: inout Int, into mantissa: inout UInt64) -> Int {
+        let n = t.count, start = i
+        while i + 8 <= n {
+            let (count, value) = leadingDigits(t.baseAddress! + i)
+            mantissa = mantissa &* integerPowersOfTen[count] &+ value
+            i += count
+            if count < 8 { return i - start }
+        }
+        while i < n, let d = digit(t[i]) {
+            mantissa = mantissa &* 10 &+ d
+            i += 1
+        }
+        return i - start
+    }
+
+    /// How many of the eight bytes at `p` are digits before the first that is not, and the value
+    /// of those digits: one load and a few operations on all eight at once, where a loop took a
+    /// compare and a branch per digit (a coordinate's fraction has 7 to 15).
+    @inline(__always)
+    private static func leadingDigits(_ p: UnsafePointer<UInt8>) -> (count: Int, value: UInt64) {
+        let bytes = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        // Digits become the bytes 0...9, and only digits do (xor is one to one). A byte is not a
+        // digit when it is 10 or more: adding 0x76 sets its top bit then, or it had it already.
+        // A carry out of a byte reaches only bytes after it, after the first non-digit.
+        let x = bytes ^ 0x3030_3030_3030_3030
+        let notDigits = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
+        let count = notDigits.trailingZeroBitCount >> 3
+        guard count > 0 else { return (0, 0) }
+        // The digits moved to the high bytes, zeros below: the same number with leading zeros
+        // (the first byte in memory is the most significant digit), combined as eightDigits does.
+        var value = x &<< UInt64(64 - 8 * count)
+        value = (value &* 2561) >> 8
+        value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        return (count, ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32)
     }
 
     /// The correctly rounded double nearest to `w` × 10^`q`, or nil in the rare case the 128-bit

@@ -132,17 +132,11 @@ public final class GeoJSONWriter: FeatureWriter {
     }
 
     private func writePositions(_ positions: [Position]) {
-        emitter.openArray()
-        for p in positions { writePosition(p) }
-        emitter.closeArray()
+        emitter.positions(positions, precision: options.precision)
     }
 
     private func writePosition(_ p: Position) {
-        emitter.openArray(inline: true)
-        emitter.coordinate(p.longitude, precision: options.precision)
-        emitter.coordinate(p.latitude, precision: options.precision)
-        if let altitude = p.altitude { emitter.coordinate(altitude, precision: options.precision) }
-        emitter.closeArray()
+        emitter.position(p, precision: options.precision)
     }
 }
 

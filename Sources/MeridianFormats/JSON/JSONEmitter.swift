@@ -151,6 +151,38 @@ final class JSONEmitter {
         writeCoordinate(d, precision: precision)
     }
 
+    /// Writes a position as an array of two or three numbers (on one line when pretty).
+    func position(_ p: Position, precision: Int?) {
+        openArray(inline: true)
+        coordinate(p.longitude, precision: precision)
+        coordinate(p.latitude, precision: precision)
+        if let altitude = p.altitude { coordinate(altitude, precision: precision) }
+        closeArray()
+    }
+
+    /// Writes a list of positions as an array of arrays. In compact mode the bytes go straight
+    /// out (`[[x,y],[x,y,z]]`: positions are almost all of a file, and a frame opened and closed
+    /// for each one was a fifth of the writing); pretty mode goes element by element.
+    func positions(_ list: [Position], precision: Int?) {
+        openArray()
+        if pretty {
+            for p in list { position(p, precision: precision) }
+        } else {
+            for (i, p) in list.enumerated() {
+                sink.write(i == 0 ? "[" as StaticString : ",[" as StaticString)
+                sink.writeCoordinate(p.longitude, precision: precision)
+                sink.write(byte: UInt8(ascii: ","))
+                sink.writeCoordinate(p.latitude, precision: precision)
+                if let altitude = p.altitude {
+                    sink.write(byte: UInt8(ascii: ","))
+                    sink.writeCoordinate(altitude, precision: precision)
+                }
+                sink.write(byte: UInt8(ascii: "]"))
+            }
+        }
+        closeArray()
+    }
+
     // MARK: Scalars
 
     /// A JSON string, escaping only what JSON requires (quotes, backslashes, control characters).

@@ -19,6 +19,8 @@ final class KMLContext {
     /// SimpleField types by field name, from every Schema so far (togeojson's document-global rule).
     private(set) var fieldTypes: [String: String] = [:]
     private(set) var styleCount = 0
+    /// Where each `<coordinates>` is read before it becomes an array.
+    let coordinateScratch = KMLCoordinates.Scratch()
 
     init(file: String, diagnostics: DiagnosticHandler?) {
         self.file = file

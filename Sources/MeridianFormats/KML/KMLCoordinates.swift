@@ -8,13 +8,50 @@ import MeridianGeometry
 /// "1.") are accepted too.
 enum KMLCoordinates {
     struct Result {
-        var positions: [Position] = []
+        var positions: [Position]
         /// Tuples with fewer than two numbers, or text that is not a number: skipped.
         var skipped = 0
     }
 
-    static func parse(_ bytes: [UInt8]) -> Result {
-        bytes.withUnsafeBufferPointer { parse($0) }
+    /// Where positions are gathered while one `<coordinates>` is read, kept from one to the next
+    /// (a reader keeps one): the result is then copied once into an array of the right size,
+    /// where appending to a new array grew and copied it again and again on a large ring.
+    final class Scratch {
+        fileprivate var storage: UnsafeMutablePointer<Position>
+        fileprivate var capacity: Int
+        fileprivate var count = 0
+
+        init(capacity: Int = 1024) {
+            self.capacity = capacity
+            storage = .allocate(capacity: capacity)
+        }
+
+        deinit { storage.deallocate() }
+
+        @inline(__always)
+        fileprivate func append(_ position: Position) {
+            if count == capacity { grow() }
+            (storage + count).initialize(to: position)
+            count += 1
+        }
+
+        private func grow() {
+            let larger = UnsafeMutablePointer<Position>.allocate(capacity: capacity * 2)
+            larger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = larger
+            capacity *= 2
+        }
+
+        /// The positions gathered, as an array of exactly their number; the scratch is empty again.
+        fileprivate func take() -> [Position] {
+            defer { count = 0 }  // Position is a plain value: nothing to deinitialize
+            return Array(UnsafeBufferPointer(start: storage, count: count))
+        }
+    }
+
+    static func parse(_ bytes: [UInt8], into scratch: Scratch = Scratch()) -> Result {
+        bytes.withUnsafeBufferPointer { parse($0, into: scratch) }
     }
 
     /// The tuple being read: up to three numbers kept (a fourth, M, is dropped as togeojson does).
@@ -35,20 +72,21 @@ enum KMLCoordinates {
             count += 1
         }
 
-        /// Appends the tuple to `result` (or counts it as skipped) and starts the next one.
-        mutating func finish(into result: inout Result) {
+        /// Appends the tuple to `positions` (or counts it as `skipped`) and starts the next one.
+        @inline(__always)
+        mutating func finish(into positions: Scratch, skipped: inout Int) {
             if count >= 2 && !broken {
-                result.positions.append(Position(longitude: x, latitude: y, altitude: count > 2 ? z : nil))
+                positions.append(Position(longitude: x, latitude: y, altitude: count > 2 ? z : nil))
             } else if count > 0 || broken {
-                result.skipped += 1
+                skipped += 1
             }
             count = 0
             broken = false
         }
     }
 
-    static func parse(_ t: UnsafeBufferPointer<UInt8>) -> Result {
-        var result = Result()
+    static func parse(_ t: UnsafeBufferPointer<UInt8>, into scratch: Scratch) -> Result {
+        var skipped = 0
         var tuple = Tuple()
         var i = 0
         let n = t.count
@@ -79,12 +117,12 @@ enum KMLCoordinates {
             if j < n && t[j] == UInt8(ascii: ",") {
                 i = j + 1
             } else {
-                tuple.finish(into: &result)
+                tuple.finish(into: scratch, skipped: &skipped)
                 i = j
             }
         }
-        tuple.finish(into: &result)
-        return result
+        tuple.finish(into: scratch, skipped: &skipped)
+        return Result(positions: scratch.take(), skipped: skipped)
     }
 
     /// A number in KML's text: JSON's grammar first (exact and fast), then the looser forms.

@@ -10,6 +10,9 @@ import MeridianGeometry
 /// shared Styles, StyleMaps and Schemas are kept (they are small and referenced by id);
 /// Documents and Folders are tracked as a stack of containers with their names.
 final class KMLDocumentBuilder: XMLEventHandler {
+    // State touched on every element is marked @exclusivity(unchecked): one thread uses it, and the
+    // run-time access checks cost about 5% of reading a large KML file.
+
     /// A Document or Folder that is open.
     final class Container {
         let kind: String
@@ -42,14 +45,14 @@ final class KMLDocumentBuilder: XMLEventHandler {
     var onContainerStart: ((Container) -> Void)?
     var onContainerEnd: ((Container) -> Void)?
 
-    private(set) var containerStack: [Container] = []
+    @exclusivity(unchecked) private(set) var containerStack: [Container] = []
     /// Folders opened so far.
-    private(set) var folderCount = 0
+    @exclusivity(unchecked) private(set) var folderCount = 0
     /// The elements being built, innermost last.
-    private var captureStack: [XMLElement] = []
+    @exclusivity(unchecked) private var captureStack: [XMLElement] = []
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
-    private var prefixes: [String: String] = [:]
-    private var canonicalNames: [String: String] = [:]
+    @exclusivity(unchecked) private var prefixes: [String: String] = [:]
+    @exclusivity(unchecked) private var canonicalNames: [String: String] = [:]
     private var warnedAboutCase = false
     /// The first Document's own members (its name becomes the collection's name).
     private(set) var documentName: String?
@@ -64,8 +67,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
     /// times over (a Placemark's SimpleData, a MultiGeometry's Polygons), and comparing the bytes
     /// with the last name is cheaper than making a String of them and hashing it.
     /// (`lastRawName` keeps its storage from one name to the next; nil `lastName`: none yet.)
-    private var lastRawName: [UInt8] = []
-    private var lastName: String?
+    @exclusivity(unchecked) private var lastRawName: [UInt8] = []
+    @exclusivity(unchecked) private var lastName: String?
 
     private func canonicalName(_ raw: UnsafePointer<CChar>) -> String {
         let length = strlen(raw)
@@ -148,8 +151,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
     }
 
     /// Inside a CDATA section: its text also goes to the element's `cdataSections`.
-    private var inCDATA = false
-    private var cdataStarted = false
+    @exclusivity(unchecked) private var inCDATA = false
+    @exclusivity(unchecked) private var cdataStarted = false
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) {
         guard let element = captureStack.last else { return }

@@ -81,7 +81,7 @@ struct KMLGeometryReader {
     /// The positions of a `<coordinates>` element, warning about tuples that were not numbers.
     func positions(_ coordinates: XMLElement?, in parent: XMLElement) -> [Position] {
         guard let coordinates else { return [] }
-        let parsed = KMLCoordinates.parse(coordinates.textBytes)
+        let parsed = KMLCoordinates.parse(coordinates.textBytes, into: context.coordinateScratch)
         if parsed.skipped > 0 {
             context.warn("\(parsed.skipped) coordinate tuple(s) in a \(parent.name) are not numbers and were skipped",
                          line: coordinates.line)

@@ -1,17 +1,20 @@
 /// A small element tree, built by the KML reader for one Placemark, Style or Schema at a time
 /// (never for a whole document), so memory stays bounded by the largest single feature.
 final class XMLElement {
+    // State touched on every element is marked @exclusivity(unchecked): one thread uses it, and the
+    // run-time access checks cost about 5% of reading a large KML file.
+
     /// The element's name with KML's own namespace dropped (`Placemark`) and Google's extension
     /// namespace written `gx:` (`gx:Track`), whatever prefixes the file used.
     let name: String
     let attributes: XMLAttributes
-    private(set) var children: [XMLElement] = []
+    @exclusivity(unchecked) private(set) var children: [XMLElement] = []
     /// The element's own character data (not its children's), as bytes: coordinates stay bytes
     /// until they are parsed into numbers.
-    var textBytes: [UInt8] = []
+    @exclusivity(unchecked) var textBytes: [UInt8] = []
     /// The element's own CDATA sections, each whole, in order (empty ones are not recorded):
     /// KML marks HTML descriptions this way.
-    var cdataSections: [[UInt8]] = []
+    @exclusivity(unchecked) var cdataSections: [[UInt8]] = []
     /// Where the element starts, for messages.
     let line: Int
 
@@ -23,7 +26,7 @@ final class XMLElement {
 
     /// For each child, how much of `textBytes` came before it, so text and children interleave
     /// again in `textContent`.
-    private var childTextOffsets: [Int] = []
+    @exclusivity(unchecked) private var childTextOffsets: [Int] = []
 
     func append(_ child: XMLElement) {
         children.append(child)
@@ -67,7 +70,7 @@ final class XMLElement {
     }
 
     /// Built by `descendant(_:)`; valid because a tree is complete before anyone searches it.
-    private var firstDescendants: [String: XMLElement]?
+    @exclusivity(unchecked) private var firstDescendants: [String: XMLElement]?
 
     /// The element's own text, as a string.
     var text: String { String(decoding: textBytes, as: UTF8.self) }

@@ -21,19 +21,22 @@ protocol XMLEventHandler: AnyObject {
 /// - Errors carry expat's line and column (made 1-based). UTF-16 is checked by Meridian first
 ///   (UTF16Check), since expat's versions disagree on broken UTF-16.
 final class XMLEventParser {
+    // State touched on every element is marked @exclusivity(unchecked): one thread uses it, and the
+    // run-time access checks cost about 5% of reading a large KML file.
+
     private let parser: OpaquePointer
     private unowned let handler: any XMLEventHandler
     let name: String
     /// Set by a callback that must stop the parse; thrown after `XML_Parse` returns.
-    private var callbackError: MeridianError?
+    @exclusivity(unchecked) private var callbackError: MeridianError?
     /// Bytes of text since the last tag: a text node larger than `BufferedInput.maximumTokenSize`
     /// is refused, as a JSON string is, before the readers' copies of it exhaust memory.
-    private var textRun = 0
+    @exclusivity(unchecked) private var textRun = 0
     /// How deep elements may nest: the readers build and free element trees recursively, so a
     /// document nested deeper than any real one is refused before it can exhaust the stack.
     private let maximumDepth: Int
     /// The depth of the element being started or ended (1 for the root).
-    private(set) var depth = 0
+    @exclusivity(unchecked) private(set) var depth = 0
 
     init(name: String, handler: any XMLEventHandler, maximumDepth: Int) {
         self.name = name
@@ -110,9 +113,9 @@ final class XMLEventParser {
         XML_StopParser(parser, XML_FALSE)
     }
 
-    private var bytesParsed = 0
+    @exclusivity(unchecked) private var bytesParsed = 0
     /// UTF-16 checked here rather than by expat, whose versions disagree (see UTF16Check).
-    private var utf16 = UTF16Check()
+    @exclusivity(unchecked) private var utf16 = UTF16Check()
 
     /// Feeds `input` to the parser chunk by chunk until `enough()` says so or the input ends;
     /// returns true once the whole input has been parsed.

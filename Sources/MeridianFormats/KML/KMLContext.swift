@@ -5,51 +5,27 @@ import Darwin
 #endif
 import MeridianGeometry
 
-/// What a KML document has said so far that later features depend on (shared styles, style
-/// maps, schema field types), and the conversion of one feature element into a `Feature`.
-final class KMLContext {
-    let file: String
-    let diagnostics: DiagnosticHandler?
-    weak var parser: XMLEventParser?
-
+/// What a KML document has defined so far that its features refer to: shared styles, style
+/// maps, schema field types (and, in a KMZ, the other documents' styles).
+///
+/// A value, so that each feature is converted with a copy of the definitions as they stood when
+/// the feature ended, on another thread while the document reads on (copies share storage
+/// until the reading side adds a definition).
+struct KMLDefinitions {
     /// Shared styles by `#id`, as simplestyle properties.
     private(set) var styles: [String: JSONObject] = [:]
     /// StyleMaps by `#id`: the styleUrl of their first Pair (the `normal` one, in practice).
     private(set) var styleMaps: [String: String] = [:]
     /// SimpleField types by field name, from every Schema so far (togeojson's document-global rule).
     private(set) var fieldTypes: [String: String] = [:]
+    /// Styles of the other KML documents in a KMZ, by `path#id` (for styleUrl="styles.kml#id").
+    var externalStyles: [String: JSONObject] = [:]
     private(set) var styleCount = 0
-    /// Where each `<coordinates>` is read before it becomes an array.
-    let coordinateScratch = KMLCoordinates.Scratch()
-
-    init(file: String, diagnostics: DiagnosticHandler?) {
-        self.file = file
-        self.diagnostics = diagnostics
-    }
-
-    func warn(_ message: String, line: Int) {
-        diagnostics?(Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)))
-    }
-
-    /// Warnings that would repeat for every ring of a big file are given once, at the first.
-    private var warnedOnce: Set<String> = []
-
-    func warnOnce(_ kind: String, _ message: String, line: Int) {
-        if warnedOnce.insert(kind).inserted { warn(message, line: line) }
-    }
-
-    func noteUnclosedRing(line: Int) {
-        warnOnce("unclosed", "a LinearRing is not closed; closing it (and any others like it)", line: line)
-    }
-
-    func noteDroppedRing(line: Int) {
-        warnOnce("short", "a LinearRing has fewer than 4 positions; dropping it (and any others like it)", line: line)
-    }
 
     static func normalizedID(_ id: String) -> String { id.hasPrefix("#") ? id : "#" + id }
 
     /// Takes in a shared Style, StyleMap or Schema.
-    func register(_ element: XMLElement) {
+    mutating func register(_ element: XMLElement) {
         switch element.name {
         case "Style":
             styleCount += 1
@@ -76,9 +52,6 @@ final class KMLContext {
             break
         }
     }
-
-    /// Styles of the other KML documents in a KMZ, by `path#id` (for styleUrl="styles.kml#id").
-    var externalStyles: [String: JSONObject] = [:]
 
     /// Every style this document defines, resolved through its StyleMaps, by id (no `#`).
     var resolvedStyles: [String: JSONObject] {
@@ -121,13 +94,81 @@ final class KMLContext {
             return .string(text)
         }
     }
+}
+
+/// The reading side's state: the definitions so far, and where the document's own warnings go
+/// (in order with the features, through the reader's pipeline).
+final class KMLContext {
+    let file: String
+    var definitions = KMLDefinitions()
+    /// Receives each warning; set by the reader.
+    var report: (Diagnostic) -> Void = { _ in }
+
+    init(file: String) {
+        self.file = file
+    }
+
+    func warn(_ message: String, line: Int) {
+        report(Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)))
+    }
+}
+
+/// Turns one feature element (a Placemark, GroundOverlay or NetworkLink tree) into a `Feature`,
+/// with the document's definitions as they stood when it ended. Used by one thread at a time:
+/// the reader's conversion thread, one feature after another in document order.
+final class KMLFeatureConverter {
+    let file: String
+    /// The definitions the feature being converted sees.
+    var definitions = KMLDefinitions()
+    /// Warnings about the feature being converted, handed out with it.
+    private(set) var diagnostics: [Diagnostic] = []
+    /// Warnings that would repeat for every ring of a big file are given once, at the first.
+    private var warnedOnce: Set<String> = []
+    /// Where each `<coordinates>` is read before it becomes an array.
+    let coordinateScratch = KMLCoordinates.Scratch()
+
+    init(file: String) {
+        self.file = file
+    }
+
+    func warn(_ message: String, line: Int) {
+        diagnostics.append(Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)))
+    }
+
+    func warnOnce(_ kind: String, _ message: String, line: Int) {
+        if warnedOnce.insert(kind).inserted { warn(message, line: line) }
+    }
+
+    func noteUnclosedRing(line: Int) {
+        warnOnce("unclosed", "a LinearRing is not closed; closing it (and any others like it)", line: line)
+    }
+
+    func noteDroppedRing(line: Int) {
+        warnOnce("short", "a LinearRing has fewer than 4 positions; dropping it (and any others like it)", line: line)
+    }
+
+    func typedValue(_ text: String, field: String) -> JSONValue { definitions.typedValue(text, field: field) }
 
     // MARK: - Features
 
     /// The feature an element becomes, and for a GroundOverlay with an image and a place, the
     /// overlay itself.
-    func feature(from element: XMLElement, in containers: [KMLDocumentBuilder.Container],
-                 options: KMLReadOptions) -> (Feature, KMLGroundOverlay?)? {
+    /// - Parameters:
+    ///   - element: The feature's element tree.
+    ///   - folders: The names of the Folders it sits in, outermost first.
+    ///   - definitions: The document's definitions when the element ended.
+    ///   - options: Whether the folders become a `folder` property.
+    /// - Returns: The feature and overlay, and the warnings the conversion gave (nil feature for
+    ///   elements without a place on the map).
+    func convert(_ element: XMLElement, folders: [String], definitions: KMLDefinitions, options: KMLReadOptions)
+        -> (converted: (Feature, KMLGroundOverlay?)?, diagnostics: [Diagnostic]) {
+        self.definitions = definitions
+        diagnostics = []
+        let converted = feature(from: element, folders: folders, options: options)
+        return (converted, diagnostics)
+    }
+
+    private func feature(from element: XMLElement, folders: [String], options: KMLReadOptions) -> (Feature, KMLGroundOverlay?)? {
         var feature: Feature
         var overlay: KMLGroundOverlay?
         switch element.name {
@@ -137,7 +178,6 @@ final class KMLContext {
         default: return nil  // PhotoOverlay, ScreenOverlay: no place on the map
         }
         if let id = element.attributes["id"], !id.isEmpty { feature.id = .string(id) }
-        let folders = containers.filter { $0.kind == "Folder" }.map { $0.name ?? "" }
         if !folders.isEmpty, options.folders == .flat {
             feature.properties?["folder"] = .string(folders.joined(separator: "/"))
         }
@@ -154,9 +194,9 @@ final class KMLContext {
             properties["description"] = ["@type": "html", "value": .string(String(decoding: html, as: UTF8.self))]
         }
         if let url = element.descendant("styleUrl")?.textContent, !url.isEmpty {
-            let normalized = Self.normalizedID(url)
+            let normalized = KMLDefinitions.normalizedID(url)
             properties["styleUrl"] = .string(normalized)
-            if let shared = sharedStyle(normalized) { properties.merge(shared) { _, new in new } }
+            if let shared = definitions.sharedStyle(normalized) { properties.merge(shared) { _, new in new } }
         }
         properties.merge(KMLStyles.properties(of: element)) { _, new in new }
     }
@@ -190,7 +230,7 @@ final class KMLContext {
         var properties = JSONObject()
         commonProperties(element, into: &properties)
         extendedDataAndTimes(element, into: &properties)
-        let geometry = KMLGeometryReader(context: self).read(element)
+        let geometry = KMLGeometryReader(converter: self).read(element)
         var coordinateProperties = JSONObject()
         if geometry.times.count == 1 {
             coordinateProperties["times"] = .array(geometry.times[0].map(JSONValue.string))
@@ -229,7 +269,7 @@ final class KMLContext {
         var bbox: BoundingBox?
         if let quad = element.descendant("gx:LatLonQuad") {
             // KML lists a quad's corners from the image's lower-left, counter-clockwise.
-            let quadCorners = KMLGeometryReader(context: self).positions(quad.child("coordinates"), in: quad)
+            let quadCorners = KMLGeometryReader(converter: self).positions(quad.child("coordinates"), in: quad)
             if quadCorners.count >= 4 { corners = [quadCorners[3], quadCorners[2], quadCorners[1], quadCorners[0]] }
         } else if let box = element.descendant("LatLonBox"), let bounds = Self.bounds(of: box) {
             bbox = bounds

@@ -39,8 +39,9 @@ final class KMLDocumentBuilder: XMLEventHandler {
 
     weak var parser: XMLEventParser?
     let context: KMLContext
-    /// Called for each feature element as it ends, with the containers it sits in.
-    var onFeature: ((XMLElement, [Container]) -> Void)?
+    /// Called for each feature element as it ends, with the containers it sits in and the bytes
+    /// of text in it.
+    var onFeature: ((XMLElement, [Container], Int) -> Void)?
     /// Called when a container opens and closes (the folder tree listens).
     var onContainerStart: ((Container) -> Void)?
     var onContainerEnd: ((Container) -> Void)?
@@ -50,6 +51,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
     @exclusivity(unchecked) private(set) var folderCount = 0
     /// The elements being built, innermost last.
     @exclusivity(unchecked) private var captureStack: [XMLElement] = []
+    /// Bytes of text in the tree being built.
+    @exclusivity(unchecked) private var capturedBytes = 0
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
     @exclusivity(unchecked) private var prefixes: [String: String] = [:]
     @exclusivity(unchecked) private var canonicalNames: [String: String] = [:]
@@ -121,6 +124,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         if Self.capturedRoots.contains(name) || !containerStack.isEmpty {
             // A feature or shared style, or a member of a Document or Folder (its name, …).
             captureStack.append(XMLElement(name: name, attributes: attributeMap, line: line))
+            capturedBytes = 0
         }
         // Anything else outside containers (the <kml> root, NetworkLinkControl) is passed over.
     }
@@ -136,10 +140,10 @@ final class KMLDocumentBuilder: XMLEventHandler {
         guard captureStack.isEmpty else { return }  // still inside a captured tree
         switch element.name {
         case "Style", "StyleMap", "Schema", "gx:CascadingStyle":
-            context.register(element)
+            context.definitions.register(element)
             if let container = containerStack.last, element.name != "Schema" { container.meta.append(element) }
         case _ where Self.features.contains(element.name):
-            onFeature?(element, containerStack)
+            onFeature?(element, containerStack, capturedBytes)
         default:
             if let container = containerStack.last {
                 container.meta.append(element)
@@ -157,6 +161,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
     func characters(_ text: UnsafeBufferPointer<UInt8>) {
         guard let element = captureStack.last else { return }
         element.textBytes.append(contentsOf: text)
+        capturedBytes += text.count
         if inCDATA {
             if cdataStarted {
                 element.cdataSections.append([])

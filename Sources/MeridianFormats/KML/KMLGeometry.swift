@@ -5,7 +5,7 @@ import MeridianGeometry
 /// parts of one type make a Multi* geometry (not a GeometryCollection); a two-point track is a
 /// line (as togeojson 7.1.3 has it); a Model becomes a Point at its Location.
 struct KMLGeometryReader {
-    let context: KMLContext
+    let converter: KMLFeatureConverter
 
     /// What a Placemark's geometry elements give.
     struct Result {
@@ -81,9 +81,9 @@ struct KMLGeometryReader {
     /// The positions of a `<coordinates>` element, warning about tuples that were not numbers.
     func positions(_ coordinates: XMLElement?, in parent: XMLElement) -> [Position] {
         guard let coordinates else { return [] }
-        let parsed = KMLCoordinates.parse(coordinates.textBytes, into: context.coordinateScratch)
+        let parsed = KMLCoordinates.parse(coordinates.textBytes, into: converter.coordinateScratch)
         if parsed.skipped > 0 {
-            context.warn("\(parsed.skipped) coordinate tuple(s) in a \(parent.name) are not numbers and were skipped",
+            converter.warn("\(parsed.skipped) coordinate tuple(s) in a \(parent.name) are not numbers and were skipped",
                          line: coordinates.line)
         }
         return parsed.positions
@@ -100,12 +100,12 @@ struct KMLGeometryReader {
             var ring = positions(ringElement.child("coordinates"), in: ringElement)
             if let first = ring.first, let last = ring.last, !first.isIdentical(to: last) {
                 ring.append(first)
-                context.noteUnclosedRing(line: ringElement.line)
+                converter.noteUnclosedRing(line: ringElement.line)
             }
             if ring.count >= 4 {
                 rings.append(ring)
             } else {
-                context.noteDroppedRing(line: ringElement.line)
+                converter.noteDroppedRing(line: ringElement.line)
             }
         }
         return rings.isEmpty ? nil : Polygon(rings)
@@ -128,7 +128,7 @@ struct KMLGeometryReader {
         var arrays: [(String, [JSONValue])] = []
         for array in element.descendants("gx:SimpleArrayData") {
             let name = array.attributes["name"] ?? ""
-            arrays.append((name, array.children("gx:value").map { context.typedValue($0.textContent, field: name) }))
+            arrays.append((name, array.children("gx:value").map { converter.typedValue($0.textContent, field: name) }))
         }
         if !arrays.isEmpty { result.arrays.append(arrays) }
     }

@@ -1,4 +1,3 @@
-import DequeModule
 import MeridianGeometry
 import OrderedCollections
 
@@ -15,13 +14,21 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     private let builder: KMLDocumentBuilder
     private let context: KMLContext
     private let options: KMLReadOptions
-    /// Features waiting to be handed out, each with the GroundOverlay it came from, if any.
-    private var queue = Deque<(feature: Feature, overlay: KMLGroundOverlay?)>()
+    private let diagnostics: DiagnosticHandler?
+    /// Feature trees converted on a second thread while expat reads on, and everything else the
+    /// reader hands out, in document order.
+    private let pipeline: KMLConversionPipeline
     /// The GroundOverlay behind the feature ``next()`` returned last, when it came from one with an
     /// image and a place; nil for every other feature.
     public private(set) var groundOverlay: KMLGroundOverlay?
-    private var finished = false
-    private var started = false
+    /// Whether expat has read the whole document (or stopped at an error).
+    private var parsed = false
+    /// What stopped the reading side, thrown once everything before it has been handed out.
+    private var failure: Error?
+    /// Items queued by the reading side since it was last asked to read on.
+    private var queued = 0
+    /// Whether the reading side has queued a feature yet.
+    private var sawFeature = false
     /// Document members that came after the features; KML has none, so this stays empty.
     public private(set) var trailingMetadata = CollectionMetadata()
     /// The folder tree, when `options.folders == .tree` (built as the document is read).
@@ -45,23 +52,35 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         self.input = input
         self.options = options
         layer = readOptions.layer
-        context = KMLContext(file: input.name, diagnostics: readOptions.diagnostics)
+        diagnostics = readOptions.diagnostics
+        context = KMLContext(file: input.name)
         builder = KMLDocumentBuilder(context: context)
         parser = XMLEventParser(name: input.name, handler: builder, maximumDepth: KMLDocumentBuilder.maximumDepth)
+        pipeline = KMLConversionPipeline(file: input.name, options: options)
         builder.parser = parser
-        context.parser = parser
         if options.folders == .tree { folderTree = KMLFolderTree() }
-        builder.onFeature = { [unowned self] element, containers in
-            guard let (feature, overlay) = context.feature(from: element, in: containers, options: options) else { return }
-            if let layer, !containers.contains(where: { $0.name == layer }) { return }
-            folderTree?.add(feature)
-            queue.append((feature, overlay))
+        context.report = { [unowned self] in enqueue(.diagnostic($0)) }
+        builder.onFeature = { [unowned self] element, containers, size in
+            let kept = layer.map { layer in containers.contains { $0.name == layer } } ?? true
+            let folders = containers.filter { $0.kind == "Folder" }.map { $0.name ?? "" }
+            do {
+                try pipeline.convert(.init(element: element, folders: folders, definitions: context.definitions, kept: kept, size: size))
+                queued += 1
+                sawFeature = true
+            } catch {
+                parser.stop(error as? MeridianError ?? MeridianError(.io, "\(error)"))
+            }
         }
-        builder.onContainerStart = { [unowned self] in folderTree?.open($0) }
+        builder.onContainerStart = { [unowned self] in enqueue(.containerStart($0)) }
         builder.onContainerEnd = { [unowned self] container in
-            folderTree?.close(container)
+            enqueue(.containerEnd(container))
             noteLayer(container.name)
         }
+    }
+
+    private func enqueue(_ event: KMLConversionPipeline.Event) {
+        pipeline.pass(event)
+        queued += 1
     }
 
     /// Notes a container's name as it ends: whether it is the layer asked for, else what to list.
@@ -79,22 +98,29 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
 
     /// Styles of other documents (in a KMZ), by `path#id`.
     var externalStyles: [String: JSONObject] {
-        get { context.externalStyles }
-        set { context.externalStyles = newValue }
+        get { context.definitions.externalStyles }
+        set { context.definitions.externalStyles = newValue }
     }
 
     /// The document's own styles by id, resolved through StyleMaps.
-    var styles: [String: JSONObject] { context.resolvedStyles }
+    var styles: [String: JSONObject] { context.definitions.resolvedStyles }
 
     /// Folders and styles seen so far (all of them once `next()` has returned nil).
     public var statistics: KMLStatistics {
-        KMLStatistics(folders: builder.folderCount, styles: context.styleCount)
+        KMLStatistics(folders: builder.folderCount, styles: context.definitions.styleCount)
     }
 
     /// Reads as far as the first feature and returns the document's `name`, if it has one.
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
-        try fillQueue()
+        while !parsed && !sawFeature { readOn() }
+        if !sawFeature, let failure {
+            // No feature came before the error: hand out the warnings that did, then stop.
+            while let event = pipeline.take() {
+                if case .diagnostic(let diagnostic) = event { diagnostics?(diagnostic) }
+            }
+            throw failure
+        }
         var members = JSONObject()
         if let name = builder.documentName { members["name"] = .string(name) }
         return CollectionMetadata(members: members)
@@ -105,20 +131,53 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, or ``LayerSelection`` at the end
     ///   when the layer asked for was never found.
     public func next() throws -> Feature? {
-        try fillQueue()
-        let next = queue.popFirst()
-        groundOverlay = next?.overlay
-        return next?.feature
+        while true {
+            // What is converted goes out first; the reading side reads on while there is room,
+            // and waits for the conversion only when it cannot.
+            var event = pipeline.takeIfReady()
+            if event == nil {
+                if !parsed && pipeline.hasRoom {
+                    readOn()
+                    continue
+                }
+                event = pipeline.take()
+            }
+            guard let event else { return try finish() }
+            switch event {
+            case .feature(let converted, let warnings, let kept):
+                warnings.forEach { diagnostics?($0) }
+                guard let (feature, overlay) = converted, kept else { continue }
+                folderTree?.add(feature)
+                groundOverlay = overlay
+                return feature
+            case .containerStart(let container): folderTree?.open(container)
+            case .containerEnd(let container): folderTree?.close(container)
+            case .diagnostic(let diagnostic): diagnostics?(diagnostic)
+            }
+        }
     }
 
-    /// Feeds expat until a feature is waiting or the input ends. At the end, a `layer` that was
-    /// never seen is an error (no feature came out, so none was written).
-    private func fillQueue() throws {
-        guard !finished else { return }
-        finished = try parser.feed(from: input) { !queue.isEmpty }
-        if finished, let layer, !layerFound {
+    /// Feeds expat until it has queued something or the input ends; an error is kept until
+    /// everything queued before it has been handed out.
+    private func readOn() {
+        queued = 0
+        do {
+            parsed = try parser.feed(from: input) { queued > 0 }
+        } catch {
+            failure = error
+            parsed = true
+        }
+    }
+
+    /// The end of the document: the error that stopped it, or a `layer` that was never seen
+    /// (no feature came out, so none was written), or nil.
+    private func finish() throws -> Feature? {
+        groundOverlay = nil
+        if let failure { throw failure }
+        if let layer, !layerFound {
             throw LayerSelection.unknown(layer, among: Array(layerNames), more: moreLayerNames, in: input.name)
         }
+        return nil
     }
 }
 

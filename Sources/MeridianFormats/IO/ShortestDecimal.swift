@@ -97,16 +97,18 @@ enum ShortestDecimal {
             scale -= 1
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { scratch in
-            // All 24 places (with leading zeros) in three groups of eight; the digits are the
-            // last `count` of them.
+            // The digits at the end of a row of 24 places, in groups of eight (only the groups
+            // they reach are written).
             let row = scratch.baseAddress!
             // The moves below read up to 24 bytes past the digits: zeros, never stale memory.
             UnsafeMutableRawPointer(row + 24).initializeMemory(as: UInt64.self, repeating: 0, count: 3)
-            let upper = digits / 100_000_000
-            storeEightDigits(upper / 100_000_000, at: row)
-            storeEightDigits(upper % 100_000_000, at: row + 8)
-            storeEightDigits(digits % 100_000_000, at: row + 16)
             let count = decimalLength(digits)
+            storeEightDigits(digits % 100_000_000, at: row + 16)
+            if count > 8 {
+                let upper = digits / 100_000_000
+                storeEightDigits(upper % 100_000_000, at: row + 8)
+                if count > 16 { storeEightDigits(upper / 100_000_000, at: row) }
+            }
             let first = row + 24 - count
             if scale >= count {
                 // Below one: "0." and the zeros after the point.

@@ -237,6 +237,30 @@ public final class BufferedInput {
         }
     }
 
+    /// Moves the next bytes, at most `buffer.count`, into `buffer` and consumes them: what is
+    /// buffered first, then straight from the file or source, not through this input's own
+    /// buffer (for a parser that reads into a buffer of its own, as expat does). 0 at the end.
+    public func moveBytes(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if limit > position {
+            let count = min(limit - position, buffer.count)
+            buffer.copyMemory(from: UnsafeRawBufferPointer(start: base + position, count: count))
+            position += count
+            return count
+        }
+        while !reachedEnd {
+            let n = try source.map { try $0(buffer) } ?? read(fd, buffer.baseAddress, buffer.count)
+            if n > 0 {
+                offsetOfBase += n  // consumed, never in `base`
+                return n
+            } else if n == 0 {
+                reachedEnd = true
+            } else if errno != EINTR {
+                throw MeridianError(.io, "read failed: \(String(cString: strerror(errno)))", at: SourceLocation(file: name))
+            }
+        }
+        return 0
+    }
+
     /// Hands every remaining byte, chunk by chunk, to `body` (a push parser such as expat).
     public func forEachChunk(_ body: (UnsafeBufferPointer<UInt8>, _ isLast: Bool) throws -> Void) throws {
         while true {

@@ -121,26 +121,26 @@ final class XMLEventParser {
     /// returns true once the whole input has been parsed.
     func feed(from input: BufferedInput, until enough: () -> Bool) throws -> Bool {
         while !enough() {
-            let available = try input.fill(atLeast: 1)
-            let isFinal = input.reachedEnd
-            let chunk = UnsafeBufferPointer(start: input.base + input.position, count: available)
-            try parse(chunk, isFinal: isFinal)
-            input.consume(available)
+            // Read straight into expat's own buffer (XML_Parse would copy each chunk into it).
+            guard let buffer = XML_GetBuffer(parser, Int32(input.chunkSize)) else {
+                throw MeridianError(.io, "the XML parser cannot get memory for the next chunk", at: SourceLocation(file: name))
+            }
+            let count = try input.moveBytes(into: UnsafeMutableRawBufferPointer(start: buffer, count: input.chunkSize))
+            let isFinal = count == 0
+            try parse(UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: count), isFinal: isFinal)
             if isFinal { return true }
         }
         return false
     }
 
-    /// Feeds one chunk; `isFinal` for the last one.
-    func parse(_ chunk: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws {
+    /// Parses the chunk just read into expat's buffer (`XML_GetBuffer`); `isFinal` at the end.
+    private func parse(_ chunk: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws {
         if let problem = utf16.check(chunk, isFinal: isFinal) {
             throw MeridianError(.badInput, problem.message, at: SourceLocation(file: name, line: problem.line, column: problem.column),
                                 hint: problem.hint)
         }
         bytesParsed += chunk.count
-        let status = chunk.withMemoryRebound(to: CChar.self) { bytes in
-            XML_Parse(parser, bytes.baseAddress, Int32(bytes.count), isFinal ? 1 : 0)
-        }
+        let status = XML_ParseBuffer(parser, Int32(chunk.count), isFinal ? 1 : 0)
         if let callbackError { throw callbackError }
         guard status != XML_STATUS_ERROR else {
             let code = XML_GetErrorCode(parser)

@@ -17,7 +17,22 @@ struct KMLDefinitions {
     /// StyleMaps by `#id`: the styleUrl of their first Pair (the `normal` one, in practice).
     private(set) var styleMaps: [String: String] = [:]
     /// SimpleField types by field name, from every Schema so far (togeojson's document-global rule).
-    private(set) var fieldTypes: [String: String] = [:]
+    private(set) var fieldTypes: [String: FieldType] = [:]
+
+    /// What a SimpleField's `type` makes of its values.
+    enum FieldType {
+        case integer, real, bool, string
+
+        /// KML's type names (xsd's, in practice); any other reads as a string.
+        init(_ name: String) {
+            switch name {
+            case "int", "uint", "short", "ushort", "long", "ulong": self = .integer
+            case "float", "double": self = .real
+            case "bool": self = .bool
+            default: self = .string
+            }
+        }
+    }
     /// Styles of the other KML documents in a KMZ, by `path#id` (for styleUrl="styles.kml#id").
     var externalStyles: [String: JSONObject] = [:]
     private(set) var styleCount = 0
@@ -46,7 +61,7 @@ struct KMLDefinitions {
             }
         case "Schema":
             for field in element.descendants("SimpleField") + element.descendants("gx:SimpleArrayField") {
-                if let name = field.attributes["name"] { fieldTypes[name] = field.attributes["type"] ?? "string" }
+                if let name = field.attributes["name"] { fieldTypes[name] = FieldType(field.attributes["type"] ?? "string") }
             }
         default:
             break
@@ -72,25 +87,26 @@ struct KMLDefinitions {
     /// A SimpleData value typed by its SimpleField: integers and reals as numbers, bool as
     /// true/false, empty as null, anything else (or a value that does not parse) as the string.
     func typedValue(_ text: String, field: String) -> JSONValue {
-        let type = fieldTypes[field]
         // An empty value of a typed field is no value (togeojson's Number("") makes it 0, and
         // gives a string field ""): a field is declared so that each value has its type, and
         // text has no other way to say null. (Blanks are text in a string field.)
-        if let type, type == "string" ? text.isEmpty : text.trimmingWhitespace().isEmpty { return .null }
+        guard let type = fieldTypes[field] else { return .string(text) }
+        if type == .string { return text.isEmpty ? .null : .string(text) }
+        let trimmed = text.trimmingWhitespace()
+        if trimmed.isEmpty { return .null }
         switch type {
-        case "int", "uint", "short", "ushort", "long", "ulong":
-            let trimmed = text.trimmingWhitespace()
+        case .integer:
             if let integer = Int64(trimmed) { return .integer(integer) }
             return JSNumber.parseFloat(trimmed).map(JSNumber.value) ?? .string(text)
-        case "float", "double":
-            return JSNumber.parseFloat(text).map(JSNumber.value) ?? .string(text)
-        case "bool":
-            switch text.trimmingWhitespace().lowercased() {
+        case .real:
+            return JSNumber.parseFloat(trimmed).map(JSNumber.value) ?? .string(text)
+        case .bool:
+            switch trimmed.lowercased() {
             case "1", "true": return .bool(true)
             case "0", "false": return .bool(false)
             default: return .string(text)
             }
-        default:
+        case .string:
             return .string(text)
         }
     }
@@ -203,10 +219,13 @@ final class KMLFeatureConverter {
 
     private func extendedDataAndTimes(_ element: XMLElement, into properties: inout JSONObject) {
         if let extended = element.descendant("ExtendedData") {
-            for data in extended.descendants("Data") {
+            let data = extended.descendants("Data"), simpleData = extended.descendants("SimpleData")
+            // Room for them all at once: grown one by one, the table was rebuilt again and again.
+            properties.reserveCapacity(properties.count + data.count + simpleData.count)
+            for data in data {
                 properties[data.attributes["name"] ?? ""] = .string(data.descendant("value")?.textContent ?? "")
             }
-            for data in extended.descendants("SimpleData") {
+            for data in simpleData {
                 let name = data.attributes["name"] ?? ""
                 properties[name] = typedValue(data.textContent, field: name)
             }

@@ -86,7 +86,12 @@ extension Comparable {
 enum JSNumber {
     /// `parseFloat`: leading white space skipped, then the longest decimal prefix; nil for NaN.
     static func parseFloat(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
+        // Native strings are contiguous UTF-8: read in place, without a copy per value.
+        if let value = text.utf8.withContiguousStorageIfAvailable(parseFloat) { return value }
+        return Array(text.utf8).withUnsafeBufferPointer(parseFloat)
+    }
+
+    private static func parseFloat(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 }
         let start = i
@@ -105,7 +110,7 @@ enum JSNumber {
             while j < bytes.count, (bytes[j] &- 0x30) < 10 { j += 1 }
             if j > exponentStart { i = j }
         }
-        return bytes[start..<i].withUnsafeBufferPointer { KMLCoordinates.number($0) }
+        return KMLCoordinates.number(UnsafeBufferPointer(rebasing: bytes[start..<i]))
     }
 
     /// A number as JSON should carry it: integral values as integers (JavaScript prints `1`,

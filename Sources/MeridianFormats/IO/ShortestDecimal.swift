@@ -3,8 +3,10 @@
 ///
 /// Swift's printer (`_Float64ToASCII`, about 550 instructions a number) was a third of the
 /// writing thread's time on large conversions. Coordinates lie in a narrow range
-/// (`0.001 ≤ |x| < 10^15`, printed as plain decimals), where the digits come from Giulietti's
-/// Schubfach idea done in exact integer arithmetic:
+/// (`0.001 ≤ |x| < 10^15`, printed as plain decimals). Those that came from text of 15
+/// significant digits or fewer take one multiplication and one division
+/// (``atMostFifteenDigits(_:)``); the others (GeoJSON's 17-digit coordinates) get their digits
+/// from Giulietti's Schubfach idea done in exact integer arithmetic (``shortest(_:)``):
 ///
 /// - Scale `x = c · 2^-shift` by `10^j`, the smallest power of ten at least `2^shift`: one unit
 ///   of `x`'s last place becomes between 1 and 10 units of the scaled value `V`. In this range
@@ -33,10 +35,36 @@ enum ShortestDecimal {
     static func format(_ value: Double, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         let magnitude = value.magnitude
         // Swift prints plain decimals between 10^-4 and 2^53; this path keeps inside them.
-        guard magnitude >= 1e-3, magnitude < 1e15, let (digits, scale) = shortest(magnitude) else { return nil }
+        guard magnitude >= 1e-3, magnitude < 1e15,
+              let (digits, scale) = atMostFifteenDigits(magnitude) ?? shortest(magnitude) else { return nil }
         let sign = value.sign == .minus ? 1 : 0
         if sign == 1 { out[0] = UInt8(ascii: "-") }
         return sign + writeDecimal(digits, scale: scale, into: out + sign)
+    }
+
+    /// The digits when `x` (`0.001 ≤ x < 10^15`) reads back from a decimal of at most 15
+    /// significant digits, as a coordinate written with `%.15g` does (ogr2ogr's KML): then it is
+    /// the shortest, with no interval to work out. `m = round(x · 10^k)` for the `k` that leaves
+    /// 15 digits, kept when `m / 10^k` reads back as `x`. Both operations are exact or correctly
+    /// rounded (`m` and `10^k` are exact doubles), so `m · 10^-k` is a decimal of at most 15
+    /// digits that reads back as `x`; as any two such decimals read back as different doubles
+    /// (DBL_DIG), it is the only one, and no shorter one exists. Nil otherwise (an estimate of
+    /// the digits before the point that is off by one only misses, never gives a wrong digit).
+    @inline(__always)
+    static func atMostFifteenDigits(_ x: Double) -> (digits: UInt64, scale: Int)? {
+        let binaryExponent = Int(x.exponentBitPattern) - 1023  // `exponent` is a call, not inlined
+        var integerDigits = (binaryExponent * 78_913) >> 18 + 1
+        let powers = NumberText.powersOfTen
+        let nextPower = integerDigits >= 0 ? powers[integerDigits] : 1 / powers[-integerDigits]
+        if x >= nextPower { integerDigits += 1 }
+        let scale = 15 - integerDigits
+        guard scale >= 0, scale <= 22 else { return nil }
+        let power = powers[scale]
+        // Rounds to an integer without a call to libm's round: adding 2^52 leaves no bits for
+        // a fraction. Only for products below 2^52; larger ones fail the check below anyway.
+        let scaled = (x * power + 0x1p52) - 0x1p52
+        guard scaled < 1e15, scaled / power == x else { return nil }
+        return (UInt64(scaled), scale)
     }
 
     /// The shortest decimal `digits · 10^-scale` (trailing zeros possible) that reads back as

@@ -39,6 +39,8 @@ public final class GeoJSONReader: FeatureReader {
     /// The top-level object being read, kept while its `features` stream.
     private var topLevel: ObjectParts?
     private var warnedAboutExtraDimensions = false
+    /// Where each list of positions is gathered before it becomes an array.
+    private let positionScratch = PositionScratch()
 
     /// A reader over the GeoJSON that `input` holds; nothing is read until ``readMetadata()`` or
     /// ``next()``.
@@ -428,14 +430,15 @@ public final class GeoJSONReader: FeatureReader {
     }
 
     private func readPositions() throws -> [Position] {
-        var positions: [Position] = []
-        try scanner.parseArray { positions.append(try readPosition()) }
-        return positions
+        positionScratch.clear()
+        try scanner.parseArray { positionScratch.append(try readPosition()) }
+        return positionScratch.take()
     }
 
     /// `[longitude, latitude]` or `[longitude, latitude, altitude]`; further numbers are dropped
     /// with one warning per file (RFC 7946 §3.1.1 asks parsers to accept, not keep, them).
     private func readPosition() throws -> Position {
+        if let (x, y, z) = scanner.parsePlainPosition() { return Position(longitude: x, latitude: y, altitude: z) }
         guard try scanner.peek() == UInt8(ascii: "[") else {
             throw try scanner.unexpected(expected: "a position: an array of numbers")
         }

@@ -416,6 +416,39 @@ final class JSONScanner {
         return try parseNumber().value
     }
 
+    /// A position, `[x, y]` or `[x, y, z]` of plain decimals with spaces or tabs between, read
+    /// in one pass where it lies whole in the buffer; nil, with nothing consumed, for anything
+    /// else (a line break, another number form, a fourth number, the buffer's end), which the
+    /// caller reads the general way. Positions are most of a file, and the general way takes a
+    /// call and a test per bracket, comma and number.
+    @inline(__always)
+    func parsePlainPosition() -> (x: Double, y: Double, z: Double?)? {
+        let available = input.limit - input.position
+        let t = UnsafeBufferPointer(start: input.base + input.position, count: available)
+        var i = 0
+        @inline(__always) func skipBlanks() { while i < available && (t[i] == 0x20 || t[i] == 0x09) { i += 1 } }
+        @inline(__always) func at(_ byte: UInt8) -> Bool {
+            skipBlanks()
+            guard i < available, t[i] == byte else { return false }
+            i += 1
+            skipBlanks()
+            return true
+        }
+        guard at(UInt8(ascii: "[")), let (x, afterX) = NumberText.parsePlainDecimal(t, from: i) else { return nil }
+        i = afterX
+        guard at(UInt8(ascii: ",")), let (y, afterY) = NumberText.parsePlainDecimal(t, from: i) else { return nil }
+        i = afterY
+        var z: Double?
+        if at(UInt8(ascii: ",")) {
+            guard let (value, afterZ) = NumberText.parsePlainDecimal(t, from: i) else { return nil }
+            z = value
+            i = afterZ
+        }
+        guard at(UInt8(ascii: "]")) else { return nil }
+        input.position += i
+        return (x, y, z)
+    }
+
     func parseNumber() throws -> Number {
         _ = try peek()  // skip whitespace
         let start = mark

@@ -141,7 +141,7 @@ final class KMLFeatureConverter {
     /// Warnings that would repeat for every ring of a big file are given once, at the first.
     private var warnedOnce: Set<String> = []
     /// Where each `<coordinates>` is read before it becomes an array.
-    let coordinateScratch = KMLCoordinates.Scratch()
+    let coordinateScratch = PositionScratch()
 
     init(file: String) {
         self.file = file

@@ -13,44 +13,7 @@ enum KMLCoordinates {
         var skipped = 0
     }
 
-    /// Where positions are gathered while one `<coordinates>` is read, kept from one to the next
-    /// (a reader keeps one): the result is then copied once into an array of the right size,
-    /// where appending to a new array grew and copied it again and again on a large ring.
-    final class Scratch {
-        fileprivate var storage: UnsafeMutablePointer<Position>
-        fileprivate var capacity: Int
-        fileprivate var count = 0
-
-        init(capacity: Int = 1024) {
-            self.capacity = capacity
-            storage = .allocate(capacity: capacity)
-        }
-
-        deinit { storage.deallocate() }
-
-        @inline(__always)
-        fileprivate func append(_ position: Position) {
-            if count == capacity { grow() }
-            (storage + count).initialize(to: position)
-            count += 1
-        }
-
-        private func grow() {
-            let larger = UnsafeMutablePointer<Position>.allocate(capacity: capacity * 2)
-            larger.moveInitialize(from: storage, count: count)
-            storage.deallocate()
-            storage = larger
-            capacity *= 2
-        }
-
-        /// The positions gathered, as an array of exactly their number; the scratch is empty again.
-        fileprivate func take() -> [Position] {
-            defer { count = 0 }  // Position is a plain value: nothing to deinitialize
-            return Array(UnsafeBufferPointer(start: storage, count: count))
-        }
-    }
-
-    static func parse(_ bytes: [UInt8], into scratch: Scratch = Scratch()) -> Result {
+    static func parse(_ bytes: [UInt8], into scratch: PositionScratch = PositionScratch()) -> Result {
         bytes.withUnsafeBufferPointer { parse($0, into: scratch) }
     }
 
@@ -74,7 +37,7 @@ enum KMLCoordinates {
 
         /// Appends the tuple to `positions` (or counts it as `skipped`) and starts the next one.
         @inline(__always)
-        mutating func finish(into positions: Scratch, skipped: inout Int) {
+        mutating func finish(into positions: PositionScratch, skipped: inout Int) {
             if count >= 2 && !broken {
                 positions.append(Position(longitude: x, latitude: y, altitude: count > 2 ? z : nil))
             } else if count > 0 || broken {
@@ -85,7 +48,7 @@ enum KMLCoordinates {
         }
     }
 
-    static func parse(_ t: UnsafeBufferPointer<UInt8>, into scratch: Scratch) -> Result {
+    static func parse(_ t: UnsafeBufferPointer<UInt8>, into scratch: PositionScratch) -> Result {
         var skipped = 0
         var tuple = Tuple()
         var i = 0

@@ -40,7 +40,11 @@ compare() {
     echo "$label, $runs runs each, alternating"
     printf "  %-9s median %6.2f s   peak RSS %6.1f MB\n" meridian "$m_time" "$(calc "$m_rss / 1024")"
     printf "  %-9s median %6.2f s   peak RSS %6.1f MB   (%s)\n" "${other:-ogr2ogr}" "$o_time" "$(calc "$o_rss / 1024")" "${other_version:-$(ogr2ogr --version)}"
-    printf "  meridian is %.1fx faster and uses %.1fx less memory\n" "$(calc "$o_time / $m_time")" "$(calc "$o_rss / $m_rss")"
+    if [ "$(calc "($o_time >= $m_time) ? 1 : 0")" -eq 1 ]; then
+        printf "  meridian is %.1fx faster and uses %.1fx less memory\n" "$(calc "$o_time / $m_time")" "$(calc "$o_rss / $m_rss")"
+    else
+        printf "  meridian takes %.2fx the time of %s and uses %.1fx less memory\n" "$(calc "$m_time / $o_time")" "${other:-ogr2ogr}" "$(calc "$o_rss / $m_rss")"
+    fi
 }
 
 # Peak RSS of one meridian run on a big input, beside the small input's: memory must not grow.

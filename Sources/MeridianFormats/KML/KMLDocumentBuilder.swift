@@ -37,7 +37,10 @@ final class KMLDocumentBuilder: XMLEventHandler {
     static let containers: Set<String> = ["Document", "Folder"]
     static let features: Set<String> = ["Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay"]
 
-    weak var parser: XMLEventParser?
+    /// The parser feeding this builder, for line numbers. Not weak: a weak reference gives the
+    /// parser a side table, which makes every retain and release of it, once per callback, take
+    /// the slow path. The reader that owns the builder owns the parser too.
+    unowned(unsafe) var parser: XMLEventParser?
     let context: KMLContext
     /// Called for each feature element as it ends, with the containers it sits in and the bytes
     /// of text in it.

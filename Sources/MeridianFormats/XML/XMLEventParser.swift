@@ -25,7 +25,9 @@ final class XMLEventParser {
     // run-time access checks cost about 5% of reading a large KML file.
 
     private let parser: OpaquePointer
-    private unowned let handler: any XMLEventHandler
+    /// Not retained (its owner, the reader, holds both), and unchecked: a checked unowned
+    /// reference is looked up on every callback.
+    private unowned(unsafe) let handler: any XMLEventHandler
     let name: String
     /// Set by a callback that must stop the parse; thrown after `XML_Parse` returns.
     @exclusivity(unchecked) private var callbackError: MeridianError?

@@ -177,21 +177,26 @@ public enum TileFormat: String, Sendable, CaseIterable {
     }
 }
 
-/// Encodes and decodes tiles through GDAL drivers and /vsimem/, one per thread.
+/// Encodes tiles (PNG with `PNGEncoder`, JPEG and WebP through GDAL's drivers and /vsimem/)
+/// and decodes them (through GDAL), one per thread.
 final class TileCodec {
     let format: TileFormat
     /// What transparent pixels are laid over before encoding (opaque tiles); nil keeps alpha.
     let background: RGB?
+    /// How PNG rows are filtered: none for tiles of paletted rasters, else adaptively.
+    let pngFiltering: PNGEncoder.Filtering
     private let name: String
     private let driver: GDALDriverH
     /// In-memory rasters to encode from, by band count.
     private var scratch: [Int: GDALDataset] = [:]
+    private var pngEncoder: PNGEncoder?
     private let size: Int
 
-    init(format: TileFormat, size: Int, background: RGB? = nil) {
+    init(format: TileFormat, size: Int, background: RGB? = nil, pngFiltering: PNGEncoder.Filtering = .adaptive) {
         GDAL.setUp()
         self.format = format
         self.background = background
+        self.pngFiltering = pngFiltering
         self.size = size
         name = "/vsimem/meridian-tile-\(UUID().uuidString).\(format.fileExtension)"
         driver = GDALGetDriverByName(format.driver)
@@ -212,6 +217,13 @@ final class TileCodec {
         let image = background.map { image.flattened(onto: $0) } ?? image
         let keepAlpha = format != .jpeg && !image.isOpaque
         let bands = keepAlpha ? image.channels : image.colorChannels
+        if format == .png {
+            let encoder = try pngEncoder ?? PNGEncoder(filtering: pngFiltering)
+            pngEncoder = encoder
+            return try image.pixels.withUnsafeBufferPointer {
+                try encoder.encode($0, width: size, height: size, channels: bands, stride: image.channels)
+            }
+        }
         let dataset = try memDataset(bands: bands)
         let n = Int32(size), stride = Int32(image.channels)
         var pixels = image.pixels

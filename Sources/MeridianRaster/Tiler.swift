@@ -402,7 +402,8 @@ final class ThreadTools {
     init(tiler: Tiler, stageTimes: StageTimes) {
         self.tiler = tiler
         self.stageTimes = stageTimes
-        codec = TileCodec(format: tiler.options.format, size: tiler.options.tileSize, background: tiler.options.tileBackground)
+        codec = TileCodec(format: tiler.options.format, size: tiler.options.tileSize, background: tiler.options.tileBackground,
+                          pngFiltering: tiler.catalog.pngFiltering)
     }
 
     /// `chart`'s pixels in `tile`, with the catalog's colour channels; nil when it has none there.

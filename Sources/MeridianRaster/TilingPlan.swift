@@ -55,7 +55,8 @@ extension Tiler {
     public func plan(samples: Int = 4) throws -> TilingPlan {
         var planned: [TilingPlan.Chart] = []
         let stageTimes = StageTimes(enabled: false)
-        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
+        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground,
+                               pngFiltering: catalog.pngFiltering)
         var seconds = 0.0, sampled = 0, encodedBytes = 0, encodedTiles = 0
         for (index, chart) in catalog.charts.enumerated() {
             let b = chart.source.bounds

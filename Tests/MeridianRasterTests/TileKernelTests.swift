@@ -16,8 +16,9 @@ private struct SplitMix {
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
-/// The pieces of base tiles made fast (PNGEncoder.swift) against what they must equal: PNG
-/// files decoded by GDAL (libpng).
+/// The pieces of base tiles made fast (PNGEncoder.swift, SampledWarp.swift) against what they
+/// must equal: PNG files decoded by GDAL (libpng), integer division, and the sampler's plain
+/// per-sample definition.
 @Suite struct TileKernelTests {
     /// A tile of `colorChannels` + alpha: flat areas with a few colours (as a chart's), noise
     /// (as a photograph's), and transparent or half-transparent pixels unless `opaque`.
@@ -74,6 +75,96 @@ private struct SplitMix {
                 default: source
                 }
                 #expect(rgba == expected, "pixel \(i) of \(channels) channels")
+            }
+        }
+    }
+
+    @Test func exactDivisionIsIntegerDivision() {
+        // Every alpha sum a tile pixel can have (up to 8 × 8 samples of 255), with numerators
+        // at, around and between multiples of it, up to the largest sum of a colour channel.
+        var random = SplitMix(state: 3)
+        let largest = 64 * 255 * 255
+        var wrong: [(n: Int, divisor: Int)] = []
+        for divisor in 1...(64 * 255) {
+            let division = ExactDivision(by: divisor)
+            var numerators = [0, 1, divisor - 1, divisor, divisor + 1, largest - divisor / 2]
+            for _ in 0..<8 {
+                let multiple = random.below(largest / divisor + 1) * divisor
+                numerators += [multiple, max(0, multiple - 1), multiple + 1, random.below(largest)]
+            }
+            for n in numerators where Int(division.rounded(n)) != ((n + divisor / 2) / divisor) & 0xFF { wrong.append((n, divisor)) }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
+    /// `SampleAverager` computed plainly: every sample's position the running sum of the cell's
+    /// step, looked up in the window (transparent outside), summed with alpha weights.
+    static func plainAverages(grid: PositionGrid, window: SourceWindow, size: Int, samples k: Int, colorChannels: Int) -> [UInt8] {
+        let channels = colorChannels + 1
+        var out = [UInt8](repeating: 0, count: size * size * channels)
+        for py in 0..<size {
+            var sums = [Int](repeating: 0, count: size * 4)
+            for sy in 0..<k {
+                let v = Double(py) + (Double(sy) + 0.5) / Double(k)
+                let gj = min(grid.rows - 2, Int(v) / grid.step)
+                let fv = (v - Double(gj * grid.step)) / Double(grid.step)
+                let rowX = (0..<grid.columns).map { grid.xs[gj * grid.columns + $0] + (grid.xs[(gj + 1) * grid.columns + $0] - grid.xs[gj * grid.columns + $0]) * fv }
+                let rowY = (0..<grid.columns).map { grid.ys[gj * grid.columns + $0] + (grid.ys[(gj + 1) * grid.columns + $0] - grid.ys[gj * grid.columns + $0]) * fv }
+                let perCell = Double(grid.step * k)
+                for cell in 0..<(grid.columns - 1) {
+                    let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
+                    var x = rowX[cell] + dx * 0.5 - Double(window.x), y = rowY[cell] + dy * 0.5 - Double(window.y)
+                    for px in (cell * grid.step)..<((cell + 1) * grid.step) {
+                        for _ in 0..<k {
+                            if x >= 0 && y >= 0 && Int(x) < window.width && Int(y) < window.height {
+                                let p = (Int(y) * window.width + Int(x)) * 4
+                                let alpha = Int(window.rgba[p + 3])
+                                for c in 0..<3 { sums[px * 4 + c] += Int(window.rgba[p + c]) * alpha }
+                                sums[px * 4 + 3] += alpha
+                            }
+                            x += dx
+                            y += dy
+                        }
+                    }
+                }
+            }
+            for px in 0..<size where sums[px * 4 + 3] > 0 {
+                let alphaSum = sums[px * 4 + 3], o = (py * size + px) * channels
+                for c in 0..<colorChannels { out[o + c] = UInt8((sums[px * 4 + c] + alphaSum / 2) / alphaSum) }
+                out[o + colorChannels] = UInt8((alphaSum + k * k / 2) / (k * k))
+            }
+        }
+        return out
+    }
+
+    /// Tiles over a window at several scales and turns, partly off its edges, with grids of
+    /// 16 and 4 pixels, 1 to 8 samples a pixel: the sampler's fast path (cells inside one
+    /// window row) and its checked path must both give the plain definition's pixels.
+    @Test(arguments: [(1, 16, 0.3), (4, 16, 0.6), (4, 4, 1.4), (5, 16, 1.1), (8, 16, 2.7)])
+    func samplerMatchesItsPlainDefinition(samples: Int, step: Int, scale: Double) {
+        var random = SplitMix(state: UInt64(samples * 100 + step))
+        let size = 64
+        let window = SourceWindow(x: 3, y: 5, width: 150, height: 140, rgba: (0..<(150 * 140 * 4)).map { i in
+            i % 4 == 3 ? [0, 255, 255, 255, UInt8(random.below(256))][random.below(5)] : UInt8(random.below(256))
+        })
+        let columns = size / step + 1
+        for turn in [0.0, 0.01, -0.2] {
+            // A slightly curved mapping from tile pixels to source pixels, starting left of and
+            // above the window so that some cells fall partly outside it.
+            var xs: [Double] = [], ys: [Double] = []
+            for j in 0..<columns {
+                for i in 0..<columns {
+                    let u = Double(i * step), v = Double(j * step)
+                    xs.append(-4.3 + scale * (u * cos(turn) - v * sin(turn)) + 1e-4 * u * v)
+                    ys.append(-2.1 + scale * (u * sin(turn) + v * cos(turn)) + 2e-4 * u * u)
+                }
+            }
+            let grid = PositionGrid(step: step, columns: columns, rows: columns, xs: xs, ys: ys)
+            for colorChannels in [1, 3] {
+                let averager = SampleAverager(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
+                let expected = Self.plainAverages(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
+                let differing = zip(averager.pixels(), expected).filter { $0 != $1 }.count
+                #expect(differing == 0, "turn \(turn), \(colorChannels) colour channels: \(differing) bytes differ")
             }
         }
     }

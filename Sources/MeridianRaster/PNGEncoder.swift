@@ -70,11 +70,20 @@ final class PNGEncoder {
             row.baseAddress!.update(from: source.baseAddress!, count: row.count)
             return
         }
-        var i = 0, o = 0
-        while o < row.count {
-            for c in 0..<channels { row[o + c] = source[i + c] }
-            i += stride
-            o += channels
+        // Opaque tiles lose their alpha: RGB from RGBA, gray from gray and alpha, with the
+        // channel count a constant in each loop.
+        @inline(__always) func pack(_ channels: Int) {
+            var i = 0, o = 0
+            while o < row.count {
+                for c in 0..<channels { row[o + c] = source[i + c] }
+                i += stride
+                o += channels
+            }
+        }
+        switch channels {
+        case 1: pack(1)
+        case 3: pack(3)
+        default: pack(channels)
         }
     }
 
@@ -135,21 +144,23 @@ final class PNGEncoder {
         // 8 bits per channel; colour types 0 gray, 4 gray and alpha, 2 RGB, 6 RGBA; compression,
         // filter method and interlace 0.
         let header = Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height)) + [8, [0, 4, 2, 6][channels - 1], 0, 0, 0]
-        var file = signature + Self.chunk("IHDR", header)
+        let head = signature + Self.chunk("IHDR", header), tail = Self.chunk("IEND", [])
         // The IDAT chunk is compressed straight into place: length and type, data, CRC.
-        let dataStart = file.count + 8
+        let dataStart = head.count + 8
         let bound = libdeflate_zlib_compress_bound(compressor, dataCount)
-        file += [UInt8](repeating: 0, count: 8 + bound + 4)
-        let compressed = file.withUnsafeMutableBufferPointer { out in
-            filtered.withUnsafeBufferPointer { data in
-                libdeflate_zlib_compress(compressor, data.baseAddress, dataCount, out.baseAddress! + dataStart, bound)
+        return try [UInt8](unsafeUninitializedCapacity: dataStart + bound + 4 + tail.count) { file, count in
+            _ = file.initialize(from: head)
+            let compressed = filtered.withUnsafeBufferPointer { data in
+                libdeflate_zlib_compress(compressor, data.baseAddress, dataCount, file.baseAddress! + dataStart, bound)
             }
+            guard compressed > 0 else { throw MeridianError(.io, "cannot encode a tile: compression failed") }
+            let idat = Self.bigEndian(UInt32(compressed)) + Array("IDAT".utf8)
+            _ = UnsafeMutableBufferPointer(rebasing: file[(dataStart - 8)..<dataStart]).initialize(from: idat)
+            let crc = Self.bigEndian(libdeflate_crc32(0, file.baseAddress! + dataStart - 4, 4 + compressed))
+            count = dataStart + compressed
+            _ = UnsafeMutableBufferPointer(rebasing: file[count...]).initialize(from: crc + tail)
+            count += crc.count + tail.count
         }
-        guard compressed > 0 else { throw MeridianError(.io, "cannot encode a tile: compression failed") }
-        file.removeLast(bound - compressed + 4)
-        file.replaceSubrange((dataStart - 8)..<dataStart, with: Self.bigEndian(UInt32(compressed)) + Array("IDAT".utf8))
-        file += Self.bigEndian(Self.crc(file[(dataStart - 4)...]))
-        return file + Self.chunk("IEND", [])
     }
 
     /// A chunk: its data's length, its type, the data, and the CRC of type and data.

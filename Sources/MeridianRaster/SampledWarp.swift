@@ -84,28 +84,28 @@ extension TileRenderer {
 
     /// The window's pixels as 4 bytes each: R, G, B (or gray in the first), alpha.
     func readWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> [UInt8] {
-        var rgba = [UInt8](repeating: 255, count: w * h * 4)
         if let palette = source.palette {
-            // Indexes from the file itself, expanded through the colour table here.
-            var indexes = [UInt8](repeating: 0, count: w * h)
-            let status = indexes.withUnsafeMutableBytes {
-                GDALRasterIO(GDALGetRasterBand(file.handle, 1), GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), $0.baseAddress, Int32(w), Int32(h), GDT_Byte, 0, 0)
+            // Indexes from the file itself, expanded through the colour table here: an index's
+            // four bytes (the nodata index's alpha cleared) copied as one 32-bit word.
+            let indexes = try [UInt8](unsafeUninitializedCapacity: w * h) { buffer, count in
+                let status = GDALRasterIO(GDALGetRasterBand(file.handle, 1), GF_Read, Int32(x), Int32(y), Int32(w), Int32(h),
+                                          buffer.baseAddress, Int32(w), Int32(h), GDT_Byte, 0, 0)
+                guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
+                count = w * h
             }
-            guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
-            let noData = source.paletteNoData ?? -1
-            rgba.withUnsafeMutableBufferPointer { out in
-                palette.withUnsafeBufferPointer { lut in
-                    for i in 0..<indexes.count {
-                        let index = Int(indexes[i])
-                        out[4 * i] = lut[4 * index]
-                        out[4 * i + 1] = lut[4 * index + 1]
-                        out[4 * i + 2] = lut[4 * index + 2]
-                        out[4 * i + 3] = index == noData ? 0 : lut[4 * index + 3]
+            var colours = palette.withUnsafeBytes { table in (0..<256).map { table.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self) } }
+            if let noData = source.paletteNoData, colours.indices.contains(noData) { withUnsafeMutableBytes(of: &colours[noData]) { $0[3] = 0 } }
+            return [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, count in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                colours.withUnsafeBufferPointer { colour in
+                    indexes.withUnsafeBufferPointer { index in
+                        for i in index.indices { out.storeBytes(of: colour[Int(index[i])], toByteOffset: 4 * i, as: UInt32.self) }
                     }
                 }
+                count = w * h * 4
             }
-            return rgba
         }
+        var rgba = [UInt8](repeating: 255, count: w * h * 4)
         let bands = source.colorBands
         var map = bands.map { Int32($0) }
         if let alpha = source.alphaBand { map.append(Int32(alpha)) }
@@ -149,16 +149,24 @@ extension TileRenderer {
                 }
             }
             crossings.sort()
-            var inside = [Bool](repeating: false, count: w)
+            // Pixel centres x + 0.5 between two crossings (the first and second, the third and
+            // fourth, …) are inside; alpha is cleared from the end of one such span to the start
+            // of the next.
+            var outsideFrom = 0
+            func clear(upTo end: Int) {
+                if outsideFrom < end { for c in outsideFrom..<end { rgba[(row * w + c) * 4 + 3] = 0 } }
+            }
             var i = 0
             while i + 1 < crossings.count {
-                // Pixel centres x + 0.5 between the two crossings.
                 let from = max(0, Int((crossings[i] - 0.5 - Double(x)).rounded(.up)))
                 let to = min(w - 1, Int((crossings[i + 1] - 0.5 - Double(x)).rounded(.down)))
-                if from <= to { for c in from...to { inside[c] = true } }
+                if from <= to {
+                    clear(upTo: from)
+                    outsideFrom = max(outsideFrom, to + 1)
+                }
                 i += 2
             }
-            for c in 0..<w where !inside[c] { rgba[(row * w + c) * 4 + 3] = 0 }
+            clear(upTo: w)
         }
     }
 }

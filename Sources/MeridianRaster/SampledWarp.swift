@@ -274,12 +274,30 @@ struct SampleAverager {
             let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
             let x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
             let pixels = UnsafeMutableBufferPointer(rebasing: acc[(cell * step)..<((cell + 1) * step)])
-            if let row = window.rowHolding(y, dy, x, dx, samples: step * k) {
-                addSamples(inRow: row, x: x, dx: dx, from: src, to: pixels)
+            if let span = window.rowSpanHolding(y, dy, x, dx, samples: step * k) {
+                if let colour = Self.sameColour(in: span, of: window, src) {
+                    // Every sample of the cell falls on this one colour, wherever exactly.
+                    let value = colour.times(k)
+                    for pixel in pixels.indices { pixels[pixel].add(value) }
+                } else {
+                    addSamples(inRow: span.row, x: x, dx: dx, from: src, to: pixels)
+                }
             } else {
                 addSamples(x: x, dx: dx, y: y, dy: dy, from: src, to: pixels)
             }
         }
+    }
+
+    /// The colour of a row span whose pixels all have the same RGBA values (as charts have
+    /// over open water and land tints: most cells of a chart tile), premultiplied; else nil.
+    @inline(__always)
+    private static func sameColour(in span: WindowRowSpan, of window: SourceWindow, _ src: UnsafeBufferPointer<UInt8>) -> PremultipliedSample? {
+        let bytes = UnsafeRawBufferPointer(src), rowStart = span.row &* window.width
+        let first = bytes.loadUnaligned(fromByteOffset: (rowStart &+ span.columns.lowerBound) &* 4, as: UInt32.self)
+        for column in span.columns.dropFirst() where bytes.loadUnaligned(fromByteOffset: (rowStart &+ column) &* 4, as: UInt32.self) != first {
+            return nil
+        }
+        return PremultipliedSample(rgba: src, pixel: rowStart &+ span.columns.lowerBound)
     }
 
     /// A cell's samples, `samples` to each of `pixels`, at positions x, x + dx, x + 2 dx, … (each
@@ -348,15 +366,22 @@ struct SampleAverager {
     }
 }
 
+/// The pixels of one window row, from one column to another, that hold every sample of a cell.
+struct WindowRowSpan {
+    let row: Int
+    let columns: ClosedRange<Int>
+}
+
 extension SourceWindow {
-    /// The row of the window that holds all `samples` positions (x + n dx, y + n dy), each
-    /// the sum of the one before and the step, when they also all lie inside the window; else nil.
+    /// The pixels of one window row that hold all `samples` positions (x + n dx, y + n dy),
+    /// each the sum of the one before and the step, when there is such a row and the positions
+    /// all lie inside the window; else nil.
     ///
     /// Sums of the same step only ever move one way, so the first and the last positions bound
     /// them all; the last is estimated as first + (samples − 1) × step, within a millionth of a
     /// pixel of the sum (the rounding of at most 127 additions on coordinates below 2^24).
     @inline(__always)
-    func rowHolding(_ y: Double, _ dy: Double, _ x: Double, _ dx: Double, samples: Int) -> Int? {
+    func rowSpanHolding(_ y: Double, _ dy: Double, _ x: Double, _ dx: Double, samples: Int) -> WindowRowSpan? {
         let margin = 1e-6, last = Double(samples - 1)
         let yEnd = y + dy * last, xEnd = x + dx * last
         let top = min(y, yEnd) - margin, bottom = max(y, yEnd) + margin
@@ -364,7 +389,7 @@ extension SourceWindow {
         guard samples <= 128, width < 1 << 24, height < 1 << 24,
               top >= 0, left >= 0, bottom < Double(height), right < Double(width) else { return nil }
         let row = Int(top)
-        return Int(bottom) == row ? row : nil
+        return Int(bottom) == row ? WindowRowSpan(row: row, columns: Int(left)...Int(right)) : nil
     }
 }
 
@@ -409,6 +434,15 @@ struct PremultipliedSample {
         let a = UInt64(rgba[p + 3])
         redGreen = UInt64(rgba[p]) &* a | (UInt64(rgba[p + 1]) &* a) << 32
         blueAlpha = UInt64(rgba[p + 2]) &* a | a << 32
+    }
+
+    /// The sums of `count` samples of this one.
+    @inline(__always)
+    func times(_ count: Int) -> PremultipliedSample {
+        var product = PremultipliedSample()
+        product.redGreen = redGreen &* UInt64(count)
+        product.blueAlpha = blueAlpha &* UInt64(count)
+        return product
     }
 
     @inline(__always)

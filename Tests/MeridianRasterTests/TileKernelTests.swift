@@ -144,27 +144,36 @@ private struct SplitMix {
     func samplerMatchesItsPlainDefinition(samples: Int, step: Int, scale: Double) {
         var random = SplitMix(state: UInt64(samples * 100 + step))
         let size = 64
-        let window = SourceWindow(x: 3, y: 5, width: 150, height: 140, rgba: (0..<(150 * 140 * 4)).map { i in
+        // Noise, and flat areas as a chart's (runs of one colour, some transparent) with noise
+        // between them, so that cells fall on one colour, on several, and across the edges.
+        let noise = SourceWindow(x: 3, y: 5, width: 150, height: 140, rgba: (0..<(150 * 140 * 4)).map { i in
             i % 4 == 3 ? [0, 255, 255, 255, UInt8(random.below(256))][random.below(5)] : UInt8(random.below(256))
         })
+        let flat = SourceWindow(x: 3, y: 5, width: 150, height: 140, rgba: (0..<(150 * 140 * 4)).map { i in
+            let column = i / 4 % 150, row = i / 4 / 150, area = column / 23 + row / 17 * 7
+            if area % 5 == 4 { return UInt8(random.below(256)) }
+            return i % 4 == 3 ? (area % 3 == 0 ? 0 : 255) : UInt8(truncatingIfNeeded: area * 37 + i % 4 * 11)
+        })
         let columns = size / step + 1
-        for turn in [0.0, 0.01, -0.2] {
-            // A slightly curved mapping from tile pixels to source pixels, starting left of and
-            // above the window so that some cells fall partly outside it.
-            var xs: [Double] = [], ys: [Double] = []
-            for j in 0..<columns {
-                for i in 0..<columns {
-                    let u = Double(i * step), v = Double(j * step)
-                    xs.append(-4.3 + scale * (u * cos(turn) - v * sin(turn)) + 1e-4 * u * v)
-                    ys.append(-2.1 + scale * (u * sin(turn) + v * cos(turn)) + 2e-4 * u * u)
+        for window in [noise, flat] {
+            for turn in [0.0, 0.01, -0.2] {
+                // A slightly curved mapping from tile pixels to source pixels, starting left of and
+                // above the window so that some cells fall partly outside it.
+                var xs: [Double] = [], ys: [Double] = []
+                for j in 0..<columns {
+                    for i in 0..<columns {
+                        let u = Double(i * step), v = Double(j * step)
+                        xs.append(-4.3 + scale * (u * cos(turn) - v * sin(turn)) + 1e-4 * u * v)
+                        ys.append(-2.1 + scale * (u * sin(turn) + v * cos(turn)) + 2e-4 * u * u)
+                    }
                 }
-            }
-            let grid = PositionGrid(step: step, columns: columns, rows: columns, xs: xs, ys: ys)
-            for colorChannels in [1, 3] {
-                let averager = SampleAverager(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
-                let expected = Self.plainAverages(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
-                let differing = zip(averager.pixels(), expected).filter { $0 != $1 }.count
-                #expect(differing == 0, "turn \(turn), \(colorChannels) colour channels: \(differing) bytes differ")
+                let grid = PositionGrid(step: step, columns: columns, rows: columns, xs: xs, ys: ys)
+                for colorChannels in [1, 3] {
+                    let averager = SampleAverager(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
+                    let expected = Self.plainAverages(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
+                    let differing = zip(averager.pixels(), expected).filter { $0 != $1 }.count
+                    #expect(differing == 0, "turn \(turn), \(colorChannels) colour channels: \(differing) bytes differ")
+                }
             }
         }
     }

@@ -274,30 +274,34 @@ struct SampleAverager {
             let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
             let x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
             let pixels = UnsafeMutableBufferPointer(rebasing: acc[(cell * step)..<((cell + 1) * step)])
-            if let span = window.rowSpanHolding(y, dy, x, dx, samples: step * k) {
-                if let colour = Self.sameColour(in: span, of: window, src) {
-                    // Every sample of the cell falls on this one colour, wherever exactly.
-                    let value = colour.times(k)
-                    for pixel in pixels.indices { pixels[pixel].add(value) }
-                } else {
-                    addSamples(inRow: span.row, x: x, dx: dx, from: src, to: pixels)
-                }
+            let span = window.spanHolding(y, dy, x, dx, samples: step * k)
+            if let span, let colour = Self.sameColour(in: span, of: window, src) {
+                // Every sample of the cell falls on this one colour, wherever exactly.
+                let value = colour.times(k)
+                for pixel in pixels.indices { pixels[pixel].add(value) }
+            } else if let span, span.top == span.bottom {
+                addSamples(inRow: span.top, x: x, dx: dx, from: src, to: pixels)
             } else {
                 addSamples(x: x, dx: dx, y: y, dy: dy, from: src, to: pixels)
             }
         }
     }
 
-    /// The colour of a row span whose pixels all have the same RGBA values (as charts have
+    /// The colour of a window span whose pixels all have the same RGBA values (as charts have
     /// over open water and land tints: most cells of a chart tile), premultiplied; else nil.
     @inline(__always)
-    private static func sameColour(in span: WindowRowSpan, of window: SourceWindow, _ src: UnsafeBufferPointer<UInt8>) -> PremultipliedSample? {
-        let bytes = UnsafeRawBufferPointer(src), rowStart = span.row &* window.width
-        let first = bytes.loadUnaligned(fromByteOffset: (rowStart &+ span.columns.lowerBound) &* 4, as: UInt32.self)
-        for column in span.columns.dropFirst() where bytes.loadUnaligned(fromByteOffset: (rowStart &+ column) &* 4, as: UInt32.self) != first {
-            return nil
+    private static func sameColour(in span: WindowSpan, of window: SourceWindow, _ src: UnsafeBufferPointer<UInt8>) -> PremultipliedSample? {
+        let bytes = UnsafeRawBufferPointer(src)
+        let first = bytes.loadUnaligned(fromByteOffset: (span.top &* window.width &+ span.left) &* 4, as: UInt32.self)
+        for row in span.top...span.bottom {
+            var p = (row &* window.width &+ span.left) &* 4
+            let end = (row &* window.width &+ span.right) &* 4
+            while p <= end {
+                if bytes.loadUnaligned(fromByteOffset: p, as: UInt32.self) != first { return nil }
+                p &+= 4
+            }
         }
-        return PremultipliedSample(rgba: src, pixel: rowStart &+ span.columns.lowerBound)
+        return PremultipliedSample(rgba: src, pixel: span.top &* window.width &+ span.left)
     }
 
     /// A cell's samples, `samples` to each of `pixels`, at positions x, x + dx, x + 2 dx, … (each
@@ -366,30 +370,31 @@ struct SampleAverager {
     }
 }
 
-/// The pixels of one window row, from one column to another, that hold every sample of a cell.
-struct WindowRowSpan {
-    let row: Int
-    let columns: ClosedRange<Int>
+/// The window pixels, rows `top` to `bottom` and columns `left` to `right`, that hold every
+/// sample of a cell.
+struct WindowSpan {
+    let top: Int
+    let bottom: Int
+    let left: Int
+    let right: Int
 }
 
 extension SourceWindow {
-    /// The pixels of one window row that hold all `samples` positions (x + n dx, y + n dy),
-    /// each the sum of the one before and the step, when there is such a row and the positions
-    /// all lie inside the window; else nil.
+    /// The window pixels that hold all `samples` positions (x + n dx, y + n dy), each the sum of
+    /// the one before and the step, when they all lie inside the window; else nil.
     ///
     /// Sums of the same step only ever move one way, so the first and the last positions bound
     /// them all; the last is estimated as first + (samples − 1) × step, within a millionth of a
     /// pixel of the sum (the rounding of at most 127 additions on coordinates below 2^24).
     @inline(__always)
-    func rowSpanHolding(_ y: Double, _ dy: Double, _ x: Double, _ dx: Double, samples: Int) -> WindowRowSpan? {
+    func spanHolding(_ y: Double, _ dy: Double, _ x: Double, _ dx: Double, samples: Int) -> WindowSpan? {
         let margin = 1e-6, last = Double(samples - 1)
         let yEnd = y + dy * last, xEnd = x + dx * last
         let top = min(y, yEnd) - margin, bottom = max(y, yEnd) + margin
         let left = min(x, xEnd) - margin, right = max(x, xEnd) + margin
         guard samples <= 128, width < 1 << 24, height < 1 << 24,
               top >= 0, left >= 0, bottom < Double(height), right < Double(width) else { return nil }
-        let row = Int(top)
-        return Int(bottom) == row ? WindowRowSpan(row: row, columns: Int(left)...Int(right)) : nil
+        return WindowSpan(top: Int(top), bottom: Int(bottom), left: Int(left), right: Int(right))
     }
 }
 

@@ -64,7 +64,7 @@ extension TileRenderer {
 
     /// A window of the source as RGBA (gray in the first channel), alpha 0 outside the cutline.
     func readMaskedWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> SourceWindow {
-        var window = try readWindow(x: x, y: y, width: w, height: h)
+        var window = try windowReader.rgba(x: x, y: y, width: w, height: h)
         if let ring = source.cutlineRing { Self.applyCutline(ring, to: &window, x: x, y: y, width: w, height: h) }
         return SourceWindow(x: x, y: y, width: w, height: h, rgba: window)
     }
@@ -80,60 +80,6 @@ extension TileRenderer {
         GDALGenImgProjTransform(transformer, 1, Int32(count), &xs, &ys, &zs, &ok)
         guard !ok.contains(0), xs.allSatisfy(\.isFinite), ys.allSatisfy(\.isFinite) else { return nil }
         return (xs, ys)
-    }
-
-    /// The window's pixels as 4 bytes each: R, G, B (or gray in the first), alpha.
-    func readWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> [UInt8] {
-        if let palette = source.palette {
-            // Indexes from the file itself, expanded through the colour table here: an index's
-            // four bytes (the nodata index's alpha cleared) copied as one 32-bit word.
-            let indexes = try [UInt8](unsafeUninitializedCapacity: w * h) { buffer, count in
-                let status = GDALRasterIO(GDALGetRasterBand(file.handle, 1), GF_Read, Int32(x), Int32(y), Int32(w), Int32(h),
-                                          buffer.baseAddress, Int32(w), Int32(h), GDT_Byte, 0, 0)
-                guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
-                count = w * h
-            }
-            var colours = palette.withUnsafeBytes { table in (0..<256).map { table.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self) } }
-            if let noData = source.paletteNoData, colours.indices.contains(noData) { withUnsafeMutableBytes(of: &colours[noData]) { $0[3] = 0 } }
-            return [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, count in
-                let out = UnsafeMutableRawBufferPointer(buffer)
-                colours.withUnsafeBufferPointer { colour in
-                    indexes.withUnsafeBufferPointer { index in
-                        for i in index.indices { out.storeBytes(of: colour[Int(index[i])], toByteOffset: 4 * i, as: UInt32.self) }
-                    }
-                }
-                count = w * h * 4
-            }
-        }
-        var rgba = [UInt8](repeating: 255, count: w * h * 4)
-        let bands = source.colorBands
-        var map = bands.map { Int32($0) }
-        if let alpha = source.alphaBand { map.append(Int32(alpha)) }
-        // Colour bands to channels 0..., the alpha band (if any) to channel 3.
-        let status = rgba.withUnsafeMutableBytes { raw -> CPLErr in
-            var colour = bands.map { Int32($0) }
-            var result = GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress, Int32(w), Int32(h),
-                                             GDT_Byte, Int32(colour.count), &colour, 4, Int32(4 * w), 1)
-            if result == CE_None, let alpha = source.alphaBand {
-                var band = [Int32(alpha)]
-                result = GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress! + 3, Int32(w), Int32(h),
-                                             GDT_Byte, 1, &band, 4, Int32(4 * w), 1)
-            }
-            return result
-        }
-        guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
-        if let noData = source.noData {
-            let values = noData.map { Int($0) }
-            let exact = noData.allSatisfy { $0 == $0.rounded() && (0...255).contains($0) }
-            if exact {
-                for i in 0..<(w * h) {
-                    var all = true
-                    for c in 0..<bands.count where Int(rgba[4 * i + c]) != values[c] { all = false; break }
-                    if all { rgba[4 * i + 3] = 0 }
-                }
-            }
-        }
-        return rgba
     }
 
     /// Clears alpha outside `ring` (pixel, line) in a window, testing each pixel's centre.

@@ -26,16 +26,17 @@ public enum Resampling: String, Sendable, CaseIterable {
     }
 }
 
-/// One thread's tools for base tiles: its own dataset handle, transformer (source to EPSG:3857,
-/// approximated to an eighth of a pixel, as gdalwarp does) and tile-sized MEM dataset. Each
-/// tile is warped straight from the source into that buffer: one read of the source window,
-/// one resampling, nothing outside the data (the destination alpha band starts at 0).
+/// One thread's tools for base tiles: its transformer (source to EPSG:3857, approximated to an
+/// eighth of a pixel, as gdalwarp does) and tile-sized MEM dataset. Meridian's own kernels
+/// sample windows read through `windowReader`, which the threads share; GDAL's warper (other
+/// kernels, and where the transformer fails) warps each tile straight from the thread's own
+/// dataset, opened when first needed, into that buffer: one read of the source window, one
+/// resampling, nothing outside the data (the destination alpha band starts at 0).
 final class TileRenderer {
     let source: RasterSource
+    let windowReader: SourceWindowReader
     let pyramid: TilePyramid
     let resampling: Resampling
-    let file: GDALDataset
-    let prepared: GDALDataset
     let transformer: UnsafeMutableRawPointer
     private let approximate: UnsafeMutableRawPointer
     private let destination: GDALDataset
@@ -46,17 +47,19 @@ final class TileRenderer {
     let gdalWarperOnly: Bool
     private let stageTimes: StageTimes
 
-    init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling, gdalWarperOnly: Bool = false,
+    init(source: RasterSource, windowReader: SourceWindowReader, pyramid: TilePyramid, resampling: Resampling, gdalWarperOnly: Bool = false,
          stageTimes: StageTimes = StageTimes(enabled: false)) throws {
         self.source = source
+        self.windowReader = windowReader
         self.pyramid = pyramid
         self.resampling = resampling
         self.gdalWarperOnly = gdalWarperOnly
         self.stageTimes = stageTimes
-        let (file, prepared) = try source.open()
-        self.file = file
-        self.prepared = prepared
-        guard let transformer = GDAL.withStringList(source.transformerOptions, { GDALCreateGenImgProjTransformer2(prepared.handle, nil, $0) }) else {
+        // (The transformer copies what it needs of the dataset's georeferencing.)
+        let transformer = windowReader.withPreparedDataset { prepared in
+            GDAL.withStringList(source.transformerOptions) { GDALCreateGenImgProjTransformer2(prepared.handle, nil, $0) }
+        }
+        guard let transformer else {
             throw MeridianError.gdal(.badInput, "cannot transform the raster to Web Mercator", path: source.path)
         }
         guard let destination = GDALDataset.memoryRaster(width: pyramid.tileSize, height: pyramid.tileSize, bands: source.colorBands.count + 1) else {
@@ -76,11 +79,23 @@ final class TileRenderer {
         GDALDestroyGenImgProjTransformer(transformer)
     }
 
+    /// The thread's own datasets for GDAL's warper (the file and the dataset warped from it).
+    private var warpSource: (file: GDALDataset, prepared: GDALDataset)?
+
     /// The warp operation, made once per thread: only the destination geotransform (set in the
     /// transformer) changes from tile to tile.
-    private lazy var operation: GDALWarpOperationH? = makeOperation()
+    private var operation: GDALWarpOperationH?
 
-    private func makeOperation() -> GDALWarpOperationH? {
+    /// The warp operation, made (and the thread's datasets opened) the first time it is needed.
+    private func warpOperation() throws -> GDALWarpOperationH? {
+        if let operation { return operation }
+        let datasets = try warpSource ?? source.open()
+        warpSource = datasets
+        operation = makeOperation(from: datasets.prepared)
+        return operation
+    }
+
+    private func makeOperation(from prepared: GDALDataset) -> GDALWarpOperationH? {
         let options = GDALCreateWarpOptions()!
         defer { GDALDestroyWarpOptions(options) }
         let bands = source.colorBands
@@ -136,7 +151,7 @@ final class TileRenderer {
     /// A base tile warped by GDAL's warper (every kernel; where Meridian's fail, and for
     /// `bilinear`, `cubic` and `lanczos`) into the tile-sized MEM dataset, and read back.
     private func warpedByGDAL(_ tile: MapTile) throws -> TileImage? {
-        guard let operation else {
+        guard let operation = try warpOperation() else {
             throw MeridianError.gdal(.badInput, "cannot set up the warp", path: source.path)
         }
         let bands = source.colorBands

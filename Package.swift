@@ -47,6 +47,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // PNG tiles: whole-image zlib streams, faster than zlib's (MeridianRaster's PNGEncoder).
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"]), .brew(["libdeflate"])]
+        ),
         // GEOS: vector tile polygons that snapping to the tile grid made invalid are repaired (MeridianTiles).
         .systemLibrary(
             name: "CGEOS",
@@ -121,7 +127,7 @@ let package = Package(
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).
-        .target(name: "MeridianRaster", dependencies: ["GDALSupport", "CGDAL", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
+        .target(name: "MeridianRaster", dependencies: ["GDALSupport", "CGDAL", "CDeflate", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),

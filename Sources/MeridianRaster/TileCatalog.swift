@@ -73,6 +73,10 @@ public struct TileCatalog: Sendable {
         return charts[index].nativeZoom == deepestNativeZoom
     }
 
+    /// How PNG tiles' rows are filtered: not at all when every chart is paletted (few flat
+    /// colours, see `PNGEncoder.Filtering`), else adaptively.
+    var pngFiltering: PNGEncoder.Filtering { charts.allSatisfy { $0.source.palette != nil } ? .none : .adaptive }
+
     /// The zoom levels a run tiles by default: from the coarsest chart's minimum to the most
     /// detailed chart's native zoom.
     public var defaultZooms: ClosedRange<Int> {

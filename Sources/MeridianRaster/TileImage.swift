@@ -114,21 +114,37 @@ struct TileImage: Sendable, Equatable {
             child.pixels.withUnsafeBufferPointer { src in
                 out.withUnsafeMutableBufferPointer { dst in
                     let rowStride = size * channels
+                    // Most blocks have the alpha sum of the one before (all opaque, inside the data).
+                    var byAlphaSum = ExactDivision(by: 1)
+                    let byFour = ExactDivision(by: 4)
+                    let pixelsIn = UnsafeRawBufferPointer(src), pixelsOut = UnsafeMutableRawBufferPointer(dst)
                     for y in 0..<half {
                         let r0 = 2 * y * rowStride, r1 = r0 + rowStride
                         var o = ((oy + y) * size + ox) * channels
                         for x in 0..<half {
                             let p00 = r0 + 2 * x * channels, p01 = p00 + channels
                             let p10 = r1 + 2 * x * channels, p11 = p10 + channels
+                            // Four equal RGBA pixels (a chart's flat areas) average to themselves.
+                            if channels == 4 {
+                                let first = pixelsIn.loadUnaligned(fromByteOffset: p00, as: UInt32.self)
+                                if first >> 24 != 0 && pixelsIn.loadUnaligned(fromByteOffset: p01, as: UInt32.self) == first
+                                    && pixelsIn.loadUnaligned(fromByteOffset: p10, as: UInt32.self) == first
+                                    && pixelsIn.loadUnaligned(fromByteOffset: p11, as: UInt32.self) == first {
+                                    pixelsOut.storeBytes(of: first, toByteOffset: o, as: UInt32.self)
+                                    o += channels
+                                    continue
+                                }
+                            }
                             let a0 = Int(src[p00 + colorChannels]), a1 = Int(src[p01 + colorChannels])
                             let a2 = Int(src[p10 + colorChannels]), a3 = Int(src[p11 + colorChannels])
                             let alphaSum = a0 + a1 + a2 + a3
                             if alphaSum > 0 {
+                                if alphaSum != byAlphaSum.divisor { byAlphaSum = ExactDivision(by: alphaSum) }
                                 for c in 0..<colorChannels {
                                     let sum = Int(src[p00 + c]) * a0 + Int(src[p01 + c]) * a1 + Int(src[p10 + c]) * a2 + Int(src[p11 + c]) * a3
-                                    dst[o + c] = UInt8((sum + alphaSum / 2) / alphaSum)
+                                    dst[o + c] = byAlphaSum.rounded(sum)
                                 }
-                                dst[o + colorChannels] = UInt8((alphaSum + 2) / 4)
+                                dst[o + colorChannels] = byFour.rounded(alphaSum)
                             }
                             o += channels
                         }

@@ -26,16 +26,17 @@ public enum Resampling: String, Sendable, CaseIterable {
     }
 }
 
-/// One thread's tools for base tiles: its own dataset handle, transformer (source to EPSG:3857,
-/// approximated to an eighth of a pixel, as gdalwarp does) and tile-sized MEM dataset. Each
-/// tile is warped straight from the source into that buffer: one read of the source window,
-/// one resampling, nothing outside the data (the destination alpha band starts at 0).
+/// One thread's tools for base tiles: its transformer (source to EPSG:3857, approximated to an
+/// eighth of a pixel, as gdalwarp does) and tile-sized MEM dataset. Meridian's own kernels
+/// sample windows read through `windowReader`, which the threads share; GDAL's warper (other
+/// kernels, and where the transformer fails) warps each tile straight from the thread's own
+/// dataset, opened when first needed, into that buffer: one read of the source window, one
+/// resampling, nothing outside the data (the destination alpha band starts at 0).
 final class TileRenderer {
     let source: RasterSource
+    let windowReader: SourceWindowReader
     let pyramid: TilePyramid
     let resampling: Resampling
-    let file: GDALDataset
-    let prepared: GDALDataset
     let transformer: UnsafeMutableRawPointer
     private let approximate: UnsafeMutableRawPointer
     private let destination: GDALDataset
@@ -46,17 +47,19 @@ final class TileRenderer {
     let gdalWarperOnly: Bool
     private let stageTimes: StageTimes
 
-    init(source: RasterSource, pyramid: TilePyramid, resampling: Resampling, gdalWarperOnly: Bool = false,
+    init(source: RasterSource, windowReader: SourceWindowReader, pyramid: TilePyramid, resampling: Resampling, gdalWarperOnly: Bool = false,
          stageTimes: StageTimes = StageTimes(enabled: false)) throws {
         self.source = source
+        self.windowReader = windowReader
         self.pyramid = pyramid
         self.resampling = resampling
         self.gdalWarperOnly = gdalWarperOnly
         self.stageTimes = stageTimes
-        let (file, prepared) = try source.open()
-        self.file = file
-        self.prepared = prepared
-        guard let transformer = GDAL.withStringList(source.transformerOptions, { GDALCreateGenImgProjTransformer2(prepared.handle, nil, $0) }) else {
+        // (The transformer copies what it needs of the dataset's georeferencing.)
+        let transformer = windowReader.withPreparedDataset { prepared in
+            GDAL.withStringList(source.transformerOptions) { GDALCreateGenImgProjTransformer2(prepared.handle, nil, $0) }
+        }
+        guard let transformer else {
             throw MeridianError.gdal(.badInput, "cannot transform the raster to Web Mercator", path: source.path)
         }
         guard let destination = GDALDataset.memoryRaster(width: pyramid.tileSize, height: pyramid.tileSize, bands: source.colorBands.count + 1) else {
@@ -76,11 +79,23 @@ final class TileRenderer {
         GDALDestroyGenImgProjTransformer(transformer)
     }
 
+    /// The thread's own datasets for GDAL's warper (the file and the dataset warped from it).
+    private var warpSource: (file: GDALDataset, prepared: GDALDataset)?
+
     /// The warp operation, made once per thread: only the destination geotransform (set in the
     /// transformer) changes from tile to tile.
-    private lazy var operation: GDALWarpOperationH? = makeOperation()
+    private var operation: GDALWarpOperationH?
 
-    private func makeOperation() -> GDALWarpOperationH? {
+    /// The warp operation, made (and the thread's datasets opened) the first time it is needed.
+    private func warpOperation() throws -> GDALWarpOperationH? {
+        if let operation { return operation }
+        let datasets = try warpSource ?? source.open()
+        warpSource = datasets
+        operation = makeOperation(from: datasets.prepared)
+        return operation
+    }
+
+    private func makeOperation(from prepared: GDALDataset) -> GDALWarpOperationH? {
         let options = GDALCreateWarpOptions()!
         defer { GDALDestroyWarpOptions(options) }
         let bands = source.colorBands
@@ -136,7 +151,7 @@ final class TileRenderer {
     /// A base tile warped by GDAL's warper (every kernel; where Meridian's fail, and for
     /// `bilinear`, `cubic` and `lanczos`) into the tile-sized MEM dataset, and read back.
     private func warpedByGDAL(_ tile: MapTile) throws -> TileImage? {
-        guard let operation else {
+        guard let operation = try warpOperation() else {
             throw MeridianError.gdal(.badInput, "cannot set up the warp", path: source.path)
         }
         let bands = source.colorBands
@@ -177,21 +192,26 @@ public enum TileFormat: String, Sendable, CaseIterable {
     }
 }
 
-/// Encodes and decodes tiles through GDAL drivers and /vsimem/, one per thread.
+/// Encodes tiles (PNG with `PNGEncoder`, JPEG and WebP through GDAL's drivers and /vsimem/)
+/// and decodes them (through GDAL), one per thread.
 final class TileCodec {
     let format: TileFormat
     /// What transparent pixels are laid over before encoding (opaque tiles); nil keeps alpha.
     let background: RGB?
+    /// How PNG rows are filtered: none for tiles of paletted rasters, else adaptively.
+    let pngFiltering: PNGEncoder.Filtering
     private let name: String
     private let driver: GDALDriverH
     /// In-memory rasters to encode from, by band count.
     private var scratch: [Int: GDALDataset] = [:]
+    private var pngEncoder: PNGEncoder?
     private let size: Int
 
-    init(format: TileFormat, size: Int, background: RGB? = nil) {
+    init(format: TileFormat, size: Int, background: RGB? = nil, pngFiltering: PNGEncoder.Filtering = .adaptive) {
         GDAL.setUp()
         self.format = format
         self.background = background
+        self.pngFiltering = pngFiltering
         self.size = size
         name = "/vsimem/meridian-tile-\(UUID().uuidString).\(format.fileExtension)"
         driver = GDALGetDriverByName(format.driver)
@@ -212,6 +232,13 @@ final class TileCodec {
         let image = background.map { image.flattened(onto: $0) } ?? image
         let keepAlpha = format != .jpeg && !image.isOpaque
         let bands = keepAlpha ? image.channels : image.colorChannels
+        if format == .png {
+            let encoder = try pngEncoder ?? PNGEncoder(filtering: pngFiltering)
+            pngEncoder = encoder
+            return try image.pixels.withUnsafeBufferPointer {
+                try encoder.encode($0, width: size, height: size, channels: bands, stride: image.channels)
+            }
+        }
         let dataset = try memDataset(bands: bands)
         let n = Int32(size), stride = Int32(image.channels)
         var pixels = image.pixels

@@ -205,6 +205,21 @@ public final class Tiler: @unchecked Sendable {
     /// The rasters, in the order given.
     public var sources: [RasterSource] { catalog.charts.map(\.source) }
 
+    /// The window readers the threads' renderers hold, by chart. Held weakly: a reader stays
+    /// open while some renderer uses it, so a catalog keeps no more datasets open than the
+    /// threads keep renderers.
+    private let windowReaders = Mutex<[Int: WeakWindowReader]>([:])
+
+    /// The reader of `chart`'s windows that every thread shares, opened by the first to ask.
+    func windowReader(for chart: Int) throws -> SourceWindowReader {
+        try windowReaders.withLock { readers in
+            if let reader = readers[chart]?.reader { return reader }
+            let reader = try SourceWindowReader(source: catalog.charts[chart].source)
+            readers[chart] = WeakWindowReader(reader: reader)
+            return reader
+        }
+    }
+
     /// Every tile a run may write (the tiles the rasters touch; empty tiles are skipped).
     public var tileBound: Int { zooms.reduce(0) { $0 + coverage.count(atZoom: $1) } }
 
@@ -402,7 +417,8 @@ final class ThreadTools {
     init(tiler: Tiler, stageTimes: StageTimes) {
         self.tiler = tiler
         self.stageTimes = stageTimes
-        codec = TileCodec(format: tiler.options.format, size: tiler.options.tileSize, background: tiler.options.tileBackground)
+        codec = TileCodec(format: tiler.options.format, size: tiler.options.tileSize, background: tiler.options.tileBackground,
+                          pngFiltering: tiler.catalog.pngFiltering)
     }
 
     /// `chart`'s pixels in `tile`, with the catalog's colour channels; nil when it has none there.
@@ -412,14 +428,19 @@ final class ThreadTools {
             renderer = renderers.remove(at: index).renderer
         } else {
             let options = tiler.options
-            renderer = try TileRenderer(source: tiler.catalog.charts[chart].source, pyramid: tiler.pyramid,
-                                        resampling: options.resampling, gdalWarperOnly: options.measurement.gdalWarperOnly,
-                                        stageTimes: stageTimes)
+            renderer = try TileRenderer(source: tiler.catalog.charts[chart].source, windowReader: tiler.windowReader(for: chart),
+                                        pyramid: tiler.pyramid, resampling: options.resampling,
+                                        gdalWarperOnly: options.measurement.gdalWarperOnly, stageTimes: stageTimes)
             if renderers.count == capacity { renderers.removeLast() }
         }
         renderers.insert((chart, renderer), at: 0)
         return try stageTimes.measure(.render) { try renderer.render(tile) }.map { $0.withColorChannels(tiler.catalog.colorChannels) }
     }
+}
+
+/// A window reader, not kept alive by the `Tiler`'s table of them.
+struct WeakWindowReader {
+    weak var reader: SourceWindowReader?
 }
 
 /// What the worker threads share, behind one mutex.

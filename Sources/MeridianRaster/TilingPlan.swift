@@ -55,7 +55,8 @@ extension Tiler {
     public func plan(samples: Int = 4) throws -> TilingPlan {
         var planned: [TilingPlan.Chart] = []
         let stageTimes = StageTimes(enabled: false)
-        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground)
+        let codec = TileCodec(format: options.format, size: options.tileSize, background: options.tileBackground,
+                               pngFiltering: catalog.pngFiltering)
         var seconds = 0.0, sampled = 0, encodedBytes = 0, encodedTiles = 0
         for (index, chart) in catalog.charts.enumerated() {
             let b = chart.source.bounds
@@ -66,7 +67,8 @@ extension Tiler {
             // Time per tile: the chart's own tiles at its base zoom, a few spread over its range.
             let base = baseZooms[index]
             guard let range = coverage.ranges[base]?[index], !range.isEmpty else { continue }
-            let renderer = try TileRenderer(source: chart.source, pyramid: pyramid, resampling: options.resampling,
+            let renderer = try TileRenderer(source: chart.source, windowReader: SourceWindowReader(source: chart.source), pyramid: pyramid,
+                                            resampling: options.resampling,
                                             gdalWarperOnly: options.measurement.gdalWarperOnly, stageTimes: stageTimes)
             // A run reads neighbouring tiles one after another, sharing GDAL's cached source
             // blocks: time a row of neighbours in the middle of the range after one untimed tile.

@@ -1,0 +1,88 @@
+import CGDAL
+import Foundation
+import GDALSupport
+import MeridianFormats
+
+/// A raster's pixels, read window by window for every thread tiling it from one dataset, the
+/// reads taking turns.
+///
+/// GDAL decodes and caches a raster's blocks per dataset (a BSB chart's block is a scanline,
+/// 12,948 pixels of NOAA 19350 run-length decoded, then shifted by GDAL's BSB driver a byte at
+/// a time). With a dataset per thread, two threads tiling neighbouring blocks decoded the same
+/// scanlines once each and pushed each other's out of the shared block cache. The threads still
+/// warp with datasets of their own; only the windows the sampling kernels read come from here.
+final class SourceWindowReader: @unchecked Sendable {
+    let source: RasterSource
+    private let file: GDALDataset
+    private let prepared: GDALDataset
+    /// GDAL datasets may be used from one thread at a time.
+    private let lock = NSLock()
+
+    /// Opens `source` for reading.
+    /// - Throws: `MeridianError` when the file cannot be opened (again).
+    init(source: RasterSource) throws {
+        self.source = source
+        (file, prepared) = try source.open()
+    }
+
+    /// `body`'s result on the dataset warped from the file (georeferencing attached, a
+    /// palette expanded), while no other thread reads.
+    func withPreparedDataset<T>(_ body: (GDALDataset) throws -> T) rethrows -> T {
+        try lock.withLock { try body(prepared) }
+    }
+
+    /// A window's pixels as 4 bytes each: R, G, B (or gray in the first), alpha. Only GDAL's
+    /// reads hold the lock; expanding a palette and marking nodata do not.
+    func rgba(x: Int, y: Int, width w: Int, height h: Int) throws -> [UInt8] {
+        if let palette = source.palette {
+            // Indexes from the file itself, expanded through the colour table here: an index's
+            // four bytes (the nodata index's alpha cleared) copied as one 32-bit word.
+            let indexes = try [UInt8](unsafeUninitializedCapacity: w * h) { buffer, count in
+                let status = lock.withLock {
+                    GDALRasterIO(GDALGetRasterBand(file.handle, 1), GF_Read, Int32(x), Int32(y), Int32(w), Int32(h),
+                                 buffer.baseAddress, Int32(w), Int32(h), GDT_Byte, 0, 0)
+                }
+                guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
+                count = w * h
+            }
+            var colours = palette.withUnsafeBytes { table in (0..<256).map { table.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self) } }
+            if let noData = source.paletteNoData, colours.indices.contains(noData) { withUnsafeMutableBytes(of: &colours[noData]) { $0[3] = 0 } }
+            return [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, count in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                colours.withUnsafeBufferPointer { colour in
+                    indexes.withUnsafeBufferPointer { index in
+                        for i in index.indices { out.storeBytes(of: colour[Int(index[i])], toByteOffset: 4 * i, as: UInt32.self) }
+                    }
+                }
+                count = w * h * 4
+            }
+        }
+        var rgba = [UInt8](repeating: 255, count: w * h * 4)
+        let bands = source.colorBands
+        // Colour bands to channels 0..., the alpha band (if any) to channel 3.
+        let status = rgba.withUnsafeMutableBytes { raw in lock.withLock { () -> CPLErr in
+            var colour = bands.map { Int32($0) }
+            var result = GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress, Int32(w), Int32(h),
+                                             GDT_Byte, Int32(colour.count), &colour, 4, Int32(4 * w), 1)
+            if result == CE_None, let alpha = source.alphaBand {
+                var band = [Int32(alpha)]
+                result = GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), raw.baseAddress! + 3, Int32(w), Int32(h),
+                                             GDT_Byte, 1, &band, 4, Int32(4 * w), 1)
+            }
+            return result
+        } }
+        guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }
+        if let noData = source.noData {
+            let values = noData.map { Int($0) }
+            let exact = noData.allSatisfy { $0 == $0.rounded() && (0...255).contains($0) }
+            if exact {
+                for i in 0..<(w * h) {
+                    var all = true
+                    for c in 0..<bands.count where Int(rgba[4 * i + c]) != values[c] { all = false; break }
+                    if all { rgba[4 * i + 3] = 0 }
+                }
+            }
+        }
+        return rgba
+    }
+}

@@ -13,10 +13,14 @@ meridian="$PWD/.build/release/meridian"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# One timed run: prints "seconds peak-KiB".
+# One timed run: prints "seconds peak-KiB". The wall time is taken around the run in
+# nanoseconds (time's own %e has hundredths, too coarse for runs of a tenth of a second).
 measure() {
-    /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
-    cat "$work/time"
+    local start end
+    start=$(date +%s%N)
+    /usr/bin/time -f "%M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+    end=$(date +%s%N)
+    echo "$(calc "($end - $start) / 1e9") $(cat "$work/time")"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 calc() { awk "BEGIN { print $1 }"; }
@@ -38,8 +42,8 @@ compare() {
     m_time=$(cut -d' ' -f1 "$work/a.txt" | median); m_rss=$(cut -d' ' -f2 "$work/a.txt" | sort -n | tail -1)
     o_time=$(cut -d' ' -f1 "$work/b.txt" | median); o_rss=$(cut -d' ' -f2 "$work/b.txt" | sort -n | tail -1)
     echo "$label, $runs runs each, alternating"
-    printf "  %-9s median %6.2f s   peak RSS %6.1f MB\n" meridian "$m_time" "$(calc "$m_rss / 1024")"
-    printf "  %-9s median %6.2f s   peak RSS %6.1f MB   (%s)\n" "${other:-ogr2ogr}" "$o_time" "$(calc "$o_rss / 1024")" "${other_version:-$(ogr2ogr --version)}"
+    printf "  %-9s median %7.3f s   peak RSS %6.1f MB\n" meridian "$m_time" "$(calc "$m_rss / 1024")"
+    printf "  %-9s median %7.3f s   peak RSS %6.1f MB   (%s)\n" "${other:-ogr2ogr}" "$o_time" "$(calc "$o_rss / 1024")" "${other_version:-$(ogr2ogr --version)}"
     if [ "$(calc "($o_time >= $m_time) ? 1 : 0")" -eq 1 ]; then
         printf "  meridian is %.1fx faster and uses %.1fx less memory\n" "$(calc "$o_time / $m_time")" "$(calc "$o_rss / $m_rss")"
     else

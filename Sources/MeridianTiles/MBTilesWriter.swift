@@ -159,8 +159,9 @@ public final class MBTilesWriter {
     /// The run recorded in a copy of the partial file and its hot journal, made beside it:
     /// opening the copy rolls back the copy's journal, not the file's.
     private static func recordedRunOfACopy(of partialPath: String) throws -> [RunField]? {
-        func failure(_ what: String = "cannot copy the interrupted run's file to read it") -> MeridianError {
-            MeridianError(.io, "\(what): \(String(cString: strerror(errno)))", at: SourceLocation(file: partialPath))
+        func failure() -> MeridianError {
+            MeridianError(.io, "cannot copy the interrupted run's file to read it: \(String(cString: strerror(errno)))",
+                          at: SourceLocation(file: partialPath))
         }
         guard let file = TemporaryFiles.create(partialPath + ".reading-XXXXXX") else { throw failure() }
         // SQLite finds a database's journal by its name: the copy's is the copy's name and "-journal".
@@ -176,16 +177,10 @@ public final class MBTilesWriter {
         TemporaryFiles.removeOnSignal(file.path)
         guard journalFD >= 0 else { throw failure() }
         TemporaryFiles.removeOnSignal(journal)
-        for (source, target) in [(partialPath, file.fd), (partialPath + "-journal", journalFD)] {
-            let from = open(source, O_RDONLY | O_CLOEXEC)
-            guard from >= 0 else { throw failure("cannot read the interrupted run's file") }
-            defer { close(from) }
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
-                if count == 0 { break }
-                guard count > 0, buffer.withUnsafeBytes({ Glibc.write(target, $0.baseAddress, count) }) == count else { throw failure() }
-            }
+        for (source, target, name) in [(partialPath, file.fd, file.path), (partialPath + "-journal", journalFD, journal)] {
+            let copy = OutputSink(fileDescriptor: target, name: name)
+            try BufferedInput.open(source).forEachChunk { chunk, _ in copy.write(UnsafeRawBufferPointer(chunk)) }
+            try copy.flush()
         }
         return recordedRun(in: file.path, mode: .readWriteSerialized)
     }

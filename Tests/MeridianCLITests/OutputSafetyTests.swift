@@ -128,9 +128,7 @@ import Glibc
             let options = ["--zoom", "14-17", "--jobs", "1", "--no-cutline", "-q"]
             let out = folder.appendingPathComponent("chart.mbtiles")
             let partial = folder.appendingPathComponent(".chart.mbtiles.meridian-partial")
-            let stopped = try TileCommandTests.tileStoppedPartWay([chart, out.path] + options, signal: SIGINT) {
-                ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
-            }
+            let stopped = try TileCommandTests.mbtilesStoppedPartWay([chart, out.path] + options, partial: partial, signal: SIGINT)
             #expect(stopped.stopped, "the run ended before it could be interrupted")
             let before = try Data(contentsOf: partial)
             let other = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path, "--resume"] + options)
@@ -156,9 +154,7 @@ import Glibc
             #expect(try meridian(["tile", chart, clean.path] + options).status == 0)
             let partial = folder.appendingPathComponent(".chart.mbtiles.meridian-partial")
             let journal = URL(fileURLWithPath: partial.path + "-journal")
-            let stopped = try TileCommandTests.tileStoppedPartWay([chart, out.path] + options, signal: SIGINT) {
-                ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
-            }
+            let stopped = try TileCommandTests.mbtilesStoppedPartWay([chart, out.path] + options, partial: partial, signal: SIGINT)
             #expect(stopped.stopped, "the run ended before it could be interrupted")
             let tear = """
                 import os, sqlite3, sys

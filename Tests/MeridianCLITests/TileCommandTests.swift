@@ -157,6 +157,14 @@ func pngCount(_ folder: URL) -> Int {
         }
     }
 
+    /// `meridian tile … OUT.mbtiles` stopped by `signal` once its partial file `partial` has grown
+    /// past its empty tables (a block of tiles has been written into it).
+    static func mbtilesStoppedPartWay(_ arguments: [String], partial: URL, signal: Int32 = SIGKILL) throws -> (stopped: Bool, stderr: String) {
+        try tileStoppedPartWay(arguments, signal: signal) {
+            ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
+        }
+    }
+
     /// kill -9 part-way, then --resume: exactly the files of a clean run.
     @Test func resumeAfterKillNineEqualsACleanRun() throws {
         try withTemporaryFolder { folder in
@@ -185,10 +193,8 @@ func pngCount(_ folder: URL) -> Int {
             let clean = folder.appendingPathComponent("clean.mbtiles"), resumed = folder.appendingPathComponent("resumed.mbtiles")
             #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
             let partial = folder.appendingPathComponent(".resumed.mbtiles.meridian-partial")
-            // Killed after the first committed block (the partial file grows past its empty tables).
-            let killed = try Self.tileStoppedPartWay([chart, resumed.path] + arguments) {
-                ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) >= 40_000
-            }.stopped
+            // Killed after the first committed block.
+            let killed = try Self.mbtilesStoppedPartWay([chart, resumed.path] + arguments, partial: partial).stopped
             #expect(killed, "the run ended before it could be killed")
             #expect(!FileManager.default.fileExists(atPath: resumed.path))
 

@@ -18,8 +18,8 @@ import MeridianGeometry
         #expect(spaced.positions.count == 2 && spaced.positions[1].altitude == 300 && spaced.skipped == 0)
     }
 
-    /// Whole tuples written the common way (`x,y` or `x,y,z` ended by white space) take a
-    /// shorter path than the rest; a comma after the white space still continues the tuple.
+    /// Tuples written the common way (`x,y` or `x,y,z` ended by white space) beside ones that
+    /// only look so: a comma after the white space still continues the tuple.
     @Test func commonTuplesAndTheirLookalikes() {
         let result = parse("1,2 ,3 4,5\n,6 7,8,9 10,11 12,13,14,15 16,17,\t18 19,20,x 21,22")
         #expect(result.positions.map { [$0.longitude, $0.latitude] + ($0.altitude.map { [$0] } ?? []) }

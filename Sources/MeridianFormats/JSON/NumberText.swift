@@ -36,8 +36,14 @@ enum NumberText {
         // Every byte 0x30...0x39: high nibbles 3, and adding 6 does not carry into them.
         guard bytes & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030,
               (bytes &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0 == 0x3030_3030_3030_3030 else { return nil }
-        var value = bytes & 0x0F0F_0F0F_0F0F_0F0F
-        value = (value &* 2561) >> 8
+        return combineDigits(bytes & 0x0F0F_0F0F_0F0F_0F0F)
+    }
+
+    /// The number eight digit values (0...9, one a byte, the first in the lowest byte) make:
+    /// pairs, then fours, then all eight combined by three multiplications.
+    @inline(__always)
+    private static func combineDigits(_ digits: UInt64) -> UInt64 {
+        var value = (digits &* 2561) >> 8
         value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
         return ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
     }
@@ -247,11 +253,8 @@ enum NumberText {
         let count = notDigits.trailingZeroBitCount >> 3
         guard count > 0 else { return (0, 0) }
         // The digits moved to the high bytes, zeros below: the same number with leading zeros
-        // (the first byte in memory is the most significant digit), combined as eightDigits does.
-        var value = x &<< UInt64(64 - 8 * count)
-        value = (value &* 2561) >> 8
-        value = ((value & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
-        return (count, ((value & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32)
+        // (the first byte in memory is the most significant digit).
+        return (count, combineDigits(x &<< UInt64(64 - 8 * count)))
     }
 
     /// The correctly rounded double nearest to `w` × 10^`q`, or nil in the rare case the 128-bit

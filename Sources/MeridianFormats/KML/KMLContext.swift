@@ -163,8 +163,6 @@ final class KMLFeatureConverter {
         warnOnce("short", "a LinearRing has fewer than 4 positions; dropping it (and any others like it)", line: line)
     }
 
-    func typedValue(_ text: String, field: String) -> JSONValue { definitions.typedValue(text, field: field) }
-
     // MARK: - Features
 
     /// The feature an element becomes, and for a GroundOverlay with an image and a place, the
@@ -227,7 +225,7 @@ final class KMLFeatureConverter {
             }
             for data in simpleData {
                 let name = data.attributes["name"] ?? ""
-                properties[name] = typedValue(data.textContent, field: name)
+                properties[name] = definitions.typedValue(data.textContent, field: name)
             }
         }
         if let span = element.descendant("TimeSpan") {

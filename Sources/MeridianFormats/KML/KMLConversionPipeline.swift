@@ -53,9 +53,6 @@ final class KMLConversionPipeline: @unchecked Sendable {
     /// Whether the reading side may read on: the queue is under its bounds.
     var hasRoom: Bool { queue.hasRoom }
 
-    /// Whether nothing is queued.
-    var isEmpty: Bool { queue.isEmpty }
-
     /// Queues a tree for conversion, starting the conversion thread at the first.
     func convert(_ conversion: Conversion) throws {
         if thread == nil {
@@ -102,8 +99,6 @@ final class KMLConversionPipeline: @unchecked Sendable {
         var hasRoom: Bool {
             condition.locked { items.count < KMLConversionPipeline.itemLimit && bytesQueued < KMLConversionPipeline.byteLimit }
         }
-
-        var isEmpty: Bool { condition.locked { items.isEmpty } }
 
         func cancel() {
             condition.locked {

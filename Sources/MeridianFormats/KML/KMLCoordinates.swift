@@ -57,25 +57,6 @@ enum KMLCoordinates {
         while i < n {
             while i < n && isSpace(t[i]) { i += 1 }
             guard i < n else { break }
-            // A whole tuple the common way, `x,y` or `x,y,z` without spaces, each a plain
-            // decimal, ended by white space (not then a comma) or the end: what the rules below
-            // make of it, at a fraction of the steps. Anything else goes number by number.
-            if tuple.count == 0 && !tuple.broken, let (x, afterX) = NumberText.parsePlainDecimal(t, from: i),
-               afterX < n, t[afterX] == UInt8(ascii: ","), let (y, afterY) = NumberText.parsePlainDecimal(t, from: afterX + 1) {
-                var end = afterY
-                var z: Double?
-                if end < n, t[end] == UInt8(ascii: ","), let (value, afterZ) = NumberText.parsePlainDecimal(t, from: end + 1) {
-                    z = value
-                    end = afterZ
-                }
-                var next = end
-                while next < n && isSpace(t[next]) { next += 1 }
-                if end == n || (next > end && (next == n || t[next] != UInt8(ascii: ","))) {
-                    scratch.append(Position(longitude: x, latitude: y, altitude: z))
-                    i = next
-                    continue
-                }
-            }
             // One number (or a stray token): the common plain decimal read in one pass, anything
             // else delimited first and read by the general rules.
             if let (value, end) = NumberText.parsePlainDecimal(t, from: i),

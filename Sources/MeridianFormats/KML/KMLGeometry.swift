@@ -128,7 +128,7 @@ struct KMLGeometryReader {
         var arrays: [(String, [JSONValue])] = []
         for array in element.descendants("gx:SimpleArrayData") {
             let name = array.attributes["name"] ?? ""
-            arrays.append((name, array.children("gx:value").map { converter.typedValue($0.textContent, field: name) }))
+            arrays.append((name, array.children("gx:value").map { converter.definitions.typedValue($0.textContent, field: name) }))
         }
         if !arrays.isEmpty { result.arrays.append(arrays) }
     }

@@ -1,8 +1,9 @@
 /// A small element tree, built by the KML reader for one Placemark, Style or Schema at a time
 /// (never for a whole document), so memory stays bounded by the largest single feature.
 final class XMLElement {
-    // State touched on every element is marked @exclusivity(unchecked): one thread uses it, and the
-    // run-time access checks cost about 5% of reading a large KML file.
+    // State touched on every element is marked @exclusivity(unchecked): one thread at a time uses
+    // a tree (the reading thread builds it, the conversion thread then reads it), and the run-time
+    // access checks cost about 5% of reading a large KML file.
 
     /// The element's name with KML's own namespace dropped (`Placemark`) and Google's extension
     /// namespace written `gx:` (`gx:Track`), whatever prefixes the file used.

@@ -68,6 +68,8 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer"),
         // glibc's mallopt, declared in malloc.h (not in Swift's Glibc module); nothing is linked.
         .systemLibrary(name: "CMalloc"),
+        // Linux's sync_file_range, declared (not in Swift's Glibc module); nothing is linked.
+        .systemLibrary(name: "CFileSync"),
         // 2D drawing for pictures (anti-aliased paths, text, PNG in and out; MeridianPicture only).
         .systemLibrary(
             name: "CCairo",
@@ -100,7 +102,7 @@ let package = Package(
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat", "CMinizip",
+                "MeridianGeometry", "CExpat", "CMinizip", "CFileSync",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),

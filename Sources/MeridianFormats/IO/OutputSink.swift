@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import CFileSync
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -19,6 +20,15 @@ public final class OutputSink: TextOutputStream {
     private var pendingError: MeridianError?
     /// Bytes handed to the operating system so far.
     public private(set) var bytesWritten = 0
+    /// Whether the file's writeback is started every ``writebackStride`` bytes (Linux; a file
+    /// that is fsynced at the end, `OutputTarget`'s). Left to the kernel, a large output is
+    /// written to disk only when fsync asks, and the run then waits for all of it (8 ms of a
+    /// 0.1 s conversion of a 20 MB file); started as it goes, the disk writes while the
+    /// conversion runs, and the fsync waits for the last stride.
+    var startsWritebackEarly = false
+    static let writebackStride = 4 << 20
+    /// Where the bytes not yet handed to writeback start.
+    private var writebackStart = 0
 
     /// A sink that buffers bytes and writes them to `fileDescriptor` 64 KiB at a time. The sink never
     /// closes the descriptor; its owner does, after ``flush()``.
@@ -149,5 +159,12 @@ public final class OutputSink: TextOutputStream {
                 return
             }
         }
+        #if os(Linux)
+        if startsWritebackEarly && bytesWritten - writebackStart >= Self.writebackStride {
+            // Only starts the disk writes (it fails only where fsync would fail too, and fsync reports it).
+            _ = sync_file_range(fd, Int64(writebackStart), Int64(bytesWritten - writebackStart), meridian_sync_file_range_write)
+            writebackStart = bytesWritten
+        }
+        #endif
     }
 }

@@ -41,6 +41,7 @@ public final class OutputTarget {
         self.path = path
         self.temporaryPath = temporaryPath
         sink = OutputSink(fileDescriptor: fd, name: name)
+        sink.startsWritebackEarly = temporaryPath != nil
     }
 
     deinit {

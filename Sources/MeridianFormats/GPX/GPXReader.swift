@@ -6,15 +6,12 @@ import MeridianGeometry
 /// with `_gpxType` ("wpt", "rte", "trk"), the text fields (name, cmt, desc, src, sym, type,
 /// time, number), the first link's href as `link`, elevations as altitudes, and point times as
 /// `coordinateProperties.times` (an array per segment for a MultiLineString).
-public final class GPXReader: FeatureReader, XMLEventHandler {
+public final class GPXReader: FeatureReader {
     private let input: BufferedInput
-    private var parser: XMLEventParser!
-    private var queue = Deque<Feature>()
+    /// The parser owns the builder it reports to; the reader owns the parser.
+    private let parser: XMLEventParser
+    private let builder: GPXDocumentBuilder
     private var finished = false
-    private var capture: [XMLElement] = []
-    private var collectionName: String?
-    private var inMetadata = false
-    private var metadataNameText: [UInt8]?
     /// Always empty: GPX has nothing after its features that a collection member could hold.
     public private(set) var trailingMetadata = CollectionMetadata()
 
@@ -22,7 +19,9 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     /// - Parameter input: The GPX document.
     public init(input: BufferedInput) {
         self.input = input
-        parser = XMLEventParser(name: input.name, handler: self, maximumDepth: 64)  // GPX nests five levels
+        builder = GPXDocumentBuilder(file: input.name)
+        parser = XMLEventParser(name: input.name, handler: builder, maximumDepth: 64)  // GPX nests five levels
+        builder.parser = Unmanaged.passUnretained(parser)
     }
 
     /// Reads as far as the first feature and returns the `<metadata><name>` as the collection's
@@ -31,7 +30,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     public func readMetadata() throws -> CollectionMetadata {
         try fill()
         var members = JSONObject()
-        if let collectionName { members["name"] = .string(collectionName) }
+        if let collectionName = builder.collectionName { members["name"] = .string(collectionName) }
         return CollectionMetadata(members: members)
     }
 
@@ -39,12 +38,31 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func next() throws -> Feature? {
         try fill()
-        return queue.popFirst()
+        return builder.queue.popFirst()
     }
 
     private func fill() throws {
         guard !finished else { return }
-        finished = try parser.feed(from: input) { !queue.isEmpty }
+        finished = try parser.feed(from: input) { !builder.queue.isEmpty }
+    }
+}
+
+/// Turns expat's events into GPX features: each wpt, rte and trk is built as a small element
+/// tree and converted when it ends.
+final class GPXDocumentBuilder: XMLEventHandler {
+    let file: String
+    /// The parser reporting to this builder (which it owns): for depth, lines and stopping.
+    var parser: Unmanaged<XMLEventParser>!
+    /// Features converted and not yet handed out.
+    var queue = Deque<Feature>()
+    /// `<metadata><name>` (GPX 1.1) once read.
+    private(set) var collectionName: String?
+    private var capture: [XMLElement] = []
+    private var inMetadata = false
+    private var metadataNameText: [UInt8]?
+
+    init(file: String) {
+        self.file = file
     }
 
     /// The local name: GPX files use the default namespace, but some write a `gpx:` prefix.
@@ -55,6 +73,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     }
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        let parser = parser.takeUnretainedValue()
         let depth = parser.depth
         let name = Self.localName(rawName)
         if depth == 1 && name != "gpx" {
@@ -72,6 +91,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     }
 
     func endElement(_ rawName: UnsafePointer<CChar>) {
+        let parser = parser.takeUnretainedValue()
         let depth = parser.depth
         if capture.isEmpty {
             if inMetadata && depth == 3, let text = metadataNameText {
@@ -106,7 +126,7 @@ public final class GPXReader: FeatureReader, XMLEventHandler {
     // MARK: - Features
 
     private func location(_ element: XMLElement) -> SourceLocation {
-        SourceLocation(file: input.name, line: element.line)
+        SourceLocation(file: file, line: element.line)
     }
 
     private func position(_ point: XMLElement) throws -> Position {

@@ -1,5 +1,6 @@
 import DequeModule
 import MeridianGeometry
+import Synchronization
 
 /// The KML reader's two stages on two threads: the reading side (the caller of `next()`) runs
 /// expat and builds each feature's element tree; a conversion thread turns the trees into
@@ -68,6 +69,11 @@ final class KMLConversionPipeline: @unchecked Sendable {
     /// The next event if it is ready, without waiting; nil otherwise.
     func takeIfReady() -> Event? { queue.take(waiting: false) }
 
+    /// Whether the front event is ready, without taking the lock: the reading side asks between
+    /// chunks, so that a converted feature goes on to the writer while expat is still inside a
+    /// large one (a country of 2 MB of coordinates takes expat milliseconds).
+    var hasReadyEvent: Bool { queue.readyCount.load(ordering: .relaxed) > 0 }
+
     /// The next event, waiting for it to be converted; nil when nothing is queued.
     func take() -> Event? { queue.take(waiting: true) }
 
@@ -84,7 +90,11 @@ final class KMLConversionPipeline: @unchecked Sendable {
         // `bytesQueued` counts the text of every tree from its queueing to its taking, converted
         // or not (a converted feature holds about as much as its text did).
         private var items = Deque<Item>()
-        private var converted = 0
+        private var converted = 0 {
+            didSet { readyCount.store(converted, ordering: .relaxed) }
+        }
+        /// `converted`, readable without the lock.
+        let readyCount = Atomic<Int>(0)
         private var bytesQueued = 0
         private var cancelled = false
         private let condition = Condition()

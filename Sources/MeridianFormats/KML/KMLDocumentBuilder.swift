@@ -37,10 +37,11 @@ final class KMLDocumentBuilder: XMLEventHandler {
     static let containers: Set<String> = ["Document", "Folder"]
     static let features: Set<String> = ["Placemark", "GroundOverlay", "NetworkLink", "PhotoOverlay", "ScreenOverlay"]
 
-    /// The parser feeding this builder, for line numbers. Not weak: a weak reference gives the
-    /// parser a side table, which makes every retain and release of it, once per callback, take
-    /// the slow path. The reader that owns the builder owns the parser too.
-    unowned(unsafe) var parser: XMLEventParser?
+    /// The parser feeding this builder, for line numbers. The parser owns the builder (and the
+    /// reader the parser), so this reference is neither strong nor checked: a weak one gave the
+    /// parser a side table and every retain of it the slow path, and an unowned one is still
+    /// retained and released at each use, once per element.
+    var parser: Unmanaged<XMLEventParser>?
     let context: KMLContext
     /// Called for each feature element as it ends, with the containers it sits in and the bytes
     /// of text in it.
@@ -52,8 +53,11 @@ final class KMLDocumentBuilder: XMLEventHandler {
     @exclusivity(unchecked) private(set) var containerStack: [Container] = []
     /// Folders opened so far.
     @exclusivity(unchecked) private(set) var folderCount = 0
-    /// The elements being built, innermost last.
-    @exclusivity(unchecked) private var captureStack: [XMLElement] = []
+    /// The root of the tree being built, owned here until it ends.
+    @exclusivity(unchecked) private var captureRoot: XMLElement?
+    /// The elements being built, innermost last: the root and its descendants, which the root's
+    /// tree owns (borrowed at each event, with no retain and release).
+    @exclusivity(unchecked) private var captureStack: [Unmanaged<XMLElement>] = []
     /// Bytes of text in the tree being built.
     @exclusivity(unchecked) private var capturedBytes = 0
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
@@ -67,7 +71,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         self.context = context
     }
 
-    private var line: Int { parser?.line ?? 0 }
+    private var line: Int { parser?._withUnsafeGuaranteedRef { $0.line } ?? 0 }
 
     /// The raw and canonical name of the element looked up last: KML repeats a sibling many
     /// times over (a Placemark's SimpleData, a MultiGeometry's Polygons), and comparing the bytes
@@ -104,8 +108,10 @@ final class KMLDocumentBuilder: XMLEventHandler {
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
         let attributeMap = XMLAttributes(expat: attributes)
-        for (name, value) in attributeMap.all where name.hasPrefix("xmlns:") {
-            prefixes[String(name.dropFirst(6))] = value
+        if XMLAttributes.declaresPrefixes(attributes) {
+            for (name, value) in attributeMap.all where name.hasPrefix("xmlns:") {
+                prefixes[String(name.dropFirst(6))] = value
+            }
             canonicalNames.removeAll()
             lastName = nil
         }
@@ -113,8 +119,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
 
         if let parent = captureStack.last {
             let element = XMLElement(name: name, attributes: attributeMap, line: line)
-            parent.append(element)
-            captureStack.append(element)
+            parent._withUnsafeGuaranteedRef { $0.append(element) }
+            captureStack.append(.passUnretained(element))
             return
         }
         if Self.containers.contains(name) {
@@ -126,21 +132,23 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
         if Self.capturedRoots.contains(name) || !containerStack.isEmpty {
             // A feature or shared style, or a member of a Document or Folder (its name, …).
-            captureStack.append(XMLElement(name: name, attributes: attributeMap, line: line))
+            let root = XMLElement(name: name, attributes: attributeMap, line: line)
+            captureRoot = root
+            captureStack.append(.passUnretained(root))
             capturedBytes = 0
         }
         // Anything else outside containers (the <kml> root, NetworkLinkControl) is passed over.
     }
 
     func endElement(_ rawName: UnsafePointer<CChar>) {
-        guard let element = captureStack.popLast() else {
+        guard captureStack.popLast() != nil else {
             if let container = containerStack.last, Self.containers.contains(canonicalName(rawName)) {
                 containerStack.removeLast()
                 onContainerEnd?(container)
             }
             return
         }
-        guard captureStack.isEmpty else { return }  // still inside a captured tree
+        guard captureStack.isEmpty, let element = captureRoot.take() else { return }  // still inside a captured tree
         switch element.name {
         case "Style", "StyleMap", "Schema", "gx:CascadingStyle":
             context.definitions.register(element)
@@ -162,15 +170,17 @@ final class KMLDocumentBuilder: XMLEventHandler {
     @exclusivity(unchecked) private var cdataStarted = false
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) {
-        guard let element = captureStack.last else { return }
-        element.textBytes.append(contentsOf: text)
+        guard let innermost = captureStack.last else { return }
         capturedBytes += text.count
-        if inCDATA {
-            if cdataStarted {
-                element.cdataSections.append([])
-                cdataStarted = false
+        innermost._withUnsafeGuaranteedRef { element in
+            element.textBytes.append(contentsOf: text)
+            if inCDATA {
+                if cdataStarted {
+                    element.cdataSections.append([])
+                    cdataStarted = false
+                }
+                element.cdataSections[element.cdataSections.count - 1].append(contentsOf: text)
             }
-            element.cdataSections[element.cdataSections.count - 1].append(contentsOf: text)
         }
     }
 

@@ -57,7 +57,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         builder = KMLDocumentBuilder(context: context)
         parser = XMLEventParser(name: input.name, handler: builder, maximumDepth: KMLDocumentBuilder.maximumDepth)
         pipeline = KMLConversionPipeline(file: input.name, options: options)
-        builder.parser = parser
+        builder.parser = Unmanaged.passUnretained(parser)
         if options.folders == .tree { folderTree = KMLFolderTree() }
         context.report = { [unowned self] in enqueue(.diagnostic($0)) }
         builder.onFeature = { [unowned self] element, containers, size in
@@ -113,7 +113,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     /// Reads as far as the first feature and returns the document's `name`, if it has one.
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
-        while !parsed && !sawFeature { readOn() }
+        while !parsed && !sawFeature { readOn(handingOut: false) }
         if !sawFeature, let failure {
             // No feature came before the error: hand out the warnings that did, then stop.
             while let event = pipeline.take() {
@@ -137,7 +137,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
             var event = pipeline.takeIfReady()
             if event == nil {
                 if !parsed && pipeline.hasRoom {
-                    readOn()
+                    readOn(handingOut: true)
                     continue
                 }
                 event = pipeline.take()
@@ -157,12 +157,13 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         }
     }
 
-    /// Feeds expat until it has queued something or the input ends; an error is kept until
-    /// everything queued before it has been handed out.
-    private func readOn() {
+    /// Feeds expat until it has queued something or the input ends, or (`handingOut`) a
+    /// converted event waits at the front to be handed out; an error is kept until everything
+    /// queued before it has been handed out.
+    private func readOn(handingOut: Bool) {
         queued = 0
         do {
-            parsed = try parser.feed(from: input) { queued > 0 }
+            parsed = try parser.feed(from: input) { queued > 0 || (handingOut && pipeline.hasReadyEvent) }
         } catch {
             failure = error
             parsed = true

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A small element tree, built by the KML reader for one Placemark, Style or Schema at a time
 /// (never for a whole document), so memory stays bounded by the largest single feature.
 final class XMLElement {
@@ -119,6 +125,17 @@ struct XMLAttributes {
             pairs.append((String(cString: name), String(cString: value)))
             i += 2
         }
+    }
+
+    /// Whether expat's attribute list (name, value, …, nil) declares a namespace prefix
+    /// (`xmlns:gx`), read from the bytes: an element's attributes rarely do.
+    static func declaresPrefixes(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Bool {
+        var i = 0
+        while let name = list[i] {
+            if strncmp(name, "xmlns:", 6) == 0 { return true }
+            i += 2
+        }
+        return false
     }
 
     /// The value of the attribute called `name`, nil when the element has none (XML allows

@@ -25,9 +25,10 @@ final class XMLEventParser {
     // run-time access checks cost about 5% of reading a large KML file.
 
     private let parser: OpaquePointer
-    /// Not retained (its owner, the reader, holds both), and unchecked: a checked unowned
-    /// reference is looked up on every callback.
-    private unowned(unsafe) let handler: any XMLEventHandler
+    /// Owned by the parser, so it is borrowed on every callback; an unowned reference would be
+    /// retained and released on each (atomic operations, a tenth of the reading thread). The
+    /// handler must not own the parser in turn (it holds it `Unmanaged`, as its reader owns both).
+    private let handler: any XMLEventHandler
     let name: String
     /// Set by a callback that must stop the parse; thrown after `XML_Parse` returns.
     @exclusivity(unchecked) private var callbackError: MeridianError?
@@ -48,41 +49,46 @@ final class XMLEventParser {
         let me = Unmanaged.passUnretained(self).toOpaque()
         XML_SetUserData(parser, me)
         XML_SetParamEntityParsing(parser, XML_PARAM_ENTITY_PARSING_NEVER)
+        // The callbacks borrow the parser (`_withUnsafeGuaranteedRef`): it outlives the parse,
+        // and taking a reference would be an atomic retain and release per event.
         XML_SetElementHandler(parser, { data, name, attributes in
             guard let data, let name, let attributes else { return }
-            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
-            me.textRun = 0
-            me.depth += 1
-            guard me.depth <= me.maximumDepth else {
-                me.stop(MeridianError(.badInput, "elements nested more than \(me.maximumDepth) deep", at: me.location,
-                                      hint: "real documents nest a few levels; this looks like a crafted file"))
-                return
+            Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { me in
+                me.textRun = 0
+                me.depth += 1
+                guard me.depth <= me.maximumDepth else {
+                    me.stop(MeridianError(.badInput, "elements nested more than \(me.maximumDepth) deep", at: me.location,
+                                          hint: "real documents nest a few levels; this looks like a crafted file"))
+                    return
+                }
+                me.handler.startElement(name, attributes: attributes)
             }
-            me.handler.startElement(name, attributes: attributes)
         }, { data, name in
             guard let data, let name else { return }
-            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
-            me.textRun = 0
-            me.handler.endElement(name)
-            me.depth -= 1
+            Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { me in
+                me.textRun = 0
+                me.handler.endElement(name)
+                me.depth -= 1
+            }
         })
         XML_SetCharacterDataHandler(parser) { data, text, length in
             guard let data, let text, length > 0 else { return }
-            let me = Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue()
-            me.textRun += Int(length)
-            guard me.textRun <= BufferedInput.maximumTokenSize else {
-                me.stop(MeridianError(.badInput, "a text node is larger than \(BufferedInput.maximumTokenSize >> 20) MiB", at: me.location))
-                return
+            Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { me in
+                me.textRun += Int(length)
+                guard me.textRun <= BufferedInput.maximumTokenSize else {
+                    me.stop(MeridianError(.badInput, "a text node is larger than \(BufferedInput.maximumTokenSize >> 20) MiB", at: me.location))
+                    return
+                }
+                let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+                me.handler.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
             }
-            let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-            me.handler.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
         }
         XML_SetCdataSectionHandler(parser, { data in
             guard let data else { return }
-            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.cdata(starts: true)
+            Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.handler.cdata(starts: true) }
         }, { data in
             guard let data else { return }
-            Unmanaged<XMLEventParser>.fromOpaque(data).takeUnretainedValue().handler.cdata(starts: false)
+            Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { $0.handler.cdata(starts: false) }
         })
         XML_SetEntityDeclHandler(parser) { data, entityName, _, _, _, _, _, _, _ in
             guard let data else { return }

@@ -61,10 +61,13 @@ enum ShortestDecimal {
         guard scale >= 0, scale <= 22 else { return nil }
         let power = powers[scale]
         // Rounds to an integer without a call to libm's round: adding 2^52 leaves no bits for
-        // a fraction. Only for products below 2^52; larger ones fail the check below anyway.
-        let scaled = (x * power + 0x1p52) - 0x1p52
+        // a fraction, and the integer is then the low bits of the sum (a conversion to UInt64
+        // would check its range first). Only for products below 2^52; larger ones fail the
+        // check below anyway.
+        let rounded = x * power + 0x1p52
+        let scaled = rounded - 0x1p52
         guard scaled < 1e15, scaled / power == x else { return nil }
-        return (UInt64(scaled), scale)
+        return (rounded.bitPattern & 0x000F_FFFF_FFFF_FFFF, scale)
     }
 
     /// The shortest decimal `digits · 10^-scale` (trailing zeros possible) that reads back as
@@ -116,58 +119,55 @@ enum ShortestDecimal {
     }
 
     /// Writes `digits · 10^-scale` as Swift does: "123.45", "0.00123", "1200.0"; returns the length.
-    /// `out` must have room for ``maximumLength`` bytes (the digits are moved eight at a time).
+    /// `digits` is below 10^17 (Schubfach's at most 17 digits); `out` must have room for
+    /// ``maximumLength`` bytes (the digits are moved eight at a time).
     @inline(__always)
     static func writeDecimal(_ digits: UInt64, scale: Int, into out: UnsafeMutablePointer<UInt8>) -> Int {
-        var digits = digits, scale = scale
-        while scale > 0 && digits % 10 == 0 {
-            digits /= 10
-            scale -= 1
-        }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { scratch in
-            // The digits at the end of a row of 24 places, in groups of eight (only the groups
-            // they reach are written).
+        // The digits' places in three words of eight (first place in the lowest byte): how many
+        // digits there are, and how many zeros end them, are counted from the zero bytes at
+        // either end, where dividing by ten digit by digit took a loop.
+        let low = digitPlaces(digits % 100_000_000)
+        let upper = digits / 100_000_000
+        let middle = digitPlaces(upper % 100_000_000)
+        let top = upper >= 100_000_000 ? digitPlaces(upper / 100_000_000) : 0
+        let count = top != 0 ? 24 - top.trailingZeroBitCount >> 3
+            : middle != 0 ? 16 - middle.trailingZeroBitCount >> 3 : 8 - low.trailingZeroBitCount >> 3
+        let trailingZeros = low != 0 ? low.leadingZeroBitCount >> 3
+            : middle != 0 ? 8 + middle.leadingZeroBitCount >> 3 : 16 + top.leadingZeroBitCount >> 3
+        // Zeros after the point go ("1.50" is "1.5"); those before it stay.
+        let dropped = min(trailingZeros, scale)
+        let length = count - dropped, decimals = scale - dropped
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 6) { scratch in
+            // The digits at the end of a row of 24 places; the moves below read up to 24 bytes
+            // past them: zeros, never stale memory.
             let row = scratch.baseAddress!
-            // The moves below read up to 24 bytes past the digits: zeros, never stale memory.
-            UnsafeMutableRawPointer(row + 24).initializeMemory(as: UInt64.self, repeating: 0, count: 3)
-            let count = decimalLength(digits)
-            storeEightDigits(digits % 100_000_000, at: row + 16)
-            if count > 8 {
-                let upper = digits / 100_000_000
-                storeEightDigits(upper % 100_000_000, at: row + 8)
-                if count > 16 { storeEightDigits(upper / 100_000_000, at: row) }
-            }
-            let first = row + 24 - count
-            if scale >= count {
+            row[0] = (top | 0x3030_3030_3030_3030).littleEndian
+            row[1] = (middle | 0x3030_3030_3030_3030).littleEndian
+            row[2] = (low | 0x3030_3030_3030_3030).littleEndian
+            row[3] = 0; row[4] = 0; row[5] = 0
+            let first = UnsafeRawPointer(row).assumingMemoryBound(to: UInt8.self) + 24 - count
+            if decimals >= length {
                 // Below one: "0." and the zeros after the point.
                 out[0] = UInt8(ascii: "0")
                 out[1] = UInt8(ascii: ".")
                 var n = 2
-                for _ in 0..<(scale - count) {
+                for _ in 0..<(decimals - length) {
                     out[n] = UInt8(ascii: "0")
                     n += 1
                 }
                 moveTwentyFour(from: first, to: out + n)
-                return n + count
+                return n + length
             }
-            let whole = count - scale
+            let whole = length - decimals
             moveTwentyFour(from: first, to: out)
             out[whole] = UInt8(ascii: ".")
-            if scale == 0 {
+            if decimals == 0 {
                 out[whole + 1] = UInt8(ascii: "0")  // an integral double keeps its ".0"
                 return whole + 2
             }
             moveTwentyFour(from: first + whole, to: out + whole + 1)
-            return whole + 1 + scale
+            return whole + 1 + decimals
         }
-    }
-
-    /// How many decimal digits `value` has (for `value > 0`).
-    @inline(__always)
-    static func decimalLength(_ value: UInt64) -> Int {
-        // log10 from log2 (1233 / 4096 ≈ log10(2)), one low at most, then one comparison.
-        let estimate = ((64 - (value | 1).leadingZeroBitCount) * 1233) >> 12
-        return estimate + (value >= NumberText.integerPowersOfTen[estimate] ? 1 : 0)
     }
 
     /// Copies 24 bytes in three unaligned moves (the bytes past what is needed are written over
@@ -180,11 +180,12 @@ enum ShortestDecimal {
         }
     }
 
-    /// Stores `value` (below 10^8) as exactly eight ASCII digits, leading zeros included: the
-    /// eight places found together in one 64-bit word (two halves of four, then pairs, then
+    /// The eight decimal places of `value` (below 10^8), leading zeros included, one per byte
+    /// as the numbers 0...9, the first place in the lowest byte (an ASCII digit each once 0x30 is
+    /// added): the eight found together in one 64-bit word (two halves of four, then pairs, then
     /// single digits, each split by a multiplication and a shift instead of a division).
     @inline(__always)
-    static func storeEightDigits(_ value: UInt64, at out: UnsafeMutablePointer<UInt8>) {
+    static func digitPlaces(_ value: UInt64) -> UInt64 {
         // Lanes of 32 bits: the first four digits low, the last four high (memory order is
         // little-endian, first place first).
         let halves = value / 10_000 | (value % 10_000) << 32
@@ -193,7 +194,6 @@ enum ShortestDecimal {
         let pairs = (halves &- hundreds &* 100) << 16 | hundreds  // lanes of 16 bits, each below 100
         // Each 16-bit lane below 100: its tens (x · 103 >> 10 is x / 10 for x < 179).
         let tens = (pairs &* 103) >> 10 & 0x000F_000F_000F_000F
-        let places = (pairs &- tens &* 10) << 8 | tens
-        UnsafeMutableRawPointer(out).storeBytes(of: (places | 0x3030_3030_3030_3030).littleEndian, as: UInt64.self)
+        return (pairs &- tens &* 10) << 8 | tens
     }
 }

@@ -57,7 +57,8 @@ final class GPXDocumentBuilder: XMLEventHandler {
     var queue = Deque<Feature>()
     /// `<metadata><name>` (GPX 1.1) once read.
     private(set) var collectionName: String?
-    private var capture: [XMLElement] = []
+    /// The wpt, rte or trk being read, until it ends.
+    private var tree: XMLTree?
     private var inMetadata = false
     private var metadataNameText: [UInt8]?
 
@@ -80,20 +81,20 @@ final class GPXDocumentBuilder: XMLEventHandler {
             parser.stop(MeridianError(.badInput, "not GPX: the document's root is <\(name)>", at: parser.location))
             return
         }
-        if capture.isEmpty {
-            if depth == 2 && name == "metadata" { inMetadata = true }
-            if inMetadata && depth == 3 && name == "name" { metadataNameText = [] }
-            guard depth == 2, ["wpt", "rte", "trk"].contains(name) else { return }
+        if let tree {
+            tree.open(name, attributes: attributes, line: parser.line)
+            return
         }
-        let element = XMLElement(name: name, attributes: XMLAttributes(expat: attributes), line: parser.line)
-        capture.last?.append(element)
-        capture.append(element)
+        if depth == 2 && name == "metadata" { inMetadata = true }
+        if inMetadata && depth == 3 && name == "name" { metadataNameText = [] }
+        guard depth == 2, ["wpt", "rte", "trk"].contains(name) else { return }
+        tree = XMLTree(root: name, attributes: attributes, line: parser.line)
     }
 
     func endElement(_ rawName: UnsafePointer<CChar>) {
         let parser = parser.takeUnretainedValue()
         let depth = parser.depth
-        if capture.isEmpty {
+        guard let tree else {
             if inMetadata && depth == 3, let text = metadataNameText {
                 collectionName = String(decoding: text, as: UTF8.self).trimmingWhitespace()
                 metadataNameText = nil
@@ -102,10 +103,11 @@ final class GPXDocumentBuilder: XMLEventHandler {
             // GPX 1.0 names the file with <name> right under <gpx>.
             return
         }
-        let element = capture.removeLast()
-        guard capture.isEmpty else { return }
+        tree.close()
+        guard tree.isComplete else { return }
+        self.tree = nil
         do {
-            queue.append(try feature(from: element))
+            queue.append(try feature(from: tree.root))
         } catch let error as MeridianError {
             parser.stop(error)
         } catch {
@@ -114,8 +116,8 @@ final class GPXDocumentBuilder: XMLEventHandler {
     }
 
     func characters(_ text: UnsafeBufferPointer<UInt8>) {
-        if let element = capture.last {
-            element.textBytes.append(contentsOf: text)
+        if let tree {
+            tree.append(text)
         } else if metadataNameText != nil {
             metadataNameText!.append(contentsOf: text)
         }

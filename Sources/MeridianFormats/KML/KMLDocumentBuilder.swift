@@ -53,13 +53,11 @@ final class KMLDocumentBuilder: XMLEventHandler {
     @exclusivity(unchecked) private(set) var containerStack: [Container] = []
     /// Folders opened so far.
     @exclusivity(unchecked) private(set) var folderCount = 0
-    /// The root of the tree being built, owned here until it ends.
-    @exclusivity(unchecked) private var captureRoot: XMLElement?
-    /// The elements being built, innermost last: the root and its descendants, which the root's
-    /// tree owns (borrowed at each event, with no retain and release).
-    @exclusivity(unchecked) private var captureStack: [Unmanaged<XMLElement>] = []
-    /// Bytes of text in the tree being built.
-    @exclusivity(unchecked) private var capturedBytes = 0
+    /// The tree being built (a feature, a shared style, a member of a Document or Folder),
+    /// owned here until its root ends; `building` is the same tree, borrowed at each event
+    /// without a retain and release.
+    @exclusivity(unchecked) private var tree: XMLTree?
+    @exclusivity(unchecked) private var building: Unmanaged<XMLTree>?
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
     @exclusivity(unchecked) private var prefixes: [String: String] = [:]
     @exclusivity(unchecked) private var canonicalNames: [String: String] = [:]
@@ -107,24 +105,24 @@ final class KMLDocumentBuilder: XMLEventHandler {
     }
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
-        let attributeMap = XMLAttributes(expat: attributes)
         if XMLAttributes.declaresPrefixes(attributes) {
-            for (name, value) in attributeMap.all where name.hasPrefix("xmlns:") {
-                prefixes[String(name.dropFirst(6))] = value
+            var i = 0
+            while let name = attributes[i], let value = attributes[i + 1] {
+                if strncmp(name, "xmlns:", 6) == 0 { prefixes[String(cString: name + 6)] = String(cString: value) }
+                i += 2
             }
             canonicalNames.removeAll()
             lastName = nil
         }
         let name = canonicalName(rawName)
 
-        if let parent = captureStack.last {
-            let element = XMLElement(name: name, attributes: attributeMap, line: line)
-            parent._withUnsafeGuaranteedRef { $0.append(element) }
-            captureStack.append(.passUnretained(element))
+        if let building {
+            let line = line
+            building._withUnsafeGuaranteedRef { $0.open(name, attributes: attributes, line: line) }
             return
         }
         if Self.containers.contains(name) {
-            let container = Container(kind: name, id: attributeMap["id"])
+            let container = Container(kind: name, id: XMLAttributes.value("id", in: attributes))
             if name == "Folder" { folderCount += 1 }
             containerStack.append(container)
             onContainerStart?(container)
@@ -132,29 +130,34 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
         if Self.capturedRoots.contains(name) || !containerStack.isEmpty {
             // A feature or shared style, or a member of a Document or Folder (its name, …).
-            let root = XMLElement(name: name, attributes: attributeMap, line: line)
-            captureRoot = root
-            captureStack.append(.passUnretained(root))
-            capturedBytes = 0
+            let tree = XMLTree(root: name, attributes: attributes, line: line)
+            self.tree = tree
+            building = .passUnretained(tree)
         }
         // Anything else outside containers (the <kml> root, NetworkLinkControl) is passed over.
     }
 
     func endElement(_ rawName: UnsafePointer<CChar>) {
-        guard captureStack.popLast() != nil else {
+        guard let building else {
             if let container = containerStack.last, Self.containers.contains(canonicalName(rawName)) {
                 containerStack.removeLast()
                 onContainerEnd?(container)
             }
             return
         }
-        guard captureStack.isEmpty, let element = captureRoot.take() else { return }  // still inside a captured tree
+        let complete = building._withUnsafeGuaranteedRef { tree in
+            tree.close()
+            return tree.isComplete
+        }
+        guard complete, let tree = tree.take() else { return }  // still inside a captured tree
+        self.building = nil
+        let element = tree.root
         switch element.name {
         case "Style", "StyleMap", "Schema", "gx:CascadingStyle":
             context.definitions.register(element)
             if let container = containerStack.last, element.name != "Schema" { container.meta.append(element) }
         case _ where Self.features.contains(element.name):
-            onFeature?(element, containerStack, capturedBytes)
+            onFeature?(element, containerStack, tree.text.count)
         default:
             if let container = containerStack.last {
                 container.meta.append(element)
@@ -165,27 +168,11 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
     }
 
-    /// Inside a CDATA section: its text also goes to the element's `cdataSections`.
-    @exclusivity(unchecked) private var inCDATA = false
-    @exclusivity(unchecked) private var cdataStarted = false
-
     func characters(_ text: UnsafeBufferPointer<UInt8>) {
-        guard let innermost = captureStack.last else { return }
-        capturedBytes += text.count
-        innermost._withUnsafeGuaranteedRef { element in
-            element.textBytes.append(contentsOf: text)
-            if inCDATA {
-                if cdataStarted {
-                    element.cdataSections.append([])
-                    cdataStarted = false
-                }
-                element.cdataSections[element.cdataSections.count - 1].append(contentsOf: text)
-            }
-        }
+        building?._withUnsafeGuaranteedRef { $0.append(text) }
     }
 
     func cdata(starts: Bool) {
-        inCDATA = starts
-        cdataStarted = starts
+        building?._withUnsafeGuaranteedRef { $0.cdata(starts: starts) }
     }
 }

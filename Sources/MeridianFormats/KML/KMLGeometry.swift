@@ -81,7 +81,7 @@ struct KMLGeometryReader {
     /// The positions of a `<coordinates>` element, warning about tuples that were not numbers.
     func positions(_ coordinates: XMLElement?, in parent: XMLElement) -> [Position] {
         guard let coordinates else { return [] }
-        let parsed = KMLCoordinates.parse(coordinates.textBytes, into: converter.coordinateScratch)
+        let parsed = coordinates.withTextBytes { KMLCoordinates.parse($0, into: converter.coordinateScratch) }
         if parsed.skipped > 0 {
             converter.warn("\(parsed.skipped) coordinate tuple(s) in a \(parent.name) are not numbers and were skipped",
                          line: coordinates.line)

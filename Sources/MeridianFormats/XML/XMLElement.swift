@@ -4,101 +4,200 @@ import Glibc
 import Darwin
 #endif
 
-/// A small element tree, built by the KML reader for one Placemark, Style or Schema at a time
-/// (never for a whole document), so memory stays bounded by the largest single feature.
-final class XMLElement {
-    // State touched on every element is marked @exclusivity(unchecked): one thread at a time uses
-    // a tree (the reading thread builds it, the conversion thread then reads it), and the run-time
-    // access checks cost about 5% of reading a large KML file.
-
-    /// The element's name with KML's own namespace dropped (`Placemark`) and Google's extension
-    /// namespace written `gx:` (`gx:Track`), whatever prefixes the file used.
-    let name: String
-    let attributes: XMLAttributes
-    @exclusivity(unchecked) private(set) var children: [XMLElement] = []
-    /// The element's own character data (not its children's), as bytes: coordinates stay bytes
-    /// until they are parsed into numbers.
-    @exclusivity(unchecked) var textBytes: [UInt8] = []
-    /// The element's own CDATA sections, each whole, in order (empty ones are not recorded):
-    /// KML marks HTML descriptions this way.
-    @exclusivity(unchecked) var cdataSections: [[UInt8]] = []
-    /// Where the element starts, for messages.
-    let line: Int
-
-    init(name: String, attributes: XMLAttributes, line: Int) {
-        self.name = name
-        self.attributes = attributes
-        self.line = line
+/// A small element tree, built by the KML and GPX readers for one Placemark, Style or Schema at a
+/// time (never for a whole document), so memory stays bounded by the largest single feature.
+///
+/// The tree lives in a few flat arrays rather than an object per element: elements in document
+/// order (so an element's descendants are the elements after it, up to `subtreeEnd`), every
+/// attribute in one array, and all character data in one byte buffer (so an element's text with
+/// its children's is one range of it). A Placemark of Natural Earth's countries has a few hundred
+/// elements; as objects, each with its arrays, building and freeing them was a fifth of reading a
+/// large KML file. Built on the reading thread, then read (never changed) on the conversion thread.
+final class XMLTree {
+    struct Node {
+        /// The element's name with KML's own namespace dropped (`Placemark`) and Google's
+        /// extension namespace written `gx:` (`gx:Track`), whatever prefixes the file used.
+        let name: String
+        /// Where the element starts, for messages.
+        let line: Int
+        /// The next sibling, the first and the last child (-1: none).
+        var nextSibling: Int32 = -1
+        var firstChild: Int32 = -1
+        var lastChild: Int32 = -1
+        /// Past the element's last descendant (its descendants are the elements between).
+        var subtreeEnd: Int32 = 0
+        /// Its attributes in `attributes`.
+        let attributeStart: Int32, attributeEnd: Int32
+        /// Its text with its descendants' in `text` (the end is set when it closes).
+        let textStart: Int32
+        var textEnd: Int32 = 0
     }
 
-    /// For each child, how much of `textBytes` came before it, so text and children interleave
-    /// again in `textContent`.
-    @exclusivity(unchecked) private var childTextOffsets: [Int] = []
+    // State touched on every element is marked @exclusivity(unchecked): one thread at a time uses
+    // a tree (the reading thread builds it, the conversion thread then reads it), and the
+    // run-time access checks cost about 5% of reading a large KML file.
+    @exclusivity(unchecked) private(set) var nodes: [Node] = []
+    @exclusivity(unchecked) private(set) var attributes: [(name: String, value: String)] = []
+    @exclusivity(unchecked) private(set) var text: [UInt8] = []
+    /// CDATA sections (KML marks HTML descriptions this way): whose, and where in `text`.
+    @exclusivity(unchecked) private(set) var cdataSections: [(node: Int32, start: Int32, end: Int32)] = []
+    /// The elements open while building, innermost last.
+    @exclusivity(unchecked) private var open: [Int32] = []
+    /// The next text of the innermost element starts a CDATA section.
+    @exclusivity(unchecked) private var cdataStarts = false
 
-    func append(_ child: XMLElement) {
-        children.append(child)
-        childTextOffsets.append(textBytes.count)
+    /// A tree whose root opens: `attributes` as expat passes them (name, value, …, nil).
+    init(root name: String, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>, line: Int) {
+        open(name, attributes: attributes, line: line)
+    }
+
+    /// The root element.
+    var root: XMLElement { XMLElement(tree: self, index: 0) }
+
+    /// Whether the root has closed.
+    var isComplete: Bool { open.isEmpty }
+
+    /// An element opens inside the innermost open one.
+    func open(_ name: String, attributes list: UnsafeMutablePointer<UnsafePointer<CChar>?>, line: Int) {
+        let index = Int32(nodes.count)
+        let attributeStart = Int32(attributes.count)
+        var i = 0
+        while let name = list[i], let value = list[i + 1] {
+            attributes.append((String(cString: name), String(cString: value)))
+            i += 2
+        }
+        nodes.append(Node(name: name, line: line, attributeStart: attributeStart, attributeEnd: Int32(attributes.count),
+                          textStart: Int32(text.count)))
+        if let parent = open.last {
+            let previous = nodes[Int(parent)].lastChild
+            if previous >= 0 { nodes[Int(previous)].nextSibling = index } else { nodes[Int(parent)].firstChild = index }
+            nodes[Int(parent)].lastChild = index
+        }
+        open.append(index)
+    }
+
+    /// The innermost open element closes.
+    func close() {
+        let index = Int(open.removeLast())
+        nodes[index].subtreeEnd = Int32(nodes.count)
+        nodes[index].textEnd = Int32(text.count)
+    }
+
+    /// Character data of the innermost open element.
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let innermost = open.last else { return }
+        if inCDATA && cdataStarts {
+            cdataSections.append((innermost, Int32(text.count), Int32(text.count)))
+            cdataStarts = false
+        }
+        text.append(contentsOf: bytes)
+        if inCDATA { cdataSections[cdataSections.count - 1].end = Int32(text.count) }
+    }
+
+    /// Whether character data now belongs to a CDATA section.
+    @exclusivity(unchecked) private var inCDATA = false
+
+    /// A CDATA section opens or closes in the innermost open element (an empty one is not
+    /// recorded: its section starts with its first text).
+    func cdata(starts: Bool) {
+        inCDATA = starts
+        cdataStarts = starts
+    }
+}
+
+/// An element of an `XMLTree`: a tree and a place in it.
+struct XMLElement {
+    let tree: XMLTree
+    let index: Int
+
+    private var node: XMLTree.Node { tree.nodes[index] }
+
+    /// The element's name (canonical, as `XMLTree.Node.name`).
+    var name: String { node.name }
+
+    /// Where the element starts, for messages.
+    var line: Int { node.line }
+
+    /// Its attributes, in document order.
+    var attributes: XMLAttributes {
+        let node = node
+        return XMLAttributes(pairs: tree.attributes[Int(node.attributeStart)..<Int(node.attributeEnd)])
+    }
+
+    /// Its child elements, in document order.
+    var children: [XMLElement] {
+        var found: [XMLElement] = []
+        var child = node.firstChild
+        while child >= 0 {
+            found.append(XMLElement(tree: tree, index: Int(child)))
+            child = tree.nodes[Int(child)].nextSibling
+        }
+        return found
     }
 
     /// The first child called `name`.
-    func child(_ name: String) -> XMLElement? { children.first { $0.name == name } }
+    func child(_ name: String) -> XMLElement? {
+        var child = node.firstChild
+        while child >= 0 {
+            if tree.nodes[Int(child)].name == name { return XMLElement(tree: tree, index: Int(child)) }
+            child = tree.nodes[Int(child)].nextSibling
+        }
+        return nil
+    }
 
     /// Every child called `name`.
     func children(_ name: String) -> [XMLElement] { children.filter { $0.name == name } }
 
-    /// Every descendant called `name`, depth first, in document order.
+    /// Every descendant called `name`, in document order.
     func descendants(_ name: String) -> [XMLElement] {
         var found: [XMLElement] = []
-        func walk(_ element: XMLElement) {
-            for child in element.children {
-                if child.name == name { found.append(child) }
-                walk(child)
-            }
+        for i in (index + 1)..<Int(node.subtreeEnd) where tree.nodes[i].name == name {
+            found.append(XMLElement(tree: tree, index: i))
         }
-        walk(self)
         return found
     }
 
-    /// The first descendant called `name` (depth first, in document order). Feature conversion
-    /// asks this a dozen times per Placemark, so the first call indexes the whole tree once.
+    /// The first descendant called `name`, in document order.
     func descendant(_ name: String) -> XMLElement? {
-        if firstDescendants == nil {
-            var index: [String: XMLElement] = [:]
-            func walk(_ element: XMLElement) {
-                for child in element.children {
-                    if index[child.name] == nil { index[child.name] = child }
-                    walk(child)
-                }
-            }
-            walk(self)
-            firstDescendants = index
+        for i in (index + 1)..<Int(node.subtreeEnd) where tree.nodes[i].name == name {
+            return XMLElement(tree: tree, index: i)
         }
-        return firstDescendants?[name]
+        return nil
     }
 
-    /// Built by `descendant(_:)`; valid because a tree is complete before anyone searches it.
-    @exclusivity(unchecked) private var firstDescendants: [String: XMLElement]?
+    /// Calls `body` with the element's own character data (its children's left out): the
+    /// bytes in place for an element without children, as coordinates are.
+    func withTextBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let node = node
+        guard node.firstChild >= 0 else {
+            return tree.text.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(node.textStart)..<Int(node.textEnd)])) }
+        }
+        var own: [UInt8] = []
+        var taken = Int(node.textStart)
+        var child = node.firstChild
+        while child >= 0 {
+            let childNode = tree.nodes[Int(child)]
+            own += tree.text[taken..<Int(childNode.textStart)]
+            taken = Int(childNode.textEnd)
+            child = childNode.nextSibling
+        }
+        own += tree.text[taken..<Int(node.textEnd)]
+        return own.withUnsafeBufferPointer(body)
+    }
 
-    /// The element's own text, as a string.
-    var text: String { String(decoding: textBytes, as: UTF8.self) }
+    /// The element's own text (its children's left out), as a string.
+    var text: String { withTextBytes { String(decoding: $0, as: UTF8.self) } }
 
     /// All text inside the element, children's included, in document order (the DOM's
     /// `textContent`).
     var textContent: String {
-        if children.isEmpty { return text }
-        var bytes: [UInt8] = []
-        appendTextContent(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        let node = node
+        return String(decoding: tree.text[Int(node.textStart)..<Int(node.textEnd)], as: UTF8.self)
     }
 
-    private func appendTextContent(to bytes: inout [UInt8]) {
-        var taken = 0
-        for (child, offset) in zip(children, childTextOffsets) {
-            bytes += textBytes[taken..<offset]
-            taken = offset
-            child.appendTextContent(to: &bytes)
-        }
-        bytes += textBytes[taken...]
+    /// The element's own CDATA sections, each whole, in order (empty ones are not recorded).
+    var cdataSections: [ArraySlice<UInt8>] {
+        tree.cdataSections.filter { $0.node == index }.map { tree.text[Int($0.start)..<Int($0.end)] }
     }
 
     /// The trimmed text of the child called `name`, nil when there is no such child.
@@ -109,23 +208,11 @@ final class XMLElement {
 
 /// An element's attributes, in document order.
 ///
-/// An array of pairs searched in order rather than a dictionary: elements have none or a few
-/// (KML's SimpleData has one), and the readers build one for every element, so hashing each name
-/// and allocating a hash table cost more than the search ever does.
+/// Pairs searched in order rather than a dictionary: elements have none or a few (KML's
+/// SimpleData has one), so hashing each name and allocating a hash table cost more than the
+/// search ever does.
 struct XMLAttributes {
-    private var pairs: [(name: String, value: String)] = []
-
-    /// No attributes.
-    init() {}
-
-    /// The attributes expat passes to a start-element handler: name, value, name, value, …, nil.
-    init(expat list: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
-        var i = 0
-        while let name = list[i], let value = list[i + 1] {
-            pairs.append((String(cString: name), String(cString: value)))
-            i += 2
-        }
-    }
+    let pairs: ArraySlice<(name: String, value: String)>
 
     /// Whether expat's attribute list (name, value, …, nil) declares a namespace prefix
     /// (`xmlns:gx`), read from the bytes: an element's attributes rarely do.
@@ -138,6 +225,16 @@ struct XMLAttributes {
         return false
     }
 
+    /// The value of the attribute called `name` in expat's attribute list, nil when there is none.
+    static func value(_ name: String, in list: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> String? {
+        var i = 0
+        while let attribute = list[i], let value = list[i + 1] {
+            if strcmp(attribute, name) == 0 { return String(cString: value) }
+            i += 2
+        }
+        return nil
+    }
+
     /// The value of the attribute called `name`, nil when the element has none (XML allows
     /// each name once, so the first is the only one).
     subscript(name: String) -> String? {
@@ -145,7 +242,7 @@ struct XMLAttributes {
     }
 
     /// Every attribute, in document order.
-    var all: [(name: String, value: String)] { pairs }
+    var all: ArraySlice<(name: String, value: String)> { pairs }
 }
 
 extension String {

@@ -8,12 +8,13 @@ import Darwin
 /// state (a bounded queue's producer and consumer). Synchronization's `Mutex`, which the rest of
 /// Meridian uses, cannot wait. The pthread objects live in memory this class allocates, so their
 /// addresses never move: a `pthread_mutex_t` stored in a Swift property and passed with `&` has
-/// no stable address.
-final class Condition: @unchecked Sendable {
+/// no stable address. ThreadSanitizer sees a pthread mutex's ordering (it does not see `Mutex`'s
+/// on Linux), so state that several threads touch at once is kept behind this one.
+package final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -26,7 +27,7 @@ final class Condition: @unchecked Sendable {
     }
 
     /// Runs `body` holding the lock.
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
+    package func locked<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

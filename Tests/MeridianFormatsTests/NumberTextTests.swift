@@ -79,9 +79,19 @@ import Glibc
         #expect(minusZero?.value.sign == .minus)
     }
 
-    func parsePlainDecimal(_ text: String) -> (value: Double, end: Int)? {
-        var text = text
-        return text.withUTF8 { NumberText.parsePlainDecimal($0, from: 0) }
+    /// `text` read alone, and checked against the same text with room after it: the usual short
+    /// form (`NumberText.shortDecimal`) is read without a loop only when 25 bytes follow its
+    /// start, and must give the same double and end as the general rules.
+    func parsePlainDecimal(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> (value: Double, end: Int)? {
+        var alone = text
+        let read = alone.withUTF8 { NumberText.parsePlainDecimal($0, from: 0) }
+        for padding in [" ", ",", "]", "x"] {
+            var padded = text + String(repeating: padding, count: 32)
+            let withRoom = padded.withUTF8 { NumberText.parsePlainDecimal($0, from: 0) }
+            #expect(withRoom?.value.bitPattern == read?.value.bitPattern && withRoom?.end == read?.end,
+                    "\(text) followed by \(padding)", sourceLocation: sourceLocation)
+        }
+        return read
     }
 
     /// The one-pass reader for coordinate lists must give `parse`'s double, bit for bit, for every

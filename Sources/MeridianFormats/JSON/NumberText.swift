@@ -189,6 +189,9 @@ enum NumberText {
     @inline(__always)
     static func parsePlainDecimal(_ t: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Double, end: Int)? {
         let n = t.count
+        if start + 25 <= n, let base = t.baseAddress, let (value, length) = shortDecimal(at: base + start) {
+            return (value, start + length)
+        }
         var i = start
         let negative = i < n && t[i] == UInt8(ascii: "-")
         if negative { i += 1 }
@@ -219,6 +222,54 @@ enum NumberText {
             value = exact
         }
         return (negative ? -value : value, i)
+    }
+
+    /// A coordinate's usual form, read without a loop: an optional minus, one to seven digits
+    /// (no leading zero), a point and one to fifteen decimals, at `p` with 25 bytes readable
+    /// from it. The value and the length, or nil for any other form (``parsePlainDecimal(_:from:)``
+    /// then reads it by the general rules, to the same result where both read it: the same
+    /// digits and power of ten go to the same conversion).
+    @inline(__always)
+    static func shortDecimal(at p: UnsafePointer<UInt8>) -> (value: Double, length: Int)? {
+        let negative = p.pointee == UInt8(ascii: "-")
+        let q = p + (negative ? 1 : 0)
+        // The integer part: its digits end at the point within the first eight bytes.
+        let whole = digitRun(q)
+        guard whole.count > 0, whole.count < 8, q[whole.count] == UInt8(ascii: "."),
+              whole.count == 1 || q.pointee != UInt8(ascii: "0") else { return nil }
+        // The decimals: up to eight in the next word, up to seven more in the one after.
+        let f = q + whole.count + 1
+        let first = digitRun(f)
+        guard first.count > 0 else { return nil }
+        var mantissa = whole.value &* integerPowersOfTen[first.count] &+ first.value
+        var decimals = first.count
+        if first.count == 8 {
+            let second = digitRun(f + 8)
+            guard second.count < 8 else { return nil }
+            mantissa = mantissa &* integerPowersOfTen[second.count] &+ second.value
+            decimals += second.count
+        }
+        let end = f + decimals
+        guard end.pointee | 0x20 != UInt8(ascii: "e"), whole.count + decimals <= 19 else { return nil }
+        var value: Double
+        if mantissa <= 1 << 53 {
+            value = Double(mantissa) / powersOfTen[decimals]
+        } else {
+            guard let exact = eiselLemire(mantissa, -decimals) else { return nil }
+            value = exact
+        }
+        return (negative ? -value : value, end - p)
+    }
+
+    /// The digits at the start of the eight bytes at `p`: how many, and their value (zero for none).
+    @inline(__always)
+    private static func digitRun(_ p: UnsafePointer<UInt8>) -> (count: Int, value: UInt64) {
+        let x = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) ^ 0x3030_3030_3030_3030
+        let notDigits = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
+        let count = notDigits.trailingZeroBitCount &>> 3
+        // The digits moved to the high bytes (a shift of 64 leaves none: the count is 0 then).
+        let digits = count == 0 ? 0 : x &<< UInt64(64 &- 8 &* count)
+        return (count, combineDigits(digits))
     }
 
     /// Reads the digits from `i` on into `mantissa` (ten times over for each, wrapping past 19

@@ -7,8 +7,8 @@ command -v ogr2ogr >/dev/null && [ -x /usr/bin/time ] || {
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get install -y -qq gdal-bin time >/dev/null
 }
-swift build -c release --product meridian >&2
-swift build -c release --product meridian-draw >&2  # SVG and PNG outputs are drawn by it
+swift build -c release --static-swift-stdlib --product meridian >&2
+swift build -c release --static-swift-stdlib --product meridian-draw >&2  # SVG and PNG outputs are drawn by it
 meridian="$PWD/.build/release/meridian"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

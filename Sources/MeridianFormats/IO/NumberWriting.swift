@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MeridianGeometry
 
 /// Numbers as text, the same way in every format: exact by default (the shortest text that reads
 /// back to the same double), or rounded to `--precision` decimals.
@@ -16,6 +17,38 @@ extension OutputSink {
             return
         }
         writeShortestWithSwift(value)
+    }
+
+    /// A position as a compact JSON array of its shortest numbers (`[x,y]` or `[x,y,z]`), after
+    /// a comma unless it is `first`: room is made once for the whole position and the bytes go
+    /// straight into the buffer (positions are almost all of a GeoJSON file; checking for room
+    /// and calling a write per bracket and comma was a quarter of writing them).
+    func writeShortestPosition(_ position: Position, first: Bool) {
+        reserve(3 * ShortestDecimal.maximumLength + 8)
+        if !first { buffer[count] = UInt8(ascii: ","); count += 1 }
+        buffer[count] = UInt8(ascii: "[")
+        count += 1
+        writeShortestInPlace(position.longitude)
+        buffer[count] = UInt8(ascii: ",")
+        count += 1
+        writeShortestInPlace(position.latitude)
+        if let altitude = position.altitude {
+            buffer[count] = UInt8(ascii: ",")
+            count += 1
+            writeShortestInPlace(altitude)
+        }
+        buffer[count] = UInt8(ascii: "]")
+        count += 1
+    }
+
+    /// ``writeShortest(_:)`` where room for ``ShortestDecimal/maximumLength`` bytes is made already.
+    @inline(__always)
+    private func writeShortestInPlace(_ value: Double) {
+        if let length = ShortestDecimal.format(value, into: buffer + count) {
+            count += length
+        } else {
+            writeShortestWithSwift(value)  // within the room made: no drain in between
+        }
     }
 
     /// Swift's own printer, which ``writeShortest(_:)`` matches byte for byte on its fast path.

@@ -167,6 +167,8 @@ final class JSONEmitter {
         openArray()
         if pretty {
             for p in list { position(p, precision: precision) }
+        } else if precision == nil {
+            for (i, p) in list.enumerated() { sink.writeShortestPosition(p, first: i == 0) }
         } else {
             for (i, p) in list.enumerated() {
                 sink.write(i == 0 ? "[" as StaticString : ",[" as StaticString)

@@ -31,6 +31,14 @@ final class XMLTree {
         /// Its text with its descendants' in `text` (the end is set when it closes).
         let textStart: Int32
         var textEnd: Int32 = 0
+
+        /// Whether the element is called `name`. Lengths first: searches compare a dozen names
+        /// with every element of a tree, and unequal strings of unequal length are then told
+        /// apart without the string comparison's general path.
+        @inline(__always)
+        func isNamed(_ name: String) -> Bool {
+            self.name.utf8.count == name.utf8.count && self.name == name
+        }
     }
 
     // State touched on every element is marked @exclusivity(unchecked): one thread at a time uses
@@ -110,7 +118,7 @@ struct XMLElement {
     let tree: XMLTree
     let index: Int
 
-    private var node: XMLTree.Node { tree.nodes[index] }
+    fileprivate var node: XMLTree.Node { tree.nodes[index] }
 
     /// The element's name (canonical, as `XMLTree.Node.name`).
     var name: String { node.name }
@@ -139,19 +147,19 @@ struct XMLElement {
     func child(_ name: String) -> XMLElement? {
         var child = node.firstChild
         while child >= 0 {
-            if tree.nodes[Int(child)].name == name { return XMLElement(tree: tree, index: Int(child)) }
+            if tree.nodes[Int(child)].isNamed(name) { return XMLElement(tree: tree, index: Int(child)) }
             child = tree.nodes[Int(child)].nextSibling
         }
         return nil
     }
 
     /// Every child called `name`.
-    func children(_ name: String) -> [XMLElement] { children.filter { $0.name == name } }
+    func children(_ name: String) -> [XMLElement] { children.filter { $0.node.isNamed(name) } }
 
     /// Every descendant called `name`, in document order.
     func descendants(_ name: String) -> [XMLElement] {
         var found: [XMLElement] = []
-        for i in (index + 1)..<Int(node.subtreeEnd) where tree.nodes[i].name == name {
+        for i in (index + 1)..<Int(node.subtreeEnd) where tree.nodes[i].isNamed(name) {
             found.append(XMLElement(tree: tree, index: i))
         }
         return found
@@ -159,7 +167,7 @@ struct XMLElement {
 
     /// The first descendant called `name`, in document order.
     func descendant(_ name: String) -> XMLElement? {
-        for i in (index + 1)..<Int(node.subtreeEnd) where tree.nodes[i].name == name {
+        for i in (index + 1)..<Int(node.subtreeEnd) where tree.nodes[i].isNamed(name) {
             return XMLElement(tree: tree, index: i)
         }
         return nil

@@ -1,20 +1,7 @@
 import Foundation
+import MeridianTestSupport
 import Testing
 @testable import MeridianRaster
-
-/// A small deterministic generator, so that failures reproduce.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D1_049B_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
 
 /// The pieces of base tiles made fast (PNGEncoder.swift, SampledWarp.swift) against what they
 /// must equal: PNG files decoded by GDAL (libpng), integer division, and the sampler's plain
@@ -23,7 +10,7 @@ private struct SplitMix {
     /// A tile of `colorChannels` + alpha: flat areas with a few colours (as a chart's), noise
     /// (as a photograph's), and transparent or half-transparent pixels unless `opaque`.
     static func tileImage(size: Int, colorChannels: Int, opaque: Bool, seed: UInt64) -> TileImage {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let channels = colorChannels + 1
         var pixels = [UInt8](repeating: 0, count: size * size * channels)
         for y in 0..<size {
@@ -55,7 +42,7 @@ private struct SplitMix {
     /// and on a first row (no row above), through every channel count PNG has.
     @Test func pngFiltersWrapAroundExactly() throws {
         let encoder = try PNGEncoder(filtering: .adaptive)
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(seed: 7)
         for channels in 1...4 {
             let width = 13, height = 5
             let pixels = (0..<(width * height * channels)).map { _ in UInt8([0, 1, 254, 255, random.below(256)][random.below(5)]) }
@@ -82,7 +69,7 @@ private struct SplitMix {
     @Test func exactDivisionIsIntegerDivision() {
         // Every alpha sum a tile pixel can have (up to 8 × 8 samples of 255), with numerators
         // at, around and between multiples of it, up to the largest sum of a colour channel.
-        var random = SplitMix(state: 3)
+        var random = SplitMix64(seed: 3)
         let largest = 64 * 255 * 255
         var wrong: [(n: Int, divisor: Int)] = []
         for divisor in 1...(64 * 255) {
@@ -142,7 +129,7 @@ private struct SplitMix {
     /// window row) and its checked path must both give the plain definition's pixels.
     @Test(arguments: [(1, 16, 0.3), (4, 16, 0.6), (4, 4, 1.4), (5, 16, 1.1), (8, 16, 2.7)])
     func samplerMatchesItsPlainDefinition(samples: Int, step: Int, scale: Double) {
-        var random = SplitMix(state: UInt64(samples * 100 + step))
+        var random = SplitMix64(seed: UInt64(samples * 100 + step))
         let size = 64
         // Noise, and flat areas as a chart's (runs of one colour, some transparent) with noise
         // between them, so that cells fall on one colour, on several, and across the edges.

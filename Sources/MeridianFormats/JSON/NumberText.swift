@@ -188,10 +188,17 @@ enum NumberText {
     /// - Returns: The number's value and the offset of the first byte after it.
     @inline(__always)
     static func parsePlainDecimal(_ t: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Double, end: Int)? {
-        let n = t.count
-        if start + 25 <= n, let base = t.baseAddress, let (value, length) = shortDecimal(at: base + start) {
+        if start + 25 <= t.count, let base = t.baseAddress, let (value, length) = shortDecimal(at: base + start) {
             return (value, start + length)
         }
+        return plainDecimalByRules(t, from: start)
+    }
+
+    /// ``parsePlainDecimal(_:from:)`` for the forms ``shortDecimal(at:)`` does not read (and
+    /// near the end of the text): out of line, so that the short form inlines into its callers.
+    @inline(never)
+    private static func plainDecimalByRules(_ t: UnsafeBufferPointer<UInt8>, from start: Int) -> (value: Double, end: Int)? {
+        let n = t.count
         var i = start
         let negative = i < n && t[i] == UInt8(ascii: "-")
         if negative { i += 1 }
@@ -230,21 +237,21 @@ enum NumberText {
     /// then reads it by the general rules, to the same result where both read it: the same
     /// digits and power of ten go to the same conversion).
     @inline(__always)
-    static func shortDecimal(at p: UnsafePointer<UInt8>) -> (value: Double, length: Int)? {
+    private static func shortDecimal(at p: UnsafePointer<UInt8>) -> (value: Double, length: Int)? {
         let negative = p.pointee == UInt8(ascii: "-")
         let q = p + (negative ? 1 : 0)
         // The integer part: its digits end at the point within the first eight bytes.
-        let whole = digitRun(q)
+        let whole = leadingDigits(q)
         guard whole.count > 0, whole.count < 8, q[whole.count] == UInt8(ascii: "."),
               whole.count == 1 || q.pointee != UInt8(ascii: "0") else { return nil }
         // The decimals: up to eight in the next word, up to seven more in the one after.
         let f = q + whole.count + 1
-        let first = digitRun(f)
+        let first = leadingDigits(f)
         guard first.count > 0 else { return nil }
         var mantissa = whole.value &* integerPowersOfTen[first.count] &+ first.value
         var decimals = first.count
         if first.count == 8 {
-            let second = digitRun(f + 8)
+            let second = leadingDigits(f + 8)
             guard second.count < 8 else { return nil }
             mantissa = mantissa &* integerPowersOfTen[second.count] &+ second.value
             decimals += second.count
@@ -259,17 +266,6 @@ enum NumberText {
             value = exact
         }
         return (negative ? -value : value, end - p)
-    }
-
-    /// The digits at the start of the eight bytes at `p`: how many, and their value (zero for none).
-    @inline(__always)
-    private static func digitRun(_ p: UnsafePointer<UInt8>) -> (count: Int, value: UInt64) {
-        let x = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)) ^ 0x3030_3030_3030_3030
-        let notDigits = (x | (x &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
-        let count = notDigits.trailingZeroBitCount &>> 3
-        // The digits moved to the high bytes (a shift of 64 leaves none: the count is 0 then).
-        let digits = count == 0 ? 0 : x &<< UInt64(64 &- 8 &* count)
-        return (count, combineDigits(digits))
     }
 
     /// Reads the digits from `i` on into `mantissa` (ten times over for each, wrapping past 19

@@ -30,7 +30,7 @@ final class KMLConversionPipeline: @unchecked Sendable {
         let definitions: KMLDefinitions
         let kept: Bool
         /// Bytes of text in the tree, for the bound.
-        let size: Int
+        var size: Int { element.tree.text.count }
     }
 
     private let queue: Queue

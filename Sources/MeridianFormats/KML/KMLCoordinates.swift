@@ -57,16 +57,10 @@ enum KMLCoordinates {
         while i < n {
             while i < n && isSpace(t[i]) { i += 1 }
             guard i < n else { break }
-            // One number (or a stray token): the common plain decimal read in one pass (its
-            // usual short form without a loop), anything else delimited first and read by the
-            // general rules.
-            let plain: (value: Double, end: Int)?
-            if i + 25 <= n, let (value, length) = NumberText.shortDecimal(at: t.baseAddress! + i) {
-                plain = (value, i + length)
-            } else {
-                plain = NumberText.parsePlainDecimal(t, from: i)
-            }
-            if let (value, end) = plain, end == n || isSpace(t[end]) || t[end] == UInt8(ascii: ",") {
+            // One number (or a stray token): the common plain decimal read in one pass, anything
+            // else delimited first and read by the general rules.
+            if let (value, end) = NumberText.parsePlainDecimal(t, from: i),
+               end == n || isSpace(t[end]) || t[end] == UInt8(ascii: ",") {
                 tuple.add(value)
                 i = end
             } else {

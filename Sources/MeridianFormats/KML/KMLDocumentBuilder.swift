@@ -43,9 +43,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
     /// retained and released at each use, once per element.
     var parser: Unmanaged<XMLEventParser>?
     let context: KMLContext
-    /// Called for each feature element as it ends, with the containers it sits in and the bytes
-    /// of text in it.
-    var onFeature: ((XMLElement, [Container], Int) -> Void)?
+    /// Called for each feature element as it ends, with the containers it sits in.
+    var onFeature: ((XMLElement, [Container]) -> Void)?
     /// Called when a container opens and closes (the folder tree listens).
     var onContainerStart: ((Container) -> Void)?
     var onContainerEnd: ((Container) -> Void)?
@@ -53,10 +52,9 @@ final class KMLDocumentBuilder: XMLEventHandler {
     @exclusivity(unchecked) private(set) var containerStack: [Container] = []
     /// Folders opened so far.
     @exclusivity(unchecked) private(set) var folderCount = 0
-    /// The tree being built (a feature, a shared style, a member of a Document or Folder),
-    /// owned here until its root ends; `building` is the same tree, borrowed at each event
-    /// without a retain and release.
-    @exclusivity(unchecked) private var tree: XMLTree?
+    /// The tree being built (a feature, a shared style, a member of a Document or Folder), held
+    /// with one retain taken when its root opens and given back when it ends (or in `deinit`),
+    /// so each event borrows it without a retain and release of its own.
     @exclusivity(unchecked) private var building: Unmanaged<XMLTree>?
     /// Prefix → namespace URI, from every xmlns:prefix seen (KML files rarely rebind prefixes).
     @exclusivity(unchecked) private var prefixes: [String: String] = [:]
@@ -68,6 +66,8 @@ final class KMLDocumentBuilder: XMLEventHandler {
     init(context: KMLContext) {
         self.context = context
     }
+
+    deinit { building?.release() }  // a reader dropped inside a tree
 
     private var line: Int { parser?._withUnsafeGuaranteedRef { $0.line } ?? 0 }
 
@@ -105,12 +105,12 @@ final class KMLDocumentBuilder: XMLEventHandler {
     }
 
     func startElement(_ rawName: UnsafePointer<CChar>, attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
-        if XMLAttributes.declaresPrefixes(attributes) {
-            var i = 0
-            while let name = attributes[i], let value = attributes[i + 1] {
-                if strncmp(name, "xmlns:", 6) == 0 { prefixes[String(cString: name + 6)] = String(cString: value) }
-                i += 2
-            }
+        var declaresPrefixes = false
+        for (name, value) in ExpatAttributes(attributes) where strncmp(name, "xmlns:", 6) == 0 {
+            prefixes[String(cString: name + 6)] = String(cString: value)
+            declaresPrefixes = true
+        }
+        if declaresPrefixes {
             canonicalNames.removeAll()
             lastName = nil
         }
@@ -122,7 +122,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
             return
         }
         if Self.containers.contains(name) {
-            let container = Container(kind: name, id: XMLAttributes.value("id", in: attributes))
+            let container = Container(kind: name, id: ExpatAttributes(attributes).value(of: "id"))
             if name == "Folder" { folderCount += 1 }
             containerStack.append(container)
             onContainerStart?(container)
@@ -130,9 +130,7 @@ final class KMLDocumentBuilder: XMLEventHandler {
         }
         if Self.capturedRoots.contains(name) || !containerStack.isEmpty {
             // A feature or shared style, or a member of a Document or Folder (its name, …).
-            let tree = XMLTree(root: name, attributes: attributes, line: line)
-            self.tree = tree
-            building = .passUnretained(tree)
+            building = .passRetained(XMLTree(root: name, attributes: attributes, line: line))
         }
         // Anything else outside containers (the <kml> root, NetworkLinkControl) is passed over.
     }
@@ -149,15 +147,15 @@ final class KMLDocumentBuilder: XMLEventHandler {
             tree.close()
             return tree.isComplete
         }
-        guard complete, let tree = tree.take() else { return }  // still inside a captured tree
+        guard complete else { return }  // still inside a captured tree
         self.building = nil
-        let element = tree.root
+        let element = building.takeRetainedValue().root
         switch element.name {
         case "Style", "StyleMap", "Schema", "gx:CascadingStyle":
             context.definitions.register(element)
             if let container = containerStack.last, element.name != "Schema" { container.meta.append(element) }
         case _ where Self.features.contains(element.name):
-            onFeature?(element, containerStack, tree.text.count)
+            onFeature?(element, containerStack)
         default:
             if let container = containerStack.last {
                 container.meta.append(element)

@@ -60,11 +60,11 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         builder.parser = Unmanaged.passUnretained(parser)
         if options.folders == .tree { folderTree = KMLFolderTree() }
         context.report = { [unowned self] in enqueue(.diagnostic($0)) }
-        builder.onFeature = { [unowned self] element, containers, size in
+        builder.onFeature = { [unowned self] element, containers in
             let kept = layer.map { layer in containers.contains { $0.name == layer } } ?? true
             let folders = containers.filter { $0.kind == "Folder" }.map { $0.name ?? "" }
             do {
-                try pipeline.convert(.init(element: element, folders: folders, definitions: context.definitions, kept: kept, size: size))
+                try pipeline.convert(.init(element: element, folders: folders, definitions: context.definitions, kept: kept))
                 queued += 1
                 sawFeature = true
             } catch {

@@ -69,11 +69,7 @@ final class XMLTree {
     func open(_ name: String, attributes list: UnsafeMutablePointer<UnsafePointer<CChar>?>, line: Int) {
         let index = Int32(nodes.count)
         let attributeStart = Int32(attributes.count)
-        var i = 0
-        while let name = list[i], let value = list[i + 1] {
-            attributes.append((String(cString: name), String(cString: value)))
-            i += 2
-        }
+        for (name, value) in ExpatAttributes(list) { attributes.append((String(cString: name), String(cString: value))) }
         nodes.append(Node(name: name, line: line, attributeStart: attributeStart, attributeEnd: Int32(attributes.count),
                           textStart: Int32(text.count)))
         if let parent = open.last {
@@ -118,7 +114,7 @@ struct XMLElement {
     let tree: XMLTree
     let index: Int
 
-    fileprivate var node: XMLTree.Node { tree.nodes[index] }
+    private var node: XMLTree.Node { tree.nodes[index] }
 
     /// The element's name (canonical, as `XMLTree.Node.name`).
     var name: String { node.name }
@@ -133,28 +129,41 @@ struct XMLElement {
     }
 
     /// Its child elements, in document order.
-    var children: [XMLElement] {
-        var found: [XMLElement] = []
-        var child = node.firstChild
-        while child >= 0 {
-            found.append(XMLElement(tree: tree, index: Int(child)))
-            child = tree.nodes[Int(child)].nextSibling
+    var children: [XMLElement] { children { _ in true } }
+
+    /// The first child called `name`.
+    func child(_ name: String) -> XMLElement? {
+        var found: XMLElement?
+        forEachChild { index, node in
+            guard node.isNamed(name) else { return true }
+            found = XMLElement(tree: tree, index: index)
+            return false
         }
         return found
     }
 
-    /// The first child called `name`.
-    func child(_ name: String) -> XMLElement? {
-        var child = node.firstChild
-        while child >= 0 {
-            if tree.nodes[Int(child)].isNamed(name) { return XMLElement(tree: tree, index: Int(child)) }
-            child = tree.nodes[Int(child)].nextSibling
+    /// Every child called `name`.
+    func children(_ name: String) -> [XMLElement] { children { $0.isNamed(name) } }
+
+    /// The children whose nodes pass `test`, in document order.
+    private func children(where test: (XMLTree.Node) -> Bool) -> [XMLElement] {
+        var found: [XMLElement] = []
+        forEachChild { index, node in
+            if test(node) { found.append(XMLElement(tree: tree, index: index)) }
+            return true
         }
-        return nil
+        return found
     }
 
-    /// Every child called `name`.
-    func children(_ name: String) -> [XMLElement] { children.filter { $0.node.isNamed(name) } }
+    /// Calls `body` with each child's place and node, in document order, until it returns false.
+    private func forEachChild(_ body: (Int, XMLTree.Node) -> Bool) {
+        var child = node.firstChild
+        while child >= 0 {
+            let childNode = tree.nodes[Int(child)]
+            guard body(Int(child), childNode) else { return }
+            child = childNode.nextSibling
+        }
+    }
 
     /// Every descendant called `name`, in document order.
     func descendants(_ name: String) -> [XMLElement] {
@@ -214,6 +223,26 @@ struct XMLElement {
     }
 }
 
+/// The attributes expat passes to a start-element handler (name, value, name, value, …, nil),
+/// as pairs of C strings, read in place.
+struct ExpatAttributes: Sequence, IteratorProtocol {
+    private let list: UnsafeMutablePointer<UnsafePointer<CChar>?>
+    private var i = 0
+
+    init(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>) { self.list = list }
+
+    mutating func next() -> (name: UnsafePointer<CChar>, value: UnsafePointer<CChar>)? {
+        guard let name = list[i], let value = list[i + 1] else { return nil }
+        i += 2
+        return (name, value)
+    }
+
+    /// The value of the attribute called `name`, nil when there is none.
+    func value(of name: String) -> String? {
+        first { strcmp($0.name, name) == 0 }.map { String(cString: $0.value) }
+    }
+}
+
 /// An element's attributes, in document order.
 ///
 /// Pairs searched in order rather than a dictionary: elements have none or a few (KML's
@@ -221,27 +250,6 @@ struct XMLElement {
 /// search ever does.
 struct XMLAttributes {
     let pairs: ArraySlice<(name: String, value: String)>
-
-    /// Whether expat's attribute list (name, value, …, nil) declares a namespace prefix
-    /// (`xmlns:gx`), read from the bytes: an element's attributes rarely do.
-    static func declaresPrefixes(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Bool {
-        var i = 0
-        while let name = list[i] {
-            if strncmp(name, "xmlns:", 6) == 0 { return true }
-            i += 2
-        }
-        return false
-    }
-
-    /// The value of the attribute called `name` in expat's attribute list, nil when there is none.
-    static func value(_ name: String, in list: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> String? {
-        var i = 0
-        while let attribute = list[i], let value = list[i + 1] {
-            if strcmp(attribute, name) == 0 { return String(cString: value) }
-            i += 2
-        }
-        return nil
-    }
 
     /// The value of the attribute called `name`, nil when the element has none (XML allows
     /// each name once, so the first is the only one).

@@ -148,7 +148,8 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
                          progress: ((Int) -> Void)? = nil,
                          transform: (Feature) throws -> Feature? = { $0 }) throws -> Int {
     try writer.begin(reader.readMetadata())
-    let pipe = FeaturePipe()
+    // Bounded by positions (and features, for those with few), so memory stays flat.
+    let pipe = HandOffQueue<Feature>(countLimit: 4096, weightLimit: 64_000)
     nonisolated(unsafe) let writer = writer
     nonisolated(unsafe) var writeError: Error?
     nonisolated(unsafe) var written = 0
@@ -168,7 +169,7 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
         while let feature = try reader.next() {
             read += 1
             progress?(read)
-            if let output = try transform(feature), !pipe.put(output) { break }
+            if let output = try transform(feature), !pipe.put(output, weight: output.geometry?.positionCount ?? 0) { break }
         }
     } catch {
         pipe.cancel()

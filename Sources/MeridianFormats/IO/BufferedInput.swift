@@ -131,6 +131,13 @@ public final class BufferedInput {
     /// zip, GDAL) can open themselves; nil for standard input, pipes and memory.
     public var regularFilePath: String? { fileSize == nil ? nil : path }
 
+    /// The descriptor and size of the regular file this input reads, while none of it has been
+    /// consumed (a parser may then read the file itself, from its start); nil otherwise.
+    public var unreadRegularFile: (descriptor: Int32, size: Int)? {
+        guard fd >= 0, source == nil, offsetOfBase + position == 0, let fileSize else { return nil }
+        return (fd, fileSize)
+    }
+
     /// Bytes buffered and not yet consumed.
     @inlinable public var available: Int { limit - position }
 

@@ -9,26 +9,18 @@ import OrderedCollections
 /// properties, gx:Track as lines with `coordinateProperties.times`), plus what it drops: the
 /// folder path (`folder` property), typed SchemaData, altitudeMode, Model locations.
 public final class KMLReader: FeatureReader, KMLDocumentReader {
-    private let input: BufferedInput
-    private let parser: XMLEventParser
-    private let builder: KMLDocumentBuilder
-    private let context: KMLContext
+    private let name: String
+    /// expat and the element trees, on a thread of their own.
+    private let reading: KMLReadingSide
+    /// Turns each tree into a feature, on the caller's thread.
+    private let converter: KMLFeatureConverter
     private let options: KMLReadOptions
     private let diagnostics: DiagnosticHandler?
-    /// Feature trees converted on a second thread while expat reads on, and everything else the
-    /// reader hands out, in document order.
-    private let pipeline: KMLConversionPipeline
     /// The GroundOverlay behind the feature ``next()`` returned last, when it came from one with an
     /// image and a place; nil for every other feature.
     public private(set) var groundOverlay: KMLGroundOverlay?
-    /// Whether expat has read the whole document (or stopped at an error).
-    private var parsed = false
-    /// What stopped the reading side, thrown once everything before it has been handed out.
-    private var failure: Error?
-    /// Items queued by the reading side since it was last asked to read on.
-    private var queued = 0
-    /// Whether the reading side has queued a feature yet.
-    private var sawFeature = false
+    /// What stopped the reading side, once its `.end` is taken; thrown after everything before it.
+    private var ended: (failure: Error?, statistics: KMLStatistics)?
     /// Document members that came after the features; KML has none, so this stays empty.
     public private(set) var trailingMetadata = CollectionMetadata()
     /// The folder tree, when `options.folders == .tree` (built as the document is read).
@@ -48,40 +40,24 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     ///   - input: The document's bytes; its name is the file in locations and messages.
     ///   - options: Folder handling (a flat `folder` property, or a tree in ``folderTree``).
     ///   - readOptions: Where warnings go, and the layer (a Folder or Document name) to keep, if any.
-    public init(input: BufferedInput, options: KMLReadOptions = .init(), readOptions: ReadOptions = .init()) {
-        self.input = input
+    public convenience init(input: BufferedInput, options: KMLReadOptions = .init(), readOptions: ReadOptions = .init()) {
+        self.init(input: input, options: options, readOptions: readOptions, wholeDocumentMinimum: XMLEventParser.wholeDocumentMinimum)
+    }
+
+    /// A reader that parses regular files of `wholeDocumentMinimum` bytes or more in one call
+    /// (tests read small documents that way too).
+    init(input: BufferedInput, options: KMLReadOptions, readOptions: ReadOptions, wholeDocumentMinimum: Int) {
+        name = input.name
         self.options = options
         layer = readOptions.layer
         diagnostics = readOptions.diagnostics
-        context = KMLContext(file: input.name)
-        builder = KMLDocumentBuilder(context: context)
-        parser = XMLEventParser(name: input.name, handler: builder, maximumDepth: KMLDocumentBuilder.maximumDepth)
-        pipeline = KMLConversionPipeline(file: input.name, options: options)
-        builder.parser = Unmanaged.passUnretained(parser)
+        reading = KMLReadingSide(input: input, layer: readOptions.layer, wholeDocumentMinimum: wholeDocumentMinimum)
+        converter = KMLFeatureConverter(file: input.name)
         if options.folders == .tree { folderTree = KMLFolderTree() }
-        context.report = { [unowned self] in enqueue(.diagnostic($0)) }
-        builder.onFeature = { [unowned self] element, containers in
-            let kept = layer.map { layer in containers.contains { $0.name == layer } } ?? true
-            let folders = containers.filter { $0.kind == "Folder" }.map { $0.name ?? "" }
-            do {
-                try pipeline.convert(.init(element: element, folders: folders, definitions: context.definitions, kept: kept))
-                queued += 1
-                sawFeature = true
-            } catch {
-                parser.stop(error as? MeridianError ?? MeridianError(.io, "\(error)"))
-            }
-        }
-        builder.onContainerStart = { [unowned self] in enqueue(.containerStart($0)) }
-        builder.onContainerEnd = { [unowned self] container in
-            enqueue(.containerEnd(container))
-            noteLayer(container.name)
-        }
     }
 
-    private func enqueue(_ event: KMLConversionPipeline.Event) {
-        pipeline.pass(event)
-        queued += 1
-    }
+    /// Stops the reading thread, if the document was not read to its end.
+    deinit { reading.stop() }
 
     /// Notes a container's name as it ends: whether it is the layer asked for, else what to list.
     private func noteLayer(_ name: String?) {
@@ -98,31 +74,37 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
 
     /// Styles of other documents (in a KMZ), by `path#id`.
     var externalStyles: [String: JSONObject] {
-        get { context.definitions.externalStyles }
-        set { context.definitions.externalStyles = newValue }
+        get { reading.externalStyles }
+        set { reading.externalStyles = newValue }
     }
 
-    /// The document's own styles by id, resolved through StyleMaps.
-    var styles: [String: JSONObject] { context.definitions.resolvedStyles }
+    /// The document's own styles by id, resolved through StyleMaps (all of them once `next()`
+    /// has returned nil).
+    var styles: [String: JSONObject] { ended == nil ? [:] : reading.styles }
 
-    /// Folders and styles seen so far (all of them once `next()` has returned nil).
-    public var statistics: KMLStatistics {
-        KMLStatistics(folders: builder.folderCount, styles: context.definitions.styleCount)
-    }
+    /// Folders and styles in the document, once `next()` has returned nil (zeros before).
+    public var statistics: KMLStatistics { ended?.statistics ?? KMLStatistics(folders: 0, styles: 0) }
 
     /// Reads as far as the first feature and returns the document's `name`, if it has one.
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
-        while !parsed && !sawFeature { readOn(handingOut: false) }
-        if !sawFeature, let failure {
-            // No feature came before the error: hand out the warnings that did, then stop.
-            while let event = pipeline.take() {
-                if case .diagnostic(let diagnostic) = event { diagnostics?(diagnostic) }
+        try reading.start()
+        let metadata = reading.metadata()
+        if metadata.ended, let failure = metadata.failure {
+            // The document broke before its first feature: hand out its warnings, then the error.
+            while true {
+                switch reading.take() {
+                case .diagnostic(let diagnostic): diagnostics?(diagnostic)
+                case .end(_, let statistics):
+                    ended = (failure, statistics)
+                    reading.stop()
+                    throw failure
+                default: continue  // nothing of a broken document goes out before its error
+                }
             }
-            throw failure
         }
         var members = JSONObject()
-        if let name = builder.documentName { members["name"] = .string(name) }
+        if let documentName = metadata.documentName { members["name"] = .string(documentName) }
         return CollectionMetadata(members: members)
     }
 
@@ -131,42 +113,27 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, or ``LayerSelection`` at the end
     ///   when the layer asked for was never found.
     public func next() throws -> Feature? {
+        guard ended == nil else { return try finish() }
+        try reading.start()
         while true {
-            // What is converted goes out first; the reading side reads on while there is room,
-            // and waits for the conversion only when it cannot.
-            var event = pipeline.takeIfReady()
-            if event == nil {
-                if !parsed && pipeline.hasRoom {
-                    readOn(handingOut: true)
-                    continue
-                }
-                event = pipeline.take()
-            }
-            guard let event else { return try finish() }
-            switch event {
-            case .feature(let converted, let warnings, let kept):
+            switch reading.take() {
+            case .feature(let element, let folders, let definitions, let kept):
+                let (converted, warnings) = converter.convert(element, folders: folders, definitions: definitions, options: options)
                 warnings.forEach { diagnostics?($0) }
                 guard let (feature, overlay) = converted, kept else { continue }
                 folderTree?.add(feature)
                 groundOverlay = overlay
                 return feature
             case .containerStart(let container): folderTree?.open(container)
-            case .containerEnd(let container): folderTree?.close(container)
+            case .containerEnd(let container):
+                folderTree?.close(container)
+                noteLayer(container.name)
             case .diagnostic(let diagnostic): diagnostics?(diagnostic)
+            case .end(let failure, let statistics):
+                ended = (failure, statistics)
+                reading.stop()
+                return try finish()
             }
-        }
-    }
-
-    /// Feeds expat until it has queued something or the input ends, or (`handingOut`) a
-    /// converted event waits at the front to be handed out; an error is kept until everything
-    /// queued before it has been handed out.
-    private func readOn(handingOut: Bool) {
-        queued = 0
-        do {
-            parsed = try parser.feed(from: input) { queued > 0 || (handingOut && pipeline.hasReadyEvent) }
-        } catch {
-            failure = error
-            parsed = true
         }
     }
 
@@ -174,9 +141,9 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     /// (no feature came out, so none was written), or nil.
     private func finish() throws -> Feature? {
         groundOverlay = nil
-        if let failure { throw failure }
+        if let failure = ended?.failure { throw failure }
         if let layer, !layerFound {
-            throw LayerSelection.unknown(layer, among: Array(layerNames), more: moreLayerNames, in: input.name)
+            throw LayerSelection.unknown(layer, among: Array(layerNames), more: moreLayerNames, in: name)
         }
         return nil
     }

@@ -102,7 +102,7 @@ public final class KMZReader: KMLDocumentReader {
     public var trailingMetadata: CollectionMetadata { kml.trailingMetadata }
     /// The main document's folder tree, when the options asked for `tree`.
     public var folderTree: KMLFolderTree? { kml.folderTree }
-    /// Folders and styles in the main document seen so far.
+    /// Folders and styles in the main document, once `next()` has returned nil.
     public var statistics: KMLStatistics { kml.statistics }
     /// The GroundOverlay behind the feature ``next()`` returned last, if any; its `imageHref` may
     /// name one of ``entries``.

@@ -31,6 +31,12 @@ struct UTF16Check {
     private var afterCarriageReturn = false
     private var skipByteOrderMark = false
 
+    /// Whether a document starting with `head` (its first two bytes) is UTF-16.
+    static func isUTF16(_ head: [UInt8]) -> Bool {
+        if case .utf16 = decide(head) { return true }
+        return false
+    }
+
     /// Bytes seen before the encoding could be decided (a first chunk of one byte).
     private var head: [UInt8] = []
 

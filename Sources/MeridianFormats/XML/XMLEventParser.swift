@@ -45,7 +45,8 @@ final class XMLEventParser {
         self.name = name
         self.handler = handler
         self.maximumDepth = maximumDepth
-        parser = XML_ParserCreate(nil)
+        var memory = ExpatMemory.suite
+        parser = XML_ParserCreate_MM(nil, &memory, nil)
         let me = Unmanaged.passUnretained(self).toOpaque()
         XML_SetUserData(parser, me)
         XML_SetParamEntityParsing(parser, XML_PARAM_ENTITY_PARSING_NEVER)
@@ -56,6 +57,7 @@ final class XMLEventParser {
             Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { me in
                 me.textRun = 0
                 me.depth += 1
+                if me.lines != nil { me.passed(Int(XML_GetCurrentByteIndex(me.parser))) }
                 guard me.depth <= me.maximumDepth else {
                     me.stop(MeridianError(.badInput, "elements nested more than \(me.maximumDepth) deep", at: me.location,
                                           hint: "real documents nest a few levels; this looks like a crafted file"))
@@ -81,6 +83,11 @@ final class XMLEventParser {
                 }
                 let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
                 me.handler.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
+                // A large text node (a country's coordinates) is copied now: its pages can go.
+                if me.lines != nil, let base = me.whole?.baseAddress, UnsafeRawPointer(text) >= UnsafeRawPointer(base) {
+                    let end = UnsafeRawPointer(text) - UnsafeRawPointer(base) + Int(length)
+                    if end <= me.whole!.count { me.passed(end) }
+                }
             }
         }
         XML_SetCdataSectionHandler(parser, { data in
@@ -107,7 +114,33 @@ final class XMLEventParser {
     deinit { XML_ParserFree(parser) }
 
     /// The line the parser is on (1-based): cheaper than `location`, for every element.
-    var line: Int { Int(XML_GetCurrentLineNumber(parser)) }
+    var line: Int {
+        guard lines != nil else { return Int(XML_GetCurrentLineNumber(parser)) }
+        return lines!.line(at: Int(XML_GetCurrentByteIndex(parser)))
+    }
+
+    /// The document, when it is parsed in one call from a file mapped into expat's buffer.
+    @exclusivity(unchecked) private var whole: UnsafeMutableRawBufferPointer?
+    /// Its lines, counted by Meridian (expat keeps no position in a one-call parse).
+    @exclusivity(unchecked) private var lines: LineCounter?
+    /// Whether `whole` is the file mapped (its pages may then be given back behind the parse).
+    @exclusivity(unchecked) private var mapped = false
+    /// Bytes of `whole` before this are given back to the system.
+    @exclusivity(unchecked) private var released = 0
+    /// How far the parse moves between two releases of the pages behind it.
+    static let releaseStride = 1 << 20
+
+    /// The parse has passed `offset` in `whole`: its lines are counted up to there, and every
+    /// `releaseStride` bytes the pages before it are given back (after the count, which would
+    /// read them in again). Each release reaches `releaseStride * 4` back over the last one: a
+    /// fault maps the pages around it, before it too (a whole large folio of the page cache),
+    /// so pages just given back come in again as the parse goes on past them.
+    private func passed(_ offset: Int) {
+        _ = lines?.line(at: offset)
+        guard mapped, offset - released >= Self.releaseStride, let base = whole?.baseAddress else { return }
+        ExpatMemory.releasePages(of: base, from: max(0, released - 4 * Self.releaseStride), before: offset)
+        released = offset
+    }
 
     /// Where the parser is now (1-based line and column).
     var location: SourceLocation {
@@ -139,6 +172,40 @@ final class XMLEventParser {
             if isFinal { return true }
         }
         return false
+    }
+
+    /// Regular files from this size on are parsed whole (`parseAll`); below it, whole or in
+    /// chunks costs the same.
+    static let wholeDocumentMinimum = ExpatMemory.pageBlockSize
+
+    /// Parses all of `input`: a regular file of `wholeDocumentMinimum` bytes or more (up to a
+    /// gigabyte, as expat's sizes are `int`) in one call, mapped into expat's buffer (see
+    /// `ExpatMemory`), anything else chunk by chunk, UTF-16 too (its check goes chunk by chunk,
+    /// as expat's parse does). A mapped file cut short by another program while it is parsed
+    /// ends the process with SIGBUS, as with any reader that maps its input.
+    func parseAll(from input: BufferedInput, wholeDocumentMinimum: Int = XMLEventParser.wholeDocumentMinimum) throws {
+        guard let (descriptor, size) = input.unreadRegularFile, size > 0, size >= wholeDocumentMinimum, size <= 1 << 30,
+              !UTF16Check.isUTF16(try input.peek(2)), let buffer = XML_GetBuffer(parser, Int32(size)) else {
+            _ = try feed(from: input) { false }
+            return
+        }
+        var count = size
+        mapped = ExpatMemory.mapFile(descriptor, size: size, into: buffer)
+        if !mapped {
+            // Not one of ExpatMemory's mapped blocks (a small document, or an expat that lays out
+            // its buffer otherwise): the file is read into it.
+            count = 0
+            while count < size {
+                let n = try input.moveBytes(into: UnsafeMutableRawBufferPointer(start: buffer + count, count: size - count))
+                if n == 0 { break }
+                count += n
+            }
+        }
+        let document = UnsafeMutableRawBufferPointer(start: buffer, count: count)
+        let bytes = UnsafeBufferPointer(start: document.bindMemory(to: UInt8.self).baseAddress, count: count)
+        whole = document
+        if let base = bytes.baseAddress { lines = LineCounter(base, count: count) }
+        try parse(bytes, isFinal: true)
     }
 
     /// Parses the chunk just read into expat's buffer (`XML_GetBuffer`); `isFinal` at the end.

@@ -3,10 +3,10 @@ import Testing
 import MeridianGeometry
 @testable import MeridianFormats
 
-/// The KML reader converts feature trees on a second thread while expat reads on; what it hands
+/// The KML reader runs expat on a thread of its own while its caller converts the trees; what it hands
 /// out must stay in document order whatever the two threads do: features, warnings from either
 /// side, the folder tree, and an error after the features before it.
-@Suite struct KMLConversionPipelineTests {
+@Suite struct KMLReadingSideTests {
     /// A document of `count` placemarks in folders of ten, each with a distinct value and a ring
     /// that is not closed, with a misspelt element every hundred (a warning of the reading side).
     func document(_ count: Int, ending: String = "</Document></kml>") -> String {

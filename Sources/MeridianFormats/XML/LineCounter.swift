@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The line of a place in a document held in memory, counted as expat counts lines (a line ends
+/// at LF, CR LF or a lone CR, so CR LF is one), moving on from the place asked for last. For a
+/// document expat parses in one call, where expat keeps no position of its own (see
+/// `ExpatMemory`); only for encodings where CR and LF are single bytes (not UTF-16).
+struct LineCounter {
+    private let bytes: UnsafePointer<UInt8>
+    private let count: Int
+    /// The place asked for last, and its line.
+    private var offset = 0
+    private var line = 1
+
+    init(_ bytes: UnsafePointer<UInt8>, count: Int) {
+        self.bytes = bytes
+        self.count = count
+    }
+
+    /// The 1-based line of the byte at `target`.
+    mutating func line(at target: Int) -> Int {
+        let target = min(max(target, 0), count)
+        if target < offset {
+            // Never while a document is parsed in order; counted again from the start.
+            offset = 0
+            line = 1
+        }
+        line += Self.lineEnds(bytes + offset, target - offset, followedBy: target < count ? bytes[target] : nil)
+        offset = target
+        return line
+    }
+
+    /// Line ends in `length` bytes at `start` (a CR at the end counts unless `next` is LF), found
+    /// with `memchr`, which scans many bytes an instruction.
+    private static func lineEnds(_ start: UnsafePointer<UInt8>, _ length: Int, followedBy next: UInt8?) -> Int {
+        guard length > 0 else { return 0 }
+        var ends = 0
+        var p = UnsafeRawPointer(start)
+        let end = p + length
+        while let found = memchr(p, 0x0A, end - p) {
+            ends += 1
+            p = UnsafeRawPointer(found) + 1
+        }
+        guard memchr(start, 0x0D, length) != nil else { return ends }
+        // Carriage returns: each one not followed by a line feed ends a line too.
+        for i in 0..<length where start[i] == 0x0D {
+            let following = i + 1 < length ? start[i + 1] : next
+            if following != 0x0A { ends += 1 }
+        }
+        return ends
+    }
+}

@@ -66,7 +66,7 @@ import MeridianGeometry
             let kml = reader(document(3_000))
             _ = try kml.next()
             _ = try kml.next()
-            // Dropped here with trees queued and the conversion thread busy: deinit must neither
+            // Dropped here with trees queued and the reading thread busy: deinit must neither
             // hang nor crash.
         }
     }

@@ -131,7 +131,7 @@ final class KMLContext {
 
 /// Turns one feature element (a Placemark, GroundOverlay or NetworkLink tree) into a `Feature`,
 /// with the document's definitions as they stood when it ended. Used by one thread at a time:
-/// the reader's conversion thread, one feature after another in document order.
+/// the thread that asks the reader for features, one feature after another in document order.
 final class KMLFeatureConverter {
     let file: String
     /// The definitions the feature being converted sees.

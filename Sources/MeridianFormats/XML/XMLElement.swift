@@ -12,7 +12,7 @@ import Darwin
 /// attribute in one array, and all character data in one byte buffer (so an element's text with
 /// its children's is one range of it). A Placemark of Natural Earth's countries has a few hundred
 /// elements; as objects, each with its arrays, building and freeing them was a fifth of reading a
-/// large KML file. Built on the reading thread, then read (never changed) on the conversion thread.
+/// large KML file. Built on the reading thread, then read (never changed) on the converting one.
 final class XMLTree {
     struct Node {
         /// The element's name with KML's own namespace dropped (`Placemark`) and Google's
@@ -42,7 +42,7 @@ final class XMLTree {
     }
 
     // State touched on every element is marked @exclusivity(unchecked): one thread at a time uses
-    // a tree (the reading thread builds it, the conversion thread then reads it), and the
+    // a tree (the reading thread builds it, the converting thread then reads it), and the
     // run-time access checks cost about 5% of reading a large KML file.
     @exclusivity(unchecked) private(set) var nodes: [Node] = []
     @exclusivity(unchecked) private(set) var attributes: [(name: String, value: String)] = []

@@ -445,7 +445,7 @@ struct WeakWindowReader {
     weak var reader: SourceWindowReader?
 }
 
-/// What the worker threads share, behind one mutex.
+/// What the worker threads share, behind one lock (a pthread one, which ThreadSanitizer sees).
 final class RunState: Sendable {
     private struct Shared {
         var next = 0
@@ -460,7 +460,7 @@ final class RunState: Sendable {
         var kept = 0
     }
 
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
     let total: Int
     let stageTimes: StageTimes
 

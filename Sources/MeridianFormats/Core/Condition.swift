@@ -44,3 +44,18 @@ package final class Condition: @unchecked Sendable {
         pthread_cond_broadcast(condition)
     }
 }
+
+/// A value behind a pthread mutex, with `Mutex`'s `withLock`: for state that worker threads
+/// update all the time, where ThreadSanitizer must see the lock (it does not see `Mutex`'s on
+/// Linux, and reported the tiler's shared run state as raced).
+package final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = Condition()
+
+    package init(_ value: Value) { self.value = value }
+
+    /// Runs `body` on the value, holding the lock.
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try lock.locked { try body(&value) }
+    }
+}

@@ -205,19 +205,18 @@ public final class Tiler: @unchecked Sendable {
     /// The rasters, in the order given.
     public var sources: [RasterSource] { catalog.charts.map(\.source) }
 
-    /// The window readers the threads' renderers hold, by chart, behind `windowReaderLock`.
-    /// Held weakly: a reader stays open while some renderer uses it, so a catalog keeps no more
-    /// datasets open than the threads keep renderers. Every thread asks at a run's start: behind
-    /// a `Mutex`, ThreadSanitizer (which does not see its ordering) reported the map as raced.
-    private var windowReaders: [Int: WeakWindowReader] = [:]
-    private let windowReaderLock = Condition()
+    /// The window readers the threads' renderers hold, by chart. Held weakly: a reader stays
+    /// open while some renderer uses it, so a catalog keeps no more datasets open than the
+    /// threads keep renderers. Every thread asks at a run's start: behind a `Mutex`,
+    /// ThreadSanitizer (which does not see its ordering) reported the map as raced.
+    private let windowReaders = Locked<[Int: WeakWindowReader]>([:])
 
     /// The reader of `chart`'s windows that every thread shares, opened by the first to ask.
     func windowReader(for chart: Int) throws -> SourceWindowReader {
-        try windowReaderLock.locked {
-            if let reader = windowReaders[chart]?.reader { return reader }
+        try windowReaders.withLock { readers in
+            if let reader = readers[chart]?.reader { return reader }
             let reader = try SourceWindowReader(source: catalog.charts[chart].source)
-            windowReaders[chart] = WeakWindowReader(reader: reader)
+            readers[chart] = WeakWindowReader(reader: reader)
             return reader
         }
     }

@@ -21,12 +21,11 @@ final class HandOffQueue<Element>: @unchecked Sendable {
 
     private var full: Bool { !elements.isEmpty && (elements.count >= countLimit || weight >= weightLimit) }
 
-    /// Whether the next `put` would wait for room (until the consumer takes something).
-    var isFull: Bool { condition.locked { full } }
-
     /// Waits for room, then queues `element`; false once the consumer has cancelled.
-    func put(_ element: Element, weight elementWeight: Int) -> Bool {
+    /// `beforeWaiting` runs (holding the queue's lock) when there is no room, before the wait.
+    func put(_ element: Element, weight elementWeight: Int, beforeWaiting: () -> Void = {}) -> Bool {
         condition.locked {
+            if !cancelled && full { beforeWaiting() }
             while !cancelled && full { condition.wait() }
             guard !cancelled else { return false }
             elements.append((element, elementWeight))

@@ -90,7 +90,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     public func readMetadata() throws -> CollectionMetadata {
         try reading.start()
         let metadata = reading.metadata()
-        if metadata.ended, let failure = metadata.failure {
+        if let failure = metadata.failure {
             // The document broke before its first feature: hand out its warnings, then the error.
             while true {
                 switch reading.take() {

@@ -26,10 +26,9 @@ final class KMLReadingSide: @unchecked Sendable {
     }
 
     /// What `readMetadata()` needs before the first feature goes out: the first Document's name,
-    /// and, when the document ended before that, the error that ended it.
+    /// and the error that ended the document before that, if one did.
     struct Metadata {
         var documentName: String?
-        var ended: Bool
         var failure: Error?
     }
 
@@ -47,8 +46,8 @@ final class KMLReadingSide: @unchecked Sendable {
     /// What `XMLEventParser.parseAll` reads whole (tests read small documents whole too).
     private let wholeDocumentMinimum: Int
     private let queue = HandOffQueue<Item>(countLimit: KMLReadingSide.itemLimit, weightLimit: KMLReadingSide.byteLimit)
+    /// Set once by `start()`, and kept after `stop()` (a reader does not read twice).
     private var thread: WorkerThread?
-    private var started = false
     /// Set once, when the first feature of the document proper is queued (a Document's name
     /// comes before its features), or the queue is full, or the document ends.
     private var published: Metadata?
@@ -69,7 +68,7 @@ final class KMLReadingSide: @unchecked Sendable {
             let folders = containers.filter { $0.kind == "Folder" }.map { $0.name ?? "" }
             // The document proper: in a Document or Folder, or the root's own child; not one
             // inside a NetworkLinkControl's Update, which comes before the Document.
-            if !containers.isEmpty || parser.depth <= 2 { publish(ended: false) }
+            if !containers.isEmpty || parser.depth <= 2 { publish() }
             send(.feature(element, folders: folders, definitions: context.definitions, kept: kept), size: element.tree.text.count)
         }
         builder.onContainerStart = { [unowned self] in send(.containerStart($0)) }
@@ -80,7 +79,7 @@ final class KMLReadingSide: @unchecked Sendable {
     var externalStyles: [String: JSONObject] {
         get { context.definitions.externalStyles }
         set {
-            precondition(!started, "external styles are set before the reading starts")
+            precondition(thread == nil, "external styles are set before the reading starts")
             context.definitions.externalStyles = newValue
         }
     }
@@ -90,17 +89,15 @@ final class KMLReadingSide: @unchecked Sendable {
 
     /// Starts the reading thread, once.
     func start() throws {
-        guard !started else { return }
+        guard thread == nil else { return }
         thread = try WorkerThread { [self] in run() }
-        started = true
     }
 
     /// Stops the reading thread and waits for it (the reader is done with the document, or
-    /// dropped before its end); the thread holds `self` until then. A thread is joined once.
+    /// dropped before its end); the thread holds `self` until then.
     func stop() {
         queue.cancel()
         thread?.join()
-        thread = nil
     }
 
     /// The reading thread: the whole document, then `.end`.
@@ -111,16 +108,16 @@ final class KMLReadingSide: @unchecked Sendable {
         } catch {
             failure = error
         }
-        publish(ended: true, failure: failure)
+        publish(failure: failure)
         _ = queue.put(.end(failure, KMLStatistics(folders: builder.folderCount, styles: context.definitions.styleCount)), weight: 0)
         queue.close()
     }
 
-    /// Sets `published` (the first time only).
-    private func publish(ended: Bool, failure: Error? = nil) {
+    /// Sets `published` (the first time only); `failure` when the document has ended.
+    private func publish(failure: Error? = nil) {
         publishing.locked {
             guard published == nil else { return }
-            published = Metadata(documentName: builder.documentName, ended: ended, failure: failure)
+            published = Metadata(documentName: builder.documentName, failure: failure)
             publishing.broadcast()
         }
     }
@@ -129,8 +126,7 @@ final class KMLReadingSide: @unchecked Sendable {
     private func send(_ item: Item, size: Int = 0) {
         // `readMetadata()` may be waiting for the name while nothing is taken: never wait for
         // room before it is published.
-        if queue.isFull { publish(ended: false) }
-        if !queue.put(item, weight: size) {
+        if !queue.put(item, weight: size, beforeWaiting: { publish() }) {
             parser.stop(MeridianError(.io, "the KML reader was dropped"))
         }
     }

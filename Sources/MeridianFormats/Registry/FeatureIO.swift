@@ -172,8 +172,7 @@ public func copyFeatures(from reader: some FeatureReader, to writer: some Featur
             if let output = try transform(feature), !pipe.put(output, weight: output.geometry?.positionCount ?? 0) { break }
         }
     } catch {
-        pipe.cancel()
-        pipe.close()
+        pipe.cancel()  // the writer takes nothing more
         worker.join()
         throw error
     }

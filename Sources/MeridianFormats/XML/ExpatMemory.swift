@@ -33,30 +33,22 @@ enum ExpatMemory {
 
     private static func roundedToPages(_ size: Int) -> Int { (size + pageSize - 1) / pageSize * pageSize }
 
-    /// The mapped blocks, by address: their lengths. Parsers on several threads share it.
-    private static let blocks = Blocks()
-
-    private final class Blocks: @unchecked Sendable {
-        private var lengths: [UInt: Int] = [:]
-        private let lock = Condition()
-        func insert(_ address: UnsafeMutableRawPointer, length: Int) { lock.locked { lengths[UInt(bitPattern: address)] = length } }
-        func remove(_ address: UnsafeMutableRawPointer) -> Int? { lock.locked { lengths.removeValue(forKey: UInt(bitPattern: address)) } }
-        func length(of address: UnsafeMutableRawPointer) -> Int? { lock.locked { lengths[UInt(bitPattern: address)] } }
-    }
+    /// The mapped blocks' lengths, by address. Parsers on several threads share it.
+    private static let blocks = Locked<[UnsafeMutableRawPointer: Int]>([:])
 
     private static func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
         guard size >= pageBlockSize else { return malloc(size) }
         let length = roundedToPages(size)
         guard let block = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               block != MAP_FAILED else { return nil }
-        blocks.insert(block, length: length)
+        blocks.withLock { $0[block] = length }
         return block
     }
 
     private static func reallocate(_ pointer: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
         guard let pointer else { return allocate(size) }
         // A block from malloc stays one, whatever its new size: only fresh buffers are mapped.
-        guard let mappedLength = blocks.length(of: pointer) else { return realloc(pointer, size) }
+        guard let mappedLength = blocks.withLock({ $0[pointer] }) else { return realloc(pointer, size) }
         guard let moved = allocate(size) else { return nil }
         moved.copyMemory(from: pointer, byteCount: min(size, mappedLength))
         free(pointer)
@@ -65,7 +57,7 @@ enum ExpatMemory {
 
     private static func free(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
-        if let length = blocks.remove(pointer) {
+        if let length = blocks.withLock({ $0.removeValue(forKey: pointer) }) {
             munmap(pointer, length)
         } else {
             Glibc.free(pointer)
@@ -76,10 +68,9 @@ enum ExpatMemory {
     /// must be the start of one of expat's mapped blocks at least that large: the bytes read as
     /// the file's, copied on write. False when `buffer` is not such a block or the map fails.
     static func mapFile(_ descriptor: Int32, size: Int, into buffer: UnsafeMutableRawPointer) -> Bool {
-        guard let length = blocks.length(of: buffer), length >= size,
+        guard let length = blocks.withLock({ $0[buffer] }), length >= size,
               let mapped = mmap(buffer, roundedToPages(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, descriptor, 0),
               mapped == buffer else { return false }
-        madvise(buffer, roundedToPages(size), MADV_NOHUGEPAGE)
         return true
     }
 

@@ -9,26 +9,23 @@ import Darwin
 /// document expat parses in one call, where expat keeps no position of its own (see
 /// `ExpatMemory`); only for encodings where CR and LF are single bytes (not UTF-16).
 struct LineCounter {
-    private let bytes: UnsafePointer<UInt8>
-    private let count: Int
+    private let bytes: UnsafeBufferPointer<UInt8>
     /// The place asked for last, and its line.
     private var offset = 0
     private var line = 1
 
-    init(_ bytes: UnsafePointer<UInt8>, count: Int) {
-        self.bytes = bytes
-        self.count = count
-    }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// The 1-based line of the byte at `target`.
     mutating func line(at target: Int) -> Int {
-        let target = min(max(target, 0), count)
+        let target = min(max(target, 0), bytes.count)
+        guard let base = bytes.baseAddress else { return line }
         if target < offset {
             // Never while a document is parsed in order; counted again from the start.
             offset = 0
             line = 1
         }
-        line += Self.lineEnds(bytes + offset, target - offset, followedBy: target < count ? bytes[target] : nil)
+        line += Self.lineEnds(base + offset, target - offset, followedBy: target < bytes.count ? bytes[target] : nil)
         offset = target
         return line
     }

@@ -57,7 +57,7 @@ final class XMLEventParser {
             Unmanaged<XMLEventParser>.fromOpaque(data)._withUnsafeGuaranteedRef { me in
                 me.textRun = 0
                 me.depth += 1
-                if me.lines != nil { me.passed(Int(XML_GetCurrentByteIndex(me.parser))) }
+                me.whole?.passed(Int(XML_GetCurrentByteIndex(me.parser)))
                 guard me.depth <= me.maximumDepth else {
                     me.stop(MeridianError(.badInput, "elements nested more than \(me.maximumDepth) deep", at: me.location,
                                           hint: "real documents nest a few levels; this looks like a crafted file"))
@@ -84,10 +84,7 @@ final class XMLEventParser {
                 let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
                 me.handler.characters(UnsafeBufferPointer(start: bytes, count: Int(length)))
                 // A large text node (a country's coordinates) is copied now: its pages can go.
-                if me.lines != nil, let base = me.whole?.baseAddress, UnsafeRawPointer(text) >= UnsafeRawPointer(base) {
-                    let end = UnsafeRawPointer(text) - UnsafeRawPointer(base) + Int(length)
-                    if end <= me.whole!.count { me.passed(end) }
-                }
+                if let end = me.whole?.endOffset(of: bytes, length: Int(length)) { me.whole?.passed(end) }
             }
         }
         XML_SetCdataSectionHandler(parser, { data in
@@ -115,32 +112,49 @@ final class XMLEventParser {
 
     /// The line the parser is on (1-based): cheaper than `location`, for every element.
     var line: Int {
-        guard lines != nil else { return Int(XML_GetCurrentLineNumber(parser)) }
-        return lines!.line(at: Int(XML_GetCurrentByteIndex(parser)))
+        whole?.lines.line(at: Int(XML_GetCurrentByteIndex(parser))) ?? Int(XML_GetCurrentLineNumber(parser))
     }
 
-    /// The document, when it is parsed in one call from a file mapped into expat's buffer.
-    @exclusivity(unchecked) private var whole: UnsafeMutableRawBufferPointer?
-    /// Its lines, counted by Meridian (expat keeps no position in a one-call parse).
-    @exclusivity(unchecked) private var lines: LineCounter?
-    /// Whether `whole` is the file mapped (its pages may then be given back behind the parse).
-    @exclusivity(unchecked) private var mapped = false
-    /// Bytes of `whole` before this are given back to the system.
-    @exclusivity(unchecked) private var released = 0
-    /// How far the parse moves between two releases of the pages behind it.
-    static let releaseStride = 1 << 20
+    /// A document expat parses in one call (`parseAll`): its bytes, its lines as Meridian counts
+    /// them (expat keeps no position in a one-call parse), and, when the bytes are the file
+    /// mapped, how far its pages have been given back.
+    private struct WholeDocument {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var lines: LineCounter
+        let mapped: Bool
+        /// Bytes before this have been given back to the system.
+        var released = 0
+        /// How far the parse moves between two releases of the pages behind it.
+        static let releaseStride = 1 << 20
 
-    /// The parse has passed `offset` in `whole`: its lines are counted up to there, and every
-    /// `releaseStride` bytes the pages before it are given back (after the count, which would
-    /// read them in again). Each release reaches `releaseStride * 4` back over the last one: a
-    /// fault maps the pages around it, before it too (a whole large folio of the page cache),
-    /// so pages just given back come in again as the parse goes on past them.
-    private func passed(_ offset: Int) {
-        _ = lines?.line(at: offset)
-        guard mapped, offset - released >= Self.releaseStride, let base = whole?.baseAddress else { return }
-        ExpatMemory.releasePages(of: base, from: max(0, released - 4 * Self.releaseStride), before: offset)
-        released = offset
+        init(_ bytes: UnsafeBufferPointer<UInt8>, mapped: Bool) {
+            self.bytes = bytes
+            lines = LineCounter(bytes)
+            self.mapped = mapped
+        }
+
+        /// Where text expat passes ends in the document; nil for text that is not in it (a
+        /// character reference, a line break expat hands over on its own).
+        func endOffset(of text: UnsafePointer<UInt8>, length: Int) -> Int? {
+            guard let base = bytes.baseAddress, text >= base, text - base + length <= bytes.count else { return nil }
+            return text - base + length
+        }
+
+        /// The parse has passed `offset`: its lines are counted up to there, and every
+        /// `releaseStride` bytes the pages before it are given back (after the count, which would
+        /// read them in again). Each release reaches `releaseStride * 4` back over the last one: a
+        /// fault maps the pages around it, before it too (a whole large folio of the page cache),
+        /// so pages just given back come in again as the parse goes on past them.
+        mutating func passed(_ offset: Int) {
+            _ = lines.line(at: offset)
+            guard mapped, offset - released >= Self.releaseStride, let base = bytes.baseAddress else { return }
+            ExpatMemory.releasePages(of: UnsafeMutableRawPointer(mutating: base), from: max(0, released - 4 * Self.releaseStride),
+                                     before: offset)
+            released = offset
+        }
     }
+
+    @exclusivity(unchecked) private var whole: WholeDocument?
 
     /// Where the parser is now (1-based line and column).
     var location: SourceLocation {
@@ -190,7 +204,7 @@ final class XMLEventParser {
             return
         }
         var count = size
-        mapped = ExpatMemory.mapFile(descriptor, size: size, into: buffer)
+        let mapped = ExpatMemory.mapFile(descriptor, size: size, into: buffer)
         if !mapped {
             // Not one of ExpatMemory's mapped blocks (a small document, or an expat that lays out
             // its buffer otherwise): the file is read into it.
@@ -201,10 +215,8 @@ final class XMLEventParser {
                 count += n
             }
         }
-        let document = UnsafeMutableRawBufferPointer(start: buffer, count: count)
-        let bytes = UnsafeBufferPointer(start: document.bindMemory(to: UInt8.self).baseAddress, count: count)
-        whole = document
-        if let base = bytes.baseAddress { lines = LineCounter(base, count: count) }
+        let bytes = UnsafeBufferPointer(UnsafeMutableRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
+        whole = WholeDocument(bytes, mapped: mapped)
         try parse(bytes, isFinal: true)
     }
 

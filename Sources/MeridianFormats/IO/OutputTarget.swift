@@ -19,6 +19,8 @@ public final class OutputTarget {
     private let temporaryPath: String?
     private let fd: Int32
     private var finished = false
+    /// Gives back the cached pages of the file this one replaces (see `releaseCachedPages`).
+    private var releasingReplacedFile: WorkerThread?
 
     /// Opens `path` for atomic writing, or standard output for nil or `-`.
     public static func open(_ path: String?) throws -> OutputTarget {
@@ -33,7 +35,31 @@ public final class OutputTarget {
                                 hint: errno == ENOENT ? "the folder \(folder) does not exist" : nil)
         }
         TemporaryFiles.shared.register(temporary)
-        return OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
+        let target = OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
+        target.releasingReplacedFile = releaseCachedPages(of: path)
+        return target
+    }
+
+    /// Starts giving back the page cache of the file at `path`, which `commit()` will replace.
+    /// The rename that replaces a file frees its cached pages there and then, inside the rename:
+    /// 4-5 ms for a 20 MB file, 7% of a whole conversion of that size, at its very end, where
+    /// nothing else runs. Done here, on a thread, that work overlaps the conversion. The file
+    /// itself is untouched (the kernel drops its clean pages, as for any POSIX_FADV_DONTNEED);
+    /// small files and anything but a regular file are left alone.
+    private static func releaseCachedPages(of path: String) -> WorkerThread? {
+        #if os(Linux)
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 4 << 20 else { return nil }
+        return try? WorkerThread {
+            // Non-blocking: should a FIFO have taken the file's place since, the open does not wait.
+            let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else { return }
+            _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+            close(fd)
+        }
+        #else
+        return nil
+        #endif
     }
 
     private init(fd: Int32, path: String?, temporaryPath: String?, name: String) {
@@ -78,6 +104,7 @@ public final class OutputTarget {
             throw error
         }
         finished = true
+        releasingReplacedFile?.join()
         guard let temporaryPath, let path else { return }
         defer { TemporaryFiles.shared.unregister(temporaryPath) }
         if (durable && fsync(fd) != 0) || close(fd) != 0 {
@@ -96,6 +123,7 @@ public final class OutputTarget {
     public func abandon() {
         guard !finished else { return }
         finished = true
+        releasingReplacedFile?.join()
         guard let temporaryPath else { return }
         close(fd)
         unlink(temporaryPath)

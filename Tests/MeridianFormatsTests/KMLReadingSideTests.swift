@@ -50,6 +50,29 @@ import MeridianGeometry
         #expect(kml.statistics.folders == 200)
     }
 
+    @Test func featuresTheReadingThreadConvertsKeepDocumentOrderAndTheirWarnings() throws {
+        // A slow caller: the queue fills, and the reading thread converts the features queued
+        // behind the one being taken. Everything still comes out in document order, and the
+        // warning every ring would give comes once, before the first feature that has it.
+        var warnings: [Diagnostic] = []
+        let kml = reader(document(1_000)) { warnings.append($0) }
+        var names: [String] = []
+        var warningsSeenBefore: [Int] = []
+        while let feature = try kml.next() {
+            if names.count % 4 == 0 { usleep(200) }
+            names.append(feature.properties?["name"]?.stringValue ?? "")
+            #expect(feature.properties?["i"]?.stringValue == String(names.count - 1))
+            #expect(feature.properties?["folder"]?.stringValue == "folder \((names.count - 1) / 10)")
+            warningsSeenBefore.append(warnings.count)
+        }
+        #expect(names == (0..<1_000).map { "p\($0)" })
+        #expect(kml.featuresConvertedAhead > 100, "the reading thread converted \(kml.featuresConvertedAhead)")
+        #expect(warnings.count == 2)
+        #expect(warnings.first?.message.contains("not closed") == true)
+        #expect(warnings.first?.location?.line == 4)  // placemark 1's line
+        #expect(Array(warningsSeenBefore[0...1]) == [0, 1] && Array(warningsSeenBefore[98...99]) == [1, 2], "\(warnings)")
+    }
+
     @Test func anErrorComesAfterEveryFeatureBeforeIt() throws {
         let kml = reader(document(1_500, ending: "<Placemark><name>broken</Document></kml>"))
         var count = 0

@@ -10,6 +10,8 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     private var weight = 0
     private var closed = false
     private var cancelled = false
+    /// How many elements the consumer has taken.
+    private var taken = 0
     private let condition = Condition()
     private let countLimit: Int
     private let weightLimit: Int
@@ -21,17 +23,42 @@ final class HandOffQueue<Element>: @unchecked Sendable {
 
     private var full: Bool { !elements.isEmpty && (elements.count >= countLimit || weight >= weightLimit) }
 
-    /// Waits for room, then queues `element`; false once the consumer has cancelled.
-    /// `beforeWaiting` runs (holding the queue's lock) when there is no room, before the wait.
-    func put(_ element: Element, weight elementWeight: Int, beforeWaiting: () -> Void = {}) -> Bool {
-        condition.locked {
-            if !cancelled && full { beforeWaiting() }
-            while !cancelled && full { condition.wait() }
+    /// Queues `element` once there is room; false once the consumer has cancelled. While there
+    /// is none, `whileFull` runs (without the queue's lock) until it returns false: work the
+    /// producer can do instead of waiting (the KML reading side converts queued features).
+    func put(_ element: Element, weight elementWeight: Int, whileFull: () -> Bool = { false }) -> Bool {
+        // The producer alone adds elements, so room, once there, stays until it adds this one.
+        while condition.locked({ !cancelled && full }) {
+            if whileFull() { continue }
+            condition.locked {
+                while !cancelled && full { condition.wait() }
+            }
+        }
+        return condition.locked {
             guard !cancelled else { return false }
             elements.append((element, elementWeight))
             weight += elementWeight
             condition.broadcast()
             return true
+        }
+    }
+
+    /// The first element, from the `cursor`-th put on (counting from 0; the consumer may have
+    /// taken some since), that `claim` takes, or nil; `cursor` moves past the elements asked
+    /// about, so a producer that calls it again and again asks about each element once. `claim`
+    /// runs holding the queue's lock: the consumer cannot take the element meanwhile. Nil once
+    /// cancelled.
+    func firstQueued(from cursor: inout Int, where claim: (Element) -> Bool) -> Element? {
+        condition.locked {
+            guard !cancelled else { return nil }
+            var index = max(cursor - taken, 0)
+            defer { cursor = taken + index }
+            while index < elements.count {
+                let element = elements[index].element
+                index += 1
+                if claim(element) { return element }
+            }
+            return nil
         }
     }
 
@@ -41,6 +68,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
             while elements.isEmpty && !closed && !cancelled { condition.wait() }
             guard !cancelled, let (element, elementWeight) = elements.popFirst() else { return nil }
             weight -= elementWeight
+            taken += 1
             condition.broadcast()
             return element
         }

@@ -130,16 +130,31 @@ final class KMLContext {
 }
 
 /// Turns one feature element (a Placemark, GroundOverlay or NetworkLink tree) into a `Feature`,
-/// with the document's definitions as they stood when it ended. Used by one thread at a time:
-/// the thread that asks the reader for features, one feature after another in document order.
+/// with the document's definitions as they stood when it ended. Each instance is used by one
+/// thread; the reader's caller and its reading thread each have one (see `PendingFeature`), so a
+/// conversion depends on nothing but its own feature.
 final class KMLFeatureConverter {
+    /// What a conversion gives: the feature (nil for elements without a place on the map) and,
+    /// for a GroundOverlay with an image and a place, the overlay; and its warnings.
+    struct Conversion {
+        var converted: (feature: Feature, overlay: KMLGroundOverlay?)?
+        var warnings: [Warning] = []
+    }
+
+    /// A warning of a conversion. One with a `kind` would repeat for every ring of a big file:
+    /// the reader gives it once, at the first feature in document order that has it.
+    struct Warning {
+        let diagnostic: Diagnostic
+        let kind: String?
+    }
+
     let file: String
     /// The definitions the feature being converted sees.
     var definitions = KMLDefinitions()
     /// Warnings about the feature being converted, handed out with it.
-    private(set) var diagnostics: [Diagnostic] = []
-    /// Warnings that would repeat for every ring of a big file are given once, at the first.
-    private var warnedOnce: Set<String> = []
+    private var warnings: [Warning] = []
+    /// The kinds of warning the feature being converted has had.
+    private var warnedKinds: Set<String> = []
     /// Where each `<coordinates>` is read before it becomes an array.
     let coordinateScratch = PositionScratch()
 
@@ -148,11 +163,12 @@ final class KMLFeatureConverter {
     }
 
     func warn(_ message: String, line: Int) {
-        diagnostics.append(Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)))
+        warnings.append(Warning(diagnostic: Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)), kind: nil))
     }
 
     func warnOnce(_ kind: String, _ message: String, line: Int) {
-        if warnedOnce.insert(kind).inserted { warn(message, line: line) }
+        guard warnedKinds.insert(kind).inserted else { return }
+        warnings.append(Warning(diagnostic: Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)), kind: kind))
     }
 
     func noteUnclosedRing(line: Int) {
@@ -166,20 +182,18 @@ final class KMLFeatureConverter {
     // MARK: - Features
 
     /// The feature an element becomes, and for a GroundOverlay with an image and a place, the
-    /// overlay itself.
+    /// overlay itself, with the warnings the conversion gave.
     /// - Parameters:
     ///   - element: The feature's element tree.
     ///   - folders: The names of the Folders it sits in, outermost first.
     ///   - definitions: The document's definitions when the element ended.
     ///   - options: Whether the folders become a `folder` property.
-    /// - Returns: The feature and overlay, and the warnings the conversion gave (nil feature for
-    ///   elements without a place on the map).
-    func convert(_ element: XMLElement, folders: [String], definitions: KMLDefinitions, options: KMLReadOptions)
-        -> (converted: (Feature, KMLGroundOverlay?)?, diagnostics: [Diagnostic]) {
+    func convert(_ element: XMLElement, folders: [String], definitions: KMLDefinitions, options: KMLReadOptions) -> Conversion {
         self.definitions = definitions
-        diagnostics = []
+        warnings = []
+        warnedKinds = []
         let converted = feature(from: element, folders: folders, options: options)
-        return (converted, diagnostics)
+        return Conversion(converted: converted.map { (feature: $0.0, overlay: $0.1) }, warnings: warnings)
     }
 
     private func feature(from element: XMLElement, folders: [String], options: KMLReadOptions) -> (Feature, KMLGroundOverlay?)? {

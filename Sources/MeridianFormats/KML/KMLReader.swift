@@ -12,8 +12,10 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     private let name: String
     /// expat and the element trees, on a thread of their own.
     private let reading: KMLReadingSide
-    /// Turns each tree into a feature, on the caller's thread.
+    /// Turns each tree into a feature on the caller's thread (those the reading thread has not).
     private let converter: KMLFeatureConverter
+    /// The kinds of warning given so far, each given once per document (at its first feature).
+    private var warnedKinds: Set<String> = []
     private let options: KMLReadOptions
     private let diagnostics: DiagnosticHandler?
     /// The GroundOverlay behind the feature ``next()`` returned last, when it came from one with an
@@ -51,7 +53,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         self.options = options
         layer = readOptions.layer
         diagnostics = readOptions.diagnostics
-        reading = KMLReadingSide(input: input, layer: readOptions.layer, wholeDocumentMinimum: wholeDocumentMinimum)
+        reading = KMLReadingSide(input: input, layer: readOptions.layer, options: options, wholeDocumentMinimum: wholeDocumentMinimum)
         converter = KMLFeatureConverter(file: input.name)
         if options.folders == .tree { folderTree = KMLFolderTree() }
     }
@@ -85,6 +87,10 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     /// Folders and styles in the document, once `next()` has returned nil (zeros before).
     public var statistics: KMLStatistics { ended?.statistics ?? KMLStatistics(folders: 0, styles: 0) }
 
+    /// How many features the reading thread converted while its queue was full, once `next()`
+    /// has returned nil (for tests: the rest the caller converted).
+    var featuresConvertedAhead: Int { ended == nil ? 0 : reading.convertedAhead }
+
     /// Reads as far as the first feature and returns the document's `name`, if it has one.
     /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
@@ -117,10 +123,14 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         try reading.start()
         while true {
             switch reading.take() {
-            case .feature(let element, let folders, let definitions, let kept):
-                let (converted, warnings) = converter.convert(element, folders: folders, definitions: definitions, options: options)
-                warnings.forEach { diagnostics?($0) }
-                guard let (feature, overlay) = converted, kept else { continue }
+            case .feature(let pending):
+                let conversion = pending.conversion { work in
+                    converter.convert(work.element, folders: work.folders, definitions: work.definitions, options: options)
+                }
+                for warning in conversion.warnings where warning.kind.map({ warnedKinds.insert($0).inserted }) ?? true {
+                    diagnostics?(warning.diagnostic)
+                }
+                guard let (feature, overlay) = conversion.converted, pending.kept else { continue }
                 folderTree?.add(feature)
                 groundOverlay = overlay
                 return feature

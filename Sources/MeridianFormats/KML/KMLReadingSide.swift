@@ -9,15 +9,18 @@ import MeridianGeometry
 /// for anyone but a full queue: when the caller converted on a second thread and the reading side
 /// handed the features out between chunks, the reading side stood idle whenever a large feature
 /// ahead of it was still converting. The queue is bounded (items, and bytes of text in the trees
-/// waiting in it), so memory stays flat whatever the file's size.
+/// waiting in it), so memory stays flat whatever the file's size. While it is full, and once the
+/// document has ended, the reading thread converts the queued features itself, in order, rather
+/// than wait (`PendingFeature`); the caller takes the conversions it finds done.
 final class KMLReadingSide: @unchecked Sendable {
-    // Everything but `queue` and `published` is the reading thread's from `start()` until it has
-    // queued `.end`; the caller reads `styles` only after taking that.
+    // Everything but `queue`, `published` and the queued features' conversions is the reading
+    // thread's from `start()` until it has queued `.end` and converted what it could; the caller
+    // reads `styles` and `convertedAhead` only after taking that (`stop()` joins the thread).
 
     /// What the caller takes, in document order.
     enum Item {
-        /// A feature's tree to convert, with what its conversion needs from the reading side.
-        case feature(XMLElement, folders: [String], definitions: KMLDefinitions, kept: Bool)
+        /// A feature's tree to convert (unless the reading side has converted it ahead).
+        case feature(PendingFeature)
         case containerStart(KMLDocumentBuilder.Container)
         case containerEnd(KMLDocumentBuilder.Container)
         case diagnostic(Diagnostic)
@@ -52,10 +55,22 @@ final class KMLReadingSide: @unchecked Sendable {
     /// comes before its features), or the queue is full, or the document ends.
     private var published: Metadata?
     private let publishing = Condition()
+    /// Converts queued features while the queue is full (see `PendingFeature`).
+    private let converter: KMLFeatureConverter
+    private let options: KMLReadOptions
+    /// The features' conversion states' lock.
+    private let conversions = Condition()
+    /// Items queued before this one (counting from the first) have been looked at for a feature
+    /// to convert.
+    private var convertedUpTo = 0
+    /// How many features the reading thread has converted (read once `.end` is taken).
+    private(set) var convertedAhead = 0
 
-    init(input: BufferedInput, layer: String?, wholeDocumentMinimum: Int) {
+    init(input: BufferedInput, layer: String?, options: KMLReadOptions, wholeDocumentMinimum: Int) {
         self.input = input
         self.layer = layer
+        self.options = options
+        converter = KMLFeatureConverter(file: input.name)
         self.wholeDocumentMinimum = wholeDocumentMinimum
         context = KMLContext(file: input.name)
         builder = KMLDocumentBuilder(context: context)
@@ -69,7 +84,8 @@ final class KMLReadingSide: @unchecked Sendable {
             // The document proper: in a Document or Folder, or the root's own child; not one
             // inside a NetworkLinkControl's Update, which comes before the Document.
             if !containers.isEmpty || parser.depth <= 2 { publish() }
-            send(.feature(element, folders: folders, definitions: context.definitions, kept: kept), size: element.tree.text.count)
+            let work = PendingFeature.Work(element: element, folders: folders, definitions: context.definitions)
+            send(.feature(PendingFeature(work, kept: kept, lock: conversions)), size: element.tree.text.count)
         }
         builder.onContainerStart = { [unowned self] in send(.containerStart($0)) }
         builder.onContainerEnd = { [unowned self] in send(.containerEnd($0)) }
@@ -109,7 +125,10 @@ final class KMLReadingSide: @unchecked Sendable {
             failure = error
         }
         publish(failure: failure)
-        _ = queue.put(.end(failure, KMLStatistics(folders: builder.folderCount, styles: context.definitions.styleCount)), weight: 0)
+        let statistics = KMLStatistics(folders: builder.folderCount, styles: context.definitions.styleCount)
+        _ = queue.put(.end(failure, statistics), weight: 0, whileFull: convertQueuedFeature)
+        // Nothing is left to read: the queued features are converted here as well as there.
+        while convertQueuedFeature() {}
         queue.close()
     }
 
@@ -122,13 +141,32 @@ final class KMLReadingSide: @unchecked Sendable {
         }
     }
 
-    /// Queues `item`, waiting for room; once the caller has gone, stops the parse.
+    /// Queues `item`, converting queued features while there is no room; once the caller has
+    /// gone, stops the parse.
     private func send(_ item: Item, size: Int = 0) {
-        // `readMetadata()` may be waiting for the name while nothing is taken: never wait for
-        // room before it is published.
-        if !queue.put(item, weight: size, beforeWaiting: { publish() }) {
-            parser.stop(MeridianError(.io, "the KML reader was dropped"))
+        let queued = queue.put(item, weight: size) {
+            // `readMetadata()` may be waiting for the name while nothing is taken: never wait
+            // for room before it is published.
+            publish()
+            return convertQueuedFeature()
         }
+        if !queued { parser.stop(MeridianError(.io, "the KML reader was dropped")) }
+    }
+
+    /// Converts the first queued feature that nobody has begun to convert; false when there is
+    /// none.
+    private func convertQueuedFeature() -> Bool {
+        var work: PendingFeature.Work?
+        let claimed = queue.firstQueued(from: &convertedUpTo) { item in
+            guard case .feature(let feature) = item else { return false }
+            work = feature.claim()
+            return work != nil
+        }
+        guard case .feature(let feature)? = claimed, let work else { return false }
+        let conversion = converter.convert(work.element, folders: work.folders, definitions: work.definitions, options: options)
+        convertedAhead += 1
+        feature.finish(conversion)
+        return true
     }
 
     /// The next item, waiting for the reading side; `.end` is the last.

@@ -13,14 +13,10 @@ meridian="$PWD/.build/release/meridian"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# One timed run: prints "seconds peak-KiB". The wall time is taken around the run in
-# nanoseconds (time's own %e has hundredths, too coarse for runs of a tenth of a second).
+# One timed run: prints "seconds peak-KiB" (Benchmarks/timed.py: the command's own wall time,
+# spawn to reap, and its peak RSS; its standard output is discarded).
 measure() {
-    local start end
-    start=$(date +%s%N)
-    /usr/bin/time -f "%M" -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
-    end=$(date +%s%N)
-    echo "$(calc "($end - $start) / 1e9") $(cat "$work/time")"
+    python3 Benchmarks/timed.py "$work" "$@" || { cat "$work/stderr" >&2; exit 1; }
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 calc() { awk "BEGIN { print $1 }"; }

@@ -141,6 +141,15 @@ final class KMLFeatureConverter {
         var warnings: [Warning] = []
     }
 
+    /// A feature's element tree, with what its conversion needs from the reading side.
+    struct FeatureTree {
+        let element: XMLElement
+        /// The Folders it sits in, outermost first.
+        let folders: [String]
+        /// The document's definitions when the feature ended.
+        let definitions: KMLDefinitions
+    }
+
     /// A warning of a conversion. One with a `kind` would repeat for every ring of a big file:
     /// the reader gives it once, at the first feature in document order that has it.
     struct Warning {
@@ -181,18 +190,14 @@ final class KMLFeatureConverter {
 
     // MARK: - Features
 
-    /// The feature an element becomes, and for a GroundOverlay with an image and a place, the
-    /// overlay itself, with the warnings the conversion gave.
-    /// - Parameters:
-    ///   - element: The feature's element tree.
-    ///   - folders: The names of the Folders it sits in, outermost first.
-    ///   - definitions: The document's definitions when the element ended.
-    ///   - options: Whether the folders become a `folder` property.
-    func convert(_ element: XMLElement, folders: [String], definitions: KMLDefinitions, options: KMLReadOptions) -> Conversion {
-        self.definitions = definitions
+    /// The feature a tree becomes, and for a GroundOverlay with an image and a place, the overlay
+    /// itself, with the warnings the conversion gave. `options` says whether the folders become a
+    /// `folder` property.
+    func convert(_ tree: FeatureTree, options: KMLReadOptions) -> Conversion {
+        definitions = tree.definitions
         warnings = []
         warnedKinds = []
-        let converted = feature(from: element, folders: folders, options: options)
+        let converted = feature(from: tree.element, folders: tree.folders, options: options)
         return Conversion(converted: converted.map { (feature: $0.0, overlay: $0.1) }, warnings: warnings)
     }
 

@@ -124,9 +124,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         while true {
             switch reading.take() {
             case .feature(let pending):
-                let conversion = pending.conversion { work in
-                    converter.convert(work.element, folders: work.folders, definitions: work.definitions, options: options)
-                }
+                let conversion = pending.conversion { converter.convert($0, options: options) }
                 for warning in conversion.warnings where warning.kind.map({ warnedKinds.insert($0).inserted }) ?? true {
                     diagnostics?(warning.diagnostic)
                 }

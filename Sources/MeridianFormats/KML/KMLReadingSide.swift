@@ -84,8 +84,8 @@ final class KMLReadingSide: @unchecked Sendable {
             // The document proper: in a Document or Folder, or the root's own child; not one
             // inside a NetworkLinkControl's Update, which comes before the Document.
             if !containers.isEmpty || parser.depth <= 2 { publish() }
-            let work = PendingFeature.Work(element: element, folders: folders, definitions: context.definitions)
-            send(.feature(PendingFeature(work, kept: kept, lock: conversions)), size: element.tree.text.count)
+            let tree = KMLFeatureConverter.FeatureTree(element: element, folders: folders, definitions: context.definitions)
+            send(.feature(PendingFeature(tree, kept: kept, lock: conversions)), size: element.tree.text.count)
         }
         builder.onContainerStart = { [unowned self] in send(.containerStart($0)) }
         builder.onContainerEnd = { [unowned self] in send(.containerEnd($0)) }
@@ -156,14 +156,14 @@ final class KMLReadingSide: @unchecked Sendable {
     /// Converts the first queued feature that nobody has begun to convert; false when there is
     /// none.
     private func convertQueuedFeature() -> Bool {
-        var work: PendingFeature.Work?
+        var tree: KMLFeatureConverter.FeatureTree?
         let claimed = queue.firstQueued(from: &convertedUpTo) { item in
             guard case .feature(let feature) = item else { return false }
-            work = feature.claim()
-            return work != nil
+            tree = feature.claim()
+            return tree != nil
         }
-        guard case .feature(let feature)? = claimed, let work else { return false }
-        let conversion = converter.convert(work.element, folders: work.folders, definitions: work.definitions, options: options)
+        guard case .feature(let feature)? = claimed, let tree else { return false }
+        let conversion = converter.convert(tree, options: options)
         convertedAhead += 1
         feature.finish(conversion)
         return true

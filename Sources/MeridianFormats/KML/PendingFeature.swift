@@ -9,17 +9,8 @@
 /// features queued behind the large one keeps both busy. Features still come out in document
 /// order: the caller takes them in order and waits for one the reading thread is converting.
 final class PendingFeature: @unchecked Sendable {
-    /// What converting the feature takes.
-    struct Work {
-        let element: XMLElement
-        /// The Folders it sits in, outermost first.
-        let folders: [String]
-        /// The document's definitions when the feature ended.
-        let definitions: KMLDefinitions
-    }
-
     private enum State {
-        case waiting(Work)
+        case waiting(KMLFeatureConverter.FeatureTree)
         case converting
         case converted(KMLFeatureConverter.Conversion)
     }
@@ -30,22 +21,22 @@ final class PendingFeature: @unchecked Sendable {
     private var state: State
     private let lock: Condition
 
-    init(_ work: Work, kept: Bool, lock: Condition) {
+    init(_ tree: KMLFeatureConverter.FeatureTree, kept: Bool, lock: Condition) {
         self.kept = kept
-        state = .waiting(work)
+        state = .waiting(tree)
         self.lock = lock
     }
 
-    /// The work, for the reading thread to convert ahead, unless someone has taken it.
-    func claim() -> Work? {
+    /// The tree, for the reading thread to convert ahead, unless someone has taken it.
+    func claim() -> KMLFeatureConverter.FeatureTree? {
         lock.locked {
-            guard case .waiting(let work) = state else { return nil }
+            guard case .waiting(let tree) = state else { return nil }
             state = .converting
-            return work
+            return tree
         }
     }
 
-    /// The reading thread's conversion of the work it claimed (the tree goes with the work).
+    /// The reading thread's conversion of the tree it claimed.
     func finish(_ conversion: KMLFeatureConverter.Conversion) {
         lock.locked {
             state = .converted(conversion)
@@ -53,26 +44,26 @@ final class PendingFeature: @unchecked Sendable {
         }
     }
 
-    /// The conversion: by `convert`, now, if the reading thread has not claimed the work, or the
+    /// The conversion: by `convert`, now, if the reading thread has not claimed the tree, or the
     /// reading thread's, waited for.
-    func conversion(_ convert: (Work) -> KMLFeatureConverter.Conversion) -> KMLFeatureConverter.Conversion {
+    func conversion(_ convert: (KMLFeatureConverter.FeatureTree) -> KMLFeatureConverter.Conversion) -> KMLFeatureConverter.Conversion {
         enum Outcome {
-            case claimed(Work)
+            case claimed(KMLFeatureConverter.FeatureTree)
             case converted(KMLFeatureConverter.Conversion)
         }
         let outcome: Outcome = lock.locked {
             while true {
                 switch state {
-                case .waiting(let work):
+                case .waiting(let tree):
                     state = .converting
-                    return .claimed(work)
+                    return .claimed(tree)
                 case .converting: lock.wait()
                 case .converted(let conversion): return .converted(conversion)
                 }
             }
         }
         switch outcome {
-        case .claimed(let work): return convert(work)
+        case .claimed(let tree): return convert(tree)
         case .converted(let conversion): return conversion
         }
     }

@@ -43,9 +43,9 @@ public final class OutputTarget {
     /// Starts giving back the page cache of the file at `path`, which `commit()` will replace.
     /// The rename that replaces a file frees its cached pages there and then, inside the rename:
     /// 2-3 ms for a 20 MB file, at the very end of its conversion, where nothing else runs. Done
-    /// here, on a thread, that work overlaps the conversion. The file
-    /// itself is untouched (the kernel drops its clean pages, as for any POSIX_FADV_DONTNEED);
-    /// small files and anything but a regular file are left alone.
+    /// here, on a thread, that work overlaps the conversion. The file itself is untouched (the
+    /// kernel drops its clean pages, as for any POSIX_FADV_DONTNEED); small files and anything
+    /// but a regular file are left alone.
     private static func releaseCachedPages(of path: String) -> WorkerThread? {
         #if os(Linux)
         var status = stat()

@@ -171,12 +171,13 @@ final class KMLFeatureConverter {
         self.file = file
     }
 
-    func warn(_ message: String, line: Int) {
-        warnings.append(Warning(diagnostic: Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)), kind: nil))
-    }
+    func warn(_ message: String, line: Int) { record(message, line: line, kind: nil) }
 
     func warnOnce(_ kind: String, _ message: String, line: Int) {
-        guard warnedKinds.insert(kind).inserted else { return }
+        if warnedKinds.insert(kind).inserted { record(message, line: line, kind: kind) }
+    }
+
+    private func record(_ message: String, line: Int, kind: String?) {
         warnings.append(Warning(diagnostic: Diagnostic(.warning, message, at: SourceLocation(file: file, line: line)), kind: kind))
     }
 
@@ -198,10 +199,10 @@ final class KMLFeatureConverter {
         warnings = []
         warnedKinds = []
         let converted = feature(from: tree.element, folders: tree.folders, options: options)
-        return Conversion(converted: converted.map { (feature: $0.0, overlay: $0.1) }, warnings: warnings)
+        return Conversion(converted: converted, warnings: warnings)
     }
 
-    private func feature(from element: XMLElement, folders: [String], options: KMLReadOptions) -> (Feature, KMLGroundOverlay?)? {
+    private func feature(from element: XMLElement, folders: [String], options: KMLReadOptions) -> (feature: Feature, overlay: KMLGroundOverlay?)? {
         var feature: Feature
         var overlay: KMLGroundOverlay?
         switch element.name {

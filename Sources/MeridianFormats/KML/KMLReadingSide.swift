@@ -145,10 +145,11 @@ final class KMLReadingSide: @unchecked Sendable {
     /// gone, stops the parse.
     private func send(_ item: Item, size: Int = 0) {
         let queued = queue.put(item, weight: size) {
-            // `readMetadata()` may be waiting for the name while nothing is taken: never wait
-            // for room before it is published.
+            if convertQueuedFeature() { return true }
+            // About to wait for room: `readMetadata()` may be waiting for the name while nothing
+            // is taken, so it is published first.
             publish()
-            return convertQueuedFeature()
+            return false
         }
         if !queued { parser.stop(MeridianError(.io, "the KML reader was dropped")) }
     }

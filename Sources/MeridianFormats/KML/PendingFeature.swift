@@ -27,7 +27,7 @@ final class PendingFeature: @unchecked Sendable {
         self.lock = lock
     }
 
-    /// The tree, for the reading thread to convert ahead, unless someone has taken it.
+    /// The tree, for the thread that asks first to convert; nil once someone has taken it.
     func claim() -> KMLFeatureConverter.FeatureTree? {
         lock.locked {
             guard case .waiting(let tree) = state else { return nil }
@@ -47,24 +47,12 @@ final class PendingFeature: @unchecked Sendable {
     /// The conversion: by `convert`, now, if the reading thread has not claimed the tree, or the
     /// reading thread's, waited for.
     func conversion(_ convert: (KMLFeatureConverter.FeatureTree) -> KMLFeatureConverter.Conversion) -> KMLFeatureConverter.Conversion {
-        enum Outcome {
-            case claimed(KMLFeatureConverter.FeatureTree)
-            case converted(KMLFeatureConverter.Conversion)
-        }
-        let outcome: Outcome = lock.locked {
+        if let tree = claim() { return convert(tree) }
+        return lock.locked {
             while true {
-                switch state {
-                case .waiting(let tree):
-                    state = .converting
-                    return .claimed(tree)
-                case .converting: lock.wait()
-                case .converted(let conversion): return .converted(conversion)
-                }
+                if case .converted(let conversion) = state { return conversion }
+                lock.wait()
             }
-        }
-        switch outcome {
-        case .claimed(let tree): return convert(tree)
-        case .converted(let conversion): return conversion
         }
     }
 }

@@ -41,11 +41,13 @@ struct LineCounter {
             ends += 1
             p = UnsafeRawPointer(found) + 1
         }
-        guard memchr(start, 0x0D, length) != nil else { return ends }
         // Carriage returns: each one not followed by a line feed ends a line too.
-        for i in 0..<length where start[i] == 0x0D {
-            let following = i + 1 < length ? start[i + 1] : next
+        p = UnsafeRawPointer(start)
+        while let found = memchr(p, 0x0D, end - p) {
+            let cr = UnsafeRawPointer(found)
+            let following = cr + 1 < end ? cr.load(fromByteOffset: 1, as: UInt8.self) : next
             if following != 0x0A { ends += 1 }
+            p = cr + 1
         }
         return ends
     }

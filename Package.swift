@@ -3,7 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "Meridian",
-    platforms: [.macOS(.v15)],  // Synchronization.Mutex
+    // Synchronization.Mutex sets the floor. MeridianGeometry links no C library: it is what an iOS
+    // or macOS app takes at run time. The other products link expat, minizip, SQLite, GDAL or
+    // cairo (Debian's packages on Linux, Homebrew's on a Mac): for Macs and servers.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "meridian", targets: ["meridian"]),
         .executable(name: "meridian-gdal", targets: ["meridian-gdal"]),

@@ -45,6 +45,16 @@ import Testing
         #expect(run.stdout.contains("expat 2."))
     }
 
+    /// `meridian --version` names the newest version in CHANGELOG.md (its first `## [x.y.z]`
+    /// heading), so a release cannot ship with the two out of step.
+    @Test func versionIsTheChangelogsNewest() throws {
+        let changelog = try String(contentsOf: packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        let heading = try #require(changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") })
+        let newest = heading.dropFirst(4).prefix { $0 != "]" }
+        let run = try meridian(["--version"])
+        #expect(run.stdout.hasPrefix("meridian \(newest)"), "CHANGELOG.md's newest is \(newest); --version said \(run.stdout)")
+    }
+
     @Test(arguments: [[], ["convert"], ["info"]])
     func everySubcommandHasHelp(_ subcommand: [String]) throws {
         let run = try meridian(subcommand + ["--help"])

@@ -88,6 +88,10 @@ public final class MBTilesFile {
         guard let error = error as? SQLiteError else {
             return error as? MeridianError ?? MeridianError(.badInput, "cannot read the MBTiles file", at: SourceLocation(file: path))
         }
+        if error.code == SQLITE_TOOBIG {
+            return MeridianError(.badInput, "cannot read the MBTiles file: a tile or value is larger than \(TileInputLimits.storedTileBytes >> 20) MiB",
+                                 at: SourceLocation(file: path))
+        }
         if error.code == SQLITE_INTERRUPT {
             return MeridianError(.badInput, "cannot read the MBTiles file: a query ran past \(TileInputLimits.sqliteStepsPerRow) SQLite steps without a row",
                                  at: SourceLocation(file: path))

@@ -33,8 +33,9 @@ public enum TileInputLimits {
     /// Most pixels along either side of an image tile drawn under a picture.
     public static let imageSide = 4_096
     /// Most SQLite virtual machine steps one query may take before it returns its next row
-    /// (about a few seconds of work): a query that runs longer is stopped.
-    public static let sqliteStepsPerRow = 1 << 30
+    /// (2^28, a few seconds' work; an unindexed sort of some 15 million tiles): a query that
+    /// runs longer is stopped.
+    public static let sqliteStepsPerRow = 1 << 28
 
     /// Refuses a listing past ``tileAddresses``.
     static func checkAddressCount(_ count: Int, in path: String) throws {

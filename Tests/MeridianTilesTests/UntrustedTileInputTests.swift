@@ -31,6 +31,17 @@ import Testing
         }
     }
 
+    /// `--finish` joining shards attaches each shard's file: one whose `tiles` is a view that
+    /// never ends is refused before it is attached.
+    @Test func aShardWhoseTilesAreARecursiveViewIsRefused() throws {
+        try withTemporaryFolderPath { folder in
+            let writer = try MBTilesWriter(path: folder + "/joined.mbtiles", resume: false, run: [("kind", "test")]) { _ in }
+            #expect { try writer.copyTiles(from: fixture("malformed-tiles/mbtiles/tiles-recursive-view.mbtiles")) } throws: {
+                ($0 as? MeridianError)?.kind == .badInput
+            }
+        }
+    }
+
     /// A tile of more layers, or features, than ``TileInputLimits`` allows is refused however
     /// few bytes each takes (an empty layer is two bytes).
     @Test func vectorTileCountsAreBounded() throws {

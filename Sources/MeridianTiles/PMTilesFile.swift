@@ -206,8 +206,8 @@ public final class PMTilesFile {
     }
 
     /// The leaf directory at `entry` (offset and length within the leaf directories' section),
-    /// whose entries must lie within the tile ids `ids`.
-    private func leaf(_ entry: Entry, ids: Range<UInt64>) throws -> [Entry] {
+    /// whose entries must lie within the tile ids `ids`; kept for later lookups when `caching`.
+    private func leaf(_ entry: Entry, ids: Range<UInt64>, caching: Bool = true) throws -> [Entry] {
         let entries: [Entry]
         if let cached = leaves[entry.offset] {
             entries = cached
@@ -215,7 +215,7 @@ public final class PMTilesFile {
             let bytes = try Self.read(file, Self.section(leavesSection.lowerBound + entry.offset, UInt64(entry.length)), path: path)
             entries = try Self.entries(try Self.inflated(bytes, internalCompression, limit: TileInputLimits.directoryBytes, path: path), path: path)
             try Self.check(entries, within: tileIDs, leaves: leavesSection.count, data: dataSection.count, path: path)
-            leaves[entry.offset] = entries
+            if caching { leaves[entry.offset] = entries }
         }
         // Entries are in order: the first and last lie within `ids` when all do.
         guard entries.first.map({ ids.contains($0.tileID) }) ?? true,
@@ -272,7 +272,8 @@ public final class PMTilesFile {
                 guard covered.overlaps(wanted) else { continue }
                 if entry.runLength == 0 {
                     guard visited.insert(entry.offset).inserted else { throw Self.damaged(path, "a leaf directory is pointed to twice") }
-                    try walk(try leaf(entry, ids: covered), ids: covered, depth: depth + 1)
+                    // Not cached: a walk reads each leaf once, and holds only the leaves above it.
+                    try walk(try leaf(entry, ids: covered, caching: false), ids: covered, depth: depth + 1)
                     continue
                 }
                 // Only the part of the run in the zoom levels asked for is expanded.

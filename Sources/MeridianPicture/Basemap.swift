@@ -41,7 +41,8 @@ struct Basemap {
                 throw MeridianError(.inputUnavailable, "the basemap must be a tile folder (z/x/y.png, .jpg or .webp) or an .mbtiles file",
                                     at: SourceLocation(file: path))
             }
-            zooms = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).compactMap(Int.init).filter { (0...30).contains($0) }.sorted()
+            // Links inside the folder are not followed (nor read as tiles).
+            zooms = LinkFreeReading.entries(of: path).compactMap { $0.kind == .folder ? Int($0.name) : nil }.filter { MapTile.zoomLevels.contains($0) }.sorted()
             guard let fileExtension = Self.tileExtension(in: path, zooms: zooms) else {
                 throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
             }
@@ -55,10 +56,9 @@ struct Basemap {
 
     /// The extension of the folder's tiles: that of the first file in a z/x/ folder.
     private static func tileExtension(in path: String, zooms: [Int]) -> String? {
-        let manager = FileManager.default
         for zoom in zooms {
-            for column in ((try? manager.contentsOfDirectory(atPath: "\(path)/\(zoom)")) ?? []).sorted() where Int(column) != nil {
-                let files = (try? manager.contentsOfDirectory(atPath: "\(path)/\(zoom)/\(column)")) ?? []
+            for (column, kind) in LinkFreeReading.entries(of: "\(path)/\(zoom)").sorted(by: { $0.name < $1.name }) where kind == .folder && Int(column) != nil {
+                let files = LinkFreeReading.entries(of: "\(path)/\(zoom)/\(column)").compactMap { $0.kind == .file ? $0.name : nil }
                 if let file = files.sorted().first(where: { !$0.hasPrefix(".") && $0.contains(".") }) {
                     return String(file[file.index(after: file.lastIndex(of: ".")!)...])
                 }
@@ -74,8 +74,9 @@ struct Basemap {
         switch store {
         case .folder(let path, let isTMS, let fileExtension):
             name = "\(path)/\(tile.zoom)/\(tile.x)/\(isTMS ? tile.tmsY : tile.y).\(fileExtension)"
-            guard let data = FileManager.default.contents(atPath: name) else { return nil }
-            bytes = Array(data)
+            guard LinkFreeReading.kind(of: "\(path)/\(tile.zoom)/\(tile.x)") == .folder,
+                  let data = try LinkFreeReading.contents(ofFile: name, maximum: TileInputLimits.storedTileBytes) else { return nil }
+            bytes = data
         case .mbtiles(let file):
             name = "\(file.path) tile \(tile)"
             guard let data = try file.tile(tile) else { return nil }
@@ -209,12 +210,28 @@ public enum BasemapError: MeridianFailure, Equatable {
 /// through libjpeg-turbo, WebP through libwebp.
 enum TileDecoder {
     static func surface(_ bytes: [UInt8], name: String) throws -> OpaquePointer {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return try png(bytes, name: name) }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            // The size from the IHDR chunk (big-endian width and height after the signature,
+            // the chunk's length and its type), checked before cairo decodes a pixel.
+            guard bytes.count >= 24 else { throw unreadable("PNG", name) }
+            func u32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+            try checkSize(width: u32(16), height: u32(20), name: name)
+            return try png(bytes, name: name)
+        }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return try jpeg(bytes, name: name) }
         if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
             return try webp(bytes, name: name)
         }
         throw MeridianError(.badInput, "a basemap tile is not PNG, JPEG or WebP", at: SourceLocation(file: name))
+    }
+
+    /// Refuses an image larger than a tile is (``TileInputLimits/imageSide`` along a side):
+    /// decoding a 20000×20000 image from a small file takes a minute and gigabytes.
+    private static func checkSize(width: Int, height: Int, name: String) throws {
+        guard width <= TileInputLimits.imageSide, height <= TileInputLimits.imageSide else {
+            throw MeridianError(.badInput, "a basemap tile is \(width)×\(height) pixels; tiles are drawn up to \(TileInputLimits.imageSide) pixels a side",
+                                at: SourceLocation(file: name))
+        }
     }
 
     private static func unreadable(_ format: String, _ name: String, _ detail: String? = nil) -> MeridianError {
@@ -256,6 +273,7 @@ enum TileDecoder {
               width > 0, height > 0 else {
             throw unreadable("JPEG", name, String(cString: tjGetErrorStr2(decoder)))
         }
+        try checkSize(width: Int(width), height: Int(height), name: name)
         // RGB24: cairo's 32-bit pixels with the top byte unused, which TurboJPEG's X matches.
         let surface = try imageSurface(CAIRO_FORMAT_RGB24, width, height, name: name)
         cairo_surface_flush(surface)
@@ -278,6 +296,7 @@ enum TileDecoder {
     private static func webp(_ bytes: [UInt8], name: String) throws -> OpaquePointer {
         var width: Int32 = 0, height: Int32 = 0
         guard WebPGetInfo(bytes, bytes.count, &width, &height) != 0, width > 0, height > 0 else { throw unreadable("WebP", name) }
+        try checkSize(width: Int(width), height: Int(height), name: name)
         let surface = try imageSurface(CAIRO_FORMAT_ARGB32, width, height, name: name)
         cairo_surface_flush(surface)
         let stride = Int(cairo_image_surface_get_stride(surface))

@@ -33,10 +33,10 @@ public enum Gzip {
     /// - Parameters:
     ///   - bytes: The compressed bytes.
     ///   - limit: The most bytes the result may have (a guard against a few bytes that
-    ///     inflate to gigabytes).
+    ///     inflate to gigabytes): every caller states its own, from ``TileInputLimits``.
     /// - Throws: `MeridianError` (bad input) when the bytes are not gzip or zlib data, are cut
-    ///   short, or inflate past `limit`.
-    public static func decompress(_ bytes: [UInt8], limit: Int = 1 << 30) throws -> [UInt8] {
+    ///   short, or inflate past `limit`; inflating stops there.
+    public static func decompress(_ bytes: [UInt8], limit: Int) throws -> [UInt8] {
         var stream = z_stream()
         // windowBits 15 + 32: either header, recognised by its first bytes.
         guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -44,7 +44,8 @@ public enum Gzip {
         }
         defer { inflateEnd(&stream) }
         var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: max(1 << 16, bytes.count * 4))
+        // A chunk of about what the data likely inflates to, never more than the limit allows.
+        var chunk = [UInt8](repeating: 0, count: min(max(1 << 16, bytes.count.multipliedReportingOverflow(by: 4).partialValue), limit + 1, 1 << 24))
         var input = bytes
         var result: Int32 = Z_OK
         try input.withUnsafeMutableBufferPointer { inBuffer in

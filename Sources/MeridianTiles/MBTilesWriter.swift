@@ -117,7 +117,7 @@ public final class MBTilesWriter {
     /// A tile stored earlier (by an interrupted run), or nil.
     public func existingTile(_ tile: MapTile) throws -> [UInt8]? {
         try storing("cannot read the MBTiles file") {
-            let lookup = try self.lookup ?? database.prepare(MBTilesSchema.tileLookup)
+            let lookup = try self.lookup ?? database.prepare(MBTilesSchema.tileLookup())
             self.lookup = lookup
             return try MBTilesSchema.tile(tile, with: lookup)
         }
@@ -198,6 +198,7 @@ public final class MBTilesWriter {
         guard access(other, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot read a shard's tiles: \(String(cString: strerror(errno)))", at: SourceLocation(file: other))
         }
+        try MBTilesFile.checkTables(of: other)
         try begin()
         try execute("""
             ATTACH DATABASE \(sqlQuoted(other)) AS shard;

@@ -46,23 +46,26 @@ public final class PMTilesFile {
     public let metadataJSON: String
     private let file: FileHandle
     private let internalCompression: Compression
-    private let leavesOffset: UInt64, dataOffset: UInt64
-    /// How many tiles the header says the directories address (0: not said).
-    private let addressedTiles: UInt64
+    /// The leaf directories' and the tile data's sections, each within the file.
+    private let leavesSection: Range<UInt64>, dataSection: Range<UInt64>
+    /// The tile ids of the header's zoom levels: every entry's run lies within them.
+    private let tileIDs: Range<UInt64>
     private let root: [Entry]
     private var leaves: [UInt64: [Entry]] = [:]
 
     /// Opens the archive and reads its header, root directory and metadata.
     /// - Throws: `MeridianError` (input unavailable) when the file cannot be opened, (bad input)
-    ///   when it is not a PMTiles 3 archive or its directories are compressed in a way Meridian
-    ///   does not read.
+    ///   when it is not a PMTiles 3 archive, it is damaged (a section or entry past its place,
+    ///   entries out of order, a count more than its bytes can hold; see ``TileInputLimits``),
+    ///   or its directories are compressed in a way Meridian does not read.
     public init(path: String) throws {
         self.path = path
         guard let file = FileHandle(forReadingAtPath: path) else {
             throw MeridianError(.inputUnavailable, "cannot open the PMTiles archive", at: SourceLocation(file: path))
         }
         self.file = file
-        let header = try Self.read(file, at: 0, count: 127, path: path)
+        let damaged = Self.damaged(path)
+        let header = try Self.read(file, Self.section(0, 127), path: path)
         guard header.count == 127, Array(header[0..<7]) == Array("PMTiles".utf8) else {
             throw MeridianError(.badInput, "not a PMTiles archive", at: SourceLocation(file: path))
         }
@@ -73,76 +76,108 @@ public final class PMTilesFile {
         func degrees(_ at: Int) -> Double {
             Double(Int32(bitPattern: (0..<4).reduce(UInt32(0)) { $0 | UInt32(header[at + $1]) << UInt32(8 * $1) })) / 10_000_000
         }
+        let fileSize: UInt64
+        do { fileSize = try file.seekToEnd() } catch { throw MeridianError(.io, "cannot read the PMTiles archive", at: SourceLocation(file: path)) }
+        /// The section whose offset and length the header holds at `at`: within the file.
+        func section(_ at: Int, limit: Int? = nil) throws -> Range<UInt64> {
+            guard let range = Self.section(u64(at), u64(at + 8)), range.upperBound <= fileSize,
+                  limit.map({ range.count <= $0 }) ?? true else { throw damaged }
+            return range
+        }
         let internalCompression = Compression(rawValue: header[97]) ?? .unknown
         self.internalCompression = internalCompression
         tileCompression = Compression(rawValue: header[98]) ?? .unknown
         tileType = PMTilesWriter.TileType(rawValue: header[99])
-        zooms = Int(min(header[100], header[101]))...Int(max(header[100], header[101]))
-        bounds = BoundingBox(west: degrees(102), south: degrees(106), east: degrees(110), north: degrees(114))
-        addressedTiles = u64(72)
-        leavesOffset = u64(40)
-        dataOffset = u64(56)
+        let stated = try TilePyramidMetadata.statedZooms(minimum: Double(header[100]), maximum: Double(header[101]), in: path)
+        zooms = stated ?? 0...0
+        bounds = try TilePyramidMetadata.statedBounds([degrees(102), degrees(106), degrees(110), degrees(114)], in: path)
+        tileIDs = Self.firstID(zoom: zooms.lowerBound)..<Self.firstID(zoom: zooms.upperBound + 1)
+        leavesSection = try section(40)
+        dataSection = try section(56)
         guard internalCompression == .gzip || internalCompression == .none || internalCompression == .unknown else {
             throw MeridianError(.badInput, "the PMTiles archive's directories are compressed with a method Meridian does not read (only gzip)",
                                 at: SourceLocation(file: path))
         }
-        func section(_ at: Int) throws -> [UInt8] {
-            let offset = u64(at), length = u64(at + 8)
-            guard length < 1 << 31 else { throw MeridianError(.badInput, "the PMTiles header is damaged", at: SourceLocation(file: path)) }
-            let bytes = try Self.read(file, at: offset, count: Int(length), path: path)
-            return internalCompression == .gzip ? try Self.inflated(bytes, path: path) : bytes
-        }
-        root = try Self.entries(section(8), path: path)
-        metadataJSON = String(decoding: try section(24), as: UTF8.self)
+        let rootBytes = try Self.inflated(try Self.read(file, try section(8, limit: TileInputLimits.directoryBytes), path: path),
+                                          internalCompression, limit: TileInputLimits.directoryBytes, path: path)
+        root = try Self.entries(rootBytes, path: path)
+        try Self.check(root, within: tileIDs, leaves: leavesSection.count, data: dataSection.count, path: path)
+        let metadata = try Self.read(file, try section(24, limit: TileInputLimits.metadataBytes), path: path)
+        metadataJSON = String(decoding: try Self.inflated(metadata, internalCompression, limit: TileInputLimits.metadataBytes, path: path), as: UTF8.self)
     }
 
     deinit { try? file.close() }
 
-    /// `count` bytes at `offset`, fewer only where the file ends.
-    private static func read(_ file: FileHandle, at offset: UInt64, count: Int, path: String) throws -> [UInt8] {
+    /// `offset..<offset + length`, nil when the sum overflows.
+    private static func section(_ offset: UInt64, _ length: UInt64) -> Range<UInt64>? {
+        let (end, overflow) = offset.addingReportingOverflow(length)
+        return overflow ? nil : offset..<end
+    }
+
+    private static func damaged(_ path: String, _ what: String = "a directory cannot be read") -> MeridianError {
+        MeridianError(.badInput, "the PMTiles archive is damaged (\(what))", at: SourceLocation(file: path))
+    }
+
+    /// The bytes of `range`, which the caller has checked lies within the file.
+    private static func read(_ file: FileHandle, _ range: Range<UInt64>?, path: String) throws -> [UInt8] {
+        guard let range else { throw damaged(path) }
         do {
-            try file.seek(toOffset: offset)
-            return Array(try file.read(upToCount: count) ?? Data())
+            try file.seek(toOffset: range.lowerBound)
+            return Array(try file.read(upToCount: Int(range.count)) ?? Data())
         } catch {
             throw MeridianError(.io, "cannot read the PMTiles archive", at: SourceLocation(file: path))
         }
     }
 
-    private static func inflated(_ bytes: [UInt8], path: String) throws -> [UInt8] {
+    /// A directory's or the metadata's bytes, inflated when the archive gzips them (to at most `limit` bytes).
+    private static func inflated(_ bytes: [UInt8], _ compression: Compression, limit: Int, path: String) throws -> [UInt8] {
+        guard compression == .gzip else { return bytes }
         do {
-            return try Gzip.decompress(bytes)
+            return try Gzip.decompress(bytes, limit: limit)
         } catch {
-            throw MeridianError(.badInput, "the PMTiles archive is damaged (a directory or its metadata does not inflate)",
-                                at: SourceLocation(file: path))
+            throw damaged(path, "a directory or its metadata does not inflate to at most \(limit >> 20) MiB")
         }
     }
 
+    /// The first tile id of zoom level `zoom` (0-31): the count of the tiles of every level above it.
+    static func firstID(zoom: Int) -> UInt64 { ((UInt64(1) << UInt64(2 * zoom)) - 1) / 3 }
+
     /// A directory's entries from its (uncompressed) bytes: the count, then columns of
     /// delta-coded ids, run lengths, lengths and offsets (0: right after the previous entry).
+    /// Ids must rise, and no sum may overflow.
     static func entries(_ bytes: [UInt8], path: String) throws -> [Entry] {
-        let damaged = MeridianError(.badInput, "the PMTiles archive is damaged (a directory cannot be read)", at: SourceLocation(file: path))
+        let damaged = Self.damaged(path)
         var reader = ProtobufReader(bytes[...])
         do {
             let count = try reader.varint()
-            // Each entry takes at least four bytes: more entries than that is damage.
-            guard count <= UInt64(bytes.count) else { throw damaged }
+            // Each entry takes at least four bytes (a varint of each column): a count past
+            // what the bytes can hold is damage, found before anything is allocated for it.
+            guard count <= UInt64(bytes.count / 4) else { throw damaged }
             var entries = [Entry](repeating: Entry(tileID: 0, offset: 0, length: 0, runLength: 0), count: Int(count))
             var id: UInt64 = 0
             for i in entries.indices {
-                id &+= try reader.varint()
+                let delta = try reader.varint()
+                guard i == 0 || delta > 0 else { throw damaged }
+                let (next, overflow) = id.addingReportingOverflow(delta)
+                guard !overflow else { throw damaged }
+                id = next
                 entries[i].tileID = id
             }
-            for i in entries.indices { entries[i].runLength = UInt32(truncatingIfNeeded: try reader.varint()) }
             for i in entries.indices {
-                let length = try reader.varint()
-                guard length < 1 << 31 else { throw damaged }
-                entries[i].length = Int(length)
+                guard let run = UInt32(exactly: try reader.varint()) else { throw damaged }
+                entries[i].runLength = run
+            }
+            for i in entries.indices {
+                guard let length = Int(exactly: try reader.varint()), length <= max(TileInputLimits.storedTileBytes, TileInputLimits.directoryBytes) else {
+                    throw damaged
+                }
+                entries[i].length = length
             }
             for i in entries.indices {
                 let offset = try reader.varint()
                 if offset == 0 {
-                    guard i > 0 else { throw damaged }
-                    entries[i].offset = entries[i - 1].offset + UInt64(entries[i - 1].length)
+                    guard i > 0, let follows = section(entries[i - 1].offset, UInt64(entries[i - 1].length)) else { throw damaged }
+                    entries[i].offset = follows.upperBound
                 } else {
                     entries[i].offset = offset - 1
                 }
@@ -153,24 +188,57 @@ public final class PMTilesFile {
         }
     }
 
-    /// The leaf directory at `entry` (offset and length within the leaf directories' section).
-    private func leaf(_ entry: Entry) throws -> [Entry] {
-        if let cached = leaves[entry.offset] { return cached }
-        var bytes = try Self.read(file, at: leavesOffset + entry.offset, count: entry.length, path: path)
-        if internalCompression == .gzip { bytes = try Self.inflated(bytes, path: path) }
-        let entries = try Self.entries(bytes, path: path)
-        leaves[entry.offset] = entries
+    /// Refuses a directory whose entries are not where they must be: each tile id within
+    /// `ids` (the header's zooms, or the part of them the leaf's pointer covers), each run
+    /// ending before the next entry, each tile within the data section (`data` bytes) and each
+    /// leaf within the leaf directories' (`leaves` bytes), none empty.
+    private static func check(_ entries: [Entry], within ids: Range<UInt64>, leaves: Int, data: Int, path: String) throws {
+        for (i, entry) in entries.enumerated() {
+            let next = i + 1 < entries.count ? entries[i + 1].tileID : ids.upperBound
+            let isLeaf = entry.runLength == 0
+            // No overflow: the id lies within zoom 30's (below 2^62) when the sum is made.
+            guard ids.contains(entry.tileID), entry.tileID + UInt64(entry.runLength) <= next,
+                  entry.length > 0, entry.length <= (isLeaf ? TileInputLimits.directoryBytes : TileInputLimits.storedTileBytes),
+                  let stored = section(entry.offset, UInt64(entry.length)), stored.upperBound <= UInt64(isLeaf ? leaves : data) else {
+                throw damaged(path, "a directory entry lies outside the archive or its zoom levels")
+            }
+        }
+    }
+
+    /// The leaf directory at `entry` (offset and length within the leaf directories' section),
+    /// whose entries must lie within the tile ids `ids`; kept for later lookups when `caching`.
+    private func leaf(_ entry: Entry, ids: Range<UInt64>, caching: Bool = true) throws -> [Entry] {
+        let entries: [Entry]
+        if let cached = leaves[entry.offset] {
+            entries = cached
+        } else {
+            let bytes = try Self.read(file, Self.section(leavesSection.lowerBound + entry.offset, UInt64(entry.length)), path: path)
+            entries = try Self.entries(try Self.inflated(bytes, internalCompression, limit: TileInputLimits.directoryBytes, path: path), path: path)
+            try Self.check(entries, within: tileIDs, leaves: leavesSection.count, data: dataSection.count, path: path)
+            if caching { leaves[entry.offset] = entries }
+        }
+        // Entries are in order: the first and last lie within `ids` when all do.
+        guard entries.first.map({ ids.contains($0.tileID) }) ?? true,
+              entries.last.map({ ids.contains($0.tileID) && $0.tileID + UInt64($0.runLength) <= ids.upperBound }) ?? true else {
+            throw Self.damaged(path, "a leaf directory holds tiles outside the part its pointer covers")
+        }
         return entries
+    }
+
+    /// The tile ids entry `index` of `directory` covers: from its id to the next entry's (or `ids`' end).
+    private static func covered(_ directory: [Entry], _ index: Int, within ids: Range<UInt64>) -> Range<UInt64> {
+        directory[index].tileID..<(index + 1 < directory.count ? directory[index + 1].tileID : ids.upperBound)
     }
 
     /// One tile's bytes as the archive stores them (gzipped when ``tileCompression`` says so),
     /// or nil when the archive does not have it.
     public func tile(_ tile: MapTile) throws -> [UInt8]? {
         let id = PMTilesWriter.tileID(tile)
-        var directory = root
+        guard tileIDs.contains(id) else { return nil }
+        var directory = root, ids = tileIDs
         // Root, then at most a few levels of leaves (the specification allows any depth; a
         // loop in a damaged file ends here).
-        for _ in 0..<8 {
+        for _ in 0..<TileInputLimits.directoryDepth {
             // The last entry whose id is at most `id`.
             var low = 0, high = directory.count
             while low < high {
@@ -180,44 +248,46 @@ public final class PMTilesFile {
             guard low > 0 else { return nil }
             let entry = directory[low - 1]
             if entry.runLength == 0 {
-                directory = try leaf(entry)
+                ids = Self.covered(directory, low - 1, within: ids)
+                directory = try leaf(entry, ids: ids)
                 continue
             }
             guard id < entry.tileID + UInt64(entry.runLength) else { return nil }
-            return try Self.read(file, at: dataOffset + entry.offset, count: entry.length, path: path)
+            return try Self.read(file, Self.section(dataSection.lowerBound + entry.offset, UInt64(entry.length)), path: path)
         }
-        throw MeridianError(.badInput, "the PMTiles archive is damaged (its leaf directories nest too deep)", at: SourceLocation(file: path))
+        throw Self.damaged(path, "its leaf directories nest too deep")
     }
 
     /// Every tile address the archive holds, in tile id order (runs expanded), optionally of the
-    /// zoom levels `zooms` only.
+    /// zoom levels `zooms` only. Each leaf directory is read once (one pointed to twice is
+    /// damage), and no more than ``TileInputLimits/tileAddresses`` addresses are given.
     public func tileAddresses(zooms: ClosedRange<Int>? = nil) throws -> [MapTile] {
-        var tiles: [MapTile] = [], addressed: UInt64 = 0
-        func walk(_ directory: [Entry], depth: Int) throws {
-            guard depth < 8 else {
-                throw MeridianError(.badInput, "the PMTiles archive is damaged (its leaf directories nest too deep)", at: SourceLocation(file: path))
-            }
-            for entry in directory {
+        func first(_ zoom: Int) -> UInt64 { Self.firstID(zoom: min(31, max(0, zoom))) }
+        let wanted = zooms.map { first($0.lowerBound)..<first(min($0.upperBound, 30) + 1) } ?? tileIDs
+        var tiles: [MapTile] = [], visited: Set<UInt64> = []
+        func walk(_ directory: [Entry], ids: Range<UInt64>, depth: Int) throws {
+            guard depth < TileInputLimits.directoryDepth else { throw Self.damaged(path, "its leaf directories nest too deep") }
+            for (i, entry) in directory.enumerated() {
+                let covered = Self.covered(directory, i, within: ids)
+                guard covered.overlaps(wanted) else { continue }
                 if entry.runLength == 0 {
-                    try walk(try leaf(entry), depth: depth + 1)
+                    guard visited.insert(entry.offset).inserted else { throw Self.damaged(path, "a leaf directory is pointed to twice") }
+                    // Not cached: a walk reads each leaf once, and holds only the leaves above it.
+                    try walk(try leaf(entry, ids: covered, caching: false), ids: covered, depth: depth + 1)
                     continue
                 }
-                // A damaged run could claim billions of tiles: no more than the header counts.
-                let (end, overflow) = entry.tileID.addingReportingOverflow(UInt64(entry.runLength))
-                addressed += UInt64(entry.runLength)
-                guard !overflow, addressed <= (addressedTiles > 0 ? addressedTiles : 1 << 26) else {
-                    throw MeridianError(.badInput, "the PMTiles archive is damaged (its directories address more tiles than its header counts)",
-                                        at: SourceLocation(file: path))
-                }
-                for id in entry.tileID..<end {
-                    guard let tile = Self.tile(id: id) else {
-                        throw MeridianError(.badInput, "the PMTiles archive is damaged (a tile id past zoom 30)", at: SourceLocation(file: path))
-                    }
-                    if zooms?.contains(tile.zoom) ?? true { tiles.append(tile) }
+                // Only the part of the run in the zoom levels asked for is expanded.
+                let run = entry.tileID..<(entry.tileID + UInt64(entry.runLength))
+                guard run.overlaps(wanted) else { continue }
+                let part = run.clamped(to: wanted)
+                try TileInputLimits.checkAddressCount(tiles.count + Int(part.count), in: path)
+                for id in part {
+                    guard let tile = Self.tile(id: id) else { throw Self.damaged(path, "a tile id past zoom 30") }
+                    tiles.append(tile)
                 }
             }
         }
-        try walk(root, depth: 0)
+        try walk(root, ids: tileIDs, depth: 0)
         return tiles
     }
 

@@ -68,7 +68,11 @@ public final class PMTilesWriter {
 
     /// Lays out and writes the archive: header, root directory, `metadataJSON` (gzipped), leaf
     /// directories, tile data; then renames it into place.
+    /// - Throws: `MeridianError` (bad input) when `zooms` or `bounds` are not what a tile set
+    ///   can state (the header holds zooms 0-30 and degrees).
     public func finish(metadataJSON: String, bounds: BoundingBox, zooms: ClosedRange<Int>) throws {
+        _ = try TilePyramidMetadata.statedZooms(minimum: Double(zooms.lowerBound), maximum: Double(zooms.upperBound), in: path)
+        _ = try TilePyramidMetadata.statedBounds([bounds.west, bounds.south, bounds.east, bounds.north], in: path)
         try spill.sink.flush()
         entries.sort { $0.id < $1.id }
         // The data section in id order, each distinct content once.

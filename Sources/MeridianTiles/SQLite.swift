@@ -43,19 +43,44 @@ final class SQLiteDatabase {
     }
 
     private var handle: OpaquePointer?
+    /// Progress-handler calls since the running statement last returned a row (read-only modes).
+    private let stepsSinceRow = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
+    /// How many virtual machine instructions pass between calls of the progress handler.
+    private static let progressInterval: Int32 = 10_000
 
     init(path: String, mode: Mode) throws(SQLiteError) {
         var handle: OpaquePointer?
         let name = mode == .untouched ? Self.immutableURI(path) : path
+        stepsSinceRow.initialize(to: 0)
         let status = sqlite3_open_v2(name, &handle, mode.flags, nil)
         guard status == SQLITE_OK, let handle else {
             // On failure SQLite usually still returns a handle, which holds the reason and must be closed.
             let error = SQLiteError(code: status, in: handle)
             sqlite3_close(handle)
-            throw error
+            throw error  // deinit frees `stepsSinceRow`
         }
         self.handle = handle
+        // Every file may be a stranger's: no function of the schema runs (views, defaults and
+        // generated columns call only innocuous ones), no extension loads, no string or blob
+        // is larger than a tile may be.
+        sqlite3_enable_load_extension(handle, 0)
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(max(TileInputLimits.storedTileBytes, TileInputLimits.metadataBytes) + (1 << 20)))
+        try execute("PRAGMA trusted_schema = OFF")
+        guard mode != .readWriteSerialized else { return }
+        // A file opened to read gets no attached databases, and no query may work long
+        // without returning a row (a view that recurses, a sort of a huge table into
+        // $TMPDIR): the handler stops it.
+        sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, 0)
+        sqlite3_progress_handler(handle, Self.progressInterval, { context in
+            let steps = context!.assumingMemoryBound(to: Int.self)
+            steps.pointee += 1
+            return steps.pointee > TileInputLimits.sqliteStepsPerRow / Int(SQLiteDatabase.progressInterval) ? 1 : 0
+        }, stepsSinceRow)
     }
+
+    /// Starts the count of steps a statement may take before its next row afresh.
+    fileprivate func rowReturned() { stepsSinceRow.pointee = 0 }
 
     /// `file:PATH?immutable=1`, the path percent-encoded as SQLite's URIs want.
     static func immutableURI(_ path: String) -> String {
@@ -67,6 +92,7 @@ final class SQLiteDatabase {
     deinit {
         // close_v2: the connection ends once its last statement is finalized, whatever the order.
         sqlite3_close_v2(handle)
+        stepsSinceRow.deallocate()
     }
 
     /// The open connection; use after `close()` is a programming error.
@@ -136,6 +162,7 @@ final class SQLiteStatement {
     /// Runs the statement to its next row: true when there is one to read, false when it is done.
     @discardableResult
     func step() throws(SQLiteError) -> Bool {
+        database.rowReturned()
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false

@@ -31,6 +31,43 @@ public struct TilePyramidMetadata: Sendable, Equatable {
     }
 }
 
+extension TilePyramidMetadata {
+    /// The zoom levels a tile set's metadata states (`minzoom`, `maxzoom`), checked: each a
+    /// whole number Meridian can address (0-30). Nil when either is not stated; a minimum above
+    /// the maximum is read as the minimum alone.
+    /// - Throws: `MeridianError` (bad input) naming `file` when a stated level is not one.
+    static func statedZooms(minimum: Double?, maximum: Double?, in file: String) throws -> ClosedRange<Int>? {
+        func level(_ value: Double?, _ field: String) throws -> Int? {
+            guard let value else { return nil }
+            guard let level = Int(exactly: value), MapTile.zoomLevels.contains(level) else {
+                let stated = value.rounded() == value && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
+                throw MeridianError(.badInput, "the metadata's \(field) is \(stated); zoom levels are whole numbers from \(MapTile.zoomLevels.lowerBound) to \(MapTile.zoomLevels.upperBound)",
+                                    at: SourceLocation(file: file))
+            }
+            return level
+        }
+        guard let low = try level(minimum, "minzoom"), let high = try level(maximum, "maxzoom") else { return nil }
+        return low...max(low, high)
+    }
+
+    /// The bounds a tile set's metadata states as `[west, south, east, north]` in degrees,
+    /// checked: finite, longitudes within ±180, latitudes within ±90, south not above north
+    /// (west may exceed east: bounds across the antimeridian). The whole Web Mercator world
+    /// when not stated as four numbers.
+    /// - Throws: `MeridianError` (bad input) naming `file` when the numbers are not such bounds.
+    static func statedBounds(_ numbers: [Double]?, in file: String) throws -> BoundingBox {
+        guard let n = numbers, n.count == 4 else {
+            return BoundingBox(west: -180, south: -MapWorld.maximumLatitude, east: 180, north: MapWorld.maximumLatitude)
+        }
+        guard n.allSatisfy(\.isFinite), [n[0], n[2]].allSatisfy({ (-180...180).contains($0) }),
+              [n[1], n[3]].allSatisfy({ (-90...90).contains($0) }), n[1] <= n[3] else {
+            throw MeridianError(.badInput, "the metadata's bounds (\(n.map { "\($0)" }.joined(separator: ","))) are not west,south,east,north in degrees",
+                                at: SourceLocation(file: file))
+        }
+        return BoundingBox(west: n[0], south: n[1], east: n[2], north: n[3])
+    }
+}
+
 /// A tile pyramid opened for reading: a folder of `z/x/y.ext` tiles with its `metadata.json`
 /// (``TileFolderReader``), an MBTiles file (``MBTilesFile``) or a PMTiles archive
 /// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:)`` picks the container.
@@ -49,14 +86,20 @@ public protocol TilePyramidReader: AnyObject {
 extension TilePyramidReader {
     /// One tile's bytes, gunzipped when stored gzipped (vector tiles in MBTiles and PMTiles),
     /// or nil when the pyramid does not have it.
-    /// - Throws: `MeridianError` (bad input) naming the tile when its gzip data is damaged.
+    /// - Throws: `MeridianError` (bad input) naming the tile when it is larger than
+    ///   ``TileInputLimits/storedTileBytes``, or its gzip data is damaged or inflates past
+    ///   ``TileInputLimits/inflatedTileBytes``.
     public func uncompressedTile(_ tile: MapTile) throws -> [UInt8]? {
         guard let bytes = try self.tile(tile) else { return nil }
+        guard bytes.count <= TileInputLimits.storedTileBytes else {
+            throw MeridianError(.badInput, "tile \(tile) is larger than \(TileInputLimits.storedTileBytes >> 20) MiB", at: SourceLocation(file: path))
+        }
         guard bytes.count >= 2, bytes[0] == 0x1f, bytes[1] == 0x8b else { return bytes }
         do {
-            return try Gzip.decompress(bytes)
+            return try Gzip.decompress(bytes, limit: TileInputLimits.inflatedTileBytes)
         } catch {
-            throw MeridianError(.badInput, "tile \(tile) is damaged (its gzip data does not inflate)", at: SourceLocation(file: path))
+            throw MeridianError(.badInput, "tile \(tile) is damaged (its gzip data does not inflate to at most \(TileInputLimits.inflatedTileBytes >> 20) MiB)",
+                                at: SourceLocation(file: path))
         }
     }
 }
@@ -107,31 +150,43 @@ public final class TileFolderReader: TilePyramidReader {
     public init(path: String) throws {
         self.path = path
         let file = path + "/metadata.json"
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let data = try LinkFreeReading.contents(ofFile: file, maximum: TileInputLimits.metadataBytes) else {
             throw MeridianError(.badInput, "not a tile folder: it has no metadata.json", at: SourceLocation(file: path),
                                 hint: "tile folders written by `meridian tile` have one")
         }
-        let json = try LocatedJSON.parse(BufferedInput(bytes: Array(data), name: file))
+        let json = try LocatedJSON.parse(BufferedInput(bytes: data, name: file))
         let template = json["tiles"]?.elements?.first?.string
         let formatName = json["format"]?.string ?? template.map { ($0 as NSString).pathExtension } ?? ""
         guard let type = TileType(formatName: formatName) else {
             throw MeridianError(.badInput, "metadata.json names no tile format Meridian knows (pbf, png, jpg, webp)", at: SourceLocation(file: file))
         }
         countsRowsFromBottom = json["scheme"]?.string?.lowercased() == "tms"
-        var zooms = (json["minzoom"]?.number).flatMap { min in (json["maxzoom"]?.number).map { Int(min)...Int(Swift.max(min, $0)) } }
+        var zooms = try TilePyramidMetadata.statedZooms(minimum: json["minzoom"]?.number, maximum: json["maxzoom"]?.number, in: file)
         if zooms == nil {
-            let levels = Self.numberedEntries(path)
+            let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
             zooms = levels.first.map { $0...levels.last! }
         }
         metadata = TilePyramidMetadata(
             tileType: type, name: json["name"]?.string ?? "", description: json["description"]?.string ?? "",
-            bounds: boundingBox(json["bounds"]?.elements?.compactMap(\.number)), zooms: zooms ?? 0...0,
+            bounds: try TilePyramidMetadata.statedBounds(json["bounds"]?.elements?.compactMap(\.number), in: file), zooms: zooms ?? 0...0,
             vectorLayersJSON: json["vector_layers"].map(jsonText))
     }
 
-    /// The folder entries whose names are whole numbers, sorted.
-    private static func numberedEntries(_ folder: String) -> [Int] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).compactMap { Int($0) }.filter { $0 >= 0 }.sorted()
+    /// The folders in `folder` whose names are whole numbers below `bound`, sorted.
+    /// - Throws: `MeridianError` (bad input) when one is a symbolic link: links are not followed.
+    private static func numberedFolders(_ folder: String, below bound: Int) throws -> [Int] {
+        try LinkFreeReading.entries(of: folder).compactMap { entry -> Int? in
+            guard let number = Int(entry.name), (0..<bound).contains(number) else { return nil }
+            try refuseLink(entry.kind, at: folder + "/" + entry.name)
+            return entry.kind == .folder ? number : nil
+        }.sorted()
+    }
+
+    private static func refuseLink(_ kind: LinkFreeReading.Kind?, at path: String) throws {
+        guard kind != .symbolicLink else {
+            throw MeridianError(.badInput, "a symbolic link inside the tile folder: links are not followed", at: SourceLocation(file: path),
+                                hint: "copy what it points to into the folder")
+        }
     }
 
     /// What `metadata.json` says (zooms from the folder's levels when it does not).
@@ -146,12 +201,13 @@ public final class TileFolderReader: TilePyramidReader {
     public func tileAddresses(zooms: ClosedRange<Int>?) throws -> [MapTile] {
         let suffix = "." + metadata.tileType.formatName
         var tiles: [MapTile] = []
-        for zoom in Self.numberedEntries(path) where zoom <= MapTile.zoomLevels.upperBound && zooms?.contains(zoom) ?? true {
-            for x in Self.numberedEntries("\(path)/\(zoom)") where x < 1 << zoom {
-                let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(path)/\(zoom)/\(x)")) ?? []
-                for name in files where name.hasSuffix(suffix) {
+        for zoom in try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1) where zooms?.contains(zoom) ?? true {
+            for x in try Self.numberedFolders("\(path)/\(zoom)", below: 1 << zoom) {
+                for (name, kind) in LinkFreeReading.entries(of: "\(path)/\(zoom)/\(x)") where name.hasSuffix(suffix) {
+                    try Self.refuseLink(kind, at: "\(path)/\(zoom)/\(x)/\(name)")
                     guard let row = Int(name.dropLast(suffix.count)), row >= 0, row < 1 << zoom else { continue }
                     tiles.append(countsRowsFromBottom ? MapTile(zoom: zoom, x: x, tmsY: row) : MapTile(zoom: zoom, x: x, y: row))
+                    try TileInputLimits.checkAddressCount(tiles.count, in: path)
                 }
             }
         }
@@ -159,8 +215,11 @@ public final class TileFolderReader: TilePyramidReader {
     }
 
     /// One tile file's bytes, or nil when the folder does not have it.
+    /// - Throws: `MeridianError` (bad input) when the tile, or its zoom or column folder, is a
+    ///   symbolic link, or the file is larger than ``TileInputLimits/storedTileBytes``.
     public func tile(_ tile: MapTile) throws -> [UInt8]? {
-        FileManager.default.contents(atPath: file(tile)).map(Array.init)
+        for folder in ["\(path)/\(tile.zoom)", "\(path)/\(tile.zoom)/\(tile.x)"] { try Self.refuseLink(LinkFreeReading.kind(of: folder), at: folder) }
+        return try LinkFreeReading.contents(ofFile: file(tile), maximum: TileInputLimits.storedTileBytes)
     }
 }
 
@@ -173,7 +232,7 @@ extension MBTilesFile: TilePyramidReader {
             throw MeridianError(.badInput, "the MBTiles file's format is \(metadata["format"].map { "\"\($0)\"" } ?? "not stated"); Meridian reads pbf, png, jpg and webp",
                                 at: SourceLocation(file: path))
         }
-        var zooms = metadata["minzoom"].flatMap(Int.init).flatMap { min in metadata["maxzoom"].flatMap(Int.init).map { min...Swift.max(min, $0) } }
+        var zooms = try TilePyramidMetadata.statedZooms(minimum: metadata["minzoom"].flatMap(Self.number), maximum: metadata["maxzoom"].flatMap(Self.number), in: path)
         if zooms == nil {
             let levels = try zoomLevels()
             zooms = levels.first.map { $0...levels.last! }
@@ -181,18 +240,22 @@ extension MBTilesFile: TilePyramidReader {
         let json = metadata["json"].flatMap { try? LocatedJSON.parse(BufferedInput(string: $0)) }
         return TilePyramidMetadata(
             tileType: type, name: metadata["name"] ?? "", description: metadata["description"] ?? "",
-            bounds: boundingBox(metadata["bounds"]?.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }),
+            bounds: try TilePyramidMetadata.statedBounds(metadata["bounds"]?.split(separator: ",").compactMap { Self.number(String($0)) }, in: path),
             zooms: zooms ?? 0...0, vectorLayersJSON: json?["vector_layers"].map(jsonText))
     }
+
+    /// A number as the metadata table stores it, as text (nil when it is not one).
+    private static func number(_ text: String) -> Double? { Double(text.trimmingCharacters(in: .whitespaces)) }
 
     /// The addresses of the tiles the file holds, optionally of the zoom levels `zooms` only.
     public func tileAddresses(zooms: ClosedRange<Int>?) throws -> [MapTile] {
         var tiles: [MapTile] = []
         let filter = zooms.map { " WHERE zoom_level BETWEEN \($0.lowerBound) AND \($0.upperBound)" } ?? ""
-        try rows("SELECT zoom_level, tile_column, tile_row FROM tiles\(filter) ORDER BY zoom_level, tile_column, tile_row") { row in
+        try rows("SELECT zoom_level, tile_column, tile_row FROM \(tilesSource)\(filter) ORDER BY zoom_level, tile_column, tile_row") { row in
             let zoom = row.int(0), x = row.int(1), tmsY = row.int(2)
             guard MapTile.zoomLevels.contains(zoom), (0..<(1 << zoom)).contains(x), (0..<(1 << zoom)).contains(tmsY) else { return }
             tiles.append(MapTile(zoom: zoom, x: x, tmsY: tmsY))
+            try TileInputLimits.checkAddressCount(tiles.count, in: path)
         }
         return tiles
     }
@@ -217,14 +280,6 @@ extension PMTilesFile: TilePyramidReader {
             tileType: tileType, name: json?["name"]?.string ?? "", description: json?["description"]?.string ?? "",
             bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText))
     }
-}
-
-/// Bounds from `[west, south, east, north]`; the whole Web Mercator world when not four numbers.
-private func boundingBox(_ numbers: [Double]?) -> BoundingBox {
-    guard let n = numbers, n.count == 4 else {
-        return BoundingBox(west: -180, south: -MapWorld.maximumLatitude, east: 180, north: MapWorld.maximumLatitude)
-    }
-    return BoundingBox(west: n[0], south: n[1], east: n[2], north: n[3])
 }
 
 /// A JSON value written back as compact JSON text, numbers as they were written.

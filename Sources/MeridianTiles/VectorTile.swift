@@ -231,19 +231,41 @@ struct ProtobufWriter {
 extension VectorTile {
     /// Decodes a tile's protocol buffer (gunzipped): its layers, features, ids, properties and
     /// geometry in tile units.
-    /// - Throws: `MeridianError` (bad input) when the bytes are not a vector tile.
+    /// - Throws: `MeridianError` (bad input) when the bytes are not a vector tile, or hold more
+    ///   than ``TileInputLimits`` allows (`layersPerTile` layers, `featuresPerTile` features,
+    ///   keys or values, `geometryIntegersPerTile` geometry integers or property tags), however
+    ///   few bytes each takes.
     public init(decoding bytes: [UInt8]) throws {
         var reader = ProtobufReader(bytes[...])
         var layers: [Layer] = []
+        var budget = DecodingBudget()
         while let (field, wire) = try reader.key() {
-            if field == 3, wire == 2 { layers.append(try Layer(decoding: try reader.bytes())) } else { try reader.skip(wire) }
+            if field == 3, wire == 2 {
+                try budget.take(1, of: \.layers, limit: TileInputLimits.layersPerTile, "layers")
+                layers.append(try Layer(decoding: try reader.bytes(), budget: &budget))
+            } else {
+                try reader.skip(wire)
+            }
         }
         self.init(layers: layers)
+    }
+
+    /// What one tile's decoding has taken so far, against ``TileInputLimits``: a tile of empty
+    /// layers or features (two bytes each) would otherwise ask for far more memory than its bytes.
+    struct DecodingBudget {
+        var layers = 0, features = 0, keys = 0, values = 0, tags = 0, geometryIntegers = 0
+
+        mutating func take(_ count: Int, of item: WritableKeyPath<DecodingBudget, Int>, limit: Int, _ name: String) throws {
+            self[keyPath: item] += count
+            guard self[keyPath: item] <= limit else {
+                throw MeridianError(.badInput, "the vector tile holds more than \(limit) \(name), more than Meridian reads from one tile")
+            }
+        }
     }
 }
 
 extension VectorTile.Layer {
-    init(decoding bytes: ArraySlice<UInt8>) throws {
+    init(decoding bytes: ArraySlice<UInt8>, budget: inout VectorTile.DecodingBudget) throws {
         var reader = ProtobufReader(bytes)
         var name = "", extent = 4096, keys: [String] = [], values: [VectorTile.Value] = []
         var raw: [(id: UInt64?, type: Int, tags: [UInt64], geometry: [UInt64])] = []
@@ -251,20 +273,28 @@ extension VectorTile.Layer {
             switch (field, wire) {
             case (1, 2): name = String(decoding: try reader.bytes(), as: UTF8.self)
             case (2, 2):
+                try budget.take(1, of: \.features, limit: TileInputLimits.featuresPerTile, "features")
                 var feature = ProtobufReader(try reader.bytes())
                 var id: UInt64?, type = 0, tags: [UInt64] = [], geometry: [UInt64] = []
                 while let (f, w) = try feature.key() {
                     switch (f, w) {
                     case (1, 0): id = try feature.varint()
-                    case (2, 2): tags = try feature.packed()
+                    case (2, 2):
+                        tags = try feature.packed()
+                        try budget.take(tags.count, of: \.tags, limit: TileInputLimits.geometryIntegersPerTile, "property tags")
                     case (3, 0): type = Int(clamping: try feature.varint())
-                    case (4, 2): geometry = try feature.packed()
+                    case (4, 2):
+                        geometry = try feature.packed()
+                        try budget.take(geometry.count, of: \.geometryIntegers, limit: TileInputLimits.geometryIntegersPerTile, "geometry integers")
                     default: try feature.skip(w)
                     }
                 }
                 raw.append((id, type, tags, geometry))
-            case (3, 2): keys.append(String(decoding: try reader.bytes(), as: UTF8.self))
+            case (3, 2):
+                try budget.take(1, of: \.keys, limit: TileInputLimits.featuresPerTile, "keys")
+                keys.append(String(decoding: try reader.bytes(), as: UTF8.self))
             case (4, 2):
+                try budget.take(1, of: \.values, limit: TileInputLimits.featuresPerTile, "values")
                 var value = ProtobufReader(try reader.bytes())
                 var decoded: VectorTile.Value?
                 while let (f, w) = try value.key() {

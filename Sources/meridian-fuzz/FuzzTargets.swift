@@ -1,6 +1,8 @@
+import Foundation
 import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 
 /// The parsers a stranger's file reaches, each as a function from bytes to "read it all or
 /// throw": a crash, a hang or a trap in any of them is a finding. Errors are expected (most
@@ -16,6 +18,10 @@ enum FuzzTargets {
         "wkb": { read($0, format: "wkb") },
         "csv": { read($0, format: "csv") },
         "coverage": { bytes in _ = CoverageValidator().validate(bytes: bytes, name: "fuzz.geojson") },
+        "mvt": { bytes in _ = try? VectorTile(decoding: bytes) },
+        "pmtiles": { readPyramidFile($0, suffix: ".pmtiles") },
+        "mbtiles": { readPyramidFile($0, suffix: ".mbtiles") },
+        "tile-folder": { readTileFolder(metadataJSON: $0) },
     ]
 
     static func read(_ bytes: [UInt8], format: String) {
@@ -23,6 +29,36 @@ enum FuzzTargets {
             let reader = try FormatRegistry.standard.format(named: format).reader(for: BufferedInput(bytes: bytes, name: "fuzz"))
             _ = try reader.readMetadata()
             while try reader.next() != nil {}
+        } catch {}
+    }
+
+    /// Tile archives are read from a path: the bytes go to a scratch file of the archive's
+    /// extension, which is then read as `meridian tile-copy` and `convert --zoom` read it.
+    static func readPyramidFile(_ bytes: [UInt8], suffix: String) {
+        guard let scratch = try? ScratchFile(copying: BufferedInput(bytes: bytes, name: "fuzz"), as: "fuzz", suffix: suffix) else { return }
+        readPyramid(scratch.path)
+    }
+
+    /// A tile folder whose metadata.json is the bytes, holding one tile at 0/0/0 (a vector
+    /// tile's bytes, or an image's: the format is what the metadata says).
+    static func readTileFolder(metadataJSON bytes: [UInt8]) {
+        let folder = NSTemporaryDirectory() + "/meridian-fuzz-folder-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: folder + "/0/0", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/metadata.json", contents: Data(bytes))
+        for format in ["pbf", "png"] { FileManager.default.createFile(atPath: folder + "/0/0/0.\(format)", contents: Data()) }
+        readPyramid(folder)
+    }
+
+    /// Everything a pyramid's reader offers: its metadata, its tile addresses, each tile
+    /// (inflated, and decoded when a vector tile).
+    static func readPyramid(_ path: String) {
+        do {
+            let pyramid = try TilePyramids.open(path)
+            let metadata = try pyramid.pyramidMetadata()
+            for tile in try pyramid.tileAddresses(zooms: nil).prefix(64) {
+                guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
+                if metadata.tileType == .mvt { _ = try VectorTile(decoding: bytes) }
+            }
         } catch {}
     }
 }

@@ -42,18 +42,11 @@ public enum FileModes {
 
     /// Calls `body` with the path of every regular file under `folder`, at any depth.
     static func forEachFile(under folder: String, _ body: (String) throws -> Void) throws {
-        guard let directory = opendir(folder) else { return }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != ".", name != ".." else { continue }
-            let path = folder + "/" + name
-            var status = stat()
-            guard lstat(path, &status) == 0 else { continue }
-            switch status.st_mode & S_IFMT {
-            case S_IFREG: try body(path)
-            case S_IFDIR: try forEachFile(under: path, body)
-            default: break
+        for (name, kind) in LinkFreeReading.entries(of: folder) {
+            switch kind {
+            case .file: try body(folder + "/" + name)
+            case .folder: try forEachFile(under: folder + "/" + name, body)
+            case .symbolicLink, .other: break
             }
         }
     }

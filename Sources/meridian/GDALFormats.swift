@@ -76,9 +76,11 @@ enum GDALFormats {
     /// code is thrown.
     static func lookUpDriver(named name: String) throws -> (driver: String, extensions: [String]) {
         guard HelperExecutable.gdal.path() != nil else {
-            let near = Suggestions.closest(to: name, among: FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names)
-            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: near.map { "did you mean '\($0)'?" }
-                                ?? HelperExecutable.gdal.missing(Self.purpose).message)
+            // A near name is a typo (usage); any other name only GDAL can tell, and it is missing.
+            if let near = Suggestions.closest(to: name, among: FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names) {
+                throw MeridianError(.usage, "unknown format \"\(name)\"", hint: "did you mean '\(near)'?")
+            }
+            throw HelperExecutable.gdal.missing(Self.purpose)
         }
         let lines = try HelperExecutable.gdal.output(["ogr-driver", name], for: purpose)
         guard let driver = lines.first else { throw MeridianError(.usage, "unknown format \"\(name)\"") }

@@ -149,6 +149,30 @@ struct PictureArguments: ParsableArguments {
     }
 }
 
+extension PictureKind {
+    /// The picture an output asks for: `--to` (`format`), else the file's extension, else
+    /// `standard` (a file without an extension, or standard output). Anything but a picture
+    /// is a usage error, so a subcommand that draws never quietly writes GeoJSON instead.
+    /// - Parameters:
+    ///   - path: The output file, if one is named.
+    ///   - format: The format named with `--to`, if any.
+    ///   - what: What draws it, for the message (`render`, `--preview`).
+    static func chosen(path: String?, format: String?, standard: PictureKind = .png, by what: String) throws -> PictureKind {
+        let names = listed(allCases.map { ".\($0.rawValue)" })
+        if let format {
+            guard let kind = PictureKind(rawValue: format.lowercased()) else {
+                throw MeridianError(.usage, "\(what) draws a picture, not \(format)", hint: "give --to \(listed(allCases.map(\.rawValue)))")
+            }
+            return kind
+        }
+        guard let path, path != "-", let ext = fileExtension(path) else { return standard }
+        guard let kind = PictureKind(rawValue: ext.lowercased()) else {
+            throw MeridianError(.usage, "\(what) draws a picture: '\(path)' is not one", hint: "name the picture \(names)")
+        }
+        return kind
+    }
+}
+
 /// The output of a converting subcommand: the file options plus `--to FORMAT`.
 struct OutputOptions: ParsableArguments {
     @OptionGroup var file: OutputFileOptions

@@ -128,17 +128,25 @@ struct FeatureDrawing {
         let caption = Caption(properties)
         if case .point(let p) = geometry {
             // Markers are not clipped: one just outside still shows its edge.
-            canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
+            marker(p.coordinates, style: style, caption: caption)
         } else if let shown = clipped ? geometry : clipper.clip(geometry) {
             draw(shown, style: style, caption: caption)
         }
     }
 
+    /// A point's pin, where any of it can show: one farther outside the picture than a pin
+    /// reaches is left out (its place may lie any distance away, beyond what a canvas can hold).
+    private func marker(_ position: Position, style: OverlayStyle, caption: Caption) {
+        let point = viewport.screenPoint(position), reach = PinSymbol.reach(style)
+        guard point.x > -reach, point.y > -reach, point.x < viewport.width + reach, point.y < viewport.height + reach else { return }
+        canvas.marker(point, style: style, caption: caption)
+    }
+
     private func draw(_ geometry: Geometry, style: OverlayStyle, caption: Caption) {
         func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
         switch geometry {
-        case .point(let p): canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
-        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.screenPoint(p), style: style, caption: caption) }
+        case .point(let p): marker(p.coordinates, style: style, caption: caption)
+        case .multiPoint(let m): for p in m.coordinates { marker(p, style: style, caption: caption) }
         case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, caption: caption)
         case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, caption: caption) }
         case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, caption: caption)

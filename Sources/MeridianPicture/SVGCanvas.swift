@@ -110,7 +110,8 @@ final class SVGCanvas: PictureCanvas {
 
     /// A number to two decimals, without trailing zeros ("12.5", "3", "-0.25").
     static func fixed(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
+        // Shapes are clipped to the picture, so this holds; a value beyond Int is written as it is.
+        guard let hundredths = Int(exactly: (value * 100).rounded()) else { return "\(value)" }
         let sign = hundredths < 0 ? "-" : ""
         let magnitude = abs(hundredths)
         let whole = magnitude / 100, fraction = magnitude % 100

@@ -189,6 +189,18 @@ func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
     }
 }
 
+extension PinSymbolTests {
+    /// A point any distance outside a deep view has no pin there, and its place, beyond what a
+    /// picture's coordinates hold, never crashes the drawing (it trapped in SVG's numbers).
+    @Test(arguments: ["svg", "png"])
+    func pointsFarOutsideTheViewAreLeftOut(_ format: String) throws {
+        let point = #"{"type":"Point","coordinates":[179,-80]}"#
+        let made = try meridian(["render", "--from", "geojson", "--to", format, "--size", "800x600", "--view", "0,0,1e-300,1e-300"], stdin: Data(point.utf8))
+        #expect(made.status == 0, "\(made.stderr)")
+        if format == "svg" { #expect(SVGPicture(made.stdout).markers.isEmpty) }
+    }
+}
+
 @Suite struct LabelPlacementTests {
     /// Points close together with names (the report's "Pier" and "Bürkliplatz"): no label
     /// covers another label or a pin; the labels that fit are there.

@@ -197,6 +197,10 @@ enum FormatNames {
         FormatRegistry.meridian.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
             + ", or any GDAL vector driver's name (meridian formats); an extension picks a GDAL format only for \(CommonGDALFormat.extensionList)"
     }
+    /// The extensions that name a format Meridian writes itself: `.geojson .kml …`.
+    static var writableExtensions: String {
+        FormatRegistry.meridian.formats.filter(\.canWrite).flatMap(\.extensions).map { "." + $0 }.joined(separator: " ")
+    }
 }
 
 /// How a subcommand reports: warnings on stderr unless --quiet.

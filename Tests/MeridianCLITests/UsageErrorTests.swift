@@ -148,6 +148,21 @@ import Testing
         }
     }
 
+    /// The hint for an output whose format cannot be told names what the subcommand takes:
+    /// `--to FORMAT` where it has one (`circle`, now), the extension where `--to` is a place
+    /// (`geodesic`'s end point).
+    @Test func unknownOutputFormatHintsNameWhatTheSubcommandTakes() throws {
+        try withTemporaryFolder { folder in
+            let weird = folder.appendingPathComponent("shape.weird").path
+            let circle = try meridian(["circle", "--center", "1,2", "--radius", "100", "-o", weird])
+            #expect(circle.status == ExitStatus.usage && circle.stderr.contains("--to"), "\(circle.stderr)")
+            #expect(try meridian(["circle", "--center", "1,2", "--radius", "100", "--to", "kml", "-o", weird]).status == ExitStatus.success)
+            let geodesic = try meridian(["geodesic", "--from", "1,2", "--to", "3,4", "-o", folder.appendingPathComponent("line.weird").path])
+            #expect(geodesic.status == ExitStatus.usage, "\(geodesic.stderr)")
+            #expect(geodesic.stderr.contains(".geojson") && !geodesic.stderr.contains("with --to"), "\(geodesic.stderr)")
+        }
+    }
+
     /// A subcommand that draws writes a picture or nothing: an output that is not one is a usage
     /// error naming the picture formats, and no file is written.
     @Test func drawingOutputsMustBePictures() throws {

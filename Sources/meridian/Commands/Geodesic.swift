@@ -55,7 +55,13 @@ extension Commands {
                         features.append(feature)
                     }
                 }
-                try output.write(features, reporter: reporting.reporter)
+                do {
+                    try output.write(features, reporter: reporting.reporter)
+                } catch let unchosen as UnchosenOutputFormat {
+                    // Here --to is the end point: the extension alone names the format.
+                    throw MeridianError(.usage, unchosen.message, hint: unchosen.hint(
+                        choosing: "end -o with the extension of a format Meridian writes (\(FormatNames.writableExtensions)); `meridian convert --to` converts it further"))
+                }
             }
         }
 

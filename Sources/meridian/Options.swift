@@ -130,6 +130,7 @@ struct PictureArguments: ParsableArguments {
 
     func validate() throws {
         guard (1...3).contains(scale) else { throw ValidationError("--scale takes 1, 2 or 3") }
+        try requireFinite([(heading, "--heading")])
         guard view == nil || viewTile == nil else { throw ValidationError("give --view or --view-tile, not both") }
         _ = try view?.requireOneSide(of: "--view")
     }

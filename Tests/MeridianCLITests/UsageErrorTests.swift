@@ -56,6 +56,17 @@ import Testing
         ["tile-copy"],
         ["tile-copy", "a.mbtiles", "b.pmtiles", "--bogus"],
         ["formats", "--bogus"],
+        // Swift reads nan and inf as numbers; no option means them (inf hung circle, nan trapped geodesic).
+        ["circle", "--center", "1,2", "--radius", "nan"],
+        ["circle", "--center", "1,2", "--radius", "inf"],
+        ["geodesic", "--from", "1,2", "--to", "3,4", "--spacing-km", "nan"],
+        ["simplify", "in.geojson", "--zoom-scale", "inf"],
+        ["simplify", "in.geojson", "--zoom-level", "5", "--tolerance", "nan"],
+        ["mapkit", "zoom", "--scale", "inf"],
+        ["mapkit", "zoom", "--scale", "nan"],
+        ["render", "in.geojson", "--heading", "nan"],
+        ["clip", "in.geojson", "--tile", "1/0/0", "--buffer", "inf"],
+        ["coverage", "make", "in.geojson", "--buffer-km", "nan"],
         ["convrt", "in.geojson"],
         ["--bogus"],
     ]

@@ -21,6 +21,7 @@ extension Commands {
         @OptionGroup var reporting: ReportingOptions
 
         func validate() throws {
+            try requireFinite([(radius, "--radius")])
             if radius <= 0 { throw ValidationError("--radius must be positive") }
             if segments < 3 { throw ValidationError("--segments must be at least 3") }
         }

@@ -29,6 +29,7 @@ extension Commands {
 
         func validate() throws {
             if input == nil && (from == nil || to == nil) { throw ValidationError("give --from and --to, or an input file") }
+            try requireFinite([(spacingKm, "--spacing-km")])
             if spacingKm <= 0 { throw ValidationError("--spacing-km must be positive") }
         }
 

@@ -89,7 +89,7 @@ public final class ChildProcess {
         writingEnds.forEach { close($0) }
         guard status == 0 else {
             [outputEnd, errorEnd].compactMap { $0 }.forEach { close($0) }
-            throw MeridianError(.io, "cannot run \(path): \(String(cString: strerror(status)))")
+            throw MeridianError(.unavailable, "cannot run \(path): \(String(cString: strerror(status)))")
         }
         self.pid = pid
         standardOutput = outputEnd

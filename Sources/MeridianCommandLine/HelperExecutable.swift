@@ -25,7 +25,7 @@ public struct HelperExecutable: Sendable {
     public static let draw = HelperExecutable(name: "meridian-draw", environmentVariable: "MERIDIAN_DRAW", library: "cairo")
 
     /// Exit code when a helper cannot be found or run (EX_UNAVAILABLE).
-    public static let unavailable: Int32 = 69
+    public static let unavailable = MeridianError.Kind.unavailable.exitCode
 
     /// The helper's path: its environment variable, else beside the running executable, else on PATH.
     public func path() -> String? {
@@ -50,7 +50,7 @@ public struct HelperExecutable: Sendable {
 
     /// Why `what` cannot run, and where the helper was looked for.
     public func missing(_ what: String) -> MeridianError {
-        MeridianError(.usage, "\(what) needs \(name), which was not found beside meridian, in $\(environmentVariable) or on PATH",
+        MeridianError(.unavailable, "\(what) needs \(name), which was not found beside meridian, in $\(environmentVariable) or on PATH",
                       hint: "build it with `swift build --product \(name)` (it links \(library)) and keep it next to meridian")
     }
 

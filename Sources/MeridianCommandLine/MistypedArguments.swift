@@ -172,26 +172,70 @@ struct CommandDescription: Sendable {
     var hasPositionals: Bool { arguments.contains(where: \.isPositional) }
 }
 
+extension CommandDescription {
+    /// The names of the command `arguments` run, from the root (`["meridian", "coverage", "make"]`):
+    /// the leading words that name subcommands.
+    func path(of arguments: [String]) -> [String] {
+        var command = self
+        var path = [name]
+        for word in arguments {
+            guard let subcommand = command.subcommands.first(where: { $0.name == word || $0.aliases.contains(word) }) else { break }
+            command = subcommand
+            path.append(subcommand.name)
+        }
+        return path
+    }
+}
+
 extension ParsableCommand {
-    /// Parses the command line and runs the command, as `main()` does; but when parsing fails
-    /// because of a mistyped subcommand, option or option value, says which word and suggests
-    /// the nearest one the command knows (usage error, 64).
+    /// Parses the command line and runs the command, as `main()` does, but every error is
+    /// reported in Meridian's one voice (`meridian: error: message` and a hint, never
+    /// swift-argument-parser's `Error:` and `Usage:`): when parsing fails because of a mistyped
+    /// subcommand, option or option value, it says which word and suggests the nearest one the
+    /// command knows; any other usage error (a missing argument, a value `validate()` refuses)
+    /// is worded with a hint naming the subcommand's help. Usage errors exit 64; help and
+    /// version print as swift-argument-parser prints them.
     public static func mainSuggestingCorrections(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         var command: ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            if exitCode(for: error) == .validationFailure, let commands = CommandDescription(self),
-               let mistake = MistypedArgument.find(in: arguments, commands: commands) {
-                Reporter().report(Diagnostic(.error, mistake.message, hint: mistake.hint))
-                exit(withError: ExitCode.validationFailure)
-            }
-            exit(withError: error)
+            exit(reporting: error, arguments: arguments)
         }
         do {
             try command.run()
         } catch {
-            exit(withError: error)
+            exit(reporting: error, arguments: arguments)
         }
+    }
+
+    /// Ends the process for an error that parsing or running the command let through.
+    private static func exit(reporting error: any Error, arguments: [String]) -> Never {
+        let code = exitCode(for: error)
+        // Help, version and completion scripts (exit 0), and an exit code whose error was printed already.
+        if code == .success || error is ExitCode { exit(withError: error) }
+        let reporter = Reporter()
+        if let failure = error as? any MeridianFailure {
+            let (message, hint) = failure.commandLineWording
+            reporter.report(Diagnostic(.error, message, at: failure.location, hint: hint))
+            exit(withError: ExitCode(failure.exitCode))
+        }
+        let commands = CommandDescription(self)
+        if code == .validationFailure, let commands, let mistake = MistypedArgument.find(in: arguments, commands: commands) {
+            reporter.report(Diagnostic(.error, mistake.message, hint: mistake.hint))
+            exit(withError: ExitCode.validationFailure)
+        }
+        let path = (commands?.path(of: arguments) ?? [_commandName]).joined(separator: " ")
+        reporter.report(Diagnostic(.error, Self.lowercasingFirstWord(message(for: error)),
+                                   hint: code == .validationFailure ? "`\(path) --help` shows how to use it" : nil))
+        exit(withError: ExitCode(code.rawValue))
+    }
+
+    /// swift-argument-parser's sentence ("Missing expected argument …") as Meridian's messages
+    /// start, in lower case; a word in capitals (a format, `KML`) stays.
+    static func lowercasingFirstWord(_ message: String) -> String {
+        let letters = Array(message.prefix(2))
+        guard letters.count == 2, letters[0].isUppercase, letters[1].isLowercase else { return message }
+        return letters[0].lowercased() + message.dropFirst()
     }
 }

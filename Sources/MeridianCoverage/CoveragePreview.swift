@@ -24,7 +24,13 @@ public enum CoveragePreview {
     /// - Returns: The features, polygons before pins.
     public static func features(_ report: CoverageReport) -> [Feature] {
         var shapes = report.polygons.map(UnwrappedPolygon.init)
-        for (index, shift) in sideBySide(shapes.map(\.middleLongitude)).enumerated() { shapes[index].shift(by: shift) }
+        // Side by side, as `render` lays out data: polygons cut at ±180° (Fiji's two halves) meet at 180°.
+        var layout = LongitudeLayout()
+        for middle in shapes.compactMap(\.middleLongitude) { layout.add(middle: middle) }
+        let cut = layout.cut()
+        for index in shapes.indices {
+            if let middle = shapes[index].middleLongitude { shapes[index].shift(by: cut.shift(forMiddle: middle)) }
+        }
         var features: [Feature] = []
         for (index, shape) in shapes.enumerated() {
             let issues = report.issues.filter { $0.polygon == index }
@@ -47,33 +53,6 @@ public enum CoveragePreview {
             ]))
         }
         return features
-    }
-
-    /// Whole turns of longitude to add to each polygon (by its middle longitude) so that all
-    /// lie together: the widest empty stretch of the circle of longitudes becomes the edge of
-    /// the picture. Polygons cut at ±180° (Fiji's two halves) then meet at 180° instead of
-    /// lying at the two ends of the world.
-    static func sideBySide(_ middles: [Double?]) -> [Double] {
-        let known = middles.compactMap { $0 }.map(normalised).sorted()
-        guard known.count > 1 else { return middles.map { _ in 0 } }
-        // The gap after each middle, going east; the last one wraps round to the first.
-        var widest = (gap: known[0] + 360 - known[known.count - 1], start: known[0])
-        for i in 1..<known.count where known[i] - known[i - 1] > widest.gap {
-            widest = (known[i] - known[i - 1], known[i])
-        }
-        return middles.map { middle in
-            guard let middle else { return 0 }
-            // Into [start, start + 360): the picture runs east from the start.
-            var wanted = normalised(middle)
-            if wanted < widest.start { wanted += 360 }
-            return wanted - middle
-        }
-    }
-
-    /// A longitude in [-180, 180).
-    static func normalised(_ longitude: Double) -> Double {
-        let turned = (longitude + 180).truncatingRemainder(dividingBy: 360)
-        return (turned < 0 ? turned + 360 : turned) - 180
     }
 }
 

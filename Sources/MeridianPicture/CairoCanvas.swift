@@ -17,7 +17,7 @@ final class CairoCanvas: PictureCanvas {
     private var scale = 1.0
     /// Pins and labels are drawn last, upright, over every line and polygon, as MapKit draws
     /// annotations.
-    private var pins: [(point: PixelPoint, style: OverlayStyle, label: String?)] = []
+    private var pins: [(pin: PinSymbol, label: String?)] = []
 
     init(sink: OutputSink) { self.sink = sink }
 
@@ -89,35 +89,22 @@ final class CairoCanvas: PictureCanvas {
     }
 
     func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption) {
-        pins.append((point, style, caption.title))
+        pins.append((PinSymbol(at: point, style: style), caption.title))
     }
 
-    /// The radius of a pin's head: its marker size and a point for the white rim.
-    private static func headRadius(_ style: OverlayStyle) -> Double { style.markerRadius + 1 }
-
-    /// What a pin covers: its head, 2 radii above the tip, with the rim.
-    static func pinBox(_ point: PixelPoint, _ style: OverlayStyle) -> PictureBox {
-        let r = headRadius(style)
-        return PictureBox(minX: point.x - r - 1, minY: point.y - 3 * r - 1, maxX: point.x + r + 1, maxY: point.y + 1)
-    }
-
-    /// How far, in points, a pin reaches from its tip in any direction (its head, with the rim, above it).
-    static func pinReach(_ style: OverlayStyle) -> Double { 3 * headRadius(style) + 1 }
-
-    /// A drop in the marker colour with its tip on the spot.
-    private func drawPin(_ point: PixelPoint, _ style: OverlayStyle) {
-        let r = Self.headRadius(style)
-        let cx = point.x, cy = point.y - 2 * r
+    /// A point's pin (`PinSymbol`, the same in every picture) in cairo's path calls.
+    private func drawPin(_ pin: PinSymbol) {
         cairo_new_path(cr)
-        cairo_move_to(cr, point.x, point.y)
-        cairo_arc(cr, cx, cy, r, 0.75 * .pi, 2.25 * .pi)
+        cairo_move_to(cr, pin.tip.x, pin.tip.y)
+        // The arc begins with a line from the tip to its start; closing goes back to the tip.
+        cairo_arc(cr, pin.headCentre.x, pin.headCentre.y, pin.radius, PinSymbol.arcStart, PinSymbol.arcEnd)
         cairo_close_path(cr)
-        color(style.markerColor, 1)
+        color(pin.colour, 1)
         cairo_fill_preserve(cr)
         cairo_set_source_rgb(cr, 1, 1, 1)
-        cairo_set_line_width(cr, 1.5)
+        cairo_set_line_width(cr, PinSymbol.rimWidth)
         cairo_stroke(cr)
-        cairo_arc(cr, cx, cy, r * 0.35, 0, 2 * .pi)
+        cairo_arc(cr, pin.headCentre.x, pin.headCentre.y, pin.dotRadius, 0, 2 * .pi)
         cairo_fill(cr)
     }
 
@@ -137,9 +124,9 @@ final class CairoCanvas: PictureCanvas {
         // Pins arrive in screen points: draw them without the map's turn.
         cairo_identity_matrix(cr)
         cairo_scale(cr, scale, scale)
-        let placements = sink == nil ? [] : LabelLayout.place(pins.map { PinBox(box: Self.pinBox($0.point, $0.style), label: $0.label) },
+        let placements = sink == nil ? [] : LabelLayout.place(pins.map { PinBox(box: $0.pin.box, label: $0.label) },
                                            width: viewport?.width ?? 0, height: viewport?.height ?? 0, measure: TextMeasure().width)
-        for pin in pins { drawPin(pin.point, pin.style) }
+        for pin in pins { drawPin(pin.pin) }
         for case let placement? in placements { drawLabel(placement) }
         cairo_surface_flush(surface)
         guard let sink else { return }

@@ -65,7 +65,7 @@ public final class FeatureTiles: Sendable {
         let style = OverlayStyle(feature.properties ?? [:])
         // Half a stroke each side, or a pin's box (its head 3 radii above the tip, with the
         // rim), plus a pixel of anti-aliasing.
-        let pin = feature.geometry.map(Self.hasPins) == true ? CairoCanvas.pinReach(style) : 0
+        let pin = feature.geometry.map(Self.hasPins) == true ? PinSymbol.reach(style) : 0
         return Piece(properties: feature.properties, reach: max(style.strokeWidth / 2, pin) + 1,
                      parts: feature.geometry.map(Self.parts) ?? [])
     }
@@ -97,11 +97,29 @@ public final class FeatureTiles: Sendable {
         }
     }
 
-    /// Every feature whole, in order, as the world's tile above zoom 0 would hand them down.
+    /// Every feature whole, in order, as the world's tile above zoom 0 would hand them down:
+    /// laid out as a picture of the world lays it out (continuous lines and rings, each part on
+    /// the usual turn by its middle), so what reaches over ±180° is drawn as one piece, and each
+    /// part that runs on past ±180° also a turn back, so it shows at the world's other edge too.
     private func forEachFeature(_ body: (Piece) throws -> Void) throws {
         let reader = try features()
         _ = try reader.readMetadata()
-        while let feature = try reader.next() { try body(Self.piece(feature)) }
+        while var feature = try reader.next() {
+            feature.geometry = feature.geometry.map { ContinuousLongitudes.placed($0, shift: LongitudeCut.usual.shift) }
+            var piece = Self.piece(feature)
+            piece.parts += piece.parts.compactMap(Self.turnedIntoTheWorld)
+            try body(piece)
+        }
+    }
+
+    /// A part that runs on past ±180° moved a turn east or west, over the world's other edge;
+    /// nil for a part within the world.
+    static func turnedIntoTheWorld(_ part: (geometry: Geometry, bounds: MapRect)) -> (geometry: Geometry, bounds: MapRect)? {
+        let turn: Double
+        if part.bounds.maxX > MapWorld.size { turn = -1 } else if part.bounds.minX < 0 { turn = 1 } else { return nil }
+        let b = part.bounds
+        return (ContinuousLongitudes.placed(part.geometry) { _ in 360 * turn },
+                MapRect(x: b.minX + turn * MapWorld.size, y: b.minY, width: b.size.width, height: b.size.height))
     }
 
     /// What of `pieces` may show in `tile`: the parts whose bounds, widened by their feature's

@@ -32,11 +32,19 @@ struct Caption {
 /// Fitting needs the data's bounds before the first stroke, so features are spilled to a
 /// scratch file (GeoJSON text sequence) while the bounds add up, and drawn at `finish`:
 /// memory stays constant (`FeatureDrawing` draws them, as it draws image tiles).
+///
+/// Data that reaches over ±180° is drawn as one piece: each line and ring with continuous
+/// longitudes, and each part moved by whole turns to where `LongitudeLayout` cuts the circle of
+/// longitudes (the usual ±180°, unless the data lies across it), or, for a stated view, to the
+/// turn nearest the view. Fiji's circle is one circle, not two halves at the world's ends.
 final class PictureWriter: FeatureWriter {
     private let canvas: PictureCanvas
     private let options: PictureOptions
     private let spill: FeatureSpill
-    /// The data's bounds along the turned picture's axes, so a turned picture holds it all.
+    /// Where the middles of the parts drawn lie, for where to cut the circle of longitudes.
+    private var layout = LongitudeLayout()
+    /// The data's bounds along the turned picture's axes as the usual cut at ±180° lays it out
+    /// (a second pass over the spill finds them for another cut), so a turned picture holds it all.
     private var bounds: TurnedBounds
 
     init(canvas: PictureCanvas, options: PictureOptions) throws {
@@ -50,16 +58,37 @@ final class PictureWriter: FeatureWriter {
 
     func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
-        if options.view == nil { bounds.add(geometry) }
+        if options.view == nil {
+            ContinuousLongitudes.forEachPartMiddle(of: geometry) { layout.add(middle: $0) }
+            bounds.add(ContinuousLongitudes.placed(geometry, shift: LongitudeCut.usual.shift))
+        }
         try spill.append(feature)
     }
 
     func finish(_ trailingMetadata: CollectionMetadata) throws {
-        let viewport = options.view.map { Viewport(showing: $0, width: options.width, height: options.height, heading: options.heading) }
-            ?? Viewport.fitting(bounds, width: options.width, height: options.height)
+        let viewport: Viewport
+        let shift: (Double) -> Double
+        if let view = options.view {
+            viewport = Viewport(showing: view, width: options.width, height: options.height, heading: options.heading)
+            // Each part on the turn nearest the view's middle.
+            let centre = MapPoint(x: view.midX, y: view.midY).position.longitude
+            shift = { middle in ((centre - middle) / 360).rounded() * 360 }
+        } else {
+            let cut = layout.cut()
+            shift = cut.shift
+            if cut != .usual {
+                bounds = TurnedBounds(heading: options.heading)
+                try spill.forEach { if let geometry = $0.geometry { bounds.add(ContinuousLongitudes.placed(geometry, shift: shift)) } }
+            }
+            viewport = Viewport.fitting(bounds, width: options.width, height: options.height)
+        }
         try canvas.begin(viewport, options: options)
         let drawing = FeatureDrawing(canvas: canvas, viewport: viewport)
-        try spill.forEach { drawing.draw($0) }
+        try spill.forEach { feature in
+            var placed = feature
+            placed.geometry = feature.geometry.map { ContinuousLongitudes.placed($0, shift: shift) }
+            drawing.draw(placed)
+        }
         try canvas.finish()
     }
 }
@@ -99,17 +128,25 @@ struct FeatureDrawing {
         let caption = Caption(properties)
         if case .point(let p) = geometry {
             // Markers are not clipped: one just outside still shows its edge.
-            canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
+            marker(p.coordinates, style: style, caption: caption)
         } else if let shown = clipped ? geometry : clipper.clip(geometry) {
             draw(shown, style: style, caption: caption)
         }
     }
 
+    /// A point's pin, where any of it can show: one farther outside the picture than a pin
+    /// reaches is left out (its place may lie any distance away, beyond what a canvas can hold).
+    private func marker(_ position: Position, style: OverlayStyle, caption: Caption) {
+        let point = viewport.screenPoint(position), reach = PinSymbol.reach(style)
+        guard point.x > -reach, point.y > -reach, point.x < viewport.width + reach, point.y < viewport.height + reach else { return }
+        canvas.marker(point, style: style, caption: caption)
+    }
+
     private func draw(_ geometry: Geometry, style: OverlayStyle, caption: Caption) {
         func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
         switch geometry {
-        case .point(let p): canvas.marker(viewport.screenPoint(p.coordinates), style: style, caption: caption)
-        case .multiPoint(let m): for p in m.coordinates { canvas.marker(viewport.screenPoint(p), style: style, caption: caption) }
+        case .point(let p): marker(p.coordinates, style: style, caption: caption)
+        case .multiPoint(let m): for p in m.coordinates { marker(p, style: style, caption: caption) }
         case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, caption: caption)
         case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, caption: caption) }
         case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, caption: caption)

@@ -1,15 +1,16 @@
 import MeridianFormats
 import MeridianGeometry
 
-/// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a circle per point
-/// marker with its name as a label where it fits (`LabelLayout`); each shape's name and
-/// description as its `<title>` (a tooltip) and `<desc>`. Coordinates to 1/100 of a point.
-/// Markers and labels come last, upright, outside the group that turns the map.
+/// SVG 1.1: one `<path>` per line or polygon (even-odd fill, so holes show), a pin per point
+/// (`PinSymbol`, the PNG's shape: a `<g class="pin">` of its drop and dot) with its name as a
+/// label where it fits (`LabelLayout`); each shape's name and description as its `<title>` (a
+/// tooltip) and `<desc>`. Coordinates to 1/100 of a point. Pins and labels come last, upright,
+/// outside the group that turns the map.
 final class SVGCanvas: PictureCanvas {
     private let sink: OutputSink
     private let xml: XMLTextWriter
     private var viewport: Viewport?
-    private var markers: [(point: PixelPoint, style: OverlayStyle, caption: Caption)] = []
+    private var pins: [(pin: PinSymbol, caption: Caption)] = []
 
     init(sink: OutputSink) {
         self.sink = sink
@@ -41,13 +42,24 @@ final class SVGCanvas: PictureCanvas {
     }
 
     func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption) {
-        markers.append((point, style, caption))
+        pins.append((PinSymbol(at: point, style: style), caption))
     }
 
-    /// What a marker covers: its circle with the rim.
-    static func markerBox(_ point: PixelPoint, _ style: OverlayStyle) -> PictureBox {
-        let r = style.markerRadius + 1
-        return PictureBox(minX: point.x - r, minY: point.y - r, maxX: point.x + r, maxY: point.y + r)
+    /// A point's pin (`PinSymbol`, the same in every picture) as a group of its drop (a line
+    /// from the tip to the head's arc, which runs the long way round over the top) and its dot,
+    /// with the caption.
+    private func draw(_ pin: PinSymbol, caption: Caption) {
+        let start = pin.onHead(PinSymbol.arcStart), end = pin.onHead(PinSymbol.arcEnd)
+        let r = Self.fixed(pin.radius)
+        let d = "M\(Self.fixed(pin.tip.x)) \(Self.fixed(pin.tip.y))L\(Self.fixed(start.x)) \(Self.fixed(start.y))"
+            + "A\(r) \(r) 0 1 1 \(Self.fixed(end.x)) \(Self.fixed(end.y))Z"
+        xml.start("g", [("class", "pin")])
+        if let title = caption.title { xml.element("title", title) }
+        if let description = caption.description { xml.element("desc", description) }
+        xml.empty("path", [("d", d), ("fill", pin.colour.css), ("stroke", "#ffffff"), ("stroke-width", Self.fixed(PinSymbol.rimWidth))])
+        xml.empty("circle", [("cx", Self.fixed(pin.headCentre.x)), ("cy", Self.fixed(pin.headCentre.y)), ("r", Self.fixed(pin.dotRadius)),
+                             ("fill", "#ffffff")])
+        xml.close()
     }
 
     /// An element with its caption's `<title>` and `<desc>` inside (SVG 1.1 puts both first).
@@ -64,13 +76,9 @@ final class SVGCanvas: PictureCanvas {
 
     func finish() throws {
         xml.close()  // g
-        let placements = LabelLayout.place(markers.map { PinBox(box: Self.markerBox($0.point, $0.style), label: $0.caption.title) },
+        let placements = LabelLayout.place(pins.map { PinBox(box: $0.pin.box, label: $0.caption.title) },
                                            width: viewport?.width ?? 0, height: viewport?.height ?? 0, measure: TextMeasure().width)
-        for marker in markers {
-            let attributes = [("cx", Self.fixed(marker.point.x)), ("cy", Self.fixed(marker.point.y)), ("r", Self.fixed(marker.style.markerRadius)),
-                              ("fill", marker.style.markerColor.css), ("stroke", "#ffffff"), ("stroke-width", "1.5")]
-            shape("circle", attributes, caption: marker.caption)
-        }
+        for (pin, caption) in pins { draw(pin, caption: caption) }
         // textLength: the width cairo measured and the layout kept free, in any viewer's font.
         for case let placement? in placements {
             xml.element("text", placement.text, [
@@ -102,7 +110,8 @@ final class SVGCanvas: PictureCanvas {
 
     /// A number to two decimals, without trailing zeros ("12.5", "3", "-0.25").
     static func fixed(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
+        // Shapes are clipped to the picture, so this holds; a value beyond Int is written as it is.
+        guard let hundredths = Int(exactly: (value * 100).rounded()) else { return "\(value)" }
         let sign = hundredths < 0 ? "-" : ""
         let magnitude = abs(hundredths)
         let whole = magnitude / 100, fraction = magnitude % 100

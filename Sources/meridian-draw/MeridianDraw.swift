@@ -16,6 +16,11 @@ struct MeridianDraw: ParsableCommand {
         abstract: "Meridian's picture drawing (run by `meridian` for SVG and PNG outputs).",
         subcommands: [DrawPicture.self, DrawTiles.self]
     )
+
+    /// The entry point: a usage error in Meridian's voice, as `meridian`'s own.
+    static func main() {
+        mainSuggestingCorrections()
+    }
 }
 
 /// `meridian-draw picture`: features (a GeoJSON text sequence) drawn as an SVG or PNG picture on

@@ -49,7 +49,10 @@ extension TileOutputError: WordedForCommandLine {
 
     public var commandLineHint: String? {
         switch self {
-        case .folderNotEmpty: "--resume continues an interrupted run; otherwise remove the folder or choose another"
+        // --resume only where it can continue: a folder holding an interrupted run's state.
+        case .folderNotEmpty(let path) where FileManager.default.fileExists(atPath: path + "/" + FolderTileSink.stateFile):
+            "it holds an interrupted run: --resume continues it; otherwise remove the folder or choose another"
+        case .folderNotEmpty: "remove the folder or choose another"
         case .nothingToResume: "it is a finished tile set or another program's files; run without --resume into a new or empty output"
         case .shardStarted: "give --resume to continue it (batch scripts should always give it, so that a retried shard continues)"
         case .resumeMismatch, .leafletMissing: hint

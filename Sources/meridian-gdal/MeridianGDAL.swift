@@ -12,7 +12,7 @@ struct MeridianGDAL: ParsableCommand {
         abstract: "Meridian's GDAL-backed subcommands (run through `meridian`).",
         discussion: """
             Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing or unreadable, \
-            73 cannot create output, 74 I/O error.
+            69 a helper (meridian-draw) missing, 73 cannot create output, 74 I/O error.
             """,
         version: "meridian-gdal \(MeridianVersion.current) (GDAL \(GDAL.version))",
         subcommands: [Tile.self, TileCopy.self, TileRead.self, Formats.self, OGRRead.self, OGRWrite.self, OGRDriverLookup.self]

@@ -280,7 +280,7 @@ struct Tile: ParsableCommand {
     }
 
     /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a
-    /// failure says that the tiles written are kept for --resume.
+    /// failure says how to go on (`goingOn`).
     func tiling(_ body: (@escaping @Sendable (TilingProgress) -> Void) throws -> TilingSummary?) throws -> TilingSummary? {
         if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
         defer { TemporaryFiles.setInterruptionNote(nil) }
@@ -290,9 +290,18 @@ struct Tile: ParsableCommand {
             return try body(line.show)
         } catch let failure as any MeridianFailure {
             let (message, hint) = failure.commandLineWording
-            throw MeridianError(failure.kind, message, at: failure.location,
-                                hint: hint ?? "the tiles written so far are kept: run again with --resume to finish")
+            // Running again helps when the output or a helper failed, not the input or the command line.
+            let outputFailed = [.io, .cannotCreateOutput, .unavailable].contains(failure.kind)
+            throw MeridianError(failure.kind, message, at: failure.location, hint: hint ?? (outputFailed ? goingOn : nil))
         }
+    }
+
+    /// How to go on after a failed or interrupted run, for what the output keeps: a folder or
+    /// an MBTiles file keeps its tiles for --resume; a PMTiles archive, written in one go,
+    /// keeps nothing and cannot be resumed.
+    var goingOn: String {
+        isPMTiles ? "nothing of a PMTiles archive is kept (it is written in one go): once the cause is fixed, run the same command again"
+            : "the tiles written so far are kept: once the cause is fixed, run again with --resume to finish"
     }
 
     /// What a run prints when it is done: the profile, the viewer, warnings, the summary line.
@@ -368,13 +377,16 @@ struct Tile: ParsableCommand {
             + "\(summary.kept) kept from the interrupted run; \(zooms), \(time)"
     }
 
-    /// The line printed when Ctrl-C (or SIGTERM, SIGHUP) stops the run: the command to resume it.
+    /// The line printed when Ctrl-C (or SIGTERM, SIGHUP) stops the run: the command to resume
+    /// it, or for a PMTiles archive (which cannot be resumed) to run it again.
     var resumeNote: String {
         var arguments = Array(CommandLine.arguments.dropFirst(2))  // meridian-gdal tile
-        if !arguments.contains("--resume") { arguments.append("--resume") }
+        if !isPMTiles && !arguments.contains("--resume") { arguments.append("--resume") }
         let command = (["meridian", "tile"] + arguments).map(shellQuoted).joined(separator: " ")
         let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
-        return "\(clear)meridian: interrupted; the tiles written so far are kept. To finish, run:\n  \(command)\n"
+        let kept = isPMTiles ? "nothing of the PMTiles archive was kept (it is written in one go). To tile again, run:"
+            : "the tiles written so far are kept. To finish, run:"
+        return "\(clear)meridian: interrupted; \(kept)\n  \(command)\n"
     }
 
     /// Why the tile set holds fewer zoom levels than were asked for, if it does.

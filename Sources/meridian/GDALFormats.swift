@@ -76,9 +76,11 @@ enum GDALFormats {
     /// code is thrown.
     static func lookUpDriver(named name: String) throws -> (driver: String, extensions: [String]) {
         guard HelperExecutable.gdal.path() != nil else {
-            let near = Suggestions.closest(to: name, among: FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names)
-            throw MeridianError(.usage, "unknown format \"\(name)\"", hint: near.map { "did you mean '\($0)'?" }
-                                ?? HelperExecutable.gdal.missing(Self.purpose).message)
+            // A near name is a typo (usage); any other name only GDAL can tell, and it is missing.
+            if let near = Suggestions.closest(to: name, among: FormatRegistry.meridian.formats.flatMap { [$0.id] + $0.aliases } + CommonGDALFormat.names) {
+                throw MeridianError(.usage, "unknown format \"\(name)\"", hint: "did you mean '\(near)'?")
+            }
+            throw HelperExecutable.gdal.missing(Self.purpose)
         }
         let lines = try HelperExecutable.gdal.output(["ogr-driver", name], for: purpose)
         guard let driver = lines.first else { throw MeridianError(.usage, "unknown format \"\(name)\"") }
@@ -87,14 +89,32 @@ enum GDALFormats {
 
     /// `-o out.xml`: an extension that is not a common GDAL format's is not guessed. The hint
     /// names the drivers that write it, asked of `meridian-gdal` (this is the error path only).
-    static func unchosenOutputFormat(_ path: String) -> MeridianError {
+    static func unchosenOutputFormat(_ path: String) -> UnchosenOutputFormat {
         let ext = fileExtension(path) ?? ""
         let asked = !ext.isEmpty && HelperExecutable.gdal.path() != nil
         let writers = asked ? ((try? HelperExecutable.gdal.output(["ogr-driver", "--extension", ext], for: purpose)) ?? []) : []
-        var hint = "name the format with --to"
-        if !writers.isEmpty { hint += ": GDAL writes .\(ext) as \(listed(writers))" }
-        hint += " (Meridian picks a GDAL format by extension only for \(CommonGDALFormat.extensionList); `meridian formats` lists them all)"
-        return MeridianError(.usage, "cannot tell the output format from \"\(path)\"", hint: hint)
+        return UnchosenOutputFormat(path: path, writers: writers)
+    }
+}
+
+/// An output whose format neither its extension nor `--to` tells. Its hint names `--to`; a
+/// subcommand whose `--to` is something else (`geodesic`'s end point) words it its own way
+/// (`hint(choosing:)`).
+struct UnchosenOutputFormat: MeridianFailure {
+    var kind: MeridianError.Kind { .usage }
+    var location: SourceLocation? { nil }
+    let path: String
+    /// The GDAL drivers that write the path's extension, when `meridian-gdal` said.
+    let writers: [String]
+
+    var message: String { "cannot tell the output format from \"\(path)\"" }
+    var hint: String? { hint(choosing: "name the format with --to") }
+
+    /// The hint, `choice` saying how the subcommand picks a format.
+    func hint(choosing choice: String) -> String {
+        var hint = choice
+        if !writers.isEmpty, let ext = fileExtension(path) { hint += ": GDAL writes .\(ext) as \(listed(writers))" }
+        return hint + " (Meridian picks a GDAL format by extension only for \(CommonGDALFormat.extensionList); `meridian formats` lists them all)"
     }
 }
 

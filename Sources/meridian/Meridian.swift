@@ -15,7 +15,8 @@ struct Meridian: ParsableCommand {
             input's first bytes; --from and --to override.
 
             Exit codes: 0 ok, 1 a check said no, 64 usage, 65 bad input data, \
-            66 input missing or unreadable, 73 cannot create output, 74 I/O error.
+            66 input missing or unreadable, 69 a helper (meridian-gdal, meridian-draw) missing, \
+            73 cannot create output, 74 I/O error.
             """,
         version: "meridian \(version) (expat \(LibraryVersions.expatDescription))",
         subcommands: [Commands.Convert.self, Commands.Info.self, Commands.Coverage.self, Commands.MapKit.self, Commands.Simplify.self,

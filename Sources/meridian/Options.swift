@@ -130,6 +130,7 @@ struct PictureArguments: ParsableArguments {
 
     func validate() throws {
         guard (1...3).contains(scale) else { throw ValidationError("--scale takes 1, 2 or 3") }
+        try requireFinite([(heading, "--heading")])
         guard view == nil || viewTile == nil else { throw ValidationError("give --view or --view-tile, not both") }
         _ = try view?.requireOneSide(of: "--view")
     }
@@ -146,6 +147,30 @@ struct PictureArguments: ParsableArguments {
 
     var options: PictureOptions {
         PictureOptions(width: size.width, height: size.height, scale: scale, heading: heading, view: viewRect, basemap: basemap)
+    }
+}
+
+extension PictureKind {
+    /// The picture an output asks for: `--to` (`format`), else the file's extension, else
+    /// `standard` (a file without an extension, or standard output). Anything but a picture
+    /// is a usage error, so a subcommand that draws never quietly writes GeoJSON instead.
+    /// - Parameters:
+    ///   - path: The output file, if one is named.
+    ///   - format: The format named with `--to`, if any.
+    ///   - what: What draws it, for the message (`render`, `--preview`).
+    static func chosen(path: String?, format: String?, standard: PictureKind = .png, by what: String) throws -> PictureKind {
+        let names = listed(allCases.map { ".\($0.rawValue)" })
+        if let format {
+            guard let kind = PictureKind(rawValue: format.lowercased()) else {
+                throw MeridianError(.usage, "\(what) draws a picture, not \(format)", hint: "give --to \(listed(allCases.map(\.rawValue)))")
+            }
+            return kind
+        }
+        guard let path, path != "-", let ext = fileExtension(path) else { return standard }
+        guard let kind = PictureKind(rawValue: ext.lowercased()) else {
+            throw MeridianError(.usage, "\(what) draws a picture: '\(path)' is not one", hint: "name the picture \(names)")
+        }
+        return kind
     }
 }
 
@@ -172,6 +197,10 @@ enum FormatNames {
     static var writable: String {
         FormatRegistry.meridian.formats.filter(\.canWrite).map(\.id).joined(separator: ", ")
             + ", or any GDAL vector driver's name (meridian formats); an extension picks a GDAL format only for \(CommonGDALFormat.extensionList)"
+    }
+    /// The extensions that name a format Meridian writes itself: `.geojson .kml …`.
+    static var writableExtensions: String {
+        FormatRegistry.meridian.formats.filter(\.canWrite).flatMap(\.extensions).map { "." + $0 }.joined(separator: " ")
     }
 }
 

@@ -5,7 +5,12 @@ import Testing
 /// What an SVG picture holds, read back for checks: paths (each subpath's points, in the
 /// picture's points after the map's turn), markers and labels.
 struct SVGPicture {
-    struct Marker { var x: Double, y: Double, r: Double, title: String? }
+    /// A point's pin: its tip (on the point) and its head's radius.
+    struct Marker {
+        var x: Double, y: Double, r: Double, title: String?
+        /// What the pin covers: its head, two radii above the tip, with the rim.
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double) { (x - r - 1, y - 3 * r - 1, x + r + 1, y + 1) }
+    }
     struct Label {
         var text: String, x: Double, y: Double, width: Double, fontSize: Double
         /// The text's room: from the baseline up a font size, down a quarter of one.
@@ -32,7 +37,8 @@ struct SVGPicture {
             turn = (Double(rotate.output.1)! * .pi / 180, Double(rotate.output.2)!, Double(rotate.output.3)!)
         }
         for path in svg.matches(of: #/<path[^>]*>/#) {
-            guard let d = attribute("d", in: path.output) else { continue }
+            // A pin's drop (its arc) is a marker, below.
+            guard let d = attribute("d", in: path.output), !d.contains("A") else { continue }
             paths.append(d.split(separator: "M").map { part in
                 part.split(whereSeparator: { $0 == "L" || $0 == "Z" }).compactMap { pair in
                     let xy = pair.split(separator: " ").compactMap { Double($0) }
@@ -42,10 +48,8 @@ struct SVGPicture {
                 }
             })
         }
-        for circle in svg.matches(of: #/<circle([^>]*?)(/>|>\s*<title>([^<]*)</title>)/#) {
-            let tag = circle.output.1
-            markers.append(Marker(x: number("cx", in: tag) ?? .nan, y: number("cy", in: tag) ?? .nan, r: number("r", in: tag) ?? 0,
-                                  title: circle.output.3.map(String.init)))
+        for pin in svg.matches(of: #/<g class="pin">\s*(?:<title>([^<]*)</title>\s*)?(?:<desc>[^<]*</desc>\s*)?<path d="M(-?[0-9.]+) (-?[0-9.]+)L[^A]*A(-?[0-9.]+) /#) {
+            markers.append(Marker(x: Double(pin.output.2)!, y: Double(pin.output.3)!, r: Double(pin.output.4)!, title: pin.output.1.map(String.init)))
         }
         for text in svg.matches(of: #/<text([^>]*)>([^<]*)</text>/#) {
             let tag = text.output.1, content = String(text.output.2)
@@ -99,6 +103,104 @@ func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
     }
 }
 
+/// Data that reaches over ±180° is drawn as one piece where it is, in a PNG and an SVG alike,
+/// not as two pieces at the two ends of a picture of the whole world.
+@Suite struct RenderAcrossTheAntimeridianTests {
+    /// Fiji's circle (`meridian circle` cuts it at ±180°, RFC 7946's way): one cluster of drawn
+    /// pixels in the middle of the PNG, filling the fitted picture, and the SVG's outline the same.
+    @Test func fijiIsOneCircle() throws {
+        try withTemporaryFolder { folder in
+            let circle = folder.appendingPathComponent("fiji.geojson").path, png = folder.appendingPathComponent("fiji.png").path
+            #expect(try meridian(["circle", "--center", "-16.5,179.9", "--radius", "50000", "-o", circle]).status == 0)
+            let made = try meridian(["render", circle, "-o", png, "--size", "400x300"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let image = try DecodedImage(path: png)
+            var columns = Set<Int>(), rows = Set<Int>()
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let p = image.pixel(x: x, y: y)
+                    if p.r < 250 || p.g < 250 || p.b < 250 { columns.insert(x); rows.insert(y) }
+                }
+            }
+            let left = try #require(columns.min()), right = try #require(columns.max())
+            // One cluster: no empty column inside it; fitted within the 32-point margin, round.
+            #expect(columns.count == right - left + 1, "drawn columns \(left)...\(right) with gaps")
+            #expect(left >= 28 && right <= 371 && left < 200 && right > 200, "columns \(left)...\(right)")
+            let top = try #require(rows.min()), bottom = try #require(rows.max())
+            #expect(abs((right - left) - (bottom - top)) <= 6 && bottom - top > 200, "\(right - left) wide, \(bottom - top) high")
+
+            let svg = SVGPicture(try meridian(["render", circle, "--to", "svg", "--size", "400x300"]).stdout)
+            let xs = svg.points.map(\.x)
+            #expect(!xs.isEmpty && xs.allSatisfy { $0 >= 28 && $0 <= 372 }, "SVG x \(xs.min() ?? .nan)...\(xs.max() ?? .nan)")
+            #expect((xs.max() ?? 0) - (xs.min() ?? 0) > 200, "the circle fills the picture")
+            // One outline: no wide empty stretch between its points.
+            let sorted = xs.sorted()
+            #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $1 - $0 < 40 }, "SVG x \(sorted)")
+        }
+    }
+
+    /// Features on both sides of ±180° (the Aleutians and the rest of Alaska): they lie together,
+    /// the western one east of 180° drawn beside the rest, not at the picture's other end.
+    @Test func featuresOnBothSidesLieTogether() throws {
+        func square(_ west: Double) -> String {
+            let ring = [[west, 52.0], [west + 1, 52.0], [west + 1, 53.0], [west, 53.0], [west, 52.0]]
+            return #"{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[\#(ring)]}}"#
+        }
+        let collection = #"{"type":"FeatureCollection","features":["# + [square(172), square(-170), square(-160)].joined(separator: ",") + "]}"
+        let svg = try renderSVG(collection, ["--size", "400x300"])
+        #expect(svg.paths.count == 3)
+        let wests = svg.paths.map { $0.flatMap { $0 }.map(\.x).min() ?? .nan }
+        // West to east: 172°E, 170°W, 160°W, in 29 degrees of the picture's width.
+        #expect(wests[0] < wests[1] && wests[1] < wests[2], "\(wests)")
+        #expect(svg.points.allSatisfy { $0.x >= 28 && $0.x <= 372 }, "\(svg.points.map(\.x))")
+    }
+}
+
+/// A point is one symbol, the same in every picture: the PNG's pin covers the pixels the SVG's
+/// pin says, its tip on the point and its head above it.
+@Suite struct PinSymbolTests {
+    @Test func pointsAreTheSamePinInPNGAndSVG() throws {
+        let point = ##"{"type":"Feature","properties":{"marker-color":"#ff0000","marker-size":"large"},"geometry":{"type":"Point","coordinates":[8.54,47.37]}}"##
+        let svg = try renderSVG(point, ["--size", "200x160"])
+        let pin = try #require(svg.markers.first, "no pin in the SVG")
+        #expect(svg.markers.count == 1)
+        // The tip is on the point, which a picture of one point centres.
+        #expect(abs(pin.x - 100) < 0.01 && abs(pin.y - 80) < 0.01, "tip at \(pin.x),\(pin.y)")
+        try withTemporaryFolder { folder in
+            let png = folder.appendingPathComponent("point.png").path
+            let made = try meridian(["render", "--from", "geojson", "--size", "200x160", "-o", png], stdin: Data(point.utf8))
+            #expect(made.status == 0, "\(made.stderr)")
+            let image = try DecodedImage(path: png)
+            // The red pixels: the drop, less its white dot and rim.
+            var red = (minX: Int.max, minY: Int.max, maxX: Int.min, maxY: Int.min)
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let p = image.pixel(x: x, y: y)
+                    guard p.r > 200 && p.g < 80 && p.b < 80 else { continue }
+                    red = (min(red.minX, x), min(red.minY, y), max(red.maxX, x), max(red.maxY, y))
+                }
+            }
+            let box = pin.box
+            // Within two pixels of the SVG pin's box (which holds the rim and a point more).
+            #expect(abs(Double(red.minX) - box.minX) <= 3 && abs(Double(red.maxX + 1) - box.maxX) <= 3, "PNG \(red), SVG \(box)")
+            // The drop narrows to the tip under the white rim: its red ends a few pixels above it.
+            #expect(abs(Double(red.minY) - box.minY) <= 3 && Double(red.maxY) < pin.y && Double(red.maxY) > pin.y - 8, "PNG \(red), SVG \(box)")
+        }
+    }
+}
+
+extension PinSymbolTests {
+    /// A point any distance outside a deep view has no pin there, and its place, beyond what a
+    /// picture's coordinates hold, never crashes the drawing (it trapped in SVG's numbers).
+    @Test(arguments: ["svg", "png"])
+    func pointsFarOutsideTheViewAreLeftOut(_ format: String) throws {
+        let point = #"{"type":"Point","coordinates":[179,-80]}"#
+        let made = try meridian(["render", "--from", "geojson", "--to", format, "--size", "800x600", "--view", "0,0,1e-300,1e-300"], stdin: Data(point.utf8))
+        #expect(made.status == 0, "\(made.stderr)")
+        if format == "svg" { #expect(SVGPicture(made.stdout).markers.isEmpty) }
+    }
+}
+
 @Suite struct LabelPlacementTests {
     /// Points close together with names (the report's "Pier" and "Bürkliplatz"): no label
     /// covers another label or a pin; the labels that fit are there.
@@ -122,7 +224,8 @@ func renderSVG(_ geojson: String, _ arguments: [String]) throws -> SVGPicture {
                 #expect(!overlap, "\"\(a.text)\" \(box) and \"\(b.text)\" \(other) overlap")
             }
             for marker in picture.markers {
-                let overlap = box.minX < marker.x + marker.r && marker.x - marker.r < box.maxX && box.minY < marker.y + marker.r && marker.y - marker.r < box.maxY
+                let pin = marker.box
+                let overlap = box.minX < pin.maxX && pin.minX < box.maxX && box.minY < pin.maxY && pin.minY < box.maxY
                 #expect(!overlap, "\"\(a.text)\" covers the pin of \(marker.title ?? "?")")
             }
         }

@@ -28,6 +28,31 @@ import Testing
         #expect(Set(drawn.withLock { $0 }) == [MapTile(zoom: 2, x: 1, y: 1), MapTile(zoom: 2, x: 2, y: 1)])
     }
 
+    /// A polygon whose ring jumps over ±180° (179.5 → -179.5) is one small piece at the
+    /// world's two edges, as a picture of it shows it: drawn into the tiles on both sides of
+    /// ±180°, where they meet, and not as a band round the world. Both ways of writing it (one
+    /// ring across, or RFC 7946's two pieces) and tiles drawn one by one or all together agree.
+    @Test(arguments: [false, true])
+    func aPolygonAcrossTheAntimeridianIsOnePiece(_ split: Bool) throws {
+        let ring = [(179.5, -17.0), (-179.5, -17.0), (-179.5, -16.0), (179.5, -16.0), (179.5, -17.0)].map { Position(longitude: $0, latitude: $1) }
+        let polygon = Polygon([ring])
+        let geometry = split ? Antimeridian.cut(.polygon(polygon)) : .polygon(polygon)
+        let tiles = FeatureTiles(features: [Feature(geometry: geometry, properties: ["fill": "#ff0000", "stroke-width": 0])], tileSize: 256)
+        let row = Int(MapPoint(Position(longitude: 0, latitude: -16.5)).y / MapWorld.size * 512) - 256
+        let west = try #require(try tiles.draw(MapTile(zoom: 1, x: 0, y: 1)))
+        let east = try #require(try tiles.draw(MapTile(zoom: 1, x: 1, y: 1)))
+        /// The columns of a tile's row with something drawn.
+        func drawnColumns(_ rgba: [UInt8]) -> [Int] { (0..<256).filter { pixel(rgba, $0, row)[3] > 0 } }
+        // Half a degree is about 0.36 pixels at zoom 1: a pixel or two at each edge, nothing between.
+        #expect(drawnColumns(west) == [0], "\(drawnColumns(west))")
+        #expect(drawnColumns(east) == [255], "\(drawnColumns(east))")
+        #expect(try tiles.draw(MapTile(zoom: 1, x: 0, y: 0)) == nil)
+
+        let drawn = Mutex<[MapTile]>([])
+        #expect(try tiles.drawTiles(zooms: 4...4, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
+        #expect(Set(drawn.withLock { $0 }.map(\.x)) == [0, 15])
+    }
+
     /// A pin whose tip is just inside the top of a tile has its head in the tile above, so it is
     /// drawn there too.
     @Test func aPinReachesIntoTheTileAboveItsTip() throws {

@@ -43,7 +43,7 @@ let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         let svg = String(decoding: try draw(Self.collection, as: .svg, PictureOptions(width: 400, height: 300)), as: UTF8.self)
         #expect(svg.hasPrefix("<?xml") && svg.contains(#"width="400" height="300""#))
         #expect(svg.contains("<title>Lake</title>") && svg.contains(##"fill="#0000ff""##))
-        #expect(svg.contains("<circle") && svg.contains("<title>Pier</title>"))
+        #expect(svg.contains(#"<g class="pin">"#) && svg.contains("<title>Pier</title>"))
         #expect(svg.contains(">Pier</text>"))
     }
 

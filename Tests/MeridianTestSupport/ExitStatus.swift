@@ -11,6 +11,6 @@ public enum ExitStatus {
     public static let inputUnavailable = MeridianError.Kind.inputUnavailable.exitCode
     public static let cannotCreateOutput = MeridianError.Kind.cannotCreateOutput.exitCode
     public static let io = MeridianError.Kind.io.exitCode
-    /// `meridian-gdal` cannot be found or run (EX_UNAVAILABLE).
-    public static let helperUnavailable: Int32 = 69
+    /// A helper (`meridian-gdal`, `meridian-draw`) cannot be found or run (EX_UNAVAILABLE).
+    public static let helperUnavailable = MeridianError.Kind.unavailable.exitCode
 }

@@ -65,5 +65,15 @@ private func commaSeparatedNumbers(_ text: String, count: Int) -> [Double]? {
     return numbers.map { $0! }
 }
 
+/// A number typed for `option` is a finite number: Swift reads "nan" and "inf" as numbers,
+/// which no option means (a radius of inf never ends a circle, a zoom scale of nan traps).
+/// Every subcommand's `validate()` checks its number options with this.
+/// - Throws: A `ValidationError` naming the option.
+public func requireFinite(_ values: [(value: Double?, option: String)]) throws {
+    for (value, option) in values {
+        if let value, !value.isFinite { throw ValidationError("\(option) takes a finite number, not \(value)") }
+    }
+}
+
 /// The ranges of a longitude and a latitude in degrees.
 let longitudes = -180.0...180.0, latitudes = -90.0...90.0

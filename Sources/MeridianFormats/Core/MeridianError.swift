@@ -30,16 +30,18 @@ public struct MeridianError: MeridianFailure, Hashable, CustomStringConvertible 
         case cannotCreateOutput
         /// Reading or writing failed part-way (EX_IOERR, 74).
         case io
+        /// A helper executable or service the work needs is missing or cannot run (EX_UNAVAILABLE, 69).
+        case unavailable
 
         /// The kind whose exit code is `exitCode` (a helper process's, passed on).
         public init?(exitCode: Int32) {
-            guard let kind = [Kind.usage, .badInput, .inputUnavailable, .cannotCreateOutput, .io].first(where: { $0.exitCode == exitCode }) else {
+            guard let kind = [Kind.usage, .badInput, .inputUnavailable, .cannotCreateOutput, .io, .unavailable].first(where: { $0.exitCode == exitCode }) else {
                 return nil
             }
             self = kind
         }
 
-        /// The sysexits.h code a process exits with for this kind: 64, 65, 66, 73 or 74.
+        /// The sysexits.h code a process exits with for this kind: 64, 65, 66, 69, 73 or 74.
         public var exitCode: Int32 {
             switch self {
             case .usage: 64
@@ -47,6 +49,7 @@ public struct MeridianError: MeridianFailure, Hashable, CustomStringConvertible 
             case .inputUnavailable: 66
             case .cannotCreateOutput: 73
             case .io: 74
+            case .unavailable: 69
             }
         }
     }

@@ -17,10 +17,11 @@ extension Commands {
         @Option(help: "The radius in metres.") var radius: Double
         @Option(help: "Points around the circle.") var segments: Int = 64
         @Option(help: "split: cut at ±180° (RFC 7946); continuous: longitudes run on (MapKit).") var antimeridian: Antimeridian.Style = .split
-        @OptionGroup var output: OutputFileOptions
+        @OptionGroup var output: OutputOptions
         @OptionGroup var reporting: ReportingOptions
 
         func validate() throws {
+            try requireFinite([(radius, "--radius")])
             if radius <= 0 { throw ValidationError("--radius must be positive") }
             if segments < 3 { throw ValidationError("--segments must be at least 3") }
         }
@@ -30,9 +31,9 @@ extension Commands {
                 let ring = MapCircle.ring(center: center.position, radius: radius, segments: segments)
                 let geometry = Antimeridian.geometry(of: Antimeridian.polygon(Polygon([ring]), style: antimeridian))
                 // `overlay`, `center` and `radius_m` let `--to swift` declare an MKCircle.
-                try output.write([Feature(geometry: geometry, properties: [
+                try output.file.write([Feature(geometry: geometry, properties: [
                     "overlay": .string("circle"), "center": Geodesic.pair(center.position), "radius_m": .double(radius),
-                ])], reporter: reporting.reporter)
+                ])], format: output.format, reporter: reporting.reporter)
             }
         }
     }

@@ -41,6 +41,7 @@ extension Commands {
                 throw ValidationError("give exactly one of --bbox, --tile and --map-rect")
             }
             _ = try bbox?.requireOneSide(of: "--bbox")
+            try requireFinite([(buffer, "--buffer")])
             if (buffer != nil || lineWidth != nil) && tile == nil { throw ValidationError("--buffer and --line-width need --tile") }
             if let lineWidth, lineWidth != "auto" { throw ValidationError("--line-width takes 'auto'") }
         }

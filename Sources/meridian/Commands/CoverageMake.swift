@@ -41,6 +41,7 @@ extension Commands {
 
         func validate() throws {
             if input == nil && bbox == nil { throw ValidationError("give an input file or --bbox") }
+            try requireFinite([(bufferKm, "--buffer-km")])
             if maxPoints < 5 { throw ValidationError("--max-points must be at least 5") }
             if maxPolygons < 1 { throw ValidationError("--max-polygons must be at least 1") }
         }

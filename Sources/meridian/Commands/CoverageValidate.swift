@@ -47,6 +47,7 @@ extension Commands {
             let validator = CoverageValidator()
             var reports: [CoverageReport] = []
             try Reporter().run {
+                if let preview { _ = try PictureKind.chosen(path: preview, format: nil, by: "--preview") }
                 for file in files { reports.append(try validator.validate(path: file)) }
                 if let preview, let report = reports.first {
                     try drawPreview(of: report, to: preview)
@@ -76,7 +77,8 @@ extension Commands.CoverageValidate {
         }
         var options = WriteOptions()
         options.picture = picture.options
-        let output = try FeatureOutput(path: path, options: options, registry: .commandLine)
+        let kind = try PictureKind.chosen(path: path, format: nil, by: "--preview")
+        let output = try FeatureOutput(path: path, format: kind.rawValue, options: options, registry: .commandLine)
         try output.commit { try copyFeatures(from: FeatureList(features), to: output.writer) }
     }
 }

@@ -29,6 +29,7 @@ extension Commands {
 
         func validate() throws {
             if input == nil && (from == nil || to == nil) { throw ValidationError("give --from and --to, or an input file") }
+            try requireFinite([(spacingKm, "--spacing-km")])
             if spacingKm <= 0 { throw ValidationError("--spacing-km must be positive") }
         }
 
@@ -55,7 +56,13 @@ extension Commands {
                         features.append(feature)
                     }
                 }
-                try output.write(features, reporter: reporting.reporter)
+                do {
+                    try output.write(features, reporter: reporting.reporter)
+                } catch let unchosen as UnchosenOutputFormat {
+                    // Here --to is the end point: the extension alone names the format.
+                    throw MeridianError(.usage, unchosen.message, hint: unchosen.hint(
+                        choosing: "end -o with the extension of a format Meridian writes (\(FormatNames.writableExtensions)); `meridian convert --to` converts it further"))
+                }
             }
         }
 

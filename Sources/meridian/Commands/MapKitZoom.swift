@@ -16,6 +16,7 @@ extension Commands {
 
         func validate() throws {
             guard (scale == nil) != (level == nil) else { throw ValidationError("give --scale or --level") }
+            try requireFinite([(scale, "--scale"), (level, "--level")])
             if let scale, scale <= 0 { throw ValidationError("--scale must be positive") }
             if let level { try checkZoomLevel(level, option: "--level") }
         }

@@ -32,7 +32,8 @@ extension Commands {
         func run() throws {
             let reporter = reporting.reporter
             try reporter.run {
-                let destination = try output.file.open(format: output.format ?? (output.file.output == nil ? "png" : nil), reporter: reporter)
+                let kind = try PictureKind.chosen(path: output.file.output, format: output.format, by: "render")
+                let destination = try output.file.open(format: kind.rawValue, reporter: reporter)
                 try destination.commit {
                     let writer = destination.writer
                     try writer.begin(.init())

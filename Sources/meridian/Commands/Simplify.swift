@@ -40,6 +40,7 @@ extension Commands {
 
         func validate() throws {
             guard (zoomScale == nil) != (zoomLevel == nil) else { throw ValidationError("give --zoom-scale or --zoom-level") }
+            try requireFinite([(zoomScale, "--zoom-scale"), (zoomLevel, "--zoom-level"), (tolerance, "--tolerance")])
             if let zoomScale, zoomScale <= 0 { throw ValidationError("--zoom-scale must be positive") }
             if let zoomLevel { try checkZoomLevel(zoomLevel, option: "--zoom-level") }
             if tolerance < 0 { throw ValidationError("--tolerance must not be negative") }

@@ -32,6 +32,7 @@ extension Commands {
         func run() throws {
             let reporter = reporting.reporter
             try reporter.run {
+                RunInputs.record(inputs + [output.file.picture.basemap].compactMap { $0 })
                 let destination = try output.file.open(format: output.format ?? (output.file.output == nil ? "png" : nil), reporter: reporter)
                 try destination.commit {
                     let writer = destination.writer

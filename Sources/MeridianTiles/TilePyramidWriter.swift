@@ -152,7 +152,7 @@ extension TilePyramidWriter {
     ///   - source: The pyramid to copy, open for reading.
     ///   - path: Where the copy goes: a new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
     ///   - zooms: Only these zoom levels (the metadata then states the levels copied).
-    /// - Returns: The number of tiles copied.
+    /// - Returns: The number of tiles written (an address the source lists without a tile is not).
     /// - Throws: `MeridianError` (bad input) when `source` holds no tiles at `zooms`, (usage)
     ///   when `path` is the source itself, and the reader's and writer's errors.
     @discardableResult
@@ -166,11 +166,14 @@ extension TilePyramidWriter {
         }
         if zooms != nil { metadata.zooms = lowest...highest }
         let writer = try TilePyramidWriter(path: path, tileType: metadata.tileType)
+        var written = 0
         for tile in tiles {
-            guard let bytes = try source.uncompressedTile(tile) else { continue }
+            // An address without bytes holds no tile (a PMTiles archive cannot even store one).
+            guard let bytes = try source.uncompressedTile(tile), !bytes.isEmpty else { continue }
             try writer.write(tile, bytes)
+            written += 1
         }
         try writer.finish(metadata)
-        return tiles.count
+        return written
     }
 }

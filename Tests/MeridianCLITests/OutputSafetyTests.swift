@@ -309,6 +309,30 @@ import Glibc
         }
     }
 
+    /// `tile-copy`'s summary counts the tiles it wrote, not the addresses the source lists: an
+    /// MBTiles file with two rows without bytes copies only its real tiles.
+    @Test func tileCopyCountsTheTilesItWrote() throws {
+        try withTemporaryFolder { folder in
+            let source = folder.appendingPathComponent("rows.mbtiles").path
+            #expect(try meridian(["tile", fixture("raster/rgbsmall.tif"), source, "--zoom", "8-9", "-q"]).status == 0)
+            let tiles = try TilePyramids.open(source).tileAddresses(zooms: nil).count
+            let addEmptyRows = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.execute("INSERT INTO tiles VALUES (3, 0, 0, zeroblob(0))")
+                db.execute("INSERT INTO tiles VALUES (3, 1, 0, NULL)")
+                db.commit()
+                """
+            #expect(try run("/usr/bin/python3", ["-c", addEmptyRows, source]).status == 0)
+            for name in ["copy", "copy.mbtiles", "copy.pmtiles"] {
+                let copy = folder.appendingPathComponent(name).path
+                let result = try meridian(["tile-copy", source, copy])
+                #expect(result.status == 0 && result.stderr.contains(": \(tiles) tiles copied"), "\(name): \(tiles) tiles, \(result.stderr)")
+                #expect(try TilePyramids.open(copy).tileAddresses(zooms: nil).count == tiles, "\(name)")
+            }
+        }
+    }
+
     /// One run at a time writes an output: a lock beside it (`.NAME.meridian-lock`) holds the
     /// process id, and a second run is refused naming it, for every container and every
     /// subcommand that writes tiles; a lock whose process is gone (a run killed with SIGKILL)

@@ -299,12 +299,17 @@ import Glibc
                 }
             }
 
-            // An empty folder counts as new, for every kind.
+            // An empty folder counts as new, for every kind; a new folder's missing parents are made.
             for (index, (kind, arguments)) in kinds.enumerated() {
                 let empty = folder.appendingPathComponent("empty-\(index)")
                 try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-                let result = try meridian(Array(arguments.prefix(2) + [empty.path] + arguments.dropFirst(2) + ["-q"]))
-                #expect(result.status == 0 && !contents(of: empty).isEmpty, "\(kind): \(result.stderr)")
+                let nested = folder.appendingPathComponent("new-\(index)/deeper/tiles")
+                for output in [empty, nested] {
+                    let result = try meridian(Array(arguments.prefix(2) + [output.path] + arguments.dropFirst(2) + ["-q"]))
+                    #expect(result.status == 0 && !contents(of: output).isEmpty, "\(kind) into \(output.path): \(result.stderr)")
+                    let left = contents(of: output.deletingLastPathComponent()).filter { $0.hasPrefix(".\(output.lastPathComponent).") }
+                    #expect(left.isEmpty, "\(kind) left \(left)")
+                }
             }
         }
     }

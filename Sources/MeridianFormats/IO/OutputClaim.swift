@@ -61,7 +61,28 @@ public final class OutputClaim: @unchecked Sendable {
                 }
             }
         }
-        if locked { try lock() }
+        if locked {
+            // A new folder's parents are made as the folder would have been (`tile x.tif a/b/out`).
+            if container == .folder { Self.makeFolders(OutputTarget.splitPath(Self.trimmed(path)).folder) }
+            try lock()
+        }
+    }
+
+    /// Makes `folder` and the folders above it that are missing, as `mkdir -p` does; what
+    /// cannot be made is reported by the lock's creation that follows.
+    static func makeFolders(_ folder: String) {
+        var made = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            made += "/" + part
+            _ = mkdir(made, 0o777)
+        }
+    }
+
+    /// `path` without trailing slashes (`out/` names the folder `out`).
+    static func trimmed(_ path: String) -> String {
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed
     }
 
     deinit { release() }
@@ -77,7 +98,7 @@ public final class OutputClaim: @unchecked Sendable {
     }
 
     /// Whether `path` is a folder that holds nothing (an unreadable one holds something unknown).
-    public static func isEmptyFolder(_ path: String) -> Bool {
+    static func isEmptyFolder(_ path: String) -> Bool {
         guard let folder = opendir(path) else { return false }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
@@ -89,10 +110,8 @@ public final class OutputClaim: @unchecked Sendable {
 
     /// The lock file of the output at `path`: beside it, so a folder that does not exist yet or
     /// a file renamed into place can be locked alike.
-    public static func lockPath(for path: String) -> String {
-        var trimmed = path
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let (folder, name) = OutputTarget.splitPath(trimmed)
+    static func lockPath(for path: String) -> String {
+        let (folder, name) = OutputTarget.splitPath(trimmed(path))
         return "\(folder)/.\(name).meridian-lock"
     }
 
@@ -124,7 +143,8 @@ public final class OutputClaim: @unchecked Sendable {
             }
             if holder == getpid() || kill(holder, 0) == 0 || errno == EPERM {
                 throw MeridianError(.cannotCreateOutput, "another run (process \(holder)) is writing this output",
-                                    at: SourceLocation(file: path), hint: "wait for it to end, or choose another path")
+                                    at: SourceLocation(file: path),
+                                    hint: "wait for it to end, or choose another path; if no Meridian run is writing it, remove \(lock)")
             }
             // Its run was killed (SIGKILL leaves the lock): take it over.
             unlink(lock)

@@ -373,6 +373,26 @@ import Glibc
         }
     }
 
+    /// Two runs into one new folder at once: the second is refused while the first holds the
+    /// lock, naming its process; SIGINT ends the first and takes its lock away with it.
+    @Test func twoRunsAtOnceIntoOneNewFolder() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out"), lock = folder.appendingPathComponent(".out.meridian-lock")
+            let arguments = [chart, out.path, "--zoom", "10-18", "--jobs", "1", "-q"]
+            var second: RunResult?, holder = ""
+            let first = try TileCommandTests.tileStoppedPartWay(arguments, signal: SIGINT) {
+                guard let text = try? String(contentsOf: lock, encoding: .utf8), text.hasSuffix("\n") else { return false }
+                holder = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                second = try? meridian(["tile"] + arguments)
+                return true
+            }
+            #expect(first.stopped, "the first run ended before the second started")
+            #expect(second?.status == ExitStatus.cannotCreateOutput && second?.stderr.contains("another run (process \(holder))") == true,
+                    "\(second?.stderr ?? "no second run")")
+            #expect(!FileManager.default.fileExists(atPath: lock.path), "SIGINT left the lock")
+        }
+    }
+
     /// A symbolic link inside a folder output is not followed: a zoom folder that links
     /// elsewhere (a shard's shared folder may hold anything) is refused, and nothing is written
     /// where it points.

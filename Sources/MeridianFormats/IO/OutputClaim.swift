@@ -40,31 +40,41 @@ public final class OutputClaim: @unchecked Sendable {
                 existingHint: String? = nil) throws {
         self.path = path
         try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
-        let hint = "Meridian never replaces an existing output: remove it or choose another path"
-        var status = stat()
-        if lstat(path, &status) == 0 {
-            let kind = status.st_mode & S_IFMT
-            if kind == S_IFLNK {
-                throw MeridianError(.cannotCreateOutput, "the output is a symbolic link: Meridian does not write through links",
-                                    at: SourceLocation(file: path), hint: "give the path it points to, or another path")
-            }
-            switch container {
-            case .file:
-                // A file is renamed into place whole: what continues (--resume) is beside it.
-                throw MeridianError(.cannotCreateOutput, "the output exists", at: SourceLocation(file: path), hint: hint)
-            case .folder:
-                guard kind == S_IFDIR else {
-                    throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path), hint: hint)
-                }
-                if !continuing && !Self.isEmptyFolder(path) {
-                    throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path), hint: existingHint ?? hint)
-                }
-            }
-        }
         if locked {
             // A new folder's parents are made as the folder would have been (`tile x.tif a/b/out`).
             if container == .folder { Self.makeFolders(OutputTarget.splitPath(Self.trimmed(path)).folder) }
+            // First, so that a second run started at once is told another run holds the output.
             try lock()
+        }
+        do {
+            try Self.refuseExisting(path, container: container, continuing: continuing, existingHint: existingHint)
+        } catch {
+            release()
+            throw error
+        }
+    }
+
+    /// Throws when something is at `path` that this claim may not take (see the type's rules).
+    static func refuseExisting(_ path: String, container: Container, continuing: Bool, existingHint: String?) throws {
+        let hint = "Meridian never replaces an existing output: remove it or choose another path"
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        let kind = status.st_mode & S_IFMT
+        if kind == S_IFLNK {
+            throw MeridianError(.cannotCreateOutput, "the output is a symbolic link: Meridian does not write through links",
+                                at: SourceLocation(file: path), hint: "give the path it points to, or another path")
+        }
+        switch container {
+        case .file:
+            // A file is renamed into place whole: what continues (--resume) is beside it.
+            throw MeridianError(.cannotCreateOutput, "the output exists", at: SourceLocation(file: path), hint: hint)
+        case .folder:
+            guard kind == S_IFDIR else {
+                throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path), hint: hint)
+            }
+            if !continuing && !isEmptyFolder(path) {
+                throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path), hint: existingHint ?? hint)
+            }
         }
     }
 

@@ -23,7 +23,8 @@ public final class TileFolderWriter: Sendable {
     /// A writer of tiles under `root` that has made no folder yet, writing tiles atomically or,
     /// into a folder no one sees before it is finished, straight into place.
     public init(root: String, inPlace: Bool = false) {
-        self.root = root
+        // Spelled as the folders of tile paths are (`out/` gives `out/14/3/5.png`'s folders as `out/14/3`).
+        self.root = ((root + "/x") as NSString).deletingLastPathComponent
         self.inPlace = inPlace
     }
 
@@ -33,13 +34,12 @@ public final class TileFolderWriter: Sendable {
     ///   the file cannot be written.
     public func write(_ bytes: [UInt8], to path: String) throws {
         try makeFolder((path as NSString).deletingLastPathComponent)
-        if inPlace {
-            // O_NOFOLLOW: a link at the tile's place fails the open (ELOOP), reported below.
-        } else {
+        if !inPlace {
             try Self.refuseLink(at: path)  // rename(2) would replace the link
             return try OutputTarget.write(bytes, to: path, durable: false)
         }
-        // 0666 less the umask, as every output Meridian creates.
+        // 0666 less the umask, as every output Meridian creates; O_NOFOLLOW: a link at the
+        // tile's place fails the open (ELOOP).
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
         if fd < 0 && errno == ELOOP { throw Self.linkFound(path) }
         var written = 0

@@ -398,12 +398,17 @@ import Glibc
     /// where it points.
     @Test func linksInsideAFolderOutputAreNotFollowed() throws {
         try withTemporaryFolder { folder in
-            let out = folder.appendingPathComponent("out"), elsewhere = folder.appendingPathComponent("elsewhere")
-            for made in [out, elsewhere] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
-            try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("9").path, withDestinationPath: elsewhere.path)
-            let result = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path, "--zoom", "8-9", "--shard", "0/1", "-q"])
-            #expect(result.status == ExitStatus.cannotCreateOutput && result.stderr.contains(out.appendingPathComponent("9").path), "\(result.stderr)")
-            #expect(contents(of: elsewhere).isEmpty, "tiles were written through the link")
+            let elsewhere = folder.appendingPathComponent("elsewhere")
+            try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+            // The output as given, and with a trailing slash.
+            for (name, spelling) in [("out", ""), ("slashed", "/")] {
+                let out = folder.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("9").path, withDestinationPath: elsewhere.path)
+                let result = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path + spelling, "--zoom", "8-9", "--shard", "0/1", "-q"])
+                #expect(result.status == ExitStatus.cannotCreateOutput && result.stderr.contains("\(name)/9"), "\(spelling): \(result.stderr)")
+                #expect(contents(of: elsewhere).isEmpty, "tiles were written through the link")
+            }
         }
     }
 }

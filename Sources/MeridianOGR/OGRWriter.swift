@@ -254,6 +254,8 @@ public final class OGRWriter: PathFeatureWriter {
         // GDAL's SQLite-based drivers (GeoPackage, SQLite) make 0644 files whatever the umask.
         try FileModes.applyNewFileMode(under: staging)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+        // A shapefile's .dbf, .shx, .prj go beside it: none may be an input (`roads.dbf -o roads.shp`).
+        for file in files { try RunInputs.refuseInput(at: folder + "/" + file, named: "the file written beside the output") }
         for file in files {
             guard rename(staging + "/" + file, folder + "/" + file) == 0 else {
                 throw MeridianError(.cannotCreateOutput, "cannot move \(file) into place: \(String(cString: strerror(errno)))",

@@ -84,7 +84,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// Blocks an interrupted run completed, read from the state file when resuming, with their tile counts.
     public private(set) var completedBlocks: [MapTile: Int] = [:]
     /// Writes the tile files (from every worker thread).
-    private let files = TileFolderWriter()
+    private let files: TileFolderWriter
+    /// The folder, this run's until it is finished (no lock for a shard: the shards share it).
+    private let claim: OutputClaim
     private let statePath: String
     /// The state file's descriptor, written one whole line at a time.
     private let stateFile: Mutex<Int32>
@@ -113,6 +115,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         self.writesMetadata = writesMetadata
         shared = sharedState != nil
         statePath = sharedState ?? path + "/" + Self.stateFile
+        files = TileFolderWriter(root: path)
+        claim = try OutputClaim(path, container: .folder, continuing: resume || shared, locked: !shared,
+                                existingHint: TileOutputError.folderNotEmpty(path: path).hint)
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         var resuming = false
@@ -126,11 +131,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 completedBlocks = try Self.readState(text, identity: identity, output: sharedState)
             }
         } else if manager.fileExists(atPath: path, isDirectory: &isFolder) {
-            guard isFolder.boolValue else {
-                throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path))
-            }
+            // The claim refused anything but a folder, and one that holds files unless resuming.
             let entries = (try? manager.contentsOfDirectory(atPath: path)) ?? []
-            if !entries.isEmpty && !resume { throw TileOutputError.folderNotEmpty(path: path) }
             if !entries.isEmpty {
                 guard let text = try? String(contentsOfFile: statePath, encoding: .utf8) else {
                     throw TileOutputError.nothingToResume(path: path)
@@ -146,7 +148,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
             }
         }
-        let stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (resuming ? 0 : O_TRUNC), 0o666)
+        let stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (resuming ? 0 : O_TRUNC), 0o666)
         guard stateFD >= 0 else {
             throw MeridianError(.cannotCreateOutput, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
@@ -233,6 +235,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// Writes `metadata.json` (and `tilemapresource.xml` for TMS rows) and removes the state file: the folder is finished.
     /// (A shard's sink only removes its state.)
     public func finish(metadata: TileSetMetadata) throws {
+        defer { claim.release() }
         guard writesMetadata else {
             unlink(statePath)
             return
@@ -240,6 +243,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         // Joining shards: every shard has completed, so the temporary files in the folder are
         // what killed attempts left (while shards run, one's may be another's tile in flight).
         if shared { Self.removeLeftovers(in: path) }
+        for file in ["metadata.json", "tilemapresource.xml"] { try TileFolderWriter.refuseLink(at: path + "/" + file) }
         try OutputTarget.write(Array(tileJSON(metadata).utf8), to: path + "/metadata.json", durable: false)
         if scheme == .tms {
             try OutputTarget.write(Array(tileMapResource(metadata).utf8), to: path + "/tilemapresource.xml", durable: false)

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianFormats
+import MeridianTiles
 
 /// An `index.html` beside the tiles that shows them on a Leaflet map, offline: Leaflet is
 /// copied next to it from Debian's libjs-leaflet (no CDN, no base map).
@@ -22,7 +23,8 @@ public enum TileViewer {
         // Leaflet's files are copied as new files (FileManager.copyItem would give them the
         // 0644 of /usr/share, whatever the user's umask).
         let target = folder + "/leaflet"
-        try? manager.removeItem(atPath: target)
+        // Written over file by file, never removed first: the folder may be a resumed run's.
+        for path in [target, target + "/images", folder + "/index.html"] { try TileFolderWriter.refuseLink(at: path) }
         do {
             try manager.createDirectory(atPath: target + "/images", withIntermediateDirectories: true)
             let images = (try? manager.contentsOfDirectory(atPath: leaflet + "/images")) ?? []

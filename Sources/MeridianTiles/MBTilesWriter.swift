@@ -25,6 +25,8 @@ public final class MBTilesWriter {
     private var insert: SQLiteStatement?
     private var lookup: SQLiteStatement?
     private var inTransaction = false
+    /// The output's path, this run's until it is finished.
+    private let claim: OutputClaim
 
     /// Opens the partial file for the run `run`: a new one, or with `resume` an interrupted
     /// run's. `checkResuming` is given the interrupted run's identity (nil when the output holds
@@ -38,6 +40,7 @@ public final class MBTilesWriter {
         if resume && !resuming && access(path, F_OK) == 0 {
             try checkResuming(nil)  // a finished file: nothing to resume
         }
+        claim = try OutputClaim(path, container: .file)
         if resuming {
             // The interrupted run's identity, read without touching the file: a refused resume
             // must leave it as it is, and opening it to write would roll back a hot journal.
@@ -51,7 +54,11 @@ public final class MBTilesWriter {
             }
             try checkResuming(recorded)
         } else {
-            unlink(partialPath)
+            if access(partialPath, F_OK) == 0 {
+                // What an interrupted run left (this run holds the lock, so it is no live run's).
+                throw MeridianError(.cannotCreateOutput, "an interrupted run's partial file is beside the output", at: SourceLocation(file: partialPath),
+                                    hint: "continue that run with --resume where it can be resumed; otherwise remove \(partialPath)")
+            }
             unlink(partialPath + "-journal")
             // Created here rather than by SQLite, which makes databases 0644 whatever the umask:
             // open(2) gives the file what the user's umask allows, and SQLite keeps it.
@@ -232,9 +239,11 @@ public final class MBTilesWriter {
         insert = nil
         lookup = nil
         try storing("cannot close the MBTiles file") { try database.close() }
+        try claim.refuseIfTaken()
         if rename(partialPath, path) != 0 {
             throw MeridianError(.cannotCreateOutput, "cannot move output into place: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
+        claim.release()
     }
 }
 

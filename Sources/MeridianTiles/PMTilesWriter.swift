@@ -24,6 +24,8 @@ public final class PMTilesWriter {
     private var entries: [(id: UInt64, offset: Int, length: Int, hash: UInt64)] = []
     /// The most the header and root directory may take (the specification's 16 KiB; smaller in tests).
     let rootLimit: Int
+    /// The archive's path, this run's until it is finished.
+    private let claim: OutputClaim
 
     /// A new archive at `path` of tiles of `tileType`, gzipped (`tilesGzipped`) or as they are.
     public convenience init(path: String, tileType: TileType, tilesGzipped: Bool) throws {
@@ -35,6 +37,7 @@ public final class PMTilesWriter {
         self.path = path
         self.tileType = tileType
         self.tilesGzipped = tilesGzipped
+        claim = try OutputClaim(path, container: .file)
         spill = try ScratchFile("pmtiles")
     }
 
@@ -136,11 +139,13 @@ public final class PMTilesWriter {
         i32((bounds.west + bounds.east) / 2); i32((bounds.south + bounds.north) / 2)
         precondition(header.count == 127)
 
+        try claim.refuseIfTaken()
         let target = try OutputTarget.open(path)
         try target.commit(durable: false) {
             for part in [header, root, metadata, leaves] { part.withUnsafeBytes { target.sink.write($0) } }
             try data.copy(to: target.sink)
         }
+        claim.release()
     }
 
     /// A directory as the specification serializes it: the entry count, then columns of

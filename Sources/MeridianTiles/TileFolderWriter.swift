@@ -8,32 +8,40 @@ import Synchronization
 /// Each tile is written atomically (a temporary file renamed into place) unless the whole
 /// folder is out of sight until it is finished (`inPlace`): creating, renaming and
 /// unregistering a temporary name per tile is most of the time a run of small vector tiles takes.
+///
+/// Nothing under the root is followed when it is a symbolic link (a folder resumed or shared
+/// may hold anything): a link where a tile folder or a tile goes is refused, never written
+/// through or replaced.
 public final class TileFolderWriter: Sendable {
     /// The folders made so far.
     private let madeFolders = Mutex<Set<String>>([])
     /// Whether tiles are written straight into place (their folder is a staging folder).
     public let inPlace: Bool
+    /// The output folder the tiles go under (made, or checked, by its owner).
+    public let root: String
 
-    /// A writer that has made no folder yet, writing tiles atomically or, into a folder no one
-    /// sees before it is finished, straight into place.
-    public init(inPlace: Bool = false) { self.inPlace = inPlace }
+    /// A writer of tiles under `root` that has made no folder yet, writing tiles atomically or,
+    /// into a folder no one sees before it is finished, straight into place.
+    public init(root: String, inPlace: Bool = false) {
+        // Spelled as the folders of tile paths are (`out/` gives `out/14/3/5.png`'s folders as `out/14/3`).
+        self.root = ((root + "/x") as NSString).deletingLastPathComponent
+        self.inPlace = inPlace
+    }
 
-    /// Writes `bytes` as the file `path`, making its folder if this writer has not.
-    /// - Throws: `MeridianError` (cannot create output) when the folder cannot be made; the
-    ///   output target's error when the file cannot be written.
+    /// Writes `bytes` as the file `path` (under ``root``), making its folder if this writer has not.
+    /// - Throws: `MeridianError` (cannot create output) when the folder cannot be made or a
+    ///   symbolic link stands where a folder or the tile goes; the output target's error when
+    ///   the file cannot be written.
     public func write(_ bytes: [UInt8], to path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !madeFolders.withLock({ $0.contains(folder) }) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw MeridianError(.cannotCreateOutput, "cannot create a tile folder", at: SourceLocation(file: folder))
-            }
-            madeFolders.withLock { _ = $0.insert(folder) }
+        try makeFolder((path as NSString).deletingLastPathComponent)
+        if !inPlace {
+            try Self.refuseLink(at: path)  // rename(2) would replace the link
+            return try OutputTarget.write(bytes, to: path, durable: false)
         }
-        guard inPlace else { return try OutputTarget.write(bytes, to: path, durable: false) }
-        // 0666 less the umask, as every output Meridian creates.
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        // 0666 less the umask, as every output Meridian creates; O_NOFOLLOW: a link at the
+        // tile's place fails the open (ELOOP).
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        if fd < 0 && errno == ELOOP { throw Self.linkFound(path) }
         var written = 0
         if fd >= 0 {
             while written < bytes.count {
@@ -45,5 +53,46 @@ public final class TileFolderWriter: Sendable {
         if fd < 0 || written < bytes.count || close(fd) != 0 {
             throw MeridianError(.cannotCreateOutput, "cannot write the tile: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
+    }
+
+    /// Makes `folder` and the folders between it and ``root``, one `mkdir` each, checking
+    /// with `lstat` that each one found there is a folder and not a link to one.
+    private func makeFolder(_ folder: String) throws {
+        guard !madeFolders.withLock({ $0.contains(folder) }) else { return }
+        if folder == root || !folder.hasPrefix(root + "/") {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw MeridianError(.cannotCreateOutput, "cannot create a tile folder", at: SourceLocation(file: folder))
+            }
+        } else {
+            try makeFolder((folder as NSString).deletingLastPathComponent)
+            if mkdir(folder, 0o777) != 0 {
+                let reason = errno
+                var status = stat()
+                guard reason == EEXIST, lstat(folder, &status) == 0 else {
+                    throw MeridianError(.cannotCreateOutput, "cannot create a tile folder: \(String(cString: strerror(reason)))",
+                                        at: SourceLocation(file: folder))
+                }
+                guard status.st_mode & S_IFMT == S_IFDIR else { throw Self.linkFound(folder) }
+            }
+        }
+        madeFolders.withLock { _ = $0.insert(folder) }
+    }
+
+    /// Throws when a symbolic link stands at `path`, a file or folder about to be written in an
+    /// output folder: it is not followed, nor replaced (it is not this run's).
+    public static func refuseLink(at path: String) throws {
+        if isLink(path) { throw linkFound(path) }
+    }
+
+    static func isLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+    }
+
+    static func linkFound(_ path: String) -> MeridianError {
+        MeridianError(.cannotCreateOutput, "a symbolic link (or a file) stands where a tile goes: Meridian does not write through links",
+                      at: SourceLocation(file: path), hint: "remove it from the output folder, or tile into a new one")
     }
 }

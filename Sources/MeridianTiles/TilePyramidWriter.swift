@@ -11,6 +11,8 @@ import MeridianGeometry
 /// Output is written out of sight and renamed into place by ``finish(_:)``: the folder's tiles
 /// go into a hidden staging folder beside it (so the folder must be new or empty), the MBTiles
 /// file and the PMTiles archive are built beside their place. A pyramid not finished is removed.
+/// Whatever the container, the path is claimed first (``OutputClaim``): an existing output is
+/// refused, never replaced, and one run at a time writes it.
 public final class TilePyramidWriter {
     /// The folder or file.
     public let path: String
@@ -18,11 +20,14 @@ public final class TilePyramidWriter {
     public let tileType: TileType
     private let mbtiles: MBTilesWriter?
     private let pmtiles: PMTilesWriter?
-    private let files: TileFolderWriter
+    /// Writes a folder's tiles into ``staging``.
+    private let files: TileFolderWriter?
     /// Where a folder's tiles are written until ``finish(_:)`` renames it to ``path``.
     private let staging: String?
     private var finished = false
     private var uncommittedBytes = 0
+    /// A folder's path, this run's until it is finished (the file writers claim their own).
+    private let claim: OutputClaim?
 
     /// Whether `path` names an MBTiles file.
     public static func isMBTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".mbtiles") }
@@ -30,23 +35,22 @@ public final class TilePyramidWriter {
     public static func isPMTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".pmtiles") }
 
     /// Opens `path` for a new pyramid of `tileType` tiles.
-    /// - Throws: `MeridianError` (cannot create output) when the folder holds files or cannot be
-    ///   made, or the file cannot be created.
+    /// - Throws: `MeridianError` (cannot create output) when the output exists (an empty folder
+    ///   counts as new) or cannot be made, (usage) when it is an input of the run.
     public init(path: String, tileType: TileType) throws {
         self.path = path
         self.tileType = tileType
-        files = TileFolderWriter(inPlace: true)
         if Self.isPMTiles(path) {
-            (mbtiles, pmtiles, staging) = (nil, try PMTilesWriter(path: path, tileType: tileType, tilesGzipped: tileType == .mvt), nil)
+            (mbtiles, pmtiles, staging, claim, files) = (nil, try PMTilesWriter(path: path, tileType: tileType, tilesGzipped: tileType == .mvt), nil, nil, nil)
             return
         }
         pmtiles = nil
         if Self.isMBTiles(path) {
-            (mbtiles, staging) = (try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }, nil)
+            (mbtiles, staging, claim, files) = (try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }, nil, nil, nil)
             return
         }
         mbtiles = nil
-        try Self.checkEmptyFolder(path)
+        claim = try OutputClaim(path, container: .folder)
         let url = URL(fileURLWithPath: path).standardizedFileURL
         let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).meridian-\(getpid())").path
         try? FileManager.default.removeItem(atPath: staging)  // a run of this process id that was killed
@@ -56,20 +60,12 @@ public final class TilePyramidWriter {
             throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
         }
         self.staging = staging
+        files = TileFolderWriter(root: staging, inPlace: true)
     }
 
     /// An unfinished folder goes with its writer: nothing of it was ever at `path`.
     deinit {
         if let staging, !finished { try? FileManager.default.removeItem(atPath: staging) }
-    }
-
-    /// Refuses a folder that holds anything: a pyramid is written whole, never mixed into another.
-    static func checkEmptyFolder(_ path: String) throws {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        guard entries.isEmpty else {
-            throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path),
-                                hint: "remove the folder or choose another")
-        }
     }
 
     /// Stores one tile: its bytes uncompressed (gzipped here for MBTiles and PMTiles when they
@@ -88,7 +84,7 @@ public final class TilePyramidWriter {
         } else if let pmtiles {
             try pmtiles.write(tile, stored)
         } else {
-            try files.write(stored, to: "\(staging!)/\(tile.zoom)/\(tile.x)/\(tile.y).\(tileType.formatName)")
+            try files!.write(stored, to: "\(staging!)/\(tile.zoom)/\(tile.x)/\(tile.y).\(tileType.formatName)")
         }
     }
 
@@ -106,17 +102,17 @@ public final class TilePyramidWriter {
             let json = "{\"name\":\(JSONValue.string(metadata.name).jsonText),\"description\":\(JSONValue.string(metadata.description).jsonText),"
                 + "\"type\":\"overlay\",\"format\":\"\(tileType.formatName)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + "}"
             try pmtiles.finish(metadataJSON: json, bounds: b, zooms: zooms)
-        } else if let staging {
+        } else if let staging, let files {
             try files.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers).utf8), to: staging + "/metadata.json")
-            // rename(2) replaces an empty folder, and refuses one that has filled meanwhile.
-            try Self.checkEmptyFolder(path)
-            try? FileManager.default.removeItem(atPath: path)
+            // rename(2) replaces an empty folder, and refuses anything else (a folder that has
+            // filled meanwhile, a file): nothing that was there is removed.
             guard rename(staging, path) == 0 else {
                 throw MeridianError(.cannotCreateOutput, "cannot move the finished tiles into place: \(String(cString: strerror(errno)))",
-                                    at: SourceLocation(file: path))
+                                    at: SourceLocation(file: path), hint: "Meridian never replaces an existing output: remove it or choose another path")
             }
         }
         finished = true
+        claim?.release()
     }
 
     /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style
@@ -156,14 +152,12 @@ extension TilePyramidWriter {
     ///   - source: The pyramid to copy, open for reading.
     ///   - path: Where the copy goes: a new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
     ///   - zooms: Only these zoom levels (the metadata then states the levels copied).
-    /// - Returns: The number of tiles copied.
+    /// - Returns: The number of tiles written (an address the source lists without a tile is not).
     /// - Throws: `MeridianError` (bad input) when `source` holds no tiles at `zooms`, (usage)
     ///   when `path` is the source itself, and the reader's and writer's errors.
     @discardableResult
     public static func copy(_ source: any TilePyramidReader, to path: String, zooms: ClosedRange<Int>? = nil) throws -> Int {
-        guard (source.path as NSString).standardizingPath != (path as NSString).standardizingPath else {
-            throw MeridianError(.usage, "the copy would overwrite its source", at: SourceLocation(file: path))
-        }
+        try RunInputs.refuseInput(at: path, alsoInputs: [source.path])
         var metadata = try source.pyramidMetadata()
         let tiles = try source.tileAddresses(zooms: zooms)
         guard let lowest = tiles.map(\.zoom).min(), let highest = tiles.map(\.zoom).max() else {
@@ -172,11 +166,14 @@ extension TilePyramidWriter {
         }
         if zooms != nil { metadata.zooms = lowest...highest }
         let writer = try TilePyramidWriter(path: path, tileType: metadata.tileType)
+        var written = 0
         for tile in tiles {
-            guard let bytes = try source.uncompressedTile(tile) else { continue }
+            // An address without bytes holds no tile (a PMTiles archive cannot even store one).
+            guard let bytes = try source.uncompressedTile(tile), !bytes.isEmpty else { continue }
             try writer.write(tile, bytes)
+            written += 1
         }
         try writer.finish(metadata)
-        return tiles.count
+        return written
     }
 }

@@ -227,6 +227,7 @@ struct Tile: ParsableCommand {
         reporter.program = "meridian"
         try reporter.run {
             let inputs = try inputs()
+            RunInputs.record(inputs + [inputList].compactMap { $0 })
             if try isVectorRun(inputs) {
                 if tileFormatChoice == nil || tileFormatChoice == .mvt {
                     try tileVectors(inputs, reporter: &reporter)

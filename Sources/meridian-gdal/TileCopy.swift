@@ -14,7 +14,8 @@ struct TileCopy: ParsableCommand {
             follows the path: .mbtiles, .pmtiles, else a folder of z/x/y tiles with TileJSON \
             metadata.json (XYZ rows; a source folder's metadata.json says its scheme). Vector \
             tiles are stored gzipped in MBTiles and PMTiles, uncompressed in folders. The output \
-            is written out of sight: a folder must be new or empty, a file is renamed into place.
+            is written out of sight and moved into place; one that exists is refused, never \
+            replaced (an empty folder counts as new).
 
             Examples:
               meridian tile-copy countries/ countries.pmtiles
@@ -36,6 +37,7 @@ struct TileCopy: ParsableCommand {
 
     func run() throws {
         try Reporter(quiet: quiet).run {
+            RunInputs.record(source)
             let pyramid = try TilePyramids.open(source)
             let copied = try TilePyramidWriter.copy(pyramid, to: destination, zooms: zoom?.levels)
             if !quiet { Reporter.printError("\(destination): \(copied) tiles copied from \(source)") }

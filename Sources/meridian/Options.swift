@@ -21,9 +21,10 @@ struct InputOptions: ParsableArguments {
         valueName: "name"))
     var layer: String?
 
-    /// Opens the input, sending the reader's warnings to stderr.
+    /// Opens the input, sending the reader's warnings to stderr; records it, so no output is it.
     func open(reporter: Reporter) throws -> FeatureInput {
-        try FeatureInput(path: input, format: format,
+        RunInputs.record(input)
+        return try FeatureInput(path: input, format: format,
                          options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders), layer: layer),
                          registry: .commandLine)
     }

@@ -184,4 +184,232 @@ import Glibc
             #expect(contents(of: folder) == ["chart.mbtiles", "clean.mbtiles"])
         }
     }
+
+    // MARK: Outputs never overwrite or remove anything (issues 29 and 30)
+
+    /// Every file under `folder`, with its bytes, and every link with its target: what a refused
+    /// run must leave exactly as it was.
+    func snapshot(_ folder: URL) -> [String: Data] {
+        var found: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return found }
+        for case let relative as String in walker {
+            let path = folder.appendingPathComponent(relative).path
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+                found[relative] = Data("link to \(target)".utf8)
+            } else {
+                found[relative] = FileManager.default.contents(atPath: path) ?? Data("folder".utf8)
+            }
+        }
+        return found
+    }
+
+    /// No subcommand writes over one of its inputs, whatever the output's kind (a file, a
+    /// picture, a folder of tiles, MBTiles) and however the path is spelled (itself, through a
+    /// link, standard input that is the file, a folder holding the input): each is a usage
+    /// error naming the path, and every file is left as it was.
+    @Test func noOutputIsOneOfTheInputs() throws {
+        try withTemporaryFolder { folder in
+            func copy(_ fixturePath: String, _ name: String) throws -> String {
+                let path = folder.appendingPathComponent(name).path
+                try FileManager.default.copyItem(atPath: fixture(fixturePath), toPath: path)
+                return path
+            }
+            let coverage = try copy("coverage/cases/bay-area.geojson", "c.geojson")
+            // Inputs named as pictures, read with --from: the runs are refused for being their input, nothing else.
+            let picture = try copy("coverage/cases/bay-area.geojson", "c.svg")
+            let mine = try copy("geojson/ne_10m_countries_sample.geojson", "mine.geojson")
+            let charts = folder.appendingPathComponent("charts")
+            try FileManager.default.createDirectory(at: charts, withIntermediateDirectories: true)
+            let chart = charts.appendingPathComponent("small.tif").path
+            try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: chart)
+            let mbtiles = folder.appendingPathComponent("chart.mbtiles").path
+            #expect(try meridian(["tile", chart, mbtiles, "--zoom", "8-9", "-q"]).status == 0)
+            let link = folder.appendingPathComponent("link.geojson").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: coverage)
+            let spelled = folder.appendingPathComponent("charts/../c.geojson").path
+
+            let runs: [(arguments: [String], output: String)] = [
+                (["coverage", "validate", picture, "--preview", picture], picture),
+                (["coverage", "fix", coverage, "-o", spelled], spelled),
+                (["coverage", "fix", "-o", coverage], coverage),  // standard input is the file: see below
+                (["coverage", "make", coverage, "-o", link], link),
+                (["render", picture, "--from", "geojson", "-o", picture], picture),
+                (["convert", coverage, "-o", link], link),
+                (["tile", mbtiles, mbtiles], mbtiles),
+                (["tile", mine, mine], mine),
+                (["tile", mine, mine, "--tile-format", "png"], mine),
+                (["tile", chart, charts.path, "--resume"], charts.path),
+                (["tile-copy", mbtiles, mbtiles], mbtiles),
+            ]
+            let before = snapshot(folder)
+            for (arguments, output) in runs {
+                let result = arguments.count == 4 && arguments[1] == "fix" ? try runWithStandardInput(from: coverage, arguments) : try meridian(arguments)
+                #expect(result.status == ExitStatus.usage && result.stderr.contains(output) && result.stderr.contains("input"),
+                        "\(arguments): \(result.status) \(result.stderr)")
+                #expect(snapshot(folder) == before, "\(arguments) changed the folder")
+            }
+        }
+    }
+
+    /// `meridian ARGUMENTS < file`: standard input that is the file itself, not a pipe.
+    func runWithStandardInput(from file: String, _ arguments: [String]) throws -> RunResult {
+        try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(file)\"", meridianBinary] + arguments)
+    }
+
+    /// Something at a tile output's path that Meridian did not make is never removed or
+    /// replaced, whatever the container: a regular file where a folder goes (it once read as an
+    /// empty folder and was removed), a file at an .mbtiles or .pmtiles path, a folder holding
+    /// files, a symbolic link, an interrupted run's partial file beside an .mbtiles (it may be
+    /// resumed). Each is refused (cannot create output) naming the path, with a hint that says
+    /// what works, and left as it was; an empty folder counts as new.
+    @Test func existingOutputsAreRefusedAlikeAndNeverRemoved() throws {
+        try withTemporaryFolder { folder in
+            let countries = fixture("geojson/ne_10m_countries_sample.geojson"), small = fixture("raster/rgbsmall.tif")
+            let pyramid = folder.appendingPathComponent("pyramid.pmtiles").path
+            #expect(try meridian(["tile", countries, pyramid, "--zoom", "0-1", "-q"]).status == 0)
+            let work = folder.appendingPathComponent("work")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            let thesis = work.appendingPathComponent("thesis.txt").path, notes = work.appendingPathComponent("notes.geojson").path
+            let old = work.appendingPathComponent("old.mbtiles").path, archive = work.appendingPathComponent("old.pmtiles").path
+            let partial = work.appendingPathComponent(".partial.mbtiles.meridian-partial").path
+            for file in [thesis, notes, old, archive, partial] { try Data("someone's work\n".utf8).write(to: URL(fileURLWithPath: file)) }
+            let full = work.appendingPathComponent("full")
+            try FileManager.default.createDirectory(at: full, withIntermediateDirectories: true)
+            try Data("notes".utf8).write(to: full.appendingPathComponent("notes.txt"))
+            let elsewhere = work.appendingPathComponent("elsewhere")
+            try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+            let link = work.appendingPathComponent("link").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: elsewhere.path)
+
+            let outputs = [thesis, notes, old, archive, full.path, link, work.appendingPathComponent("partial.mbtiles").path]
+            let kinds: [(String, [String])] = [
+                ("tile-copy", ["tile-copy", pyramid]),
+                ("vector tiles", ["tile", countries, "--zoom", "0-1"]),
+                ("drawn tiles", ["tile", countries, "--zoom", "0-1", "--tile-format", "png"]),
+                ("raster tiles", ["tile", small, "--zoom", "8-9"]),
+            ]
+            let before = snapshot(work)
+            for (kind, arguments) in kinds {
+                for output in outputs {
+                    let result = try meridian(Array(arguments.prefix(2) + [output] + arguments.dropFirst(2) + ["-q"]))
+                    let named = (output as NSString).lastPathComponent
+                    #expect(result.status == ExitStatus.cannotCreateOutput && result.stderr.contains(named) && result.stderr.contains("hint:"),
+                            "\(kind) into \((output as NSString).lastPathComponent): \(result.status) \(result.stderr)")
+                    #expect(snapshot(work) == before, "\(kind) into \((output as NSString).lastPathComponent) changed the folder")
+                }
+            }
+
+            // An empty folder counts as new, for every kind; a new folder's missing parents are made.
+            for (index, (kind, arguments)) in kinds.enumerated() {
+                let empty = folder.appendingPathComponent("empty-\(index)")
+                try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+                let nested = folder.appendingPathComponent("new-\(index)/deeper/tiles")
+                for output in [empty, nested] {
+                    let result = try meridian(Array(arguments.prefix(2) + [output.path] + arguments.dropFirst(2) + ["-q"]))
+                    #expect(result.status == 0 && !contents(of: output).isEmpty, "\(kind) into \(output.path): \(result.stderr)")
+                    let left = contents(of: output.deletingLastPathComponent()).filter { $0.hasPrefix(".\(output.lastPathComponent).") }
+                    #expect(left.isEmpty, "\(kind) left \(left)")
+                }
+            }
+        }
+    }
+
+    /// `tile-copy`'s summary counts the tiles it wrote, not the addresses the source lists: an
+    /// MBTiles file with two rows without bytes copies only its real tiles.
+    @Test func tileCopyCountsTheTilesItWrote() throws {
+        try withTemporaryFolder { folder in
+            let source = folder.appendingPathComponent("rows.mbtiles").path
+            #expect(try meridian(["tile", fixture("raster/rgbsmall.tif"), source, "--zoom", "8-9", "-q"]).status == 0)
+            let tiles = try TilePyramids.open(source).tileAddresses(zooms: nil).count
+            let addEmptyRows = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.execute("INSERT INTO tiles VALUES (3, 0, 0, zeroblob(0))")
+                db.execute("INSERT INTO tiles VALUES (3, 1, 0, NULL)")
+                db.commit()
+                """
+            #expect(try run("/usr/bin/python3", ["-c", addEmptyRows, source]).status == 0)
+            for name in ["copy", "copy.mbtiles", "copy.pmtiles"] {
+                let copy = folder.appendingPathComponent(name).path
+                let result = try meridian(["tile-copy", source, copy])
+                #expect(result.status == 0 && result.stderr.contains(": \(tiles) tiles copied"), "\(name): \(tiles) tiles, \(result.stderr)")
+                #expect(try TilePyramids.open(copy).tileAddresses(zooms: nil).count == tiles, "\(name)")
+            }
+        }
+    }
+
+    /// One run at a time writes an output: a lock beside it (`.NAME.meridian-lock`) holds the
+    /// process id, and a second run is refused naming it, for every container and every
+    /// subcommand that writes tiles; a lock whose process is gone (a run killed with SIGKILL)
+    /// is taken over; no lock is left behind by a run that ends.
+    @Test func aSecondRunIntoTheSameOutputIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let countries = fixture("geojson/ne_10m_countries_sample.geojson"), small = fixture("raster/rgbsmall.tif")
+            let pyramid = folder.appendingPathComponent("pyramid.mbtiles").path
+            #expect(try meridian(["tile", countries, pyramid, "--zoom", "0-1", "-q"]).status == 0)
+            let live = "\(getpid())\n"  // this test process: alive while the runs are
+            let gone = "4194303\n"       // above Linux's largest process id: no such process
+            var index = 0
+            for name in ["out", "out.mbtiles", "out.pmtiles"] {
+                for arguments in [["tile", small, "--zoom", "8-9"], ["tile", countries, "--zoom", "0-1"], ["tile-copy", pyramid]] {
+                    index += 1
+                    let place = folder.appendingPathComponent("run-\(index)")
+                    try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+                    let output = place.appendingPathComponent(name).path
+                    let lock = place.appendingPathComponent(".\(name).meridian-lock")
+                    try Data(live.utf8).write(to: lock)
+                    let run = arguments.prefix(2) + [output] + arguments.dropFirst(2) + ["-q"]
+                    let refused = try meridian(Array(run))
+                    #expect(refused.status == ExitStatus.cannotCreateOutput && refused.stderr.contains("process \(getpid())")
+                            && refused.stderr.contains(output), "\(arguments) \(name): \(refused.stderr)")
+                    #expect(contents(of: place) == [".\(name).meridian-lock"], "\(arguments) \(name)")
+
+                    try Data(gone.utf8).write(to: lock)
+                    let taken = try meridian(Array(run))
+                    #expect(taken.status == 0, "\(arguments) \(name): \(taken.stderr)")
+                    #expect(contents(of: place) == [name], "\(arguments) \(name): the lock was left")
+                }
+            }
+        }
+    }
+
+    /// Two runs into one new folder at once: the second is refused while the first holds the
+    /// lock, naming its process; SIGINT ends the first and takes its lock away with it.
+    @Test func twoRunsAtOnceIntoOneNewFolder() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out"), lock = folder.appendingPathComponent(".out.meridian-lock")
+            let arguments = [chart, out.path, "--zoom", "10-18", "--jobs", "1", "-q"]
+            var second: RunResult?, holder = ""
+            let first = try TileCommandTests.tileStoppedPartWay(arguments, signal: SIGINT) {
+                guard let text = try? String(contentsOf: lock, encoding: .utf8), text.hasSuffix("\n") else { return false }
+                holder = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                second = try? meridian(["tile"] + arguments)
+                return true
+            }
+            #expect(first.stopped, "the first run ended before the second started")
+            #expect(second?.status == ExitStatus.cannotCreateOutput && second?.stderr.contains("another run (process \(holder))") == true,
+                    "\(second?.stderr ?? "no second run")")
+            #expect(!FileManager.default.fileExists(atPath: lock.path), "SIGINT left the lock")
+        }
+    }
+
+    /// A symbolic link inside a folder output is not followed: a zoom folder that links
+    /// elsewhere (a shard's shared folder may hold anything) is refused, and nothing is written
+    /// where it points.
+    @Test func linksInsideAFolderOutputAreNotFollowed() throws {
+        try withTemporaryFolder { folder in
+            let elsewhere = folder.appendingPathComponent("elsewhere")
+            try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+            // The output as given, and with a trailing slash.
+            for (name, spelling) in [("out", ""), ("slashed", "/")] {
+                let out = folder.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(atPath: out.appendingPathComponent("9").path, withDestinationPath: elsewhere.path)
+                let result = try meridian(["tile", fixture("raster/rgbsmall.tif"), out.path + spelling, "--zoom", "8-9", "--shard", "0/1", "-q"])
+                #expect(result.status == ExitStatus.cannotCreateOutput && result.stderr.contains("\(name)/9"), "\(spelling): \(result.stderr)")
+                #expect(contents(of: elsewhere).isEmpty, "tiles were written through the link")
+            }
+        }
+    }
 }
+

@@ -23,10 +23,13 @@ public final class OutputTarget {
     private var releasingReplacedFile: WorkerThread?
 
     /// Opens `path` for atomic writing, or standard output for nil or `-`.
+    /// - Throws: ``MeridianError``: usage when `path` is one of the run's inputs (``RunInputs``),
+    ///   cannot-create-output when the temporary file cannot be made.
     public static func open(_ path: String?) throws -> OutputTarget {
         guard let path, path != "-" else {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
+        try RunInputs.refuseInput(at: path)
         let (folder, file) = splitPath(path)
         // 0666 less the umask, applied by the kernel: what a new file of any other tool gets.
         guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX", mode: 0o666) else {
@@ -107,6 +110,14 @@ public final class OutputTarget {
         releasingReplacedFile?.join()
         guard let temporaryPath, let path else { return }
         defer { TemporaryFiles.shared.unregister(temporaryPath) }
+        do {
+            // Again, for an input opened after the output (render reads its inputs as it draws).
+            try RunInputs.refuseInput(at: path)
+        } catch {
+            close(fd)
+            unlink(temporaryPath)
+            throw error
+        }
         if (durable && fsync(fd) != 0) || close(fd) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)

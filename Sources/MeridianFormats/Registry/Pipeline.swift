@@ -106,16 +106,9 @@ public final class FeatureOutput {
         if let pathWriter { pathWriter.abandon() } else { target?.abandon() }
     }
 
-    /// Throws when `path` (what is to be written, `named` in the message) is the file `input`.
+    /// Throws when `path` (what is to be written, `named` in the message) is an input:
+    /// `input`, or one the command recorded in ``RunInputs``.
     private static func refuseOverwriting(_ input: String?, with path: String, named: String) throws {
-        guard let input, sameFile(path, input) else { return }
-        throw MeridianError(.usage, "\(named) is the input file: Meridian never overwrites its input",
-                            at: SourceLocation(file: path), hint: "write to another path")
-    }
-
-    static func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+        try RunInputs.refuseInput(at: path, named: named, alsoInputs: input.map { [$0] } ?? [])
     }
 }

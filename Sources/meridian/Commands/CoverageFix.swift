@@ -38,6 +38,7 @@ extension Commands {
             let reporter = reporting.reporter
             var passes = true
             try reporter.run {
+                RunInputs.record(file)
                 let result = try CoverageFixer().fix(path: file)
                 try writeCoverage(result.coverage, to: output)
                 passes = result.passes

@@ -49,6 +49,7 @@ extension Commands {
         func run() throws {
             var passes = true
             try reporting.reporter.run {
+                if bbox == nil { RunInputs.record(input) }
                 var maker = CoverageMaker()
                 maker.maximumPolygons = maxPolygons
                 maker.maximumPoints = maxPoints

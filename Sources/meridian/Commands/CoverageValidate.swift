@@ -47,6 +47,7 @@ extension Commands {
             let validator = CoverageValidator()
             var reports: [CoverageReport] = []
             try Reporter().run {
+                RunInputs.record(files)
                 if let preview { _ = try PictureKind.chosen(path: preview, format: nil, by: "--preview") }
                 for file in files { reports.append(try validator.validate(path: file)) }
                 if let preview, let report = reports.first {

@@ -32,6 +32,7 @@ extension Commands {
         func run() throws {
             let reporter = reporting.reporter
             try reporter.run {
+                RunInputs.record(inputs + [output.file.picture.basemap].compactMap { $0 })
                 let kind = try PictureKind.chosen(path: output.file.output, format: output.format, by: "render")
                 let destination = try output.file.open(format: kind.rawValue, reporter: reporter)
                 try destination.commit {

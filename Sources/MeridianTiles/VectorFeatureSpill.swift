@@ -25,7 +25,7 @@ public final class VectorFeatureSpill {
     /// An empty spill in a new scratch file (removed when the spill goes).
     /// - Throws: `MeridianError` (`io`) when the scratch file cannot be created.
     public init() throws {
-        file = try ScratchFile("vector-features")
+        file = try ScratchFile(unlinked: "vector-features")
     }
 
     /// A spill of `layers`, each a name and its features, in order (for tiling what is in memory already).

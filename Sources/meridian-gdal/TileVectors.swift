@@ -133,9 +133,6 @@ extension Tile {
     /// `meridian-draw tiles` (cairo stays out of this process), encoded and stored as a
     /// raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
     func drawVectors(_ inputs: [String], reporter: inout Reporter) throws {
-        guard !resume, shard == nil, !finish, !plan else {
-            throw MeridianError(.usage, "image tiles of vector data are drawn in one go: --resume, --shard, --finish and --plan are for rasters")
-        }
         let start = Date()
         // Kept to the end of the process: a run stopped in order prints it as it exits.
         if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }

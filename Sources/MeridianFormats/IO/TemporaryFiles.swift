@@ -37,16 +37,25 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// `mode` as it does for any new file, so an output gets exactly what the user's umask allows
     /// without anyone reading the umask (reading it means setting it, which races with threads
     /// creating files: see `FileCreationMask`).
-    public static func create(_ template: String, suffix: String = "", mode: mode_t = 0o600) -> (fd: Int32, path: String)? {
+    ///
+    /// With `removedOnSignal`, each name is registered for the signal handlers before the file is
+    /// made (and taken off again if it cannot be): registered after, a signal that came between
+    /// (a test interrupting a run the moment its spill appears did) left the file behind.
+    public static func create(_ template: String, suffix: String = "", mode: mode_t = 0o600,
+                              removedOnSignal: Bool = false) -> (fd: Int32, path: String)? {
         precondition(template.hasSuffix("XXXXXX"), "a temporary file's template ends in XXXXXX")
         let stem = template.dropLast(6)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
         for _ in 0..<100 {
             let random = String(decoding: (0..<6).map { _ in alphabet.randomElement()! }, as: UTF8.self)
             let path = String(stem) + random + suffix
+            if removedOnSignal { shared.register(path) }
             let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 { return (fd, path) }
-            if errno != EEXIST { return nil }
+            let failure = errno
+            if removedOnSignal { shared.unregister(path) }
+            errno = failure
+            if failure != EEXIST { return nil }
         }
         errno = EEXIST
         return nil
@@ -56,10 +65,9 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// (an extension, for tools that go by it). Scratch files are private (0600, within any
     /// umask): they hold the user's data in a shared folder, and never become outputs.
     public static func scratch(_ name: String, suffix: String = "") throws -> (fd: Int32, path: String) {
-        guard let file = create("\(folder)/meridian-\(name)-XXXXXX", suffix: suffix) else {
+        guard let file = create("\(folder)/meridian-\(name)-XXXXXX", suffix: suffix, removedOnSignal: true) else {
             throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
-        shared.register(file.path)
         return file
     }
 

@@ -27,7 +27,19 @@ public final class ProgressLine {
     public func update(features: Int) {
         guard enabled else { return }
         let now = Self.now()
-        guard now - lastDraw >= 0.1 else { return }
+        guard now - lastDraw >= 0.1 else {
+            undrawnFeatures = features
+            return
+        }
+        draw(features: features, now: now)
+    }
+
+    /// The count of the last update not drawn, which ``finish()`` draws: the line ends with
+    /// the true count (and all of a file read), not where the last tenth of a second fell.
+    private var undrawnFeatures: Int?
+
+    private func draw(features: Int, now: Double) {
+        undrawnFeatures = nil
         lastDraw = now
         var line = "\r\u{1B}[K\(features) features"
         if let input {
@@ -53,8 +65,9 @@ public final class ProgressLine {
         drawn = true
     }
 
-    /// Clears the line, so what follows starts clean.
+    /// Draws the last count given if it was not, then clears the line, so what follows starts clean.
     public func finish() {
+        if drawn, let undrawnFeatures { draw(features: undrawnFeatures, now: Self.now()) }
         if drawn { Reporter.printError("\r\u{1B}[K", newline: false) }
     }
 

@@ -68,11 +68,26 @@ public struct Reporter: Sendable {
         TemporaryFiles.removeOnSignals()
         do {
             try body()
+        } catch let interruption as TemporaryFiles.Interruption {
+            throw Self.exitInterrupted(by: interruption.signal)
+        } catch where TemporaryFiles.stopRequested != nil {
+            // Whatever failed after a signal asked the work to stop (a helper the same Ctrl-C
+            // ended) failed because of it.
+            throw Self.exitInterrupted(by: TemporaryFiles.stopRequested!)
         } catch let error as any MeridianFailure {
             let (message, hint) = error.commandLineWording
             report(Diagnostic(.error, message, at: error.location, hint: hint))
             throw ExitCode(error.exitCode)
         }
+    }
+}
+
+extension Reporter {
+    /// The interruption note printed, and the exit code for the work stopped in order by `signal`
+    /// (128 + it, as when a signal ends the process).
+    static func exitInterrupted(by signal: Int32) -> ExitCode {
+        if let note = TemporaryFiles.interruptionNoteText { Reporter.printError(note, newline: false) }
+        return ExitCode(128 + signal)
     }
 }
 

@@ -32,6 +32,11 @@ public final class MBTilesSink: TileSink, Sendable {
         try file.withLock { try $0.existingTile(tile) }
     }
 
+    /// Removes the partial file and its journal.
+    public func discard() {
+        file.withLock { $0.discard() }
+    }
+
     /// Stores one encoded tile in the partial file.
     public func write(_ tile: MapTile, data: [UInt8]) throws {
         try file.withLock { try $0.write(tile, data: data) }

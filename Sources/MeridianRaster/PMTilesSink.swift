@@ -32,6 +32,9 @@ public final class PMTilesSink: TileSink, Sendable {
     /// No tile is read back from an archive being written.
     public func existingTile(_ tile: MapTile) throws -> [UInt8]? { nil }
 
+    /// Nothing to remove: the archive is only written by `finish`, and its spill goes with the sink.
+    public func discard() {}
+
     /// Spills one encoded tile.
     public func write(_ tile: MapTile, data: [UInt8]) throws {
         try archive.withLock { try $0.write(tile, data) }

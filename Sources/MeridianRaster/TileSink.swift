@@ -68,6 +68,9 @@ public protocol TileSink: AnyObject, Sendable {
     func finish(metadata: TileSetMetadata) throws
     /// Takes in the tiles shard `index` of a run split across machines wrote (`--finish`).
     func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws
+    /// Removes what the sink wrote, its run state included, for a run that failed or was
+    /// interrupted and cannot be resumed (image tiles drawn from vector data): no output is left.
+    func discard()
 }
 
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
@@ -98,6 +101,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     private let writesMetadata: Bool
     /// Whether the folder is shared by the shards of a run split across machines.
     private let shared: Bool
+    /// Whether this sink made the folder (it was not there before): ``discard()`` removes it then,
+    /// and else only what is in it.
+    private var madeFolder = false
 
     /// Opens `path` for the run `identity` (which names `scheme` too). The folder must be new or
     /// empty; with `resume` it may instead hold an interrupted run of the same identity, else the
@@ -147,6 +153,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             } catch {
                 throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
             }
+            madeFolder = true
         }
         let stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (resuming ? 0 : O_TRUNC), 0o666)
         guard stateFD >= 0 else {
@@ -156,7 +163,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         if !resuming { try append(identity.lines.map { $0 + "\n" }.joined()) }
     }
 
-    deinit { stateFile.withLock { _ = close($0) } }
+    deinit { stateFile.withLock { if $0 >= 0 { close($0) } } }
 
     /// The completed blocks a state file records, after checking its run is `identity`.
     static func readState(_ text: String, identity: TilingRunIdentity, output: String) throws -> [MapTile: Int] {
@@ -253,6 +260,23 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     /// Nothing to take in: the shards wrote their tiles into this folder.
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {}
+
+    /// Removes the folder if this sink made it, else everything in it (it was empty: a new run
+    /// is refused a folder that is not). Not for a resumed or shared folder, which is left as it is.
+    public func discard() {
+        guard !shared, completedBlocks.isEmpty else { return }
+        stateFile.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+        if madeFolder {
+            try? FileManager.default.removeItem(atPath: path)
+        } else {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                try? FileManager.default.removeItem(atPath: path + "/" + entry)
+            }
+        }
+    }
 
     /// TileJSON 3.0.0.
     func tileJSON(_ m: TileSetMetadata) -> String {

@@ -228,6 +228,18 @@ public final class MBTilesWriter {
         return range
     }
 
+    /// The files of an unfinished run: the partial file and its journal.
+    var leftovers: [String] { [partialPath, partialPath + "-journal"] }
+
+    /// Closes the partial file and removes it with its journal: the end of a run that failed
+    /// or was interrupted and cannot be resumed.
+    public func discard() {
+        insert = nil
+        lookup = nil
+        try? database.close()
+        leftovers.forEach { unlink($0) }
+    }
+
     /// Writes the metadata, drops the run's own tables, closes the file and renames it into place.
     public func finish(metadata m: MBTilesMetadata) throws {
         try begin()

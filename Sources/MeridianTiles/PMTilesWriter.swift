@@ -38,7 +38,7 @@ public final class PMTilesWriter {
         self.tileType = tileType
         self.tilesGzipped = tilesGzipped
         claim = try OutputClaim(path, container: .file)
-        spill = try ScratchFile("pmtiles")
+        spill = try ScratchFile(unlinked: "pmtiles")
     }
 
     /// The tile's PMTiles id: the tiles of every lower zoom level, then its place on its level's Hilbert curve.
@@ -79,7 +79,7 @@ public final class PMTilesWriter {
         try spill.sink.flush()
         entries.sort { $0.id < $1.id }
         // The data section in id order, each distinct content once.
-        let data = try ScratchFile("pmtiles-data")
+        let data = try ScratchFile(unlinked: "pmtiles-data")
         var placed: [UInt64: [(source: Int, offset: Int, length: Int)]] = [:]
         var directory: [(id: UInt64, offset: Int, length: Int, run: Int)] = []
         var dataLength = 0, contents = 0

@@ -26,7 +26,7 @@ package final class TileBlockSpill: @unchecked Sendable {
 
     /// An empty spill in a new scratch file (removed when the spill goes).
     package init() throws {
-        file = try ScratchFile("tile-blocks")
+        file = try ScratchFile(unlinked: "tile-blocks")
     }
 
     /// Appends `record` to `block`'s.

@@ -10,7 +10,9 @@ import MeridianGeometry
 ///
 /// Output is written out of sight and renamed into place by ``finish(_:)``: the folder's tiles
 /// go into a hidden staging folder beside it (so the folder must be new or empty), the MBTiles
-/// file and the PMTiles archive are built beside their place. A pyramid not finished is removed.
+/// file and the PMTiles archive are built beside their place. A pyramid not finished (a failed
+/// run, or one a signal stopped: ``TemporaryFiles/stoppingInOrder(_:)``) is removed, staging
+/// folder, partial file and journal: such a run cannot be resumed.
 /// Whatever the container, the path is claimed first (``OutputClaim``): an existing output is
 /// refused, never replaced, and one run at a time writes it.
 public final class TilePyramidWriter {
@@ -46,7 +48,10 @@ public final class TilePyramidWriter {
         }
         pmtiles = nil
         if Self.isMBTiles(path) {
-            (mbtiles, staging, claim, files) = (try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }, nil, nil, nil)
+            let mbtiles = try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }
+            (self.mbtiles, staging, claim, files) = (mbtiles, nil, nil, nil)
+            // A signal that ends the process at once removes the partial file at least.
+            for file in mbtiles.leftovers { TemporaryFiles.removeOnSignal(file) }
             return
         }
         mbtiles = nil
@@ -66,11 +71,16 @@ public final class TilePyramidWriter {
     /// An unfinished folder goes with its writer: nothing of it was ever at `path`.
     deinit {
         if let staging, !finished { try? FileManager.default.removeItem(atPath: staging) }
+        if let mbtiles {
+            if !finished { mbtiles.discard() }
+            for file in mbtiles.leftovers { TemporaryFiles.forget(file) }
+        }
     }
 
     /// Stores one tile: its bytes uncompressed (gzipped here for MBTiles and PMTiles when they
     /// are vector tiles).
     public func write(_ tile: MapTile, _ bytes: [UInt8]) throws {
+        try TemporaryFiles.checkForStop()
         let stored = tileType == .mvt && (mbtiles != nil || pmtiles != nil) ? try Gzip.compress(bytes) : bytes
         if let mbtiles {
             try mbtiles.write(tile, data: stored)
@@ -91,6 +101,7 @@ public final class TilePyramidWriter {
     /// Writes the metadata (TileJSON 3.0.0 in a folder, the metadata table with its `json` row
     /// in MBTiles, the metadata JSON in PMTiles) and finishes the pyramid.
     public func finish(_ metadata: TilePyramidMetadata) throws {
+        try TemporaryFiles.checkForStop()
         let b = metadata.bounds, zooms = metadata.zooms
         let layers = tileType == .mvt ? metadata.vectorLayersJSON ?? "[]" : nil
         if let mbtiles {

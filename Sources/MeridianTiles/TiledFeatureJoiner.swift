@@ -225,7 +225,11 @@ public struct TiledFeatureJoiner {
             }
             let vertical = l.x == 0
             let from = vertical ? a.y : a.x, to = vertical ? b.y : b.x
-            let between = cuts.filter { $0 > min(from, to) && $0 < max(from, to) }
+            // The stops strictly between the ends, found by bisection: a ring zigzagging along a
+            // tile edge has as many stops on it as edges, and scanning them all for each edge
+            // took minutes.
+            let first = firstIndex(in: cuts, after: min(from, to)), end = firstIndex(in: cuts, after: max(from, to) - 1)
+            let between = Array(cuts[first..<max(first, end)])
             var previous = a
             for c in from < to ? between : between.reversed() {
                 let p = vertical ? SIMD2(a.x, c) : SIMD2(c, a.y)
@@ -235,6 +239,16 @@ public struct TiledFeatureJoiner {
             out.append((previous, b))
         }
         return out
+    }
+
+    /// The index of the first of the sorted `values` greater than `value` (their count if none is).
+    private static func firstIndex(in values: [Int64], after value: Int64) -> Int {
+        var low = 0, high = values.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] > value { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 
     /// The edges left when each edge and one edge going the opposite way cancel out.
@@ -289,33 +303,45 @@ public struct TiledFeatureJoiner {
     }
 
     /// Whether the ring's or line's point `b`, between `a` and `c`, adds nothing: it lies on the
-    /// straight stretch from `a` to `c`, or it is a point where a tile edge cut that stretch
-    /// (on the edge, within a unit of the stretch: the cut point was rounded).
+    /// straight line through `a` and `c`, or it is a point where a tile edge cut the stretch from
+    /// `a` to `c`: on the edge, with `a` and `c` on either side of it, within a unit of the
+    /// stretch (the cut point was rounded). A point on the edge with a neighbour on the edge too
+    /// is a corner, however close its neighbours: a rectangle one unit wide keeps its four.
     private static func isCut(_ a: SIMD2<Int64>, _ b: SIMD2<Int64>, _ c: SIMD2<Int64>, extent: Int64) -> Bool {
         let cross = Double(b.x - a.x) * Double(c.y - a.y) - Double(b.y - a.y) * Double(c.x - a.x)
         if cross == 0 { return true }
-        guard b.x % extent == 0 || b.y % extent == 0 else { return false }
+        let crossesColumnEdge = b.x % extent == 0 && (a.x < b.x && b.x < c.x || c.x < b.x && b.x < a.x)
+        let crossesRowEdge = b.y % extent == 0 && (a.y < b.y && b.y < c.y || c.y < b.y && b.y < a.y)
+        guard crossesColumnEdge || crossesRowEdge else { return false }
         let length = hypot(Double(c.x - a.x), Double(c.y - a.y))
         let along = Double(b.x - a.x) * Double(c.x - a.x) + Double(b.y - a.y) * Double(c.y - a.y)
         return length > 0 && abs(cross) / length <= 1 && along > 0 && along < length * length
     }
 
-    /// The ring without the points that add nothing (see `isCut`).
+    /// The ring without the points that add nothing (see `isCut`), in one pass: each point is
+    /// checked against the last one kept and the next, and the ring's ends against each other
+    /// at the end (removing points one by one from the whole ring was quadratic for a ring
+    /// that crosses a tile edge thousands of times).
     private static func withoutCutPoints(_ ring: [SIMD2<Int64>], extent: Int64) -> [SIMD2<Int64>] {
-        var points = ring, changed = true
-        while changed && points.count >= 3 {
-            changed = false
-            var i = 0
-            while i < points.count && points.count >= 3 {
-                if isCut(points[(i + points.count - 1) % points.count], points[i], points[(i + 1) % points.count], extent: extent) {
-                    points.remove(at: i)
-                    changed = true
-                } else {
-                    i += 1
-                }
+        var kept: [SIMD2<Int64>] = []
+        kept.reserveCapacity(ring.count)
+        for point in ring {
+            while kept.count >= 2 && isCut(kept[kept.count - 2], kept[kept.count - 1], point, extent: extent) { kept.removeLast() }
+            kept.append(point)
+        }
+        // Where the ring closes: its last points against its first.
+        var first = 0
+        while kept.count - first >= 3 {
+            let n = kept.count
+            if isCut(kept[n - 2], kept[n - 1], kept[first], extent: extent) {
+                kept.removeLast()
+            } else if isCut(kept[n - 1], kept[first], kept[first + 1], extent: extent) {
+                first += 1
+            } else {
+                break
             }
         }
-        return points
+        return Array(kept[first...])
     }
 
     /// Twice the ring's area by the surveyor's formula (y down): positive clockwise on screen.

@@ -25,7 +25,7 @@ public final class VectorFeatureSpill {
     /// An empty spill in a new scratch file (removed when the spill goes).
     /// - Throws: `MeridianError` (`io`) when the scratch file cannot be created.
     public init() throws {
-        file = try ScratchFile("vector-features")
+        file = try ScratchFile(unlinked: "vector-features")
     }
 
     /// A spill of `layers`, each a name and its features, in order (for tiling what is in memory already).
@@ -215,27 +215,40 @@ enum SpilledGeometry {
     }
 }
 
-/// The zoom levels to tile when none are asked for, guessed from the data as it goes by: from 0
-/// to the level where the data's typical detail — the median distance between neighbouring
-/// positions — spans about 16 tile units (like tippecanoe's `-zg`, which guesses from the
-/// spacing of features), at most 14.
+/// The zoom levels to tile when none are asked for, guessed from the data as it goes by (in the
+/// spirit of tippecanoe's `-zg`, which guesses from the data's precision and the spacing of its
+/// features): from 0 to the deeper of
+/// - for points, the level where a pixel (1/256 of a tile) is no wider than the finest step of
+///   their coordinates (4 decimals, about 11 m: zoom 14; 2 decimals: zoom 8; whole degrees:
+///   zoom 1), so a map shows each point within a pixel of where the data puts it at the top
+///   zoom however few and far apart the points are;
+/// - for lines and polygons, the level where their typical detail, the median distance between
+///   neighbouring positions, spans about 16 tile units;
+///
+/// at most ``deepest`` (14, tippecanoe's default maximum zoom).
 public struct ZoomGuess: Sendable {
-    /// Distances between neighbouring positions in map points: the first million, enough for a
-    /// median (and as `Float`s, precise enough for a zoom level that is rounded).
+    /// The deepest zoom guessed: 14, where a tile unit is about 2.4 m at the equator.
+    public static let deepest = 14
+    /// Distances between neighbouring positions of lines and rings in map points: the first
+    /// million, enough for a median (and as `Float`s, precise enough for a zoom level that is rounded).
     private var distances: [Float] = []
-    private var previousPoint: MapPoint?
+    /// The most decimals a point's coordinate has (nil: no points yet), up to ``decimalsLimit``.
+    private var pointDecimals: Int?
+    /// Decimals past which a coordinate counts as exact: 7 (about a centimetre) is past what zoom 14 shows.
+    static let decimalsLimit = 7
 
     /// No data yet: zooms 0-14.
     public init() {}
 
-    /// Counts `geometry`'s spacing: along its lines and rings, and from the last point feature to this one.
+    /// Counts `geometry`'s detail: its points' precision, the spacing along its lines and rings.
     /// - Parameter geometry: A feature's geometry, in WGS 84.
     public mutating func add(_ geometry: Geometry) {
-        if case .point(let p) = geometry {
-            let point = MapPoint(p.coordinates)
-            if let previousPoint { distances.append(Float(hypot(point.x - previousPoint.x, point.y - previousPoint.y))) }
-            previousPoint = point
-            return
+        func add(point: Position) {
+            var decimals = pointDecimals ?? 0
+            while decimals < Self.decimalsLimit && !(Self.hasAtMost(decimals, point.longitude) && Self.hasAtMost(decimals, point.latitude)) {
+                decimals += 1
+            }
+            pointDecimals = decimals
         }
         func add(path: [Position]) {
             guard path.count >= 2, distances.count < 1_000_000 else { return }
@@ -246,25 +259,39 @@ public struct ZoomGuess: Sendable {
                 previous = point
             }
         }
-        func paths(_ geometry: Geometry) {
-            switch geometry {
-            case .point, .multiPoint: break
-            case .lineString(let l): add(path: l.coordinates)
-            case .multiLineString(let m): m.lines.forEach(add)
-            case .polygon(let p): p.rings.forEach(add)
-            case .multiPolygon(let m): for polygon in m.polygons { polygon.rings.forEach(add) }
-            case .geometryCollection(let c): c.geometries.forEach(paths)
-            }
+        switch geometry {
+        case .point(let p): add(point: p.coordinates)
+        case .multiPoint(let m): m.coordinates.forEach(add(point:))
+        case .lineString(let l): add(path: l.coordinates)
+        case .multiLineString(let m): m.lines.forEach(add)
+        case .polygon(let p): p.rings.forEach(add)
+        case .multiPolygon(let m): for polygon in m.polygons { polygon.rings.forEach(add) }
+        case .geometryCollection(let c): for member in c.geometries { self.add(member) }
         }
-        paths(geometry)
+    }
+
+    /// Whether `value` is written with at most `decimals` decimals (to within the rounding of a
+    /// double read from text, a few parts in 10^16).
+    static func hasAtMost(_ decimals: Int, _ value: Double) -> Bool {
+        let scaled = value * pow(10, Double(decimals))
+        return abs(scaled - scaled.rounded()) <= max(1e-9, abs(scaled) * 1e-12)
     }
 
     /// The guessed zooms.
     public var zooms: ClosedRange<Int> {
+        var deepest: Int?
+        if let pointDecimals {
+            // A pixel at zoom z is 360 / 256 / 2^z degrees of longitude (and no more of
+            // latitude, in Web Mercator): no wider than one step of the last decimal.
+            let step = pow(10, -Double(pointDecimals))
+            deepest = Int(log2(360 / 256 / step).rounded(.up))
+        }
         let spacing = distances.filter { $0 > 0 }.sorted()
-        guard !spacing.isEmpty else { return 0...14 }
-        let median = Double(spacing[spacing.count / 2])
-        // One tile unit at zoom z is 2^28 / 2^z / 4096 = 2^(16 - z) map points: 16 units is median at z = 20 - log2(median).
-        return 0...min(14, max(0, Int((20 - log2(median)).rounded())))
+        if !spacing.isEmpty {
+            let median = Double(spacing[spacing.count / 2])
+            // One tile unit at zoom z is 2^28 / 2^z / 4096 = 2^(16 - z) map points: 16 units is median at z = 20 - log2(median).
+            deepest = max(deepest ?? 0, Int((20 - log2(median)).rounded()))
+        }
+        return 0...min(Self.deepest, max(0, deepest ?? Self.deepest))
     }
 }

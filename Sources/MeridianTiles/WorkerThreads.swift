@@ -1,4 +1,5 @@
 import Foundation
+import MeridianFormats
 import Synchronization
 
 /// Work shared out to threads whose results come back to the calling thread: the workers
@@ -9,8 +10,9 @@ import Synchronization
 enum WorkerThreads {
     /// Runs `produce` on `threads` threads (each calls it once and loops over its own share of
     /// the work, handing every result to `emit`) and `consume` on the calling thread for each
-    /// result. When `consume` or a worker throws, the workers stop at their next `emit` and the
-    /// first error is rethrown once all have stopped.
+    /// result. When `consume` or a worker throws, or a signal asks the run to stop
+    /// (`TemporaryFiles.stoppingInOrder`), the workers stop at their next `emit` and the first
+    /// error is rethrown once all have stopped.
     static func run<Result: Sendable>(threads: Int, backlog: Int = 8,
                                       produce: @escaping @Sendable (_ emit: (Result) throws -> Void) throws -> Void,
                                       consume: (Result) throws -> Void) throws {
@@ -21,6 +23,7 @@ enum WorkerThreads {
                 do {
                     try produce { result in
                         if shared.stopped.load(ordering: .relaxed) { throw CancellationError() }
+                        try TemporaryFiles.checkForStop()
                         shared.room.wait()
                         shared.send(.result(result))
                     }

@@ -63,8 +63,8 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("inputs"), help: ArgumentHelp("A file listing rasters to tile, one path a line (relative to the list's folder; blank lines and lines starting with # are skipped), before or instead of inputs on the command line.", valueName: "list"))
     var inputList: String?
 
-    @Option(help: ArgumentHelp("Where several rasters overlap, which shows: scale (the chart made for each zoom's scale, as a chart plotter quilts), detail (the most detailed everywhere) or order (the first input on top).", valueName: "rule"))
-    var quilt: QuiltRule = .scale
+    @Option(name: .customLong("quilt"), help: ArgumentHelp("Where several rasters overlap, which shows: scale (the chart made for each zoom's scale, as a chart plotter quilts; the default), detail (the most detailed everywhere) or order (the first input on top).", valueName: "rule"))
+    var quiltChoice: QuiltRule?
 
     @Option(help: ArgumentHelp("Show a chart at most this many zoom levels deeper than its native zoom (the most detailed charts show at every level); by default a chart shows wherever nothing better covers it, however deep.", valueName: "levels"))
     var overzoom: Int?
@@ -72,10 +72,10 @@ struct Tile: ParsableCommand {
     @Flag(help: "Print what the run would do, without tiling: each chart's scale, native zoom, bounds and the zooms where it is on top, the tiles per zoom, and the time and disk it would take (estimated from a few sample tiles).")
     var plan = false
 
-    @Option(name: .customLong("plan-format"), help: ArgumentHelp("How --plan prints: text or json.", valueName: "format"))
-    var planFormat: PlanFormat = .text
+    @Option(name: .customLong("plan-format"), help: ArgumentHelp("How --plan prints: text (the default) or json.", valueName: "format"))
+    var planFormatChoice: PlanFormat?
 
-    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution; for vector data from 0 to the deeper of where a pixel is as fine as the points' coordinates and where lines' and polygons' median vertex spacing spans 16 tile units, at most 14); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
     var zoom: ZoomRange?
 
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
@@ -87,14 +87,14 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("layer-name"), help: ArgumentHelp("Vector tiles: the layer name of each input, in order (default: the file's name).", valueName: "name"))
     var layerNames: [String] = []
 
-    @Option(name: .customLong("tile-size"), help: ArgumentHelp("Tile width and height in pixels: 256 or 512.", valueName: "pixels"))
-    var tileSize = 256
+    @Option(name: .customLong("tile-size"), help: ArgumentHelp("Image tiles: width and height in pixels, 256 (the default) or 512.", valueName: "pixels"))
+    var tileSizeChoice: Int?
 
     @Option(help: ArgumentHelp("The colour under the data, where tiles would be transparent: #rrggbb, #rgb or a CSS name (white, navy, …). Default: white for JPEG, transparent for PNG and WebP.", valueName: "colour"))
     var background: String?
 
-    @Option(help: ArgumentHelp("Resampling of base tiles (average: the mean of 4 × 4 samples, as gdal2tiles; gdal2tiles: gdal2tiles' own sampling, to match its tiles; lower zooms always average the level below).", valueName: "method"))
-    var resampling: Resampling = .average
+    @Option(name: .customLong("resampling"), help: ArgumentHelp("Resampling of a raster's base tiles (average, the default: the mean of 4 × 4 samples, as gdal2tiles; gdal2tiles: gdal2tiles' own sampling, to match its tiles; lower zooms always average the level below).", valueName: "method"))
+    var resamplingChoice: Resampling?
 
     @Option(help: ArgumentHelp("Threads warping tiles (default: the number of cores).", valueName: "n"))
     var jobs: Int?
@@ -114,8 +114,8 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("gcp"), help: ArgumentHelp("A control point for an image without georeferencing: its pixel and line, and its LAT,LON. Give three or more (for one image; in a catalog each image reads its own IMAGE.points).", valueName: ControlPointArgument.syntax.valueName))
     var controlPoints: [ControlPointArgument] = []
 
-    @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial, or a thin-plate spline (tps).", valueName: "method"))
-    var controlPointMethod: ControlPointMethod = .polynomial
+    @Option(name: .customLong("gcp-method"), help: ArgumentHelp("How control points warp the image: a polynomial (the default), or a thin-plate spline (tps).", valueName: "method"))
+    var controlPointMethodChoice: ControlPointMethod?
 
     @Flag(name: .customLong("no-cutline"), help: "Keep a BSB chart's collar instead of cutting it away along the chart's outline.")
     var noCutline = false
@@ -142,6 +142,11 @@ struct Tile: ParsableCommand {
 
     /// The image format of raster tiles.
     var tileFormat: TileFormat { TileFormat(rawValue: tileFormatChoice?.rawValue ?? "png") ?? .png }
+    var quilt: QuiltRule { quiltChoice ?? .scale }
+    var planFormat: PlanFormat { planFormatChoice ?? .text }
+    var tileSize: Int { tileSizeChoice ?? 256 }
+    var resampling: Resampling { resamplingChoice ?? .average }
+    var controlPointMethod: ControlPointMethod { controlPointMethodChoice ?? .polynomial }
 
     enum PlanFormat: String, ExpressibleByArgument, CaseIterable {
         case text, json
@@ -228,13 +233,12 @@ struct Tile: ParsableCommand {
         try reporter.run {
             let inputs = try inputs()
             RunInputs.record(inputs + [inputList].compactMap { $0 })
-            if try isVectorRun(inputs) {
-                if tileFormatChoice == nil || tileFormatChoice == .mvt {
-                    try tileVectors(inputs, reporter: &reporter)
-                } else {
-                    try drawVectors(inputs, reporter: &reporter)
-                }
-                return
+            let kind: TileRunKind = try isVectorRun(inputs) ? (tileFormatChoice == nil || tileFormatChoice == .mvt ? .vectorTiles : .drawnVectors) : .rasters
+            try refuseOptionsNotApplying(to: kind)
+            switch kind {
+            case .vectorTiles: return try tileVectors(inputs, reporter: &reporter)
+            case .drawnVectors: return try drawVectors(inputs, reporter: &reporter)
+            case .rasters: break
             }
             let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
                                                     controlPointMethod: controlPointMethod, cutCollar: !noCutline)
@@ -272,6 +276,55 @@ struct Tile: ParsableCommand {
         }
     }
 
+    /// What a run makes: tiles of rasters, vector tiles of vector data, or image tiles of vector data drawn.
+    enum TileRunKind: CaseIterable {
+        case rasters, vectorTiles, drawnVectors
+
+        var name: String {
+            switch self {
+            case .rasters: "tiles of rasters"
+            case .vectorTiles: "vector tiles"
+            case .drawnVectors: "image tiles drawn from vector data"
+            }
+        }
+    }
+
+    /// Refuses (usage) every option given that does nothing for a run of `kind`, rather than
+    /// ignore it: each option works for every kind of run it is accepted for.
+    func refuseOptionsNotApplying(to kind: TileRunKind) throws {
+        let raster: Set<TileRunKind> = [.rasters], images: Set<TileRunKind> = [.rasters, .drawnVectors]
+        let vector: Set<TileRunKind> = [.vectorTiles, .drawnVectors]
+        let inOneGo = "vector data is tiled in one go on one machine: an interrupted run is run again whole"
+        let options: [(name: String, given: Bool, appliesTo: Set<TileRunKind>, why: String)] = [
+            ("--resume", resume, raster, inOneGo),
+            ("--shard", shard != nil, raster, inOneGo),
+            ("--shards", shards != nil, raster, inOneGo),
+            ("--finish", finish, raster, inOneGo),
+            ("--plan", plan, raster, "it plans how charts quilt and estimates a raster's tiles"),
+            ("--plan-format", planFormatChoice != nil, raster, "it says how --plan prints"),
+            ("--viewer", viewer, images, "its Leaflet map shows image tiles"),
+            ("--tms", scheme == .tms, images, "vector tiles are written in XYZ rows, as their web maps read them"),
+            ("--tile-size", tileSizeChoice != nil, images, "vector tiles have no pixels"),
+            ("--background", background != nil, images, "vector tiles have no pixels"),
+            ("--quilt", quiltChoice != nil, raster, "vector data is drawn in the order of the inputs"),
+            ("--overzoom", overzoom != nil, raster, "it limits how deep a chart shows"),
+            ("--resampling", resamplingChoice != nil, raster, "only a raster's pixels are resampled"),
+            ("--nodata", nodata != nil, raster, "only a raster's pixels have values"),
+            ("--bands", bands != nil, raster, "only a raster has bands"),
+            ("--gcp", !controlPoints.isEmpty, raster, "only an image is georeferenced by control points"),
+            ("--gcp-method", controlPointMethodChoice != nil, raster, "only an image is georeferenced by control points"),
+            ("--no-cutline", noCutline, raster, "only a chart has a collar"),
+            ("--gdal-warp", measurement.gdalWarperOnly, raster, "only a raster is warped"),
+            ("--profile", measurement.profile, raster, "it times a raster's stages"),
+            ("--gdal-cache-mb", measurement.gdalCacheMegabytes != nil, raster, "only a raster is read through GDAL's block cache"),
+            ("--layer-name", !layerNames.isEmpty, vector, "only vector data has layers"),
+        ]
+        guard let refused = options.first(where: { $0.given && !$0.appliesTo.contains(kind) }) else { return }
+        let kinds = TileRunKind.allCases.filter(refused.appliesTo.contains).map(\.name).joined(separator: " and ")
+        throw MeridianError(.usage, "\(refused.name) applies to \(kinds) only, and this run makes \(kind.name): \(refused.why)",
+                            hint: "run again without \(refused.name)")
+    }
+
     /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
     /// `identity` gives (an archive cannot be resumed and needs none).
     func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
@@ -288,7 +341,9 @@ struct Tile: ParsableCommand {
         let line = TilingProgressLine(quiet: quiet)
         defer { line.finish() }
         do {
-            return try body(line.show)
+            let summary = try body(line.show)
+            if let summary { line.complete(summary) }
+            return summary
         } catch let failure as any MeridianFailure {
             let (message, hint) = failure.commandLineWording
             // Running again helps when the output or a helper failed, not the input or the command line.
@@ -405,11 +460,13 @@ struct Tile: ParsableCommand {
     }
 
     /// `412/1546 tiles (27%), 96 tiles/s, ETA 0:12`
-    static func progressText(_ p: TilingProgress) -> String {
-        let rate = p.seconds > 0 ? Double(p.done) / p.seconds : 0
-        var text = "\(p.done)/\(p.total) tiles (\(p.total > 0 ? p.done * 100 / p.total : 100)%), \(Int(rate)) tiles/s"
+    static func progressText(_ p: TilingProgress) -> String { progressText(done: p.done, total: p.total, seconds: p.seconds) }
+
+    static func progressText(done: Int, total: Int, seconds: Double) -> String {
+        let rate = seconds > 0 ? Double(done) / seconds : 0
+        var text = "\(done)/\(total) tiles (\(total > 0 ? done * 100 / total : 100)%), \(Int(rate)) tiles/s"
         if rate > 0 {
-            let left = Int(Double(p.total - p.done) / rate)
+            let left = Int(Double(total - done) / rate)
             text += String(format: ", ETA %d:%02d", left / 60, left % 60)
         }
         return text
@@ -448,6 +505,14 @@ final class TilingProgressLine: Sendable {
     /// Draws `progress` (at most ten times a second).
     func show(_ progress: TilingProgress) {
         line.withLock { $0.update(text: Tile.progressText(progress)) }
+    }
+
+    /// Draws the run's end: its true count of tiles as all of them (the count shown along the
+    /// way is of at most ``TilingProgress/total``, a bound the run stays under), whatever the
+    /// last drawing showed.
+    func complete(_ summary: TilingSummary) {
+        let text = Tile.progressText(done: summary.totalTiles, total: summary.totalTiles, seconds: summary.seconds)
+        line.withLock { $0.update(text: text, force: true) }
     }
 
     /// Clears the line.

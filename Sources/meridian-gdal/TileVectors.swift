@@ -80,14 +80,20 @@ extension Tile {
     func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
         Self.useOneMallocArena()
+        // Kept to the end of the process: a run stopped in order prints it as it exits.
+        if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
         let spill = try VectorFeatureSpill()
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
-        let store = try TilePyramidWriter(path: output, tileType: .mvt)
-        let summary = try VectorTiler(features: spill, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
-        try store.finish(VectorTileSetMetadata(
-            name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
-            bounds: bounds, zooms: zooms,
-            layers: names.map { ($0, summary.fields[$0] ?? [:]) }).pyramidMetadata)
+        // A signal stops the tiling in order, so the writer removes its staging folder or partial file.
+        let summary = try TemporaryFiles.stoppingInOrder {
+            let store = try TilePyramidWriter(path: output, tileType: .mvt)
+            let summary = try VectorTiler(features: spill, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
+            try store.finish(VectorTileSetMetadata(
+                name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
+                bounds: bounds, zooms: zooms,
+                layers: names.map { ($0, summary.fields[$0] ?? [:]) }).pyramidMetadata)
+            return summary
+        }
         if summary.tilesOverLimit > 0 {
             reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over 500 KB: their \(summary.featuresDroppedForSize) smallest features were left out of them",
                                        at: SourceLocation(file: output)))
@@ -105,6 +111,12 @@ extension Tile {
 }
 
 extension Tile {
+    /// The line a signal's stopping a vector run prints: such a run keeps nothing.
+    static var nothingKeptNote: String {
+        let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
+        return "\(clear)meridian: interrupted; nothing was kept (vector data is tiled in one go): run the same command again to tile it\n"
+    }
+
     /// Makes glibc's malloc serve every thread from one arena. Each level's pieces are made and
     /// freed on the worker threads; with an arena per thread (glibc's default) the freed memory
     /// of one level lies spread over the arenas and the next level grows them again: zoom 0-8 of
@@ -121,10 +133,9 @@ extension Tile {
     /// `meridian-draw tiles` (cairo stays out of this process), encoded and stored as a
     /// raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
     func drawVectors(_ inputs: [String], reporter: inout Reporter) throws {
-        guard !resume, shard == nil, !finish, !plan else {
-            throw MeridianError(.usage, "image tiles of vector data are drawn in one go: --resume, --shard, --finish and --plan are for rasters")
-        }
         let start = Date()
+        // Kept to the end of the process: a run stopped in order prints it as it exits.
+        if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
         let spill = try FeatureSpill("tiles")
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter) { try spill.append($0) }
         try spill.close()
@@ -132,23 +143,34 @@ extension Tile {
         let settings = [("kind", "drawn vector data")] + inputs.map { ("input", $0) }
             + [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),
                ("background", background?.css ?? "none")] + outputFields
-        let sink = try makeSink { TilingRunIdentity(fields: settings.map { TilingRunIdentity.Field(name: $0.0, value: $0.1) }) }
-        let writer = DrawnTileWriter(sink: sink, format: tileFormat, tileSize: tileSize, background: background)
         let messages = reporter
-        try TilesThroughHelper.draw(spill: spill.path, zooms: zooms, tileSize: tileSize, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-                                    warnings: { messages.report($0) }) { tile, rgba in
-            try writer.write(tile, rgba: rgba)
+        // Drawn in one go: a run that fails or is stopped by a signal (in order) leaves nothing.
+        let (metadata, tilesWritten) = try TemporaryFiles.stoppingInOrder {
+            let sink = try makeSink { TilingRunIdentity(fields: settings.map { TilingRunIdentity.Field(name: $0.0, value: $0.1) }) }
+            do {
+                let writer = DrawnTileWriter(sink: sink, format: tileFormat, tileSize: tileSize, background: background)
+                try TilesThroughHelper.draw(spill: spill.path, zooms: zooms, tileSize: tileSize, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+                                            warnings: { messages.report($0) }) { tile, rgba in
+                    try TemporaryFiles.checkForStop()
+                    try writer.write(tile, rgba: rgba)
+                }
+                try TemporaryFiles.checkForStop()
+                let held = try sink.zoomsWithTiles() ?? zooms
+                let metadata = TileSetMetadata(name: names.joined(separator: ", "), format: tileFormat, bounds: bounds, minZoom: held.lowerBound, maxZoom: held.upperBound, tileSize: tileSize,
+                                               description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
+                try sink.finish(metadata: metadata)
+                return (metadata, writer.tilesWritten)
+            } catch {
+                sink.discard()
+                throw error
+            }
         }
-        let held = try sink.zoomsWithTiles() ?? zooms
-        let metadata = TileSetMetadata(name: names.joined(separator: ", "), format: tileFormat, bounds: bounds, minZoom: held.lowerBound, maxZoom: held.upperBound, tileSize: tileSize,
-                                       description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
-        try sink.finish(metadata: metadata)
         if viewer {
             try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
         }
         if !quiet {
             let seconds = Date().timeIntervalSince(start)
-            Reporter.printError("\(output): \(writer.tilesWritten) \(tileFormat.rawValue.uppercased()) tiles of \(inputs.count) input\(inputs.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
+            Reporter.printError("\(output): \(tilesWritten) \(tileFormat.rawValue.uppercased()) tiles of \(inputs.count) input\(inputs.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
         }
     }
 }

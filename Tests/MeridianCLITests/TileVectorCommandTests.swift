@@ -117,6 +117,30 @@ import Testing
         }
     }
 
+    /// Issue 29: an option that does nothing for the kind of run is refused (64) naming it,
+    /// nothing written, where it was ignored (`--shard 0/2` made every shard write the whole
+    /// set): for vector tiles, for image tiles drawn from vector data, and for rasters.
+    @Test(arguments: [
+        ("mvt", ["--resume"]), ("mvt", ["--shard", "0/2"]), ("mvt", ["--shards", "2"]), ("mvt", ["--finish"]), ("mvt", ["--viewer"]),
+        ("mvt", ["--plan"]), ("mvt", ["--plan-format", "json"]), ("mvt", ["--tms"]), ("mvt", ["--tile-size", "512"]),
+        ("mvt", ["--background", "navy"]), ("mvt", ["--quilt", "order"]), ("mvt", ["--overzoom", "2"]),
+        ("mvt", ["--resampling", "gdal2tiles"]), ("mvt", ["--nodata", "0"]), ("mvt", ["--bands", "1"]),
+        ("mvt", ["--gcp-method", "tps"]), ("mvt", ["--no-cutline"]), ("mvt", ["--gdal-cache-mb", "8"]),
+        ("png", ["--resume"]), ("png", ["--shard", "0/2"]), ("png", ["--finish"]), ("png", ["--plan"]), ("png", ["--quilt", "detail"]),
+        ("png", ["--overzoom", "1"]), ("png", ["--resampling", "average"]), ("png", ["--nodata", "0"]), ("png", ["--no-cutline"]),
+        ("raster", ["--layer-name", "charts"]),
+    ])
+    func optionsThatDoNotApplyAreRefused(kind: String, option: [String]) throws {
+        try withTemporaryFolder { folder throws in
+            let out = folder.appendingPathComponent("out").path
+            let arguments = kind == "raster" ? ["tile", fixture("raster/RGB.byte.half.tif"), out, "--zoom", "7"]
+                : ["tile", countries, out, "--zoom", "0-1", "--tile-format", kind]
+            let result = try meridian(arguments + option)
+            #expect(result.status == ExitStatus.usage && result.stderr.contains("meridian: error: \(option[0]) applies to"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     @Test func mistakesAreUsageErrors() throws {
         try withTemporaryFolder { folder throws in
             let out = folder.appendingPathComponent("out").path

@@ -90,6 +90,69 @@ import Testing
         #expect(compared > 20)
     }
 
+    /// The rings of the joined polygons of `tiles` of zoom 1 (each tile's one feature, id 1,
+    /// given in whole units of the zoom level, `extent` to a tile), back in whole units.
+    static func joinedRings(_ tiles: [(MapTile, [[SIMD2<Int32>]])], extent: Int32 = 4096) throws -> [[SIMD2<Int64>]] {
+        var joiner = TiledFeatureJoiner(zoom: 1)
+        for (tile, rings) in tiles {
+            let local = rings.map { $0.map { $0 &- SIMD2(Int32(tile.x) * extent, Int32(tile.y) * extent) } }
+            joiner.add(VectorTile(layers: [.init(name: "shapes", extent: Int(extent), features: [.init(id: 1, type: .polygon, parts: local)])]), of: tile)
+        }
+        let unit = MapWorld.size / 2 / Double(extent)
+        return joiner.features().flatMap { feature -> [[SIMD2<Int64>]] in
+            let polygons: [Polygon] = switch feature.geometry {
+            case .polygon(let p): [p]
+            case .multiPolygon(let m): m.polygons
+            default: []
+            }
+            return polygons.flatMap(\.rings).map { ring in
+                ring.dropLast().map { let p = MapPoint($0); return SIMD2(Int64((p.x / unit).rounded()), Int64((p.y / unit).rounded())) }
+            }
+        }
+    }
+
+    /// Issue 30: a rectangle with a side on a tile edge, however short (one unit), comes back
+    /// with its four corners, never eroded to a triangle by the removal of cut points; on a
+    /// column edge and a row edge, inside either tile.
+    @Test(arguments: [(1, 1), (1, 6), (5, 1), (2, 3), (40, 1)])
+    func rectanglesOnTileEdgesKeepTheirCorners(across: Int, along: Int) throws {
+        let (w, h) = (Int32(across), Int32(along))
+        // Clockwise on screen (y down), as vector tiles wind outer rings.
+        func rectangle(_ x0: Int32, _ y0: Int32, _ x1: Int32, _ y1: Int32) -> [SIMD2<Int32>] {
+            [SIMD2(x0, y0), SIMD2(x1, y0), SIMD2(x1, y1), SIMD2(x0, y1)]
+        }
+        let shapes: [(MapTile, [SIMD2<Int32>])] = [
+            (MapTile(zoom: 1, x: 1, y: 0), rectangle(4096, 1000, 4096 + w, 1000 + h)),  // right of the column edge
+            (MapTile(zoom: 1, x: 0, y: 0), rectangle(4096 - w, 1000, 4096, 1000 + h)),  // left of it
+            (MapTile(zoom: 1, x: 0, y: 1), rectangle(1000, 4096, 1000 + h, 4096 + w)),  // below the row edge
+            (MapTile(zoom: 1, x: 0, y: 0), rectangle(1000, 4096 - w, 1000 + h, 4096)),  // above it
+        ]
+        for (tile, ring) in shapes {
+            let rings = try Self.joinedRings([(tile, [ring])])
+            #expect(rings.count == 1 && Set(rings.first ?? []) == Set(ring.map { SIMD2<Int64>(Int64($0.x), Int64($0.y)) }),
+                    "\(across)x\(along) in \(tile): \(rings)")
+        }
+    }
+
+    /// Issue 30: a polygon zigzagging across a tile edge thousands of times (its side on one
+    /// tile, its teeth on the next) is dissolved whole in about linear time; splitting the
+    /// edges on the tile edge at every stop on it was quadratic (minutes, gigabytes).
+    @Test func ringZigzaggingAlongATileEdgeIsJoinedInLinearTime() throws {
+        // Tiles of 2^20 units, room for the teeth along one edge (at x = 2^20).
+        let teeth: Int32 = 20_000, edge: Int32 = 1 << 20
+        var ring: [SIMD2<Int32>] = [SIMD2(edge - 100, 100)]
+        for i in 0..<teeth {
+            ring += [SIMD2(edge - 6, 100 + 8 * i), SIMD2(edge + 6, 104 + 8 * i)]
+        }
+        ring += [SIMD2(edge - 6, 100 + 8 * teeth), SIMD2(edge - 100, 100 + 8 * teeth)]
+        let started = ContinuousClock.now
+        // Each tile is given the whole ring (the joiner cuts each piece to its tile's square).
+        let rings = try Self.joinedRings([(MapTile(zoom: 1, x: 0, y: 0), [ring]), (MapTile(zoom: 1, x: 1, y: 0), [ring])], extent: edge)
+        let elapsed = ContinuousClock.now - started
+        #expect(rings.count == 1 && rings.first?.count == ring.count, "\(rings.count) rings")
+        #expect(elapsed < .seconds(20), "\(elapsed)")
+    }
+
     func polygonCount(_ geometry: Geometry) -> Int {
         switch geometry {
         case .polygon: 1

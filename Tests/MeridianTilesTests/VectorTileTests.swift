@@ -85,6 +85,19 @@ import Testing
         #expect(guess.zooms == 0...7)
         #expect(ZoomGuess().zooms == 0...14)
     }
+
+    /// Issue 29: three points far apart were tiled at zoom 0 only, placing them to about 10 km;
+    /// the top zoom is where a pixel is no wider than their coordinates' finest step, at most 14.
+    @Test(arguments: [([(2.3522, 48.8566), (-0.1276, 51.5072), (13.405, 52.52)], 14), ([(2.35, 48.86), (-0.13, 51.51)], 8),
+                      ([(2, 48), (-1, 51), (13, 52)], 1), ([(2.352219876543, 48.856613456789)], 14), ([(2.3, 48.9), (151.2, -33.9)], 4), ([(2.352, 48.857)], 11)] as [([(Double, Double)], Int)])
+    func zoomsForPointsFollowTheirPrecision(points: [(Double, Double)], deepest: Int) {
+        var guess = ZoomGuess()
+        for (longitude, latitude) in points { guess.add(.point(Point(Position(longitude: longitude, latitude: latitude)))) }
+        #expect(guess.zooms == 0...deepest)
+        // A line's spacing and a point's precision: the deeper of the two.
+        guess.add(.lineString(LineString([Position(longitude: 0, latitude: 0), Position(longitude: 0.009, latitude: 0)])))
+        #expect(guess.zooms == 0...max(deepest, 7))
+    }
 }
 
 @Suite struct PMTilesWriterTests {

@@ -37,16 +37,25 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// `mode` as it does for any new file, so an output gets exactly what the user's umask allows
     /// without anyone reading the umask (reading it means setting it, which races with threads
     /// creating files: see `FileCreationMask`).
-    public static func create(_ template: String, suffix: String = "", mode: mode_t = 0o600) -> (fd: Int32, path: String)? {
+    ///
+    /// With `removedOnSignal`, each name is registered for the signal handlers before the file is
+    /// made (and taken off again if it cannot be): registered after, a signal that came between
+    /// (a test interrupting a run the moment its spill appears did) left the file behind.
+    public static func create(_ template: String, suffix: String = "", mode: mode_t = 0o600,
+                              removedOnSignal: Bool = false) -> (fd: Int32, path: String)? {
         precondition(template.hasSuffix("XXXXXX"), "a temporary file's template ends in XXXXXX")
         let stem = template.dropLast(6)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
         for _ in 0..<100 {
             let random = String(decoding: (0..<6).map { _ in alphabet.randomElement()! }, as: UTF8.self)
             let path = String(stem) + random + suffix
+            if removedOnSignal { shared.register(path) }
             let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 { return (fd, path) }
-            if errno != EEXIST { return nil }
+            let failure = errno
+            if removedOnSignal { shared.unregister(path) }
+            errno = failure
+            if failure != EEXIST { return nil }
         }
         errno = EEXIST
         return nil
@@ -56,10 +65,9 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// (an extension, for tools that go by it). Scratch files are private (0600, within any
     /// umask): they hold the user's data in a shared folder, and never become outputs.
     public static func scratch(_ name: String, suffix: String = "") throws -> (fd: Int32, path: String) {
-        guard let file = create("\(folder)/meridian-\(name)-XXXXXX", suffix: suffix) else {
+        guard let file = create("\(folder)/meridian-\(name)-XXXXXX", suffix: suffix, removedOnSignal: true) else {
             throw MeridianError(.io, "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
         }
-        shared.register(file.path)
         return file
     }
 
@@ -104,18 +112,66 @@ public final class TemporaryFiles: @unchecked Sendable {
         if let old { free(old.bytes) }
     }
 
+    /// Whether a run that stops in order (``stoppingInOrder(_:)``) is under way: a signal then
+    /// only asks it to stop.
+    static let stopsInOrder = Atomic<Bool>(false)
+    /// The signal that asked the run to stop (0: none has).
+    static let stopSignal = Atomic<Int32>(0)
+
+    /// The error a run that stops in order throws once a signal has asked it to: its work
+    /// unwinds as from any failure, removing what it made (a folder being filled, a partial
+    /// file), and the command exits with 128 + the signal number after the interruption note.
+    public struct Interruption: Error, Sendable {
+        /// The signal (SIGINT, SIGTERM, SIGHUP).
+        public let signal: Int32
+    }
+
+    /// The signal that has asked the process to stop, if one has.
+    public static var stopRequested: Int32? {
+        let signal = stopSignal.load(ordering: .acquiring)
+        return signal == 0 ? nil : signal
+    }
+
+    /// Runs `body`, during which SIGINT, SIGTERM and SIGHUP ask it to stop rather than end the
+    /// process at once: `body` calls ``checkForStop()`` as it goes (last before it commits its
+    /// output), and throws ``Interruption`` from there. A second signal ends the process at
+    /// once, as outside. For work that leaves what a signal handler cannot remove (a folder of
+    /// tiles); one thread calls it, before the work's threads start.
+    public static func stoppingInOrder<T>(_ body: () throws -> T) rethrows -> T {
+        stopsInOrder.store(true, ordering: .releasing)
+        defer { stopsInOrder.store(false, ordering: .releasing) }
+        return try body()
+    }
+
+    /// Throws ``Interruption`` when a signal has asked the run to stop.
+    public static func checkForStop() throws {
+        if let signal = stopRequested { throw Interruption(signal: signal) }
+    }
+
+    /// The line ``setInterruptionNote(_:)`` set, for work stopped in order to print as it ends.
+    public static var interruptionNoteText: String? { interruptionNote.map { String(cString: $0.bytes) } }
+
     /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered temporary
     /// file, print the interruption note if there is one, and exit with 128 + the signal number,
-    /// as a shell reports a killed command.
+    /// as a shell reports a killed command; during ``stoppingInOrder(_:)``, the first signal
+    /// only asks the work to stop.
     public static func removeOnSignals() {
-        // A parent may have started us with these signals blocked (Foundation's Process does):
-        // unblock them, or Ctrl-C and `kill` would never reach the handler.
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblock, sig) }
-        sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        defer {
+            // A parent may have started us with these signals blocked (Foundation's Process does):
+            // unblock them, or Ctrl-C and `kill` would never reach the handler; once it is
+            // installed, so that one already pending reaches it too.
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblock, sig) }
+            sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        }
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig) { sig in
+                // Atomics are lock-free: safe in a handler.
+                if TemporaryFiles.stopsInOrder.load(ordering: .acquiring),
+                   TemporaryFiles.stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing).exchanged {
+                    return
+                }
                 for i in 0..<TemporaryFiles.slots {
                     if let entry = TemporaryFiles.table[i] { unlink(entry) }
                 }

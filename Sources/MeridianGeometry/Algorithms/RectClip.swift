@@ -141,19 +141,25 @@ public struct RectClip: Sendable {
         // these coordinates) walk one way from an exit to the next entry, clockwise ones the other.
         func along(_ p: PlanePoint) -> Double { position(alongLineOf: p, value) }
         var used = [Bool](repeating: false, count: runs.count)
+        var entries = RunEntries(runs.map { along($0.points.first!) })
         for first in runs.indices where !used[first] {
             var ring: [PlanePoint] = []
             var index = first
             while !used[index] {
                 used[index] = true
+                entries.remove(index)
                 ring += runs[index].points
                 let exit = along(runs[index].points.last!)
-                // The next entry in the walking direction (the nearest one).
-                let candidates = runs.indices.filter { !used[$0] || $0 == first }
-                    .map { ($0, along(runs[$0].points.first!)) }
-                    .filter { counterClockwise ? $0.1 <= exit : $0.1 >= exit }
-                guard let next = candidates.min(by: { abs($0.1 - exit) < abs($1.1 - exit) || (abs($0.1 - exit) == abs($1.1 - exit) && $0.0 == first) }) else { break }
-                index = next.0
+                // The next entry in the walking direction (the nearest one; the ring's own first
+                // when it is as near, closing the ring).
+                var next = entries.nearest(to: exit, below: counterClockwise)
+                let firstEntry = entries.positions[first]
+                if counterClockwise ? firstEntry <= exit : firstEntry >= exit,
+                   next.map({ abs(firstEntry - exit) <= abs(entries.positions[$0] - exit) }) ?? true {
+                    next = first
+                }
+                guard let next else { break }
+                index = next
             }
             var cleaned: [PlanePoint] = []
             for p in ring where cleaned.last != p { cleaned.append(p) }
@@ -161,6 +167,78 @@ public struct RectClip: Sendable {
             if cleaned.count >= 3 { result.append(cleaned + [cleaned[0]]) }
         }
         return result
+    }
+
+    /// The runs' entry positions along a cut line, sorted, for finding the nearest entry not yet
+    /// linked in either direction in logarithmic time (a ring crossing the line thousands of
+    /// times made scanning every run for each link quadratic: minutes).
+    struct RunEntries {
+        /// Each run's entry position along the line.
+        let positions: [Double]
+        /// The runs by (position, index), and where each run is in that order.
+        private let order: [Int]
+        private var slot: [Int]
+        /// Skip pointers over the removed slots: the nearest slot at or below (above) one that
+        /// is still there, found by following them (with path halving).
+        private var below: [Int], above: [Int]
+
+        init(_ positions: [Double]) {
+            self.positions = positions
+            order = positions.indices.sorted { (positions[$0], $0) < (positions[$1], $1) }
+            slot = [Int](repeating: 0, count: positions.count)
+            for (k, run) in order.enumerated() { slot[run] = k }
+            below = Array(0..<positions.count)
+            above = Array(0..<positions.count + 1)  // the last: past the end
+        }
+
+        /// Takes `run` out of those to be found.
+        mutating func remove(_ run: Int) {
+            let k = slot[run]
+            below[k] = k - 1
+            above[k] = k + 1
+        }
+
+        private mutating func remaining(atOrBelow k: Int) -> Int {
+            var k = k
+            while k >= 0 && below[k] != k {
+                let next = below[k]
+                if next >= 0 { below[k] = below[next] }
+                k = next
+            }
+            return k
+        }
+
+        private mutating func remaining(atOrAbove k: Int) -> Int {
+            var k = k
+            while k < order.count && above[k] != k {
+                let next = above[k]
+                if next < order.count { above[k] = above[next] }
+                k = next
+            }
+            return k
+        }
+
+        /// The first slot whose position is not below `value` (`orAbove`: above it).
+        private func firstSlot(after value: Double, orAt: Bool) -> Int {
+            var low = 0, high = order.count
+            while low < high {
+                let middle = (low + high) / 2
+                if orAt ? positions[order[middle]] < value : positions[order[middle]] <= value { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// The remaining run whose entry is nearest `value` at or below it (`below`), else at or
+        /// above it; of several at that position, the first run.
+        mutating func nearest(to value: Double, below: Bool) -> Int? {
+            if below {
+                let k = remaining(atOrBelow: firstSlot(after: value, orAt: false) - 1)
+                guard k >= 0 else { return nil }
+                return order[remaining(atOrAbove: firstSlot(after: positions[order[k]], orAt: true))]
+            }
+            let k = remaining(atOrAbove: firstSlot(after: value, orAt: true))
+            return k < order.count ? order[k] : nil
+        }
     }
 
     /// The pieces of a polygon (its exterior ring, then holes; each closed) inside the rect:

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// Issue 29: a vector tile run (Mapbox Vector Tiles, or image tiles drawn from vector data)
+/// interrupted at any moment leaves nothing but what was there before: no hidden staging
+/// folder, no partial MBTiles file or journal, no spill in `$TMPDIR`; and on SIGINT it says
+/// that nothing was kept and to run again. Such runs cannot be resumed.
+@Suite struct VectorTileInterruptionTests {
+    static let microstates = packageRoot.appendingPathComponent("examples/data/microstates.geojson").path
+
+    /// Tiles the microstates down to zoom 24 (minutes of work) into `output` with `format`,
+    /// sends `signal` once `moment` has passed, and checks what is left.
+    /// - moment 0: a tenth of a second after the start; 1: as soon as the run has made something
+    ///   (beside the output or in its private `$TMPDIR`); 2: a second after that.
+    @Test(.timeLimit(.minutes(10)), arguments: ["tiles", "tiles.mbtiles", "tiles.pmtiles"], ["mvt", "png"])
+    func interruptedRunLeavesNothing(output: String, format: String) throws {
+        for (moment, signal) in [(0, SIGINT), (1, SIGTERM), (2, SIGINT), (2, SIGHUP)] {
+            try withTemporaryFolder { folder in
+                let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
+                for made in [place, scratch] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: meridianBinary)
+                process.arguments = ["tile", Self.microstates, place.appendingPathComponent(output).path, "--zoom", "0-24", "--tile-format", format]
+                process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+                let errors = folder.appendingPathComponent("stderr")
+                FileManager.default.createFile(atPath: errors.path, contents: nil)
+                process.standardError = try FileHandle(forWritingTo: errors)
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                if moment == 0 {
+                    usleep(100_000)
+                } else {
+                    let deadline = Date().addingTimeInterval(30)
+                    while contents(of: place).isEmpty && contents(of: scratch).isEmpty && Date() < deadline { usleep(5_000) }
+                    if moment == 2 { usleep(1_000_000) }
+                }
+                #expect(process.isRunning, "\(output) \(format): the run ended before the signal")
+                kill(process.processIdentifier, signal)
+                process.waitUntilExit()
+                let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+                // So early the process may not have set up its handlers yet, and the signal ends it as it is.
+                let endedBySignal = moment == 0 && process.terminationReason == .uncaughtSignal && process.terminationStatus == signal
+                #expect(process.terminationStatus == 128 + signal || endedBySignal, "\(output) \(format) moment \(moment): \(stderr)")
+                #expect(contents(of: place).isEmpty, "\(output) \(format) moment \(moment): left \(contents(of: place))")
+                #expect(contents(of: scratch).isEmpty, "\(output) \(format) moment \(moment), signal \(signal): left in TMPDIR \(contents(of: scratch)); \(stderr)")
+                if moment > 0 {
+                    #expect(stderr.contains("nothing was kept") && stderr.contains("run the same command again"), "\(stderr)")
+                }
+            }
+        }
+    }
+}

@@ -102,6 +102,21 @@ import Testing
         }
     }
 
+    /// A GroundOverlay's LatLonBox counts too: its image is not tiled to a box off the globe.
+    @Test func aGroundOverlayBoxOffTheGlobeIsNotTiled() throws {
+        try withTemporaryFolderPath { folder throws in
+            let box = try String(contentsOfFile: fixture("raster/ground-overlay.kml"), encoding: .utf8)
+            let input = folder + "/overlay.kml"
+            // (Just beyond the pole: the chart was tiled, exit 0, where the box reached past the world.)
+            try box.replacingOccurrences(of: "<north>25.44</north>", with: "<north>95</north>").write(toFile: input, atomically: true, encoding: .utf8)
+            try FileManager.default.copyItem(atPath: fixture("raster/389225main_sw_1965_1024.jpg"), toPath: folder + "/389225main_sw_1965_1024.jpg")
+            let run = try meridian(["tile", input, folder + "/tiles", "--zoom", "1-2"])
+            #expect(run.status == ExitStatus.badInput, "\(run.stderr)")
+            #expect(run.stderr.contains("\(input):3: the position [-78.76, 95.0] lies outside ±90° latitude and ±180° longitude, which tiles cannot hold"), "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/tiles"))
+        }
+    }
+
     /// Every property keeps its type through each format that can carry it: an integer, a double
     /// with a whole value (POP_EST 38002.0 came back 38002 from KML), a boolean and a string.
     @Test(arguments: ["kml", "kmz", "csv", "gpkg"])

@@ -34,7 +34,7 @@ public final class FeatureChecks {
         let what = "the position \(outside) lies outside ±90° latitude and ±180° longitude"
         switch rule {
         case .geographic(let output):
-            throw MeridianError(.badInput, "\(what): \(output) needs longitude and latitude in degrees", at: location,
+            throw MeridianError(.badInput, "\(what), which \(output) cannot hold", at: location,
                                 hint: "fix the coordinates, or reproject the input to WGS 84 first (ogr2ogr -t_srs EPSG:4326)")
         case .warnOutsideRange:
             guard !warnedOutsideRange else { return }

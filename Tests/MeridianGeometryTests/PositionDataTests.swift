@@ -130,6 +130,12 @@ import Testing
         #expect(try #require(ISOTime(text)).text == text)
     }
 
+    /// A fraction of any length reads; it is written to nanoseconds, without overflowing.
+    @Test func longFractionsAreWrittenToNanoseconds() {
+        let start = "9999-12-31T23:59:58.0000000000000000000001Z", end = "9999-12-31T23:59:59.9999999999999999999999Z"
+        #expect(PositionData.interpolate(.string(start), .string(end), 0.5) == "9999-12-31T23:59:59.000000000Z")
+    }
+
     @Test(arguments: ["", "2024-05-04", "2024-13-01T00:00:00Z", "2024-05-04T07:00:00ZZ", "noon"])
     func textThatIsNotATimeIsNotInterpolated(_ text: String) {
         #expect(ISOTime(text) == nil)

@@ -323,24 +323,25 @@ public struct ISOTime: Sendable {
         seconds = Double(((days * 24 + hour) * 60 + minute) * 60 + second) + fraction
     }
 
-    /// The time written back, in the same zone, to as many decimals as it was read with.
+    /// The time written back, in the same zone, to as many decimals as it was read with (at
+    /// most nine: nanoseconds).
     public var text: String {
-        var scale = 1.0
-        for _ in 0..<fractionDigits { scale *= 10 }
-        let ticks = (seconds * scale).rounded()
-        let scaleInt = Int(scale)
-        let wholeTicks = Int(ticks)
-        var whole = wholeTicks / scaleInt, part = wholeTicks % scaleInt
-        if part < 0 { part += scaleInt; whole -= 1 }
+        let decimals = min(fractionDigits, 9)
+        var scale = 1
+        for _ in 0..<decimals { scale *= 10 }
+        // Whole seconds and the fraction apart: years 0000-9999 keep both well within Int.
+        let floored = seconds.rounded(.down)
+        var whole = Int(floored), part = Int(((seconds - floored) * Double(scale)).rounded())
+        if part == scale { (whole, part) = (whole + 1, 0) }
         var days = whole / 86400, inDay = whole % 86400
         if inDay < 0 { inDay += 86400; days -= 1 }
         let (year, month, day) = Self.civil(days: days)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         var text = "\(String(repeating: "0", count: max(0, 4 - String(year).count)))\(year)-\(two(month))-\(two(day))T"
             + "\(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60))"
-        if fractionDigits > 0 {
+        if decimals > 0 {
             let digits = String(part)
-            text += "." + String(repeating: "0", count: fractionDigits - digits.count) + digits
+            text += "." + String(repeating: "0", count: decimals - digits.count) + digits
         }
         if hasZone {
             if let offset = offsetMinutes {

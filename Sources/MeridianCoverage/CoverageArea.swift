@@ -12,7 +12,7 @@ public struct CoverageArea: Sendable {
 
     /// Reads a coverage file's polygons (any readable format; the first ring of each polygon).
     public init(path: String?) throws {
-        let source = try FeatureInput(path: path)
+        let source = try FeatureInput(path: path, options: ReadOptions(coordinates: .geographic(for: "a coverage file")))
         var rings: [[Position]] = []
         while let feature = try source.reader.next() {
             func collect(_ geometry: Geometry) {

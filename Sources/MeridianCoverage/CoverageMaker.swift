@@ -79,7 +79,7 @@ public struct CoverageMaker: Sendable {
     /// Reads any geometry file: polygons by their outer rings, lines and points as they are,
     /// points grown into circles of `bufferKilometres` when given.
     public func make(path: String?, bufferKilometres: Double? = nil) throws -> Result {
-        let source = try FeatureInput(path: path)
+        let source = try FeatureInput(path: path, options: ReadOptions(coordinates: .geographic(for: "a coverage file")))
         var parts: [[Position]] = []
         var area = 0.0
         func add(_ geometry: Geometry) {

@@ -16,7 +16,8 @@ struct GroundOverlay {
 
     init(path: String) throws {
         let input = try BufferedInput.open(path)
-        let reader = try FormatRegistry.standard.inputFormat(for: input, path: path, explicit: nil).reader(for: input)
+        let reader = try FormatRegistry.standard.inputFormat(for: input, path: path, explicit: nil)
+            .reader(for: input, options: ReadOptions(coordinates: .geographic(for: "tiles")))
         _ = try reader.readMetadata()
         var found: KMLGroundOverlay?
         if let kml = reader as? any KMLDocumentReader {

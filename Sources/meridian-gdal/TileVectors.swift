@@ -59,13 +59,21 @@ extension Tile {
         var zoomGuess = ZoomGuess()
         for (index, path) in inputs.enumerated() {
             let reader: any FeatureReader = FormatRegistry.standard.knownFormat(forPath: path) != nil
-                ? try FeatureInput(path: path).reader
+                ? try FeatureInput(path: path, options: ReadOptions(coordinates: .geographic(for: "tiles"))).reader
                 : try OGRReader(path: path, diagnostics: { messages.report($0) })
             _ = try reader.readMetadata()
             let name = layerNames.isEmpty ? ((path as NSString).lastPathComponent as NSString).deletingPathExtension : layerNames[index]
             names.append(name)
             startLayer(name)
-            while let feature = try reader.next() {
+            var droppedPositionData: Set<String> = []
+            defer {
+                // A tile holds each feature cut and simplified its own way: arrays per position would not fit.
+                if !droppedPositionData.isEmpty {
+                    messages.report(.positionDataDropped(droppedPositionData.sorted(), "have no place in vector tiles", at: SourceLocation(file: path)))
+                }
+            }
+            while var feature = try reader.next() {
+                droppedPositionData.formUnion(feature.removePositionData())
                 if let geometry = feature.geometry {
                     geometry.forEachPosition { bounds.add($0) }
                     if zoom == nil { zoomGuess.add(geometry) }

@@ -21,11 +21,13 @@ struct InputOptions: ParsableArguments {
         valueName: "name"))
     var layer: String?
 
-    /// Opens the input, sending the reader's warnings to stderr; records it, so no output is it.
-    func open(reporter: Reporter) throws -> FeatureInput {
+    /// Opens the input, sending the reader's warnings to stderr, and records it, so no output is
+    /// it; `coordinates` says whether the output needs positions on the globe.
+    func open(reporter: Reporter, coordinates: CoordinateRule = .warnOutsideRange) throws -> FeatureInput {
         RunInputs.record(input)
         return try FeatureInput(path: input, format: format,
-                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders), layer: layer),
+                         options: ReadOptions(diagnostics: reporter.report, kml: KMLReadOptions(folders: folders), layer: layer,
+                                              coordinates: coordinates),
                          registry: .commandLine)
     }
 }
@@ -69,6 +71,16 @@ struct OutputFileOptions: ParsableArguments {
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
     func open(format: String? = nil, protecting input: String? = nil, reporter: Reporter) throws -> FeatureOutput {
         try FeatureOutput(path: output, format: format, options: writeOptions(reporter: reporter), protectedInput: input, registry: .commandLine)
+    }
+
+    /// What a position off the globe is for this output in `format` (else its extension's):
+    /// an error when the format needs geographic coordinates. (An output that cannot be opened
+    /// fails when it is opened.)
+    func coordinateRule(format: String?) -> CoordinateRule {
+        let path = output == "-" ? nil : output
+        guard let format = try? FormatRegistry.commandLine.outputFormat(path: path, explicit: format, fallback: .geoJSON),
+              format.needsGeographicCoordinates else { return .warnOutsideRange }
+        return .geographic(for: format.displayName)
     }
 
     /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
@@ -190,6 +202,9 @@ struct OutputOptions: ParsableArguments {
     func open(protecting input: String?, reporter: Reporter) throws -> FeatureOutput {
         try file.open(format: format, protecting: input, reporter: reporter)
     }
+
+    /// What a position off the globe is for this output (see ``OutputFileOptions/coordinateRule(format:)``).
+    var coordinateRule: CoordinateRule { file.coordinateRule(format: format) }
 }
 
 /// The format names `--from` and `--to` take, for their help.
@@ -232,7 +247,7 @@ func runPipeline(input: InputOptions, output: OutputOptions, reporting: Reportin
                  _ body: (FeatureInput, FeatureOutput, ProgressLine) throws -> Void) throws {
     let reporter = reporting.reporter
     try reporter.run {
-        let source = try input.open(reporter: reporter)
+        let source = try input.open(reporter: reporter, coordinates: output.coordinateRule)
         let destination = try output.open(protecting: source.path, reporter: reporter)
         let progress = ProgressLine(reporting: reporting, input: source.input)
         defer { progress.finish() }
@@ -269,7 +284,7 @@ func runGeometryPipeline(input: InputOptions, output: OutputOptions, reporting: 
                 return nil
             }
             var feature = feature
-            feature.geometry = changed
+            feature.replaceGeometry(with: changed, at: SourceLocation(file: source.input.name), diagnostics: reporting.reporter.report)
             feature.bbox = nil
             return feature
         })

@@ -13,7 +13,7 @@ import MeridianGeometry
         var text = "<?xml version=\"1.0\"?><kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document><name>many</name>\n"
         for i in 0..<count {
             if i % 10 == 0 { text += "<Folder><name>folder \(i / 10)</name>\n" }
-            let shape = "<Polygon><outerBoundaryIs><LinearRing><coordinates>0,0 1,0 1,1 0,\(i)</coordinates></LinearRing></outerBoundaryIs></Polygon>"
+            let shape = "<Polygon><outerBoundaryIs><LinearRing><coordinates>0,0 1,0 1,1 0,\(Double(i) / 1000)</coordinates></LinearRing></outerBoundaryIs></Polygon>"
             let name = i % 100 == 99 ? "<NAME>x</NAME>" : ""
             text += "<Placemark><name>p\(i)</name>\(name)<ExtendedData><Data name=\"i\"><value>\(i)</value></Data></ExtendedData>\(shape)</Placemark>\n"
             if i % 10 == 9 { text += "</Folder>\n" }

@@ -16,6 +16,7 @@ func roundTrip(_ features: [Feature], format: String, options: WriteOptions = .i
     let writer = try registry.format(named: format).writer(for: sink, options: options)
     try copyFeatures(from: FeatureList(features), to: writer)
     let text = sink.collectedText()
+    if format == "gpx" { #expect(gpxSchemaProblems(text: text) == nil) }
     let reader = try registry.format(named: format).reader(for: BufferedInput(string: text, name: "out.\(format)"))
     return (text, try FeatureList(reading: reader).features)
 }

@@ -118,12 +118,15 @@ public final class CSVReader: FeatureReader {
     private var geometryColumn: Int?
     private var xColumn: Int?, yColumn: Int?, zColumn: Int?
     private var started = false
+    /// Each feature's checks (per-position arrays, coordinates off the globe).
+    private let checks: FeatureChecks
 
     /// A CSV reader over `input`; the header is read at the first ``readMetadata()`` or ``next()``.
     /// - Parameters:
     ///   - input: The CSV text.
     ///   - options: Kept for the registry's uniform signature; CSV has nothing to be told.
     public init(input: BufferedInput, options: ReadOptions = .init()) {
+        checks = FeatureChecks(options)
         records = CSVRecords(input: input)
         self.options = options
     }
@@ -179,7 +182,9 @@ public final class CSVReader: FeatureReader {
         if let xColumn, let yColumn {
             geometry = try point(cells, x: xColumn, y: yColumn, z: zColumn, location: location)
         }
-        return Feature(geometry: geometry, properties: properties)
+        var feature = Feature(geometry: geometry, properties: properties)
+        try checks.check(&feature, at: location)
+        return feature
     }
 
     private func parseGeometry(_ cell: [UInt8], location: SourceLocation) throws -> Geometry? {

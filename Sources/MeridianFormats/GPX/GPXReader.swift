@@ -179,7 +179,8 @@ final class GPXDocumentBuilder: XMLEventHandler {
             } else {
                 geometry = .multiLineString(MultiLineString(lines))
                 if segmentTimes.contains(where: { $0 != nil }) {
-                    properties["coordinateProperties"] = .object(["times": .array(segmentTimes.map { $0 ?? .array([]) })])
+                    // A segment without times has an unknown time at each position.
+                    properties["coordinateProperties"] = .object(["times": .array(zip(segmentTimes, lines).map { $0 ?? PositionData.nulls(for: .lineString(LineString($1))) })])
                 }
             }
         }

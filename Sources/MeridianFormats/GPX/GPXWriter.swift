@@ -16,6 +16,11 @@ public final class GPXWriter: FeatureWriter {
     private let options: WriteOptions
     private let routes: FeatureSpill
     private let tracks: FeatureSpill
+    /// Times that were not xsd:dateTime and were left out, and the first of them, for a warning.
+    private var timesLeftOut = 0
+    private var firstTimeLeftOut = ""
+    /// Elevations too large for GPX's decimal (1e300 metres), left out, for a warning.
+    private var elevationsLeftOut = 0
 
     /// A GPX writer into `sink`; routes and tracks wait in scratch files until ``finish(_:)``.
     /// - Parameters:
@@ -51,11 +56,12 @@ public final class GPXWriter: FeatureWriter {
         guard let geometry = feature.geometry else { return }
         switch geometry {
         case .point(let p):
-            waypoint(p.coordinates, feature.properties ?? [:])
+            waypoint(p.coordinates, feature.properties ?? [:], time: feature.positionValues("times")?.first?.first)
         case .multiPoint(let m):
-            for p in m.coordinates { waypoint(p, feature.properties ?? [:]) }
+            let times = feature.positionValues("times")?.first
+            for (i, p) in m.coordinates.enumerated() { waypoint(p, feature.properties ?? [:], time: times?[i]) }
         case .geometryCollection(let c):
-            for member in c.geometries { try write(Feature(geometry: member, properties: feature.properties)) }
+            for index in c.geometries.indices { try write(feature.collectionMember(index)) }
         case .lineString, .multiLineString, .polygon, .multiPolygon:
             let asRoute = (options.gpxRoutes || feature.properties?["_gpxType"]?.stringValue == "rte")
             if asRoute, case .lineString = geometry { try routes.append(feature) } else { try tracks.append(feature) }
@@ -75,6 +81,12 @@ public final class GPXWriter: FeatureWriter {
             try sink.checkForErrors()
         }
         xml.close()
+        if elevationsLeftOut > 0 {
+            options.diagnostics?(Diagnostic(.warning, "\(elevationsLeftOut) \(elevationsLeftOut == 1 ? "elevation is" : "elevations are") beyond 10^17 metres, past what GPX's decimal holds, and \(elevationsLeftOut == 1 ? "was" : "were") left out"))
+        }
+        if timesLeftOut > 0 {
+            options.diagnostics?(Diagnostic(.warning, "\(timesLeftOut) \(timesLeftOut == 1 ? "time is" : "times are") not a date and time as GPX writes them (YYYY-MM-DDThh:mm:ssZ) and \(timesLeftOut == 1 ? "was" : "were") left out, '\(firstTimeLeftOut)' first"))
+        }
     }
 
     // MARK: - Elements, in the schema's order
@@ -87,14 +99,14 @@ public final class GPXWriter: FeatureWriter {
             let value = key == "desc" ? properties["desc"] ?? properties["description"] : properties[key]
             if let text = value?.displayText { xml.element(key, text) }
         }
-        if let link = properties["link"]?.stringValue { xml.empty("link", [("href", link)]) }
+        if let link = properties["link"]?.stringValue { xml.empty("link", [("href", Self.uriReference(link))]) }
         if !number, let symbol = properties["sym"]?.stringValue { xml.element("sym", symbol) }
         if number, case .integer(let n)? = properties["number"], n >= 0 { xml.element("number", String(n)) }
         if let type = properties["type"]?.stringValue { xml.element("type", type) }
     }
 
-    private func waypoint(_ p: Position, _ properties: JSONObject) {
-        point("wpt", p, time: properties["time"]?.stringValue) {
+    private func waypoint(_ p: Position, _ properties: JSONObject, time: JSONValue?) {
+        point("wpt", p, time: time ?? properties["time"]) {
             describe(properties, number: false)
         }
     }
@@ -104,8 +116,8 @@ public final class GPXWriter: FeatureWriter {
         let properties = feature.properties ?? [:]
         xml.start("rte")
         describe(properties, number: true)
-        let times = properties["coordinateProperties"]?.objectValue?["times"]?.arrayValue
-        for (i, p) in line.coordinates.enumerated() { point("rtept", p, time: times?[safe: i]?.stringValue) {} }
+        let times = feature.positionValues("times")?.first
+        for (i, p) in line.coordinates.enumerated() { point("rtept", p, time: times?[i]) {} }
         xml.close()
     }
 
@@ -119,21 +131,31 @@ public final class GPXWriter: FeatureWriter {
         case .multiPolygon(let m)?: parts = m.polygons.flatMap(\.rings)
         default: return
         }
-        let times = properties["coordinateProperties"]?.objectValue?["times"]?.arrayValue
+        // One run of times per line or ring, in the order of `parts`.
+        let times = feature.positionValues("times")
         xml.start("trk")
         describe(properties, number: true)
         for (s, part) in parts.enumerated() {
-            // A line's times are one array; a multi-line's an array per part.
-            let partTimes = parts.count == 1 && times?.first?.arrayValue == nil ? times : times?[safe: s]?.arrayValue
             xml.start("trkseg")
-            for (i, p) in part.enumerated() { point("trkpt", p, time: partTimes?[safe: i]?.stringValue) {} }
+            for (i, p) in part.enumerated() { point("trkpt", p, time: times?[s][i]) {} }
             xml.close()
         }
         xml.close()
     }
 
+    /// The text of a `<time>`: an xsd:dateTime as GPX's schema wants, else nil (and counted,
+    /// when there was a value: an empty KML `<when/>` or a date alone has no GPX form).
+    private func timeText(_ value: JSONValue?) -> String? {
+        guard let value, value != .null else { return nil }
+        if case .string(let text) = value, ISOTime(text) != nil { return text }
+        if timesLeftOut == 0 { firstTimeLeftOut = value.plainText() }
+        timesLeftOut += 1
+        return nil
+    }
+
     /// `<name lat lon>` with its elevation and time, then whatever `body` writes.
-    private func point(_ name: StaticString, _ p: Position, time: String?, _ body: () -> Void) {
+    private func point(_ name: StaticString, _ p: Position, time value: JSONValue?, _ body: () -> Void) {
+        let time = timeText(value)
         xml.indent()
         sink.write(byte: UInt8(ascii: "<"))
         sink.write(name)
@@ -148,21 +170,55 @@ public final class GPXWriter: FeatureWriter {
         }
         sink.write(">\n" as StaticString)
         xml.opened(String(describing: name))
-        if let altitude = p.altitude { xml.inline("ele") { sink.writePlainDecimal(altitude, precision: options.precision) } }
+        if let altitude = p.altitude {
+            // xsd:decimal need not be read past 18 digits: metres beyond are no elevation.
+            if abs(altitude) < 1e17 {
+                xml.inline("ele") { sink.writePlainDecimal(altitude, precision: options.precision) }
+            } else {
+                elevationsLeftOut += 1
+            }
+        }
         if let time { xml.element("time", time) }
         body()
         xml.close()
     }
 }
 
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+extension GPXWriter {
+    /// `text` as an xsd:anyURI (RFC 3986 URI reference), which a link's href must be: bytes a
+    /// URI cannot hold (spaces, other text, a `%` not starting an escape) are percent-escaped,
+    /// and so are colons before the first `/`, `?` or `#` when no scheme comes before them
+    /// (`::::` would be read as one).
+    static func uriReference(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8)
+        let hex = Set("0123456789ABCDEFabcdef".utf8)
+        let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":"))
+        let pathStart = bytes.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        func isLetter(_ b: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b | 0x20) }
+        func isSchemeByte(_ b: UInt8) -> Bool {
+            isLetter(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        }
+        // A scheme is a letter, then letters, digits, +, - or ., then the first colon.
+        let hasScheme = schemeEnd.map { end in end > 0 && end < pathStart && isLetter(bytes[0]) && bytes[..<end].allSatisfy(isSchemeByte) } ?? false
+        var out: [UInt8] = []
+        for (i, byte) in bytes.enumerated() {
+            let escapeStarts = byte == UInt8(ascii: "%") && i + 2 < bytes.count && hex.contains(bytes[i + 1]) && hex.contains(bytes[i + 2])
+            let loneColon = byte == UInt8(ascii: ":") && i < pathStart && !(hasScheme && i == schemeEnd)
+            if (allowed.contains(byte) && !loneColon) || escapeStarts {
+                out.append(byte)
+            } else {
+                out += Array("%\(String(byte >> 4, radix: 16, uppercase: true))\(String(byte & 15, radix: 16, uppercase: true))".utf8)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 }
 
 extension FeatureFormat {
     /// GPX 1.1 (reads 1.0 too): waypoints, routes and tracks.
     public static let gpx = FeatureFormat(
-        id: "gpx", displayName: "GPX", extensions: ["gpx"],
+        id: "gpx", displayName: "GPX", extensions: ["gpx"], needsGeographicCoordinates: true,
         sniff: { bytes in
             guard bytes.first == UInt8(ascii: "<") else { return false }
             return String(decoding: bytes.prefix(1024), as: UTF8.self).contains("<gpx")

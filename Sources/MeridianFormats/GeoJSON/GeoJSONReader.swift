@@ -41,6 +41,8 @@ public final class GeoJSONReader: FeatureReader {
     private var warnedAboutExtraDimensions = false
     /// Where each list of positions is gathered before it becomes an array.
     private let positionScratch = PositionScratch()
+    /// Each feature's checks (per-position arrays, coordinates off the globe).
+    let checks: FeatureChecks
 
     /// A reader over the GeoJSON that `input` holds; nothing is read until ``readMetadata()`` or
     /// ``next()``.
@@ -50,6 +52,7 @@ public final class GeoJSONReader: FeatureReader {
     ///   - options: Where warnings go (extra dimensions dropped, say).
     public init(input: BufferedInput, layout: Layout = .automatic, options: ReadOptions = .init()) {
         scanner = JSONScanner(input: input, diagnostics: options.diagnostics)
+        checks = FeatureChecks(options)
         self.layout = layout
     }
 
@@ -250,14 +253,18 @@ public final class GeoJSONReader: FeatureReader {
         /// This object as a Feature: a Feature itself, or a geometry wrapped in one.
         mutating func feature(in reader: GeoJSONReader) throws -> Feature {
             guard type == "Feature" else {
-                return Feature(geometry: try geometry(in: reader), properties: [:])
+                var feature = Feature(geometry: try geometry(in: reader), properties: [:])
+                try reader.checks.check(&feature, at: reader.scanner.location(start))
+                return feature
             }
             var bbox: BoundingBox?
             if let value = foreignMembers.removeValue(forKey: "bbox") {
                 bbox = reader.boundingBox(value, at: start)
             }
-            return Feature(id: id, geometry: geometry, properties: sawProperties ? properties : nil,
-                           bbox: bbox, foreignMembers: foreignMembers)
+            var feature = Feature(id: id, geometry: geometry, properties: sawProperties ? properties : nil,
+                                  bbox: bbox, foreignMembers: foreignMembers)
+            try reader.checks.check(&feature, at: reader.scanner.location(start))
+            return feature
         }
 
         /// This object as a geometry.

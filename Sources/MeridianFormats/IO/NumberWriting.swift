@@ -105,8 +105,12 @@ extension OutputSink {
 
 extension OutputSink {
     /// Like `writeCoordinate`, but never in exponent form ("0.0000001", not "1e-07"), for
-    /// formats whose numbers are xsd:decimal (GPX).
+    /// formats whose numbers are xsd:decimal (GPX), and in at most 18 digits, all a schema
+    /// validator must read (XSD 1.0 §3.2.3; libxml2 reads 24): a value below 0.1, whose leading
+    /// zeros count, is rounded to 17 decimals. The caller keeps values below 10^18.
     public func writePlainDecimal(_ value: Double, precision: Int?) {
+        var precision = precision
+        if value != 0, abs(value) < 0.1 { precision = min(precision ?? 17, 17) }
         reserve(48)  // first, so the text below lands whole after `start`
         let start = count
         writeCoordinate(value, precision: precision)

@@ -99,6 +99,11 @@ struct KMLDefinitions {
             if let integer = Int64(trimmed) { return .integer(integer) }
             return JSNumber.parseFloat(trimmed).map(JSNumber.value) ?? .string(text)
         case .real:
+            // The text's form keeps the type, as JSON's does: `38002.0` is a double, `38002` an
+            // integer (Meridian's writer gives integers beyond `int` a double field, as digits).
+            if let number = Array(trimmed.utf8).withUnsafeBufferPointer({ NumberText.parse($0) }) {
+                return number.integer.map(JSONValue.integer) ?? .double(number.value)
+            }
             return JSNumber.parseFloat(trimmed).map(JSNumber.value) ?? .string(text)
         case .bool:
             switch trimmed.lowercased() {
@@ -139,6 +144,8 @@ final class KMLFeatureConverter {
     struct Conversion {
         var converted: (feature: Feature, overlay: KMLGroundOverlay?)?
         var warnings: [Warning] = []
+        /// The feature element's line, where the reader's checks point.
+        var line: Int?
     }
 
     /// A feature's element tree, with what its conversion needs from the reading side.
@@ -173,6 +180,8 @@ final class KMLFeatureConverter {
 
     func warn(_ message: String, line: Int) { record(message, line: line, kind: nil) }
 
+    func warn(_ diagnostic: Diagnostic) { warnings.append(Warning(diagnostic: diagnostic, kind: nil)) }
+
     func warnOnce(_ kind: String, _ message: String, line: Int) {
         if warnedKinds.insert(kind).inserted { record(message, line: line, kind: kind) }
     }
@@ -199,7 +208,7 @@ final class KMLFeatureConverter {
         warnings = []
         warnedKinds = []
         let converted = feature(from: tree.element, folders: tree.folders, options: options)
-        return Conversion(converted: converted, warnings: warnings)
+        return Conversion(converted: converted, warnings: warnings, line: tree.element.line)
     }
 
     private func feature(from element: XMLElement, folders: [String], options: KMLReadOptions) -> (feature: Feature, overlay: KMLGroundOverlay?)? {
@@ -268,24 +277,8 @@ final class KMLFeatureConverter {
         commonProperties(element, into: &properties)
         extendedDataAndTimes(element, into: &properties)
         let geometry = KMLGeometryReader(converter: self).read(element)
-        var coordinateProperties = JSONObject()
-        if geometry.times.count == 1 {
-            coordinateProperties["times"] = .array(geometry.times[0].map(JSONValue.string))
-        } else if geometry.times.count > 1 {
-            coordinateProperties["times"] = .array(geometry.times.map { .array($0.map(JSONValue.string)) })
-        }
-        for (name, values) in geometry.arrays.first ?? [] where geometry.arrays.count == 1 {
-            coordinateProperties[name] = .array(values)
-        }
-        if geometry.arrays.count > 1 {
-            let names = geometry.arrays.flatMap { $0.map(\.0) }
-            for name in names where coordinateProperties[name] == nil {
-                coordinateProperties[name] = .array(geometry.arrays.map { arrays in
-                    .array(arrays.first { $0.0 == name }?.1 ?? [])
-                })
-            }
-        }
-        if !coordinateProperties.isEmpty { properties["coordinateProperties"] = .object(coordinateProperties) }
+        let positionData = geometry.positionData
+        if !positionData.isEmpty { properties[PositionData.member] = .object(positionData) }
         if let mode = geometry.altitudeMode, !mode.isEmpty { properties["altitudeMode"] = .string(mode) }
         finishVisibility(&properties)
         return Feature(geometry: geometry.geometry, properties: properties)

@@ -10,10 +10,29 @@ struct KMLGeometryReader {
     /// What a Placemark's geometry elements give.
     struct Result {
         var parts: [Geometry] = []
-        /// `<when>` times of each track that had some.
-        var times: [[String]] = []
-        /// gx:SimpleArrayData values of each track, by array name.
-        var arrays: [[(String, [JSONValue])]] = []
+        /// Per part: a track's times and gx:SimpleArrayData values, one per position, by name;
+        /// nil for other parts.
+        var partData: [JSONObject?] = []
+
+        mutating func append(_ part: Geometry, data: JSONObject? = nil) {
+            parts.append(part)
+            partData.append(data)
+        }
+
+        /// The tracks' per-position arrays for ``geometry``, nested as it nests its parts, with
+        /// nulls for the positions of parts that lack an array (a LineString beside a gx:Track).
+        var positionData: JSONObject {
+            if partData.count == 1 { return partData[0] ?? [:] }
+            var names: [String] = []
+            for data in partData.compactMap({ $0 }) { for name in data.keys where !names.contains(name) { names.append(name) } }
+            let flat = geometry?.type == .multiPoint  // points of one track each: one flat array
+            var result = JSONObject()
+            for name in names {
+                let values = zip(parts, partData).map { part, data in data?[name] ?? PositionData.nulls(for: part) }
+                result[name] = .array(flat ? values.flatMap { $0.arrayValue ?? [] } : values)
+            }
+            return result
+        }
         /// The first altitudeMode (or gx:altitudeMode) found.
         var altitudeMode: String?
 
@@ -48,14 +67,14 @@ struct KMLGeometryReader {
                 collect(child, into: &result)
             case "Point":
                 noteAltitudeMode(child, &result)
-                if let p = positions(child.child("coordinates"), in: child).first { result.parts.append(.point(Point(p))) }
+                if let p = positions(child.child("coordinates"), in: child).first { result.append(.point(Point(p))) }
             case "LineString", "LinearRing":
                 noteAltitudeMode(child, &result)
                 let line = positions(child.child("coordinates"), in: child)
-                if line.count >= 2 { result.parts.append(.lineString(LineString(line))) }
+                if line.count >= 2 { result.append(.lineString(LineString(line))) }
             case "Polygon":
                 noteAltitudeMode(child, &result)
-                if let polygon = polygon(child) { result.parts.append(.polygon(polygon)) }
+                if let polygon = polygon(child) { result.append(.polygon(polygon)) }
             case "gx:Track", "Track":
                 noteAltitudeMode(child, &result)
                 track(child, into: &result)
@@ -65,7 +84,7 @@ struct KMLGeometryReader {
                    let lon = location.childText("longitude").flatMap(JSNumber.parseFloat),
                    let lat = location.childText("latitude").flatMap(JSNumber.parseFloat) {
                     let altitude = location.childText("altitude").flatMap(JSNumber.parseFloat)
-                    result.parts.append(.point(Point(Position(longitude: lon, latitude: lat, altitude: altitude))))
+                    result.append(.point(Point(Position(longitude: lon, latitude: lat, altitude: altitude))))
                 }
             default:
                 continue
@@ -112,24 +131,45 @@ struct KMLGeometryReader {
     }
 
     /// gx:Track: `<gx:coord>lon lat alt</gx:coord>` with `<when>` times and gx:SimpleArrayData.
+    /// A coord that is not a position is dropped with its time and values, so the others stay
+    /// on their positions; times or an array whose count is not the coords' are dropped with a
+    /// warning. An empty `<when/>` is an unknown time (null).
     private func track(_ element: XMLElement, into result: inout Result) {
         var coords = element.children("gx:coord")
         if coords.isEmpty { coords = element.children("coord") }
-        let positions: [Position] = coords.compactMap { coord in
+        let parsed: [Position?] = coords.map { coord in
             let numbers = coord.text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
                 .compactMap { JSNumber.parseFloat(String($0)) }
             guard numbers.count >= 2 else { return nil }
             return Position(longitude: numbers[0], latitude: numbers[1], altitude: numbers.count > 2 ? numbers[2] : nil)
         }
+        let positions = parsed.compactMap { $0 }
         guard let first = positions.first else { return }
-        result.parts.append(positions.count >= 2 ? .lineString(LineString(positions)) : .point(Point(first)))
-        let times = element.children("when").map(\.textContent)
-        if !times.isEmpty { result.times.append(times) }
-        var arrays: [(String, [JSONValue])] = []
+        if positions.count < parsed.count {
+            converter.warn("\(parsed.count - positions.count) gx:coord of a gx:Track \(parsed.count - positions.count == 1 ? "is" : "are") not a position and \(parsed.count - positions.count == 1 ? "was" : "were") dropped with \(parsed.count - positions.count == 1 ? "its" : "their") time and values",
+                           line: element.line)
+        }
+        /// The values of the coords kept, when there is one per coord; nil (and a warning) otherwise.
+        func perPosition(_ values: [JSONValue], _ name: String, line: Int) -> [JSONValue]? {
+            guard values.count == parsed.count else {
+                converter.warn(.positionDataDropped([name], "has \(values.count) values for \(parsed.count) gx:coord", at: SourceLocation(file: converter.file, line: line)))
+                return nil
+            }
+            return zip(values, parsed).filter { $1 != nil }.map(\.0)
+        }
+        var data = JSONObject()
+        let whens = element.children("when")
+        if !whens.isEmpty, let times = perPosition(whens.map { when in
+            let text = when.textContent.trimmingWhitespace()
+            return text.isEmpty ? .null : .string(text)
+        }, "times", line: whens[0].line) {
+            data["times"] = .array(times)
+        }
         for array in element.descendants("gx:SimpleArrayData") {
             let name = array.attributes["name"] ?? ""
-            arrays.append((name, array.children("gx:value").map { converter.definitions.typedValue($0.textContent, field: name) }))
+            let values = array.children("gx:value").map { converter.definitions.typedValue($0.textContent, field: name) }
+            if let values = perPosition(values, name, line: array.line) { data[name] = .array(values) }
         }
-        if !arrays.isEmpty { result.arrays.append(arrays) }
+        result.append(positions.count >= 2 ? .lineString(LineString(positions)) : .point(Point(first)), data: data.isEmpty ? nil : data)
     }
 }

@@ -18,6 +18,8 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     private var warnedKinds: Set<String> = []
     private let options: KMLReadOptions
     private let diagnostics: DiagnosticHandler?
+    /// Each feature's checks (per-position arrays, coordinates off the globe).
+    private let checks: FeatureChecks
     /// The GroundOverlay behind the feature ``next()`` returned last, when it came from one with an
     /// image and a place; nil for every other feature.
     public private(set) var groundOverlay: KMLGroundOverlay?
@@ -53,6 +55,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
         self.options = options
         layer = readOptions.layer
         diagnostics = readOptions.diagnostics
+        checks = FeatureChecks(readOptions)
         reading = KMLReadingSide(input: input, layer: readOptions.layer, options: options, wholeDocumentMinimum: wholeDocumentMinimum)
         converter = KMLFeatureConverter(file: input.name)
         if options.folders == .tree { folderTree = KMLFolderTree() }
@@ -128,7 +131,8 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
                 for warning in conversion.warnings where warning.kind.map({ warnedKinds.insert($0).inserted }) ?? true {
                     diagnostics?(warning.diagnostic)
                 }
-                guard let (feature, overlay) = conversion.converted, pending.kept else { continue }
+                guard var (feature, overlay) = conversion.converted, pending.kept else { continue }
+                try checks.check(&feature, at: SourceLocation(file: name, line: conversion.line))
                 folderTree?.add(feature)
                 groundOverlay = overlay
                 return feature

@@ -33,6 +33,8 @@ public final class KMLWriter: FeatureWriter {
     private var styleIDs: [JSONObject: String] = [:]
     /// Every ExtendedData field, in order of first appearance, with the kinds of value it took.
     private var fields: OrderedDictionary<String, FieldKinds> = [:]
+    /// Where warnings about what KML cannot hold go.
+    private let diagnostics: DiagnosticHandler?
 
     /// The Schema every SchemaData refers to.
     static let schemaID = "meridian"
@@ -51,10 +53,11 @@ public final class KMLWriter: FeatureWriter {
     /// ``finish(_:)``.
     /// - Parameters:
     ///   - sink: Where the KML goes.
-    ///   - options: Not used: KML coordinates are always written exactly, and KML has one layout.
+    ///   - options: Only its `diagnostics` are used: KML coordinates are always written exactly, and KML has one layout.
     /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
+        diagnostics = options.diagnostics
         documentXML = XMLTextWriter(sink: sink)
         styles = try ScratchFile("kml-styles")
         styleXML = XMLTextWriter(sink: styles.sink)
@@ -114,8 +117,10 @@ public final class KMLWriter: FeatureWriter {
         if let styleURL { xml.element("styleUrl", styleURL) }
         writeExtendedData(data)
         if let geometry = feature.geometry {
+            var checked = feature
+            checked.dropMisalignedPositionData(at: nil, diagnostics: diagnostics)
             writeGeometry(geometry, altitudeMode: properties["altitudeMode"]?.stringValue,
-                          coordinateProperties: properties["coordinateProperties"]?.objectValue)
+                          positionData: checked.properties?[PositionData.member]?.objectValue ?? [:])
         }
         xml.close()
         try body.sink.checkForErrors()
@@ -284,46 +289,58 @@ public final class KMLWriter: FeatureWriter {
 
     // MARK: - Geometry
 
-    private func writeGeometry(_ geometry: Geometry, altitudeMode: String?, coordinateProperties: JSONObject?) {
-        let times = coordinateProperties?["times"]?.arrayValue
+    /// The geometry; a Point or line with per-position arrays (fitting it: the caller checked)
+    /// as a gx:Track, a MultiLineString with them as a gx:MultiTrack. Other geometries have no
+    /// KML form for them: they are dropped with a warning.
+    private func writeGeometry(_ geometry: Geometry, altitudeMode: String?, positionData: JSONObject) {
         switch geometry {
         case .point(let p):
+            if !positionData.isEmpty { return writeTrack([p.coordinates], altitudeMode: altitudeMode, positionData: positionData) }
             bodyXML.start("Point")
             writeAltitudeMode(altitudeMode)
             writeCoordinates([p.coordinates])
             bodyXML.close()
         case .lineString(let l):
-            if let times = times?.compactMap(\.stringValue), times.count == l.coordinates.count {
-                writeTrack(l.coordinates, times: times, altitudeMode: altitudeMode, arrays: coordinateProperties ?? [:], index: nil)
-            } else {
+            if positionData.isEmpty {
                 writeLine(l.coordinates, altitudeMode: altitudeMode)
+            } else {
+                writeTrack(l.coordinates, altitudeMode: altitudeMode, positionData: positionData)
             }
+        case .multiLineString(let m) where !positionData.isEmpty:
+            bodyXML.start("gx:MultiTrack")
+            for (index, line) in m.lines.enumerated() {
+                writeTrack(line, altitudeMode: altitudeMode, positionData: positionData.compactMapValues { $0.arrayValue?[index] })
+            }
+            bodyXML.close()
+        case .polygon, .multiPoint, .multiPolygon, .geometryCollection, .multiLineString:
+            if !positionData.isEmpty {
+                diagnostics?(.positionDataDropped(Array(positionData.keys), "have no KML form on a \(geometry.type.rawValue)", at: nil))
+            }
+            writeGeometry(withoutPositionData: geometry, altitudeMode: altitudeMode)
+        }
+    }
+
+    private func writeGeometry(withoutPositionData geometry: Geometry, altitudeMode: String?) {
+        switch geometry {
+        case .point, .lineString:
+            writeGeometry(geometry, altitudeMode: altitudeMode, positionData: [:])
         case .polygon(let p):
             writePolygon(p, altitudeMode: altitudeMode)
         case .multiPoint(let m):
             bodyXML.start("MultiGeometry")
-            for p in m.coordinates { writeGeometry(.point(Point(p)), altitudeMode: altitudeMode, coordinateProperties: nil) }
+            for p in m.coordinates { writeGeometry(.point(Point(p)), altitudeMode: altitudeMode, positionData: [:]) }
             bodyXML.close()
         case .multiLineString(let m):
-            let perLine = times?.compactMap { $0.arrayValue?.compactMap(\.stringValue) } ?? []
-            if perLine.count == m.lines.count, zip(perLine, m.lines).allSatisfy({ $0.count == $1.count }) {
-                bodyXML.start("gx:MultiTrack")
-                for (index, (line, lineTimes)) in zip(m.lines, perLine).enumerated() {
-                    writeTrack(line, times: lineTimes, altitudeMode: altitudeMode, arrays: coordinateProperties ?? [:], index: index)
-                }
-                bodyXML.close()
-            } else {
-                bodyXML.start("MultiGeometry")
-                for line in m.lines { writeLine(line, altitudeMode: altitudeMode) }
-                bodyXML.close()
-            }
+            bodyXML.start("MultiGeometry")
+            for line in m.lines { writeLine(line, altitudeMode: altitudeMode) }
+            bodyXML.close()
         case .multiPolygon(let m):
             bodyXML.start("MultiGeometry")
             for polygon in m.polygons { writePolygon(polygon, altitudeMode: altitudeMode) }
             bodyXML.close()
         case .geometryCollection(let c):
             bodyXML.start("MultiGeometry")
-            for member in c.geometries { writeGeometry(member, altitudeMode: altitudeMode, coordinateProperties: nil) }
+            for member in c.geometries { writeGeometry(member, altitudeMode: altitudeMode, positionData: [:]) }
             bodyXML.close()
         }
     }
@@ -373,26 +390,24 @@ public final class KMLWriter: FeatureWriter {
         }
     }
 
-    /// A gx:Track, with the other per-point arrays of coordinateProperties as gx:SimpleArrayData
-    /// (`index` picks this track's arrays inside a multi-track's nested arrays).
-    private func writeTrack(_ positions: [Position], times: [String], altitudeMode: String?, arrays: JSONObject, index: Int?) {
+    /// A gx:Track: a `<when>` per position from `times` (empty where the time is unknown), and
+    /// the other per-position arrays as gx:SimpleArrayData.
+    private func writeTrack(_ positions: [Position], altitudeMode: String?, positionData: JSONObject) {
         bodyXML.start("gx:Track")
         writeAltitudeMode(altitudeMode)
-        for time in times { bodyXML.element("when", time) }
+        for time in positionData["times"]?.arrayValue ?? [] {
+            if case .string(let text) = time, !text.isEmpty { bodyXML.element("when", text) } else { bodyXML.empty("when") }
+        }
         for p in positions {
             bodyXML.inline("gx:coord") { writePosition(p, separator: UInt8(ascii: " ")) }
         }
-        let perPoint = arrays.compactMap { key, value -> (String, [JSONValue])? in
-            guard key != "times", var values = value.arrayValue else { return nil }
-            if let index { values = values.indices.contains(index) ? values[index].arrayValue ?? [] : [] }
-            return values.count == positions.count ? (key, values) : nil
-        }
-        if !perPoint.isEmpty {
+        let arrays = positionData.filter { $0.key != "times" }
+        if !arrays.isEmpty {
             bodyXML.start("ExtendedData")
             bodyXML.start("SchemaData")
-            for (name, values) in perPoint {
+            for (name, values) in arrays {
                 bodyXML.start("gx:SimpleArrayData", [("name", name)])
-                for value in values { bodyXML.element("gx:value", Self.text(value)) }
+                for value in values.arrayValue ?? [] { bodyXML.element("gx:value", Self.text(value)) }
                 bodyXML.close()
             }
             bodyXML.close()

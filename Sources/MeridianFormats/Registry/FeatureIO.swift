@@ -40,16 +40,22 @@ public struct ReadOptions {
     /// a GDAL dataset (a GeoPackage's table). Only formats with layers take it
     /// (`FeatureFormat.hasLayers`); a name the input has no layer of is a usage error.
     public var layer: String?
+    /// What a position off the globe is: an error when the output needs geographic
+    /// coordinates (``FeatureFormat/needsGeographicCoordinates``), else a warning.
+    public var coordinates: CoordinateRule
 
     /// Options for a reader; the defaults read everything and drop warnings.
     /// - Parameters:
     ///   - diagnostics: Receives warnings as the reader goes; nil ignores them.
     ///   - kml: Folder handling for KML and KMZ.
     ///   - layer: The layer whose features to keep, or nil for all.
-    public init(diagnostics: DiagnosticHandler? = nil, kml: KMLReadOptions = .init(), layer: String? = nil) {
+    ///   - coordinates: What a position outside ±90° latitude or ±180° longitude is.
+    public init(diagnostics: DiagnosticHandler? = nil, kml: KMLReadOptions = .init(), layer: String? = nil,
+                coordinates: CoordinateRule = .warnOutsideRange) {
         self.diagnostics = diagnostics
         self.kml = kml
         self.layer = layer
+        self.coordinates = coordinates
     }
 }
 

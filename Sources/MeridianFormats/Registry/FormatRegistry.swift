@@ -44,6 +44,10 @@ public struct FeatureFormat: Sendable, Hashable {
     /// Whether its reader can keep one layer (`ReadOptions.layer`): KML's Folders and
     /// Documents, a GDAL dataset's layers.
     public let hasLayers: Bool
+    /// Whether the format places features on the globe (GPX, KML, MapKit Swift, pictures): a
+    /// position outside ±90° latitude or ±180° longitude read for it is an error, where other
+    /// formats keep it with a warning (``CoordinateRule``).
+    public let needsGeographicCoordinates: Bool
 
     let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
     let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
@@ -69,12 +73,14 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - extensions: File extensions, lowercase and without the dot; the first is suggested.
     ///   - isBinary: Whether the output is bytes that are not text (never written to a terminal).
     ///   - hasLayers: Whether its reader can keep one layer (``ReadOptions/layer``).
+    ///   - needsGeographicCoordinates: Whether its output needs longitude and latitude in degrees.
     ///   - sniff: Given an input's first bytes (at most 4 KiB, after any UTF-8 BOM and leading
     ///     whitespace), whether they look like this format.
     ///   - reader: Makes a reader over an input.
     ///   - writer: Makes a writer into a byte stream.
     ///   - pathWriter: Makes a writer that creates its output file(s) itself at a path.
     public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false, hasLayers: Bool = false,
+                needsGeographicCoordinates: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
                 writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil,
@@ -85,6 +91,7 @@ public struct FeatureFormat: Sendable, Hashable {
         self.extensions = extensions
         self.isBinary = isBinary
         self.hasLayers = hasLayers
+        self.needsGeographicCoordinates = needsGeographicCoordinates
         self.sniff = sniff
         makeReader = reader
         makeWriter = writer
@@ -255,7 +262,7 @@ extension FeatureFormat {
 extension FeatureFormat {
     /// KML 2.2 (with Google's gx extensions), read streaming on expat.
     public static let kml = FeatureFormat(
-        id: "kml", displayName: "KML", extensions: ["kml"], hasLayers: true,
+        id: "kml", displayName: "KML", extensions: ["kml"], hasLayers: true, needsGeographicCoordinates: true,
         sniff: { bytes in
             // UTF-8 text starting with '<', or UTF-16 with a byte-order mark, naming KML early on.
             let isUTF16 = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
@@ -272,7 +279,7 @@ extension FeatureFormat {
 extension FeatureFormat {
     /// KMZ: a zip archive with a KML document inside.
     public static let kmz = FeatureFormat(
-        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true, hasLayers: true,
+        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true, hasLayers: true, needsGeographicCoordinates: true,
         sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
         reader: { input, options in try KMZReader(input: input, options: options) },
         writer: { sink, options in try KMZWriter(sink: sink, options: options) }

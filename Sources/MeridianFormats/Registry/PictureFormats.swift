@@ -48,8 +48,8 @@ public enum PictureKind: String, Sendable, CaseIterable {
     /// The format, with `writer` drawing it.
     public func format(drawnBy writer: @escaping @Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter) -> FeatureFormat {
         switch self {
-        case .svg: FeatureFormat(id: "svg", displayName: "SVG", extensions: ["svg"], writer: writer)
-        case .png: FeatureFormat(id: "png", displayName: "PNG picture", extensions: ["png"], isBinary: true, writer: writer)
+        case .svg: FeatureFormat(id: "svg", displayName: "SVG", extensions: ["svg"], needsGeographicCoordinates: true, writer: writer)
+        case .png: FeatureFormat(id: "png", displayName: "PNG picture", extensions: ["png"], isBinary: true, needsGeographicCoordinates: true, writer: writer)
         }
     }
 }

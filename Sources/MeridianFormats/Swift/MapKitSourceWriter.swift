@@ -401,7 +401,7 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
 extension FeatureFormat {
     /// Swift source declaring MapKit overlays and annotations (write only).
     public static let mapKitSwift = FeatureFormat(
-        id: "swift", displayName: "MapKit Swift source", aliases: ["mapkit"], extensions: ["swift"],
+        id: "swift", displayName: "MapKit Swift source", aliases: ["mapkit"], extensions: ["swift"], needsGeographicCoordinates: true,
         writer: { sink, options in try MapKitSourceWriter(sink: sink, options: options) }
     )
 }

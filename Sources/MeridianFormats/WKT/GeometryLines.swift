@@ -61,10 +61,13 @@ final class GeometryLineReader: FeatureReader {
     let input: BufferedInput
     let format: GeometryLine
     var lineNumber = 0
+    /// Each feature's checks (coordinates off the globe).
+    let checks: FeatureChecks
 
-    init(input: BufferedInput, format: GeometryLine) {
+    init(input: BufferedInput, format: GeometryLine, options: ReadOptions) {
         self.input = input
         self.format = format
+        checks = FeatureChecks(options)
     }
 
     func readMetadata() throws -> CollectionMetadata { .init() }
@@ -76,8 +79,10 @@ final class GeometryLineReader: FeatureReader {
             if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
             let leading = line.prefix { $0 == 0x20 || $0 == 0x09 }.count
             guard leading < line.count else { continue }  // blank lines separate nothing
-            let geometry = try format.read(Array(line[leading...]), location: SourceLocation(file: input.name, line: lineNumber, column: leading + 1))
-            return Feature(geometry: geometry)
+            let location = SourceLocation(file: input.name, line: lineNumber, column: leading + 1)
+            var feature = Feature(geometry: try format.read(Array(line[leading...]), location: location))
+            try checks.check(&feature, at: location)
+            return feature
         }
         return nil
     }
@@ -91,7 +96,7 @@ extension FeatureFormat {
             let head = String(decoding: bytes.prefix(20), as: UTF8.self).uppercased()
             return WKT.Parser.types.contains { head.hasPrefix($0) } || head.hasPrefix("SRID=")
         },
-        reader: { input, _ in GeometryLineReader(input: input, format: .wkt) },
+        reader: { input, options in GeometryLineReader(input: input, format: .wkt, options: options) },
         writer: { sink, options in GeometryLineWriter(sink: sink, options: options, format: .wkt) }
     )
 
@@ -99,7 +104,7 @@ extension FeatureFormat {
     public static let wkbHex = FeatureFormat(
         id: "wkb", displayName: "WKB (hex)", aliases: ["wkb-hex", "hexwkb"], extensions: ["wkb", "hexwkb"],
         sniff: { $0.starts(with: Array("0101000000".utf8)) || $0.starts(with: Array("0000000001".utf8)) },
-        reader: { input, _ in GeometryLineReader(input: input, format: .wkbHex) },
+        reader: { input, options in GeometryLineReader(input: input, format: .wkbHex, options: options) },
         writer: { sink, options in GeometryLineWriter(sink: sink, options: options, format: .wkbHex) }
     )
 }

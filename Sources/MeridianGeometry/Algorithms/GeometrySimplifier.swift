@@ -23,6 +23,9 @@ public struct GeometrySimplifier: Sendable {
     public private(set) var droppedLines = 0
     /// Geometries (features) dropped whole so far: nothing of them was left.
     public private(set) var droppedGeometries = 0
+    /// The names of per-position arrays that ``simplifyKeepingTopology(_:)`` dropped from some
+    /// feature because they could not follow its simplified positions (a polygon's rings).
+    public private(set) var droppedPositionData: Set<String> = []
 
     /// Creates a simplifier. One simplifier can be used for a whole stream of features; its
     /// counters add up across calls.
@@ -72,7 +75,7 @@ public struct GeometrySimplifier: Sendable {
                 return nil
             }
             var feature = feature
-            feature.geometry = changed
+            droppedPositionData.formUnion(feature.replaceGeometry(with: changed))
             feature.bbox = nil
             return feature
         }

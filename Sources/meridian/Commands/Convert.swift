@@ -58,7 +58,7 @@ extension Commands {
         func antimeridianCut(_ feature: Feature) -> Feature {
             guard cutAntimeridian, let geometry = feature.geometry else { return feature }
             var cut = feature
-            cut.geometry = Antimeridian.cut(geometry)
+            cut.replaceGeometry(with: Antimeridian.cut(geometry), at: nil, diagnostics: reporting.reporter.report)
             return cut
         }
 

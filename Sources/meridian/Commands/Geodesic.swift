@@ -47,9 +47,11 @@ extension Commands {
                     ]))
                 }
                 if let input {
-                    let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report), registry: .commandLine)
+                    let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report,
+                                                                                    coordinates: output.coordinateRule(format: nil)), registry: .commandLine)
                     while var feature = try source.reader.next() {
-                        feature.geometry = feature.geometry.map { GreatCircle.densify($0, spacing: spacing, antimeridian: antimeridian) }
+                        feature.replaceGeometry(with: feature.geometry.map { GreatCircle.densify($0, spacing: spacing, antimeridian: antimeridian) },
+                                                at: SourceLocation(file: source.input.name), diagnostics: reporting.reporter.report)
                         feature.properties = feature.properties ?? [:]
                         feature.properties?["overlay"] = .string("geodesic")
                         feature.bbox = nil

@@ -39,7 +39,8 @@ extension Commands {
                     let writer = destination.writer
                     try writer.begin(.init())
                     for path in inputs {
-                        let source = try FeatureInput(path: path, format: format, options: ReadOptions(diagnostics: reporter.report), registry: .commandLine)
+                        let source = try FeatureInput(path: path, format: format, options: ReadOptions(
+                            diagnostics: reporter.report, coordinates: .geographic(for: destination.format.displayName)), registry: .commandLine)
                         _ = try source.reader.readMetadata()
                         while let feature = try source.reader.next() { try writer.write(feature) }
                     }

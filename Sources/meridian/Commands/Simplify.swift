@@ -72,6 +72,9 @@ extension Commands {
                                                + "nothing of \(features == 1 ? "it" : "them") is bigger than the tolerance at this zoom",
                                            hint: "--keep-small keeps each as a tiny polygon (or a two-position line)"))
             }
+            if !simplifier.droppedPositionData.isEmpty {
+                reporter.report(.positionDataDropped(simplifier.droppedPositionData.sorted(), "cannot follow the changed positions", at: nil))
+            }
             let parts = [(simplifier.droppedRings, "ring"), (simplifier.droppedLines, "line")].filter { $0.0 > 0 }
             if !parts.isEmpty {
                 let text = listed(parts.map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }, conjunction: "and")

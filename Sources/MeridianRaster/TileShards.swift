@@ -204,8 +204,8 @@ public struct ShardWorkspace: Sendable {
 
     /// The run recorded in the folder, or nil.
     public func recordedRun() -> TilingRunIdentity? {
-        guard let text = try? String(contentsOfFile: file("run"), encoding: .utf8) else { return nil }
-        return TilingRunIdentity(lines: text.split(separator: "\n").map(String.init))
+        guard let bytes = try? TilingStateFile.read(file("run")) else { return nil }
+        return TilingRunIdentity(lines: String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
     }
 
     /// Whether the shards of the run `run` have been joined (`--finish`) and what they made is

@@ -69,6 +69,40 @@ import Glibc
         }
     }
 
+    /// A resume whose state records every block, in a folder where a power loss took a block's
+    /// top tile and emptied another: the block is made again, and the tiles above it, so the
+    /// folder is a clean run's file for file (it kept the gap and built three parents without it).
+    @Test func resumeRemakesWhatTheStateRecordsButIsGone() throws {
+        try withTemporaryFolder { folder in
+            let arguments = ["--zoom", "10-15", "--jobs", "1", "-q"]   // blocks at zoom 12
+            let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
+            #expect(try meridian(["tile", chart, clean.path] + arguments).status == 0)
+            let identity = try identityLines([chart, resumed.path] + arguments, output: resumed)
+            try FileManager.default.removeItem(at: resumed)
+            try FileManager.default.copyItem(at: clean, to: resumed)
+            try FileManager.default.removeItem(at: resumed.appendingPathComponent("metadata.json"))
+            // Every block, with the tiles it holds, as the interrupted run recorded them.
+            var blocks: [String: Int] = [:]
+            for name in folderContents(clean).keys where name.hasSuffix(".png") {
+                let parts = name.dropLast(4).split(separator: "/").map { Int($0)! }
+                guard parts[0] >= 12 else { continue }
+                let shift = parts[0] - 12
+                blocks["12/\(parts[1] >> shift)/\(parts[2] >> shift)", default: 0] += 1
+            }
+            let top = try #require(blocks.keys.sorted().first { FileManager.default.fileExists(atPath: clean.path + "/\($0).png") })
+            let state = (identity + blocks.map { "block \($0.key) \($0.value)" }).map { $0 + "\n" }.joined()
+            try state.write(to: resumed.appendingPathComponent(".meridian-tiling"), atomically: true, encoding: .utf8)
+            unlink(resumed.path + "/\(top).png")
+            let deeper = try #require(folderContents(clean).keys.sorted().first { $0.hasPrefix("13/") && $0.hasSuffix(".png") })
+            #expect(truncate(resumed.path + "/" + deeper, 0) == 0)
+            let result = try meridian(["tile", chart, resumed.path, "--resume"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let a = folderContents(clean), b = folderContents(resumed)
+            #expect(a.keys.sorted() == b.keys.sorted())
+            #expect(a == b)
+        }
+    }
+
     /// Runs both shards of a two-shard run into `output`.
     func runShards(into output: String) throws {
         for k in 0..<2 {

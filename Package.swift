@@ -191,7 +191,8 @@ let package = Package(
 
         // Fuzz targets for every parser (Scripts/fuzz builds them with libFuzzer); built
         // normally, it replays inputs through the same code.
-        .executableTarget(name: "meridian-fuzz", dependencies: ["MeridianFormats", "MeridianCoverage", "MeridianGeometry", "MeridianTiles", "MeridianCommandLine", "CLibFuzzer"]),
+        .executableTarget(name: "meridian-fuzz", dependencies: ["MeridianFormats", "MeridianCoverage", "MeridianGeometry", "MeridianTiles", "MeridianCommandLine", "CLibFuzzer",
+                                                         "MeridianRaster"]),
 
         // In-library timings for Benchmarks/ (not a product; built with the package).
         .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),

@@ -1,3 +1,4 @@
+import MeridianFormats
 import MeridianGeometry
 import MeridianTiles
 import Synchronization
@@ -13,12 +14,17 @@ public final class MBTilesSink: TileSink, Sendable {
     /// Blocks an interrupted run of the same identity completed, with their tile counts (empty for a new file).
     public let completedBlocks: [MapTile: Int]
     private let file: Mutex<MBTilesWriter>
+    /// Whether the file is one shard's part of a run split across machines, which keeps the
+    /// run's identity when finished, for `--finish` to check.
+    private let isShardPart: Bool
 
     /// Opens the partial file for the run `identity`: a new one, or with `resume` an interrupted
-    /// run's of the same identity (else a usage error, before anything is written).
-    public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity) throws {
+    /// run's of the same identity (else a usage error, before anything is written). A shard's
+    /// part (`isShardPart`) keeps the identity when finished.
+    public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity, isShardPart: Bool = false) throws {
         self.format = format
         self.path = path
+        self.isShardPart = isShardPart
         let writer = try MBTilesWriter(path: path, resume: resume, run: identity.fields.map { ($0.name, $0.value) }) { recorded in
             let recordedIdentity = recorded.map { TilingRunIdentity(fields: $0.map { TilingRunIdentity.Field(name: $0.name, value: $0.value) }) }
             try identity.checkResuming(recordedIdentity, output: path)
@@ -42,25 +48,40 @@ public final class MBTilesSink: TileSink, Sendable {
         try file.withLock { try $0.write(tile, data: data) }
     }
 
-    /// Records the block as completed in the partial file, so a resumed run keeps its tiles.
-    public func markCompleted(block: MapTile, tiles: Int) throws {
-        try file.withLock { try $0.markCompleted(block: block, tiles: tiles) }
+    /// Records the block as completed in the partial file, in the transaction of its tiles, so
+    /// a resumed run keeps its tiles.
+    public func markCompleted(block: MapTile, tiles: [MapTile]) throws {
+        try file.withLock { try $0.markCompleted(block: block, tiles: tiles.count) }
     }
+
+    /// The file (its table of blocks has no lines to name).
+    public func location(ofCompleted block: MapTile) -> SourceLocation { SourceLocation(file: path) }
+
+    /// The finished file; nothing for a shard's part, which carries the run's identity and is
+    /// checked when it is joined.
+    public func evidence(sample: MapTile?) -> [String] { isShardPart ? [] : [path] }
 
     /// The lowest and highest zoom levels that hold a tile, or nil.
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {
         try file.withLock { try $0.zoomsWithTiles() }
     }
 
-    /// Copies every tile of shard `index`'s own MBTiles file into this one.
-    public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {
-        try file.withLock { try $0.copyTiles(from: workspace.mbtiles(index)) }
+    /// Copies every tile of shard `index`'s own MBTiles file into this one, once it has shown
+    /// to be that shard's part: its run's identity, tile format and tiles.
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
+        try file.withLock {
+            try $0.copyTiles(from: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
+                             format: MBTilesSink.formatName(format), belongs: belongs)
+        }
     }
+
+    /// The MBTiles metadata's name of `format`.
+    static func formatName(_ format: TileFormat) -> String { format == .jpeg ? "jpg" : format.rawValue }
 
     /// Writes the MBTiles metadata table and moves the finished file into place.
     public func finish(metadata m: TileSetMetadata) throws {
-        let metadata = MBTilesMetadata(name: m.name, description: m.description, format: m.format == .jpeg ? "jpg" : m.format.rawValue,
+        let metadata = MBTilesMetadata(name: m.name, description: m.description, format: Self.formatName(m.format),
                                        bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom)
-        try file.withLock { try $0.finish(metadata: metadata) }
+        try file.withLock { try $0.finish(metadata: metadata, keepingRun: isShardPart) }
     }
 }

@@ -42,7 +42,13 @@ public final class PMTilesSink: TileSink, Sendable {
     }
 
     /// Nothing to record: an interrupted archive is started again.
-    public func markCompleted(block: MapTile, tiles: Int) throws {}
+    public func markCompleted(block: MapTile, tiles: [MapTile]) throws {}
+
+    /// The archive (it records no blocks).
+    public func location(ofCompleted block: MapTile) -> SourceLocation { SourceLocation(file: path) }
+
+    /// The archive.
+    public func evidence(sample: MapTile?) -> [String] { [path] }
 
     /// The zoom levels that got a tile.
     public func zoomsWithTiles() throws -> ClosedRange<Int>? { zooms.withLock { $0 } }
@@ -55,7 +61,7 @@ public final class PMTilesSink: TileSink, Sendable {
     }
 
     /// Shards write into a folder or MBTiles files; an archive is made from one of those.
-    public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
         throw MeridianError(.usage, "a PMTiles archive cannot join shards", at: SourceLocation(file: path),
                             hint: "tile the shards into a folder or an MBTiles file")
     }

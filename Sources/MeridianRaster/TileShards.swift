@@ -11,9 +11,13 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
     /// How many shards the run is split into.
     public let count: Int
 
-    /// Shard `index` of `count`; nil unless 0 ≤ index < count.
+    /// The most shards a run is split into (each shard is at least a block; a run has a few
+    /// thousand at most).
+    public static let maximumCount = 65_536
+
+    /// Shard `index` of `count`; nil unless 0 ≤ index < count ≤ ``maximumCount``.
     public init?(index: Int, count: Int) {
-        guard count >= 1, (0..<count).contains(index) else { return nil }
+        guard (1...Self.maximumCount).contains(count), (0..<count).contains(index) else { return nil }
         self.index = index
         self.count = count
     }
@@ -46,12 +50,18 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
         let index: Int, engineCount: Int?, engine: String
         if let id = try number("SLURM_ARRAY_TASK_ID") {
             let min = try number("SLURM_ARRAY_TASK_MIN") ?? 0, step = max(1, try number("SLURM_ARRAY_TASK_STEP") ?? 1)
-            index = (id - min) / step
+            // Differences of numbers from the environment, which may be anything.
+            func span(_ high: Int, _ low: Int) throws -> Int {
+                let (difference, overflow) = high.subtractingReportingOverflow(low)
+                guard !overflow else { throw MeridianError(.usage, "--shard auto: the job array's numbers (SLURM_ARRAY_TASK_*) are out of range") }
+                return difference / step
+            }
+            index = try span(id, min)
             engine = "SLURM_ARRAY_TASK_ID"
             if let tasks = try number("SLURM_ARRAY_TASK_COUNT") {
                 engineCount = tasks
             } else if let max = try number("SLURM_ARRAY_TASK_MAX") {
-                engineCount = (max - min) / step + 1
+                engineCount = try span(max, min).addingReportingOverflow(1).partialValue
             } else {
                 engineCount = nil
             }
@@ -70,6 +80,9 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
         guard let total = engineCount ?? count else {
             throw MeridianError(.usage, "--shard auto: \(engine) gives this shard's number but not how many there are",
                                 hint: "give --shards N (a Kubernetes Job's completions, an AWS Batch array's size)")
+        }
+        guard (1...maximumCount).contains(total) else {
+            throw MeridianError(.usage, "--shard auto: \(total) shards, where a run takes 1 to \(maximumCount)")
         }
         guard let shard = TileShard(index: index, count: total) else {
             throw MeridianError(.usage, "--shard auto: \(engine) makes this shard \(index), outside 0-\(total - 1)")
@@ -94,7 +107,7 @@ struct ShardSplit: Sendable {
         self.count = count
         blockZoom = tiler.blockZoom
         blocks = tiler.blocksInOrder
-        codes = blocks.map(\.mortonCode)
+        codes = blocks.map { Tiler.blockOrder($0, blockZoom: tiler.blockZoom) }
         let work = blocks.map { tiler.estimatedWork(of: $0) }
         let total = max(work.reduce(0, +), .leastNonzeroMagnitude)
         var before = 0.0
@@ -118,6 +131,13 @@ struct ShardSplit: Sendable {
         let low = lowerBound(first), high = lowerBound(end)
         guard low < high, shardOfBlock[low] == shardOfBlock[high - 1] else { return nil }
         return shardOfBlock[low]
+    }
+
+    /// The shard that writes `tile` (of any level of the run), or nil when `--finish` does.
+    func shard(writing tile: MapTile) -> Int? {
+        guard tile.zoom > blockZoom else { return owner(of: tile) }
+        let shift = tile.zoom - blockZoom
+        return owner(of: MapTile(zoom: blockZoom, x: tile.x >> shift, y: tile.y >> shift))
     }
 
     private func lowerBound(_ code: UInt64) -> Int {
@@ -184,37 +204,44 @@ public struct ShardWorkspace: Sendable {
 
     /// The run recorded in the folder, or nil.
     public func recordedRun() -> TilingRunIdentity? {
-        guard let text = try? String(contentsOfFile: file("run"), encoding: .utf8) else { return nil }
-        return TilingRunIdentity(lines: text.split(separator: "\n").map(String.init))
+        guard let bytes = try? TilingStateFile.read(file("run")) else { return nil }
+        return TilingRunIdentity(lines: String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
     }
 
-    /// Whether the shards have been joined (`--finish`).
-    public var isFinished: Bool { access(finishedMark, F_OK) == 0 }
+    /// Whether the shards of the run `run` have been joined (`--finish`) and what they made is
+    /// still there (a mark whose output was removed does not count: the run is made again).
+    public func isFinished(_ run: TilingRunIdentity) -> Bool { WorkMark.holds(finishedMark, identity: run) }
 
-    /// Whether shard `index` has completed its share (or the shards have been joined).
-    public func isComplete(_ index: Int) -> Bool { isFinished || access(doneMark(index), F_OK) == 0 }
+    /// Whether shard `index` of the run `run` has completed its share, and what it wrote is
+    /// still there (or the shards have been joined).
+    public func isComplete(_ index: Int, of run: TilingRunIdentity) -> Bool {
+        isFinished(run) || WorkMark.holds(doneMark(index), identity: run.shard(index))
+    }
 
-    /// Records shard `index` complete: its frontier first, then the mark (both renamed into place).
-    func complete(_ index: Int, frontier: [MapTile: [Int: TileImage]]) throws {
+    /// Records shard `index` of `run` complete: its frontier first, then the mark, with the
+    /// files that prove its tiles are there (both renamed into place).
+    func complete(_ index: Int, of run: TilingRunIdentity, frontier: [MapTile: [Int: TileImage]], evidence: [String]) throws {
         try OutputTarget.write(FrontierFile.encode(frontier), to: self.frontier(index), durable: true)
-        try OutputTarget.write(Array("done\n".utf8), to: doneMark(index), durable: true)
+        try OutputTarget.write(WorkMark.text(identity: run.shard(index), evidence: evidence), to: doneMark(index), durable: true)
     }
 
-    /// Every shard's frontier, joined.
-    func frontiers(count: Int) throws -> [MapTile: [Int: TileImage]] {
+    /// Every shard's frontier, joined, each checked to hold `charts` charts' tiles of `tileSize`
+    /// pixels with `colorChannels` colour channels.
+    func frontiers(count: Int, charts: Int, tileSize: Int, colorChannels: Int) throws -> [MapTile: [Int: TileImage]] {
         var joined: [MapTile: [Int: TileImage]] = [:]
         for index in 0..<count {
-            guard let data = FileManager.default.contents(atPath: frontier(index)) else {
+            guard let data = try TilingStateFile.read(frontier(index)) else {
                 throw MeridianError(.inputUnavailable, "cannot read shard \(index)'s frontier", at: SourceLocation(file: frontier(index)))
             }
-            joined.merge(try FrontierFile.decode([UInt8](data), path: frontier(index))) { a, _ in a }
+            joined.merge(try FrontierFile.decode(data, path: frontier(index), charts: charts, tileSize: tileSize, colorChannels: colorChannels)) { a, _ in a }
         }
         return joined
     }
 
-    /// After `--finish`: the mark, then everything but the run's identity and the mark removed.
-    func markFinished(count: Int) throws {
-        try OutputTarget.write(Array("finished\n".utf8), to: finishedMark, durable: true)
+    /// After `--finish` of `run`: the mark, with the files that prove the output is there, then
+    /// everything but the run's identity and the mark removed.
+    func markFinished(count: Int, run: TilingRunIdentity, evidence: [String]) throws {
+        try OutputTarget.write(WorkMark.text(identity: run, evidence: evidence), to: finishedMark, durable: true)
         for index in 0..<count {
             for leftover in [mbtiles(index), state(index), doneMark(index), frontier(index)] { unlink(leftover) }
         }
@@ -222,11 +249,16 @@ public struct ShardWorkspace: Sendable {
     }
 }
 
+extension TilingRunIdentity {
+    /// The identity of shard `index` of this run.
+    public func shard(_ index: Int) -> TilingRunIdentity { adding("shard", "\(index)") }
+}
+
 /// The frontier tiles' per-chart pixels, in a file of their own: `MERIDIAN-FRONTIER 1\n`, then per
 /// tile its zoom, x, y and chart count, and per chart its index, colour channels, size and raw
 /// pixels (little-endian 32-bit integers). Raw, so that `--finish` builds from the very pixels a
 /// single run would have held in memory.
-enum FrontierFile {
+public enum FrontierFile {
     static let magic = Array("MERIDIAN-FRONTIER 1\n".utf8)
 
     static func encode(_ frontier: [MapTile: [Int: TileImage]]) -> [UInt8] {
@@ -242,26 +274,44 @@ enum FrontierFile {
         return bytes
     }
 
-    static func decode(_ bytes: [UInt8], path: String) throws -> [MapTile: [Int: TileImage]] {
+    /// How many tiles the frontier file `bytes` holds, read as `decode` reads it (for the fuzzer).
+    public static func tileCount(_ bytes: [UInt8], path: String, charts: Int, tileSize: Int, colorChannels: Int) throws -> Int {
+        try decode(bytes, path: path, charts: charts, tileSize: tileSize, colorChannels: colorChannels).count
+    }
+
+    /// The frontier a file holds, of a run of `charts` charts, tiles of `tileSize` pixels and
+    /// `colorChannels` colour channels.
+    /// - Throws: `MeridianError` (bad input) naming the file and the byte where it stops making
+    ///   sense: every number is checked before it is used.
+    static func decode(_ bytes: [UInt8], path: String, charts chartCount: Int, tileSize: Int,
+                       colorChannels: Int) throws -> [MapTile: [Int: TileImage]] {
         guard bytes.starts(with: magic) else {
             throw MeridianError(.badInput, "not a shard's frontier file", at: SourceLocation(file: path))
         }
         var offset = magic.count
+        func damaged(_ what: String) -> MeridianError {
+            MeridianError(.badInput, "the frontier file is damaged at byte \(offset): \(what)", at: SourceLocation(file: path),
+                          hint: "run the shard again (remove its .done mark), then --finish")
+        }
         func take() throws -> Int {
-            guard offset + 4 <= bytes.count else { throw MeridianError(.badInput, "the frontier file is cut short", at: SourceLocation(file: path)) }
+            guard offset + 4 <= bytes.count else { throw damaged("cut short") }
             defer { offset += 4 }
             return Int(Int32(littleEndian: bytes[offset..<offset + 4].withUnsafeBytes { $0.loadUnaligned(as: Int32.self) }))
         }
+        let length = tileSize * tileSize * (colorChannels + 1)
         var frontier: [MapTile: [Int: TileImage]] = [:]
         while offset < bytes.count {
             let tile = MapTile(zoom: try take(), x: try take(), y: try take())
+            guard tile.isValid else { throw damaged("tile \(tile.zoom)/\(tile.x)/\(tile.y) does not exist") }
+            let count = try take()
+            guard (0...chartCount).contains(count) else { throw damaged("\(count) charts, of a run of \(chartCount)") }
             var charts: [Int: TileImage] = [:]
-            for _ in 0..<(try take()) {
+            for _ in 0..<count {
                 let chart = try take(), channels = try take(), size = try take()
-                let length = size * size * (channels + 1)
-                guard (1...3).contains(channels), size > 0, size <= 4096, offset + length <= bytes.count else {
-                    throw MeridianError(.badInput, "the frontier file is damaged", at: SourceLocation(file: path))
+                guard (0..<chartCount).contains(chart), channels == colorChannels, size == tileSize else {
+                    throw damaged("chart \(chart), \(channels) colour channels, \(size) pixels: not this run's tiles")
                 }
+                guard length <= bytes.count - offset else { throw damaged("cut short") }
                 charts[chart] = TileImage(size: size, colorChannels: channels, pixels: Array(bytes[offset..<offset + length]))
                 offset += length
             }
@@ -291,28 +341,29 @@ extension Tiler {
     /// Runs shard `shard` of the pyramid: its blocks, written into `sink` (the shared folder,
     /// or the shard's own MBTiles file in `workspace`), and every tile above them whose blocks
     /// all lie in it; then records the shard complete in `workspace`, with its frontier.
-    /// A shard that is already complete does nothing and returns nil.
-    public func runShard(_ shard: TileShard, into sink: TileSink, workspace: ShardWorkspace,
+    /// A shard that is already complete (of the run `run`) does nothing and returns nil.
+    public func runShard(_ shard: TileShard, of run: TilingRunIdentity, into sink: TileSink, workspace: ShardWorkspace,
                          progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary? {
-        guard !workspace.isComplete(shard.index) else { return nil }
+        guard !workspace.isComplete(shard.index, of: run) else { return nil }
         let start = Date()
         let split = ShardSplit(tiler: self, count: shard.count)
         let blocks = split.blocks(of: shard.index)
         var total = blocks.reduce(0) { $0 + tileCount(under: $1) }
+        let ownBlocks = Set(blocks)
         for zoom in zooms where zoom < blockZoom {
-            total += coverage.tiles(atZoom: zoom).filter { split.owner(of: $0) == shard.index }.count
+            total += coverage.tiles(atZoom: zoom).filter { split.owner(of: $0) == shard.index && !ownBlocks.contains($0) }.count
         }
         let state = try build(blocks, total: total, split: split, shard: shard.index, into: sink, start: start, progress: progress)
         let summary = try finish(sink, state: state, start: start)
-        try workspace.complete(shard.index, frontier: state.frontier)
+        try workspace.complete(shard.index, of: run, frontier: state.frontier, evidence: sink.evidence(sample: state.sample))
         return summary
     }
 
     /// Checks that every shard of a run of `count` has completed, so `finishShards` can run.
     /// - Throws: `MeridianError` (input unavailable: their tiles are the joining's input)
     ///   listing the shards that have not.
-    public func checkShardsComplete(count: Int, workspace: ShardWorkspace) throws {
-        let missing = (0..<count).filter { !workspace.isComplete($0) }
+    public func checkShardsComplete(count: Int, of run: TilingRunIdentity, workspace: ShardWorkspace) throws {
+        let missing = (0..<count).filter { !workspace.isComplete($0, of: run) }
         guard missing.isEmpty else {
             throw MeridianError(.inputUnavailable, "\(missing.count) of \(count) shards have not completed: \(missing.map(String.init).joined(separator: ", "))",
                                 at: SourceLocation(file: workspace.path), hint: "run them (resuming those that were interrupted), then join them again; nothing was changed")
@@ -324,13 +375,17 @@ extension Tiler {
     /// the shards' frontiers, and writes the metadata. Idempotent: a run already finished
     /// returns nil and changes nothing.
     /// - Throws: as `checkShardsComplete` when a shard has not completed.
-    public func finishShards(count: Int, into sink: TileSink, workspace: ShardWorkspace) throws -> TilingSummary? {
-        guard !workspace.isFinished else { return nil }
-        try checkShardsComplete(count: count, workspace: workspace)
+    public func finishShards(count: Int, of run: TilingRunIdentity, into sink: TileSink, workspace: ShardWorkspace) throws -> TilingSummary? {
+        guard !workspace.isFinished(run) else { return nil }
+        try checkShardsComplete(count: count, of: run, workspace: workspace)
         let start = Date()
-        for index in 0..<count { try sink.adoptShard(index, of: workspace) }
         let split = ShardSplit(tiler: self, count: count)
-        var built = try workspace.frontiers(count: count)
+        for index in 0..<count {
+            try sink.adoptShard(index, of: workspace, identity: run.shard(index)) { tile in
+                zooms.contains(tile.zoom) && coverage.contains(tile) && split.shard(writing: tile) == index
+            }
+        }
+        var built = try workspace.frontiers(count: count, charts: catalog.charts.count, tileSize: options.tileSize, colorChannels: colorChannels)
         let mixed = stride(from: blockZoom - 1, through: zooms.lowerBound, by: -1).map { zoom in
             coverage.tiles(atZoom: zoom).filter { split.owner(of: $0) == nil }
         }
@@ -350,7 +405,7 @@ extension Tiler {
             built[tile] = charts
         }
         let summary = try finish(sink, state: state, start: start)
-        try workspace.markFinished(count: count)
+        try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
         return summary
     }
 }

@@ -55,19 +55,27 @@ public protocol TileSink: AnyObject, Sendable {
     /// Blocks a previous, interrupted run of the same identity completed, with the number of
     /// tiles each stored (empty unless resuming).
     var completedBlocks: [MapTile: Int] { get }
+    /// Where the state records `block` completed (a state file's line), for an error about it.
+    func location(ofCompleted block: MapTile) -> SourceLocation
     /// An existing tile's bytes (for a resumed run), or nil.
     func existingTile(_ tile: MapTile) throws -> [UInt8]?
     /// Stores one encoded tile (atomically: a reader never sees part of it).
     func write(_ tile: MapTile, data: [UInt8]) throws
-    /// Records that every tile of `block` is stored: `tiles` of them (empty ones are not).
-    func markCompleted(block: MapTile, tiles: Int) throws
+    /// Records that every tile of `block` is stored: `tiles` (empty ones are not), after making
+    /// them durable, so that a power loss never leaves the record without its tiles.
+    func markCompleted(block: MapTile, tiles: [MapTile]) throws
     /// The lowest and highest zoom levels that hold a tile (nil when none does), so the metadata
     /// can say what is there: a raster far smaller than a pixel leaves low zooms empty.
     func zoomsWithTiles() throws -> ClosedRange<Int>?
     /// Writes the metadata and makes the tile set whole.
     func finish(metadata: TileSetMetadata) throws
-    /// Takes in the tiles shard `index` of a run split across machines wrote (`--finish`).
-    func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws
+    /// Takes in the tiles shard `index` of a run split across machines wrote (`--finish`),
+    /// after checking that its part is that shard's (`identity`) and holds only tiles for
+    /// which `belongs` is true.
+    func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws
+    /// Files whose presence proves that what this sink stored is still there, for the mark that
+    /// records it done: a shard's (`sample`: a tile it wrote, if any) or a joined run's.
+    func evidence(sample: MapTile?) -> [String]
     /// Removes what the sink wrote, its run state included, for a run that failed or was
     /// interrupted and cannot be resumed (image tiles drawn from vector data): no output is left.
     func discard()
@@ -85,7 +93,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// The tiles' image format, which gives their file name extension.
     public let format: TileFormat
     /// Blocks an interrupted run completed, read from the state file when resuming, with their tile counts.
-    public private(set) var completedBlocks: [MapTile: Int] = [:]
+    public var completedBlocks: [MapTile: Int] { completedBlockLines.mapValues(\.tiles) }
+    private var completedBlockLines: [MapTile: (tiles: Int, line: Int)] = [:]
     /// Writes the tile files (from every worker thread).
     private let files: TileFolderWriter
     /// The folder, this run's until it is finished (no lock for a shard: the shards share it).
@@ -131,19 +140,19 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
             // An empty state is another attempt of this shard that has just created it and not
             // yet written the run into it (an engine's speculative retry): nothing to continue.
-            if let text = try? String(contentsOfFile: sharedState, encoding: .utf8), !text.isEmpty {
+            if let bytes = try TilingStateFile.read(sharedState), !bytes.isEmpty {
                 guard resume else { throw TileOutputError.shardStarted(path: sharedState) }
                 resuming = true
-                completedBlocks = try Self.readState(text, identity: identity, output: sharedState)
+                completedBlockLines = try TilingStateFile.completedBlocks(String(decoding: bytes, as: UTF8.self), identity: identity,
+                                                                         output: sharedState, file: sharedState)
             }
         } else if manager.fileExists(atPath: path, isDirectory: &isFolder) {
             // The claim refused anything but a folder, and one that holds files unless resuming.
             let entries = (try? manager.contentsOfDirectory(atPath: path)) ?? []
             if !entries.isEmpty {
-                guard let text = try? String(contentsOfFile: statePath, encoding: .utf8) else {
-                    throw TileOutputError.nothingToResume(path: path)
-                }
-                completedBlocks = try Self.readState(text, identity: identity, output: path)
+                guard let bytes = try TilingStateFile.read(statePath) else { throw TileOutputError.nothingToResume(path: path) }
+                completedBlockLines = try TilingStateFile.completedBlocks(String(decoding: bytes, as: UTF8.self), identity: identity,
+                                                                         output: path, file: statePath)
                 Self.removeLeftovers(in: path)
                 resuming = true
             }
@@ -155,33 +164,11 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             }
             madeFolder = true
         }
-        let stateFD = open(statePath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (resuming ? 0 : O_TRUNC), 0o666)
-        guard stateFD >= 0 else {
-            throw MeridianError(.cannotCreateOutput, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
-        }
-        stateFile = Mutex(stateFD)
+        stateFile = Mutex(try TilingStateFile.openForAppending(statePath, keeping: resuming))
         if !resuming { try append(identity.lines.map { $0 + "\n" }.joined()) }
     }
 
     deinit { stateFile.withLock { if $0 >= 0 { close($0) } } }
-
-    /// The completed blocks a state file records, after checking its run is `identity`.
-    static func readState(_ text: String, identity: TilingRunIdentity, output: String) throws -> [MapTile: Int] {
-        // A last line without its newline is being appended by another attempt (or was cut
-        // by a kill): it is not part of the state yet.
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines.removeLast()
-        lines.removeAll { $0.isEmpty }
-        try identity.checkResuming(TilingRunIdentity(lines: lines.filter { !$0.hasPrefix("block ") }), output: output)
-        var blocks: [MapTile: Int] = [:]
-        for line in lines where line.hasPrefix("block ") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, let block = MapTile(address: String(parts[1])), let tiles = Int(parts[2]) {
-                blocks[block] = tiles
-            }
-        }
-        return blocks
-    }
 
     /// Temporary files a killed run left behind (`.y.png.meridian-XXXXXX`).
     static func removeLeftovers(in path: String) {
@@ -219,9 +206,34 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         try files.write(data, to: tilePath(tile))
     }
 
-    /// Appends the block's line to the state file, so a resumed run keeps its tiles.
-    public func markCompleted(block: MapTile, tiles: Int) throws {
-        try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles)\n")
+    /// Appends the block's line to the state file, so a resumed run keeps its tiles, once the
+    /// tiles and their folders are on disk (tiles are written without an fsync each; the state
+    /// line must not reach the disk before them).
+    public func markCompleted(block: MapTile, tiles: [MapTile]) throws {
+        let files = tiles.map(tilePath)
+        let columns = Set(files.map { ($0 as NSString).deletingLastPathComponent })
+        let levels = Set(columns.map { ($0 as NSString).deletingLastPathComponent })
+        for file in files + columns.sorted() + levels.sorted() + [path] {
+            let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard fd >= 0, fsync(fd) == 0 else {
+                let reason = String(cString: strerror(errno))
+                if fd >= 0 { close(fd) }
+                throw MeridianError(.io, "cannot make the tiles durable: \(reason)", at: SourceLocation(file: file))
+            }
+            close(fd)
+        }
+        try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles.count)\n")
+    }
+
+    /// The state file and line that record `block` completed.
+    public func location(ofCompleted block: MapTile) -> SourceLocation {
+        SourceLocation(file: statePath, line: completedBlockLines[block]?.line)
+    }
+
+    /// A joined folder's metadata.json; for a shard, the tile `sample` (or the folder).
+    public func evidence(sample: MapTile?) -> [String] {
+        if writesMetadata { return [path + "/metadata.json"] }
+        return [sample.map(tilePath) ?? path]
     }
 
     /// The zoom levels whose folders hold a tile (temporary files left by a killed run do not count).
@@ -259,7 +271,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     }
 
     /// Nothing to take in: the shards wrote their tiles into this folder.
-    public func adoptShard(_ index: Int, of workspace: ShardWorkspace) throws {}
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {}
 
     /// Removes the folder if this sink made it, else everything in it (it was empty: a new run
     /// is refused a folder that is not). Not for a resumed or shared folder, which is left as it is.

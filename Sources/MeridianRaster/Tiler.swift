@@ -126,6 +126,9 @@ public struct TilingSummary: Sendable {
     public var written: [Int: Int]
     /// Tiles kept from an interrupted run (resumed).
     public var kept: Int
+    /// Tiles handled: written, kept, or skipped as fully transparent; a whole run handles every
+    /// tile its plan counts (``TilingPlan/tiles``).
+    public var handled: Int
     /// Wall-clock seconds the whole run took.
     public var seconds: Double
     /// Wall time per stage, summed over threads, when `TilingMeasurement.timesStages` asked for it.
@@ -169,7 +172,7 @@ public final class Tiler: @unchecked Sendable {
     /// zooms) they are averaged from the level below, deeper they are warped where they show.
     public let baseZooms: [Int]
     let coverage: TileCoverage
-    private let colorChannels: Int
+    let colorChannels: Int
     /// The catalog's order of preference at each zoom level of the run.
     let preferences: [Int: [Int]]
 
@@ -200,6 +203,21 @@ public final class Tiler: @unchecked Sendable {
         var blockZoom = max(zooms.lowerBound, zooms.upperBound - 3)
         while blockZoom > zooms.lowerBound && coverage.count(atZoom: blockZoom) > 1024 { blockZoom -= 1 }
         self.blockZoom = blockZoom
+        // A chart shown only to levels above the block level (`--overzoom`) has tiles there with
+        // no tile under them at the next level, away from the deeper charts: nothing climbs to
+        // those, so each is a block of its own.
+        let topBlocks = (zooms.lowerBound..<blockZoom).flatMap { zoom in
+            coverage.tiles(atZoom: zoom).filter { !$0.children.contains(where: coverage.contains) }
+        }
+        blocksInOrder = (coverage.tiles(atZoom: blockZoom) + topBlocks).sorted {
+            Self.blockOrder($0, blockZoom: blockZoom) < Self.blockOrder($1, blockZoom: blockZoom)
+        }
+    }
+
+    /// A block's place in Morton order at the block level (a block above it stands where its
+    /// first tile at the block level would), so that blocks of several levels sort together.
+    static func blockOrder(_ block: MapTile, blockZoom: Int) -> UInt64 {
+        block.mortonCode << UInt64(2 * (blockZoom - block.zoom))
     }
 
     /// The rasters, in the order given.
@@ -241,7 +259,7 @@ public final class Tiler: @unchecked Sendable {
 
     /// How many tiles some chart touches under `block`, at its level and deeper.
     func tileCount(under block: MapTile) -> Int {
-        zooms.filter { $0 >= blockZoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
+        zooms.filter { $0 >= block.zoom }.reduce(0) { $0 + coverage.count(atZoom: $1, under: block) }
     }
 
     /// Writes a built tile's quilt, when it has one (fully transparent tiles are not written).
@@ -252,8 +270,10 @@ public final class Tiler: @unchecked Sendable {
     }
 
     /// The blocks in Morton order, so that the four under one tile of the level above finish
-    /// close together, and that tile is built as soon as they have (`climb`).
-    var blocksInOrder: [MapTile] { coverage.tiles(atZoom: blockZoom).sorted { $0.mortonCode < $1.mortonCode } }
+    /// close together, and that tile is built as soon as they have (`climb`): every tile of the
+    /// block level some chart touches, and every tile above it some chart touches with none
+    /// under it at the next level.
+    let blocksInOrder: [MapTile]
 
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
     public func run(into sink: TileSink, progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary {
@@ -269,7 +289,7 @@ public final class Tiler: @unchecked Sendable {
         let state = RunState(total: total, timesStages: options.measurement.timesStages)
         // Before any worker starts: the cache is the whole process's.
         if let megabytes = options.measurement.gdalCacheMegabytes { GDAL.setBlockCacheSize(megabytes: megabytes) }
-        let completed = sink.completedBlocks
+        let completed = try checkedCompletedBlocks(of: sink, among: blocks)
         let jobs = max(1, min(options.jobs, blocks.count))
         let group = DispatchGroup()
         for _ in 0..<jobs {
@@ -297,6 +317,24 @@ public final class Tiler: @unchecked Sendable {
         return state
     }
 
+    /// The blocks `sink` records completed, each checked to be one of `blocks` with no more
+    /// tiles than it can hold.
+    /// - Throws: `MeridianError` (bad input) naming the state's file (and line) when not.
+    func checkedCompletedBlocks(of sink: TileSink, among blocks: [MapTile]) throws -> [MapTile: Int] {
+        let completed = sink.completedBlocks
+        guard !completed.isEmpty else { return [:] }
+        let ours = Set(blocks)
+        for (block, tiles) in completed {
+            let why = !ours.contains(block) ? "which is not one of this run's blocks"
+                : !(0...tileCount(under: block)).contains(tiles) ? "which holds 0 to \(tileCount(under: block))" : nil
+            if let why {
+                throw MeridianError(.badInput, "the run's state is damaged: it records \(tiles) tiles stored in block \(block.zoom)/\(block.x)/\(block.y), \(why)",
+                                    at: sink.location(ofCompleted: block), hint: "remove the output and tile again")
+            }
+        }
+        return completed
+    }
+
     /// Writes the metadata into `sink`, finishing it, and sums up the run.
     func finish(_ sink: TileSink, state: RunState, start: Date) throws -> TilingSummary {
         // A raster much smaller than a pixel at the lowest zooms fades out as it is averaged
@@ -304,11 +342,12 @@ public final class Tiler: @unchecked Sendable {
         // tile is fully transparent and not written. The metadata names the levels that hold
         // tiles, so no reader asks for levels that are not there. (Asked from the sink, which
         // also holds the tiles an interrupted run kept.)
-        let zoomsWithTiles = try sink.zoomsWithTiles()
+        // (Within the run's levels: an MBTiles file resumed may hold rows a stranger put in.)
+        let zoomsWithTiles = try sink.zoomsWithTiles().map { $0.clamped(to: zooms) }
         let metadata = metadata(zooms: zoomsWithTiles ?? zooms)
         try sink.finish(metadata: metadata)
         return TilingSummary(zooms: zooms, zoomsWithTiles: zoomsWithTiles, metadata: metadata, written: state.writtenPerZoom,
-                             kept: state.kept, seconds: Date().timeIntervalSince(start), stageSeconds: state.stageTimes.seconds)
+                             kept: state.kept, handled: state.done, seconds: Date().timeIntervalSince(start), stageSeconds: state.stageTimes.seconds)
     }
 
     /// Above the blocks: `tile` (a block, or a tile built from blocks) is done, with its charts'
@@ -372,36 +411,68 @@ public final class Tiler: @unchecked Sendable {
     /// interrupted run completed (`recorded`: the tiles it stored) is read back from the sink
     /// (one raster, lossless formats) or recomputed without writing (lossy ones, tiles laid over
     /// a background, and catalogs: none of them reads back to the charts' own pixels the levels
-    /// above are made from).
+    /// above are made from). What the state says is not trusted: read back, the block is kept only
+    /// when each of its tiles the sink holds decodes and there are as many as recorded, else it
+    /// is built again; recomputed, a tile missing or damaged in the sink is written again.
     private func buildBlock(_ block: MapTile, recorded: Int?, tools: ThreadTools, sink: TileSink,
                             state: RunState, start: Date, progress: @Sendable (TilingProgress) -> Void) throws -> [Int: TileImage] {
         let count = tileCount(under: block)
-        if let recorded, catalog.charts.count == 1, options.format.isLossless && options.tileBackground == nil {
+        let readsBack = catalog.charts.count == 1 && options.format.isLossless && options.tileBackground == nil
+        if let recorded, readsBack, let top = try keptTop(of: block, recorded: recorded, tools: tools, sink: sink) {
             state.keep(recorded, advancing: count)
             progress(state.snapshot(since: start))
-            let top = try sink.existingTile(block).map { try tools.codec.decode($0, colorChannels: colorChannels) }
             return top.map { [0: $0] } ?? [:]
         }
-        let done = recorded != nil
+        let recomputing = recorded != nil && !readsBack
         let candidates = coverage.charts(touching: block, among: Array(catalog.charts.indices))
-        var written = 0
+        var stored: [MapTile] = [], kept = 0
         func build(_ tile: MapTile) throws -> [Int: TileImage] {
             guard coverage.contains(tile) else { return [:] }
             let children = tile.zoom < zooms.upperBound ? try tile.children.map { try build($0) } : nil
             let (charts, quilt) = try assemble(tile, children: children, among: candidates, tools: tools)
-            if let quilt, !done {
-                let data = try state.stageTimes.measure(.encode) { try tools.codec.encode(quilt) }
-                try state.stageTimes.measure(.write) { try sink.write(tile, data: data) }
-                state.wrote(tile)
-                written += 1
+            if let quilt {
+                if recomputing, try intactTile(tile, tools: tools, sink: sink) != nil {
+                    kept += 1
+                } else {
+                    let data = try state.stageTimes.measure(.encode) { try tools.codec.encode(quilt) }
+                    try state.stageTimes.measure(.write) { try sink.write(tile, data: data) }
+                    state.wrote(tile)
+                }
+                stored.append(tile)
             }
             state.advance(1)
             progress(state.snapshot(since: start))
             return charts
         }
         let top = try build(block)
-        if let recorded { state.keep(recorded, advancing: 0) } else { try sink.markCompleted(block: block, tiles: written) }
+        if recomputing { state.keep(kept, advancing: 0) }
+        // A recomputed block is recorded again only when some of its tiles were written again.
+        if !recomputing || kept < stored.count { try sink.markCompleted(block: block, tiles: stored) }
         return top
+    }
+
+    /// A stored tile's image, when the sink holds it whole: not empty, and decoding as the run's
+    /// format at its size; nil when it holds none or a damaged one.
+    func intactTile(_ tile: MapTile, tools: ThreadTools, sink: TileSink) throws -> TileImage? {
+        guard let data = try sink.existingTile(tile), !data.isEmpty else { return nil }
+        return try? tools.codec.decode(data, colorChannels: colorChannels)
+    }
+
+    /// The top tile of a block an interrupted run recorded with `recorded` tiles, read back
+    /// (`.some(nil)` when the block is transparent at its top), when every tile of it the sink
+    /// holds is intact and they are as many as recorded; nil when the block must be built again.
+    private func keptTop(of block: MapTile, recorded: Int, tools: ThreadTools, sink: TileSink) throws -> TileImage?? {
+        var intact = 0, top: TileImage?
+        for zoom in zooms where zoom >= block.zoom {
+            guard let range = coverage.ranges[zoom]?[0].under(block) else { continue }
+            for tile in range where !range.isEmpty {
+                guard let data = try sink.existingTile(tile) else { continue }
+                guard !data.isEmpty, let image = try? tools.codec.decode(data, colorChannels: colorChannels) else { return nil }
+                intact += 1
+                if tile == block { top = image }
+            }
+        }
+        return intact == recorded ? .some(top) : nil
     }
 }
 
@@ -457,6 +528,8 @@ final class RunState: Sendable {
         var written = 0
         var writtenPerZoom: [Int: Int] = [:]
         var kept = 0
+        /// A tile this run wrote (the first), which proves a shard's tiles are still there.
+        var sample: MapTile?
     }
 
     private let shared = Locked(Shared())
@@ -471,6 +544,7 @@ final class RunState: Sendable {
     var error: Error? { shared.withLock { $0.error } }
     var writtenPerZoom: [Int: Int] { shared.withLock { $0.writtenPerZoom } }
     var kept: Int { shared.withLock { $0.kept } }
+    var done: Int { shared.withLock { $0.done } }
 
     func nextBlock(of count: Int) -> Int? {
         shared.withLock { state in
@@ -498,7 +572,14 @@ final class RunState: Sendable {
     func leave(_ tile: MapTile, charts: [Int: TileImage]) { shared.withLock { $0.frontier[tile] = charts } }
     var frontier: [MapTile: [Int: TileImage]] { shared.withLock { $0.frontier } }
     func advance(_ n: Int) { shared.withLock { $0.done += n } }
-    func wrote(_ tile: MapTile) { shared.withLock { $0.written += 1; $0.writtenPerZoom[tile.zoom, default: 0] += 1 } }
+    func wrote(_ tile: MapTile) {
+        shared.withLock {
+            $0.written += 1
+            $0.writtenPerZoom[tile.zoom, default: 0] += 1
+            if $0.sample == nil { $0.sample = tile }
+        }
+    }
+    var sample: MapTile? { shared.withLock { $0.sample } }
     /// `tiles` stored by an interrupted run are kept; `advancing` of the run's tiles are done.
     func keep(_ tiles: Int, advancing: Int) { shared.withLock { $0.done += advancing; $0.kept += tiles } }
     func snapshot(since start: Date) -> TilingProgress {

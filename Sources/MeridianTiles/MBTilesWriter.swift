@@ -42,6 +42,12 @@ public final class MBTilesWriter {
         }
         claim = try OutputClaim(path, container: .file)
         if resuming {
+            // SQLite follows links: a link at the partial file's place would be resumed into its target.
+            var status = stat()
+            guard lstat(partialPath, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                throw MeridianError(.badInput, "the interrupted run's file is not a regular file (a symbolic link?): Meridian does not resume into it",
+                                    at: SourceLocation(file: partialPath), hint: "remove it, and tile again without --resume")
+            }
             // The interrupted run's identity, read without touching the file: a refused resume
             // must leave it as it is, and opening it to write would roll back a hot journal.
             var recorded = Self.recordedRun(in: partialPath, mode: .untouched)
@@ -97,7 +103,9 @@ public final class MBTilesWriter {
         // reads as it stood after its last block, without its journal, so a refused resume can
         // look at it without touching it. A block's pages wait in memory meanwhile; callers that
         // write no blocks call commit() every few megabytes.
-        try execute("PRAGMA synchronous = OFF; PRAGMA cache_spill = OFF")
+        // A block's commit is synced (journal, then file), so that a power loss never leaves a
+        // block recorded without its tiles.
+        try execute("PRAGMA synchronous = NORMAL; PRAGMA cache_spill = OFF")
         insert = try storing("cannot prepare the tiles table") { try database.prepare("INSERT OR REPLACE INTO tiles VALUES (?, ?, ?, ?)") }
     }
 
@@ -200,19 +208,52 @@ public final class MBTilesWriter {
     }
 
     /// Copies every tile of the MBTiles file at `other` into this one, in one transaction
-    /// (`--finish` joining the shards of a run, each of which wrote a file of its own).
-    public func copyTiles(from other: String) throws {
-        guard access(other, R_OK) == 0 else {
+    /// (`--finish` joining the shards of a run, each of which wrote a file of its own), after
+    /// checking that it is the part it should be: a regular file whose `tiles`, `metadata` and
+    /// `meridian_run` are tables, recording the run `run`, of tiles in `format`, every tile
+    /// valid and one `belongs` takes.
+    /// - Throws: `MeridianError` (input unavailable) when it cannot be read, (bad input) naming
+    ///   it when it is not the part.
+    public func copyTiles(from other: String, run: [RunField], format: String, belongs: (MapTile) -> Bool) throws {
+        var status = stat()
+        guard lstat(other, &status) == 0, access(other, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot read a shard's tiles: \(String(cString: strerror(errno)))", at: SourceLocation(file: other))
         }
         try MBTilesFile.checkTables(of: other)
+        func refused(_ why: String) -> MeridianError {
+            MeridianError(.badInput, "not this run's part: \(why)", at: SourceLocation(file: other),
+                          hint: "remove it and run its shard again; nothing was joined")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw refused("not a regular file") }
+        try commit()
+        try storing("cannot read a shard's tiles") { try database.execute("ATTACH DATABASE \(sqlQuoted(other)) AS shard") }
+        defer { try? database.execute("DETACH DATABASE shard") }
+        try storing("cannot read a shard's tiles") {
+            var kinds: [String: String] = [:]
+            try database.forEachRow("SELECT name, type FROM shard.sqlite_master WHERE name IN ('tiles', 'metadata', 'meridian_run')") {
+                kinds[$0.text(0)] = $0.text(1)
+            }
+            guard kinds == ["tiles": "table", "metadata": "table", "meridian_run": "table"] else {
+                throw refused("it holds no Meridian run's tiles")
+            }
+            var recorded: [RunField] = []
+            try database.forEachRow("SELECT name, value FROM shard.meridian_run ORDER BY rowid") { recorded.append(($0.text(0), $0.text(1))) }
+            guard recorded.map(\.name) == run.map(\.name), recorded.map(\.value) == run.map(\.value) else {
+                throw refused("it records another run (or another shard)")
+            }
+            var formats: [String] = []
+            try database.forEachRow("SELECT value FROM shard.metadata WHERE name = 'format'") { formats.append($0.text(0)) }
+            guard formats == [format] else { throw refused("its tiles are \(formats.first.map { "'\($0.prefix(20))'" } ?? "of no stated format"), not \(format)") }
+            try database.forEachRow("SELECT zoom_level, tile_column, tile_row FROM shard.tiles") { row in
+                let zoom = row.int(0), x = row.int(1), tmsY = row.int(2)
+                guard MapTile.zoomLevels.contains(zoom), (0..<(1 << zoom)).contains(tmsY),
+                      case let tile = MapTile(zoom: zoom, x: x, tmsY: tmsY), tile.isValid, belongs(tile) else {
+                    throw refused("it holds tile \(zoom)/\(x)/\(tmsY) (TMS row), which is not that shard's")
+                }
+            }
+        }
         try begin()
-        try execute("""
-            ATTACH DATABASE \(sqlQuoted(other)) AS shard;
-            INSERT OR REPLACE INTO tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM shard.tiles;
-            COMMIT;
-            DETACH DATABASE shard;
-            """)
+        try execute("INSERT OR REPLACE INTO tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM shard.tiles; COMMIT")
         inTransaction = false
     }
 
@@ -240,13 +281,14 @@ public final class MBTilesWriter {
         leftovers.forEach { unlink($0) }
     }
 
-    /// Writes the metadata, drops the run's own tables, closes the file and renames it into place.
-    public func finish(metadata m: MBTilesMetadata) throws {
+    /// Writes the metadata, drops the run's own tables (but the run's identity, `keepingRun`,
+    /// for a shard's part that `--finish` checks), closes the file and renames it into place.
+    public func finish(metadata m: MBTilesMetadata, keepingRun: Bool = false) throws {
         try begin()
         for (name, value) in m.rows {
             try execute("INSERT OR REPLACE INTO metadata VALUES (\(sqlQuoted(name)), \(sqlQuoted(value)))")
         }
-        try execute("DROP TABLE meridian_blocks; DROP TABLE meridian_run; COMMIT")
+        try execute("DROP TABLE meridian_blocks; \(keepingRun ? "" : "DROP TABLE meridian_run; ")COMMIT")
         inTransaction = false
         insert = nil
         lookup = nil

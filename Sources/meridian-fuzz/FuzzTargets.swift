@@ -3,6 +3,7 @@ import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry
 import MeridianTiles
+import MeridianRaster
 
 /// The parsers a stranger's file reaches, each as a function from bytes to "read it all or
 /// throw": a crash, a hang or a trap in any of them is a finding. Errors are expected (most
@@ -22,7 +23,15 @@ enum FuzzTargets {
         "pmtiles": { readPyramidFile($0, suffix: ".pmtiles") },
         "mbtiles": { readPyramidFile($0, suffix: ".mbtiles") },
         "tile-folder": { readTileFolder(metadataJSON: $0) },
+        // A tiling run's state, a shard's frontier, a shard's or a joined run's mark (the seeds' run).
+        "tiling-state": { bytes in _ = try? TilingStateFile.completedBlocks(String(decoding: bytes, as: UTF8.self), identity: seedRun,
+                                                                           output: "fuzz", file: "fuzz") },
+        "shard-frontier": { bytes in _ = try? FrontierFile.tileCount(bytes, path: "fuzz", charts: 3, tileSize: 4, colorChannels: 3) },
+        "shard-mark": { bytes in _ = WorkMark.holds(text: String(decoding: bytes, as: UTF8.self), identity: seedRun) },
     ]
+
+    /// The run the state seeds (Tests/Fixtures/fuzz-seeds/tiling-state, shard-mark) record.
+    static let seedRun = TilingRunIdentity(lines: ["input /fuzz/chart.tif", "zoom 0-5", "tile-format png"])
 
     static func read(_ bytes: [UInt8], format: String) {
         do {

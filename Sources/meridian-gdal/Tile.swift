@@ -176,9 +176,9 @@ struct Tile: ParsableCommand {
         _ = try backgroundColour()
         if viewer && isMBTiles { throw ValidationError("--viewer needs a folder output, not an MBTiles file") }
         if let shard, shard != "auto", TileShard(shard) == nil {
-            throw ValidationError("--shard takes K/N with 0 ≤ K < N (e.g. 0/4), or auto, not '\(shard)'")
+            throw ValidationError("--shard takes K/N with 0 ≤ K < N ≤ \(TileShard.maximumCount) (e.g. 0/4), or auto, not '\(shard)'")
         }
-        if let shards, shards < 1 { throw ValidationError("--shards must be at least 1") }
+        if let shards, !(1...TileShard.maximumCount).contains(shards) { throw ValidationError("--shards must be from 1 to \(TileShard.maximumCount)") }
         if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
         if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
         if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }

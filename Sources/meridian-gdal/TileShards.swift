@@ -25,10 +25,10 @@ extension Tile {
             throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)")
         }
         let run = try runIdentity(tiler, shards: shard.count)
-        let identity = run.adding("shard", "\(shard.index)")
+        let identity = run.shard(shard.index)
         let workspace = ShardWorkspace(output: output)
         try workspace.claim(for: run)
-        guard !workspace.isComplete(shard.index) else {
+        guard !workspace.isComplete(shard.index, of: run) else {
             if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
             return nil
         }
@@ -36,12 +36,12 @@ extension Tile {
         if isMBTiles {
             // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
             unlink(workspace.mbtiles(shard.index))
-            sink = try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity)
+            sink = try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity, isShardPart: true)
         } else {
             sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
                                       identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
         }
-        return try tiling { try tiler.runShard(shard, into: sink, workspace: workspace, progress: $0) }
+        return try tiling { try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: $0) }
     }
 
     /// Joins the completed shards; nil when they had already been joined.
@@ -51,20 +51,24 @@ extension Tile {
             throw MeridianError(.inputUnavailable, "no shards of this run have started (there is no \(workspace.path))",
                                 at: SourceLocation(file: output), hint: "run the shards with --shard K/N or --shard auto first")
         }
-        let count = shards ?? recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) } ?? 0
+        let recordedCount = recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) }
+        guard let count = shards ?? recordedCount, (1...TileShard.maximumCount).contains(count) else {
+            throw MeridianError(.badInput, "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)",
+                                at: SourceLocation(file: workspace.path + "/run"), hint: "the shards' folder is damaged: run the shards again into a new output")
+        }
         let run = try runIdentity(tiler, shards: count)
         let differences = run.differences(from: recorded)
         guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: workspace.path, differences: differences) }
-        if workspace.isFinished {
+        if workspace.isFinished(run) {
             if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
             return nil
         }
         // Checked before anything is made, so that a refused --finish changes nothing.
-        try tiler.checkShardsComplete(count: count, workspace: workspace)
+        try tiler.checkShardsComplete(count: count, of: run, workspace: workspace)
         let sink: TileSink = isMBTiles
             ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run)
             : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: true,
                                  identity: run, sharedState: workspace.finishState)
-        return try tiler.finishShards(count: count, into: sink, workspace: workspace)
+        return try tiler.finishShards(count: count, of: run, into: sink, workspace: workspace)
     }
 }

@@ -104,9 +104,10 @@ public final class TemporaryFiles: @unchecked Sendable {
         if let old { free(old.bytes) }
     }
 
-    /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered temporary
-    /// file, print the interruption note if there is one, and exit with 128 + the signal number,
-    /// as a shell reports a killed command.
+    /// Installs handlers for SIGINT, SIGTERM and SIGHUP that end this process's running
+    /// children (`RunningChildren`), remove every registered temporary file, print the
+    /// interruption note if there is one, and exit with 128 + the signal number, as a shell
+    /// reports a killed command.
     public static func removeOnSignals() {
         // A parent may have started us with these signals blocked (Foundation's Process does):
         // unblock them, or Ctrl-C and `kill` would never reach the handler.
@@ -114,8 +115,11 @@ public final class TemporaryFiles: @unchecked Sendable {
         sigemptyset(&unblock)
         for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblock, sig) }
         sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        _ = RunningChildren.table  // made now: the handler may not run a global's lazy initialiser
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig) { sig in
+                // Children first: they may be writing what is about to be removed.
+                RunningChildren.endAllFromSignalHandler()
                 for i in 0..<TemporaryFiles.slots {
                     if let entry = TemporaryFiles.table[i] { unlink(entry) }
                 }

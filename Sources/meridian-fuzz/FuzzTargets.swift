@@ -1,6 +1,7 @@
 import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry
+import MeridianRaster
 
 /// The parsers a stranger's file reaches, each as a function from bytes to "read it all or
 /// throw": a crash, a hang or a trap in any of them is a finding. Errors are expected (most
@@ -16,6 +17,8 @@ enum FuzzTargets {
         "wkb": { read($0, format: "wkb") },
         "csv": { read($0, format: "csv") },
         "coverage": { bytes in _ = CoverageValidator().validate(bytes: bytes, name: "fuzz.geojson") },
+        // A QGIS control-point file, its #CRS line through GDAL's spatial references.
+        "points": { bytes in _ = try? ControlPointFile(bytes: bytes, path: "fuzz.points") },
     ]
 
     static func read(_ bytes: [UInt8], format: String) {

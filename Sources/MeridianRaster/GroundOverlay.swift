@@ -71,6 +71,7 @@ struct GroundOverlay {
             throw refused("lies outside the \(entries == nil ? "KML's folder" : "KMZ and its folder")",
                           hint: "keep the image beside the KML (or in the KMZ) and name it by a relative path")
         }
+        guard !components.isEmpty else { throw refused("names no file") }
         if let entries, entries.contains(relative) { return "/vsizip/\(absolute)/\(relative)" }
         let folder = (absolute as NSString).deletingLastPathComponent
         var image = folder
@@ -82,6 +83,9 @@ struct GroundOverlay {
             }
             guard (info.st_mode & S_IFMT) != S_IFLNK else {
                 throw refused("is reached through a symbolic link (\(image)), which Meridian does not follow")
+            }
+            if component == components.last, (info.st_mode & S_IFMT) != S_IFREG {
+                throw refused("is not a file")  // a FIFO would hold GDAL's open for ever
             }
         }
         return image

@@ -28,11 +28,12 @@ import Testing
             try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(atPath: folder + "/sub/link.jpg", withDestinationPath: image)
             try FileManager.default.createSymbolicLink(atPath: folder + "/sub/linked", withDestinationPath: folder)
+            #expect(mkfifo(folder + "/sub/fifo.jpg", 0o600) == 0)
             let url = "http://127.0.0.1:\(listener.port)/image.jpg"
             let once = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             for href in [image, "../image.jpg", "./../image.jpg", "link.jpg", "linked/image.jpg", "file://\(image)", url,
                          "/vsicurl?url=\(once.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", "/vsicurl/\(url)",
-                         "%2Fvsicurl%2F\(url)", "/VSIZIP/\(folder)/x.zip/image.jpg", "missing.jpg"] {
+                         "%2Fvsicurl%2F\(url)", "/VSIZIP/\(folder)/x.zip/image.jpg", "missing.jpg", "fifo.jpg", ".", "./"] {
                 let kml = try overlay(href: href.replacingOccurrences(of: "&", with: "&amp;"), in: folder + "/sub")
                 #expect(RasterSource.holdsGroundOverlay(kml), "\(href)")
                 let error = try #require(throws: MeridianError.self, "\(href)") { try RasterSource(path: kml) }

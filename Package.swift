@@ -73,6 +73,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // Linux's sync_file_range, declared (not in Swift's Glibc module); nothing is linked.
         .systemLibrary(name: "CFileSync"),
+        // Linux's prctl, wrapped (Swift cannot call a variadic C function); nothing is linked.
+        .systemLibrary(name: "CProcessControl"),
         // 2D drawing for pictures (anti-aliased paths, text, PNG in and out; MeridianPicture only).
         .systemLibrary(
             name: "CCairo",
@@ -143,7 +145,7 @@ let package = Package(
         // pictures drawn by `meridian-draw`.
         .target(
             name: "MeridianCommandLine",
-            dependencies: ["MeridianGeometry", "MeridianFormats", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianGeometry", "MeridianFormats", "CProcessControl", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo, SQLite

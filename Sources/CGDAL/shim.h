@@ -7,5 +7,6 @@
 #include <ogr_srs_api.h>
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <cpl_http.h>
 #include <cpl_string.h>
 #include <cpl_vsi.h>

@@ -22,10 +22,82 @@ public enum GDAL {
     }
 
     private static let registration: Void = {
-        GDALAllRegister()
         CPLSetErrorHandler(CPLQuietErrorHandler)
+        keepOffTheNetwork()
+        GDALAllRegister()
+        for name in networkDrivers {
+            guard let driver = GDALGetDriverByName(name) else { continue }
+            GDALDeregisterDriver(driver)
+            GDALDestroyDriver(driver)
+        }
         GDALSetCacheMax64(Int64(defaultBlockCacheMegabytes) * 1024 * 1024)
     }()
+
+    /// GDAL's drivers that exist to reach a server (given a URL or a `WMS:`-style name); they
+    /// are deregistered as soon as GDAL registers them.
+    static let networkDrivers = ["HTTP", "WMS", "WMTS", "WCS", "WFS", "OAPIF", "OGCAPI", "STACTA", "STACIT", "EEDAI", "EEDA",
+                                 "DAAS", "PLMOSAIC", "PLSCENES", "NGW", "ESRIC", "CSW", "Elasticsearch", "Carto", "AmigoCloud",
+                                 "GNMDatabase"]
+
+    /// Switches off what GDAL can fetch over a network, for the whole process, before any driver
+    /// is registered: the README promises nothing external is ever fetched, and a raster or
+    /// VRT from elsewhere can name `/vsicurl/` sources or a server. (`setUp` deregisters the
+    /// network drivers after this.) Every request through CPLHTTPFetch (the drivers that read a URL
+    /// they are given, GeoJSON's among them) is answered by a callback with an error, never
+    /// sent; /vsicurl/ and the cloud file systems built on it (/vsis3/, /vsigs/, /vsiaz/, …)
+    /// treat every file as absent without a request, because none ends in the one extension
+    /// they are allowed (CPL_VSIL_CURL_ALLOWED_EXTENSIONS, checked before each HEAD or GET);
+    /// PROJ downloads no grids. (Checked on GDAL 3.6.2 with a listener on 127.0.0.1: the
+    /// NothingExternalTests.)
+    static func keepOffTheNetwork() {
+        CPLSetConfigOption("CPL_VSIL_CURL_ALLOWED_EXTENSIONS", ".meridian-never-fetched")
+        CPLHTTPSetFetchCallback({ _, _, _, _, _, _, _ in
+            let refusal = CPLCalloc(1, MemoryLayout<CPLHTTPResult>.size).assumingMemoryBound(to: CPLHTTPResult.self)
+            refusal.pointee.nStatus = 1
+            refusal.pointee.pszErrBuf = CPLStrdup("Meridian fetches nothing over a network")
+            return refusal
+        }, nil)
+        OSRSetPROJEnableNetwork(0)
+    }
+
+    /// Whether `path` names one of GDAL's virtual file systems (`/vsicurl/`, `/vsicurl?`,
+    /// `/vsis3/`, `/vsizip/`, `/vsimem/`, …) in any spelling: any case, percent-escaped any
+    /// number of times, with backslashes or doubled slashes, anywhere in the path. Paths that come
+    /// from inside a file (a GroundOverlay's href, a list of inputs) must not, since through
+    /// them GDAL reaches the network, other archives and memory.
+    public static func namesVirtualFileSystem(_ path: String) -> Bool {
+        var text = Array(path.utf8)
+        // Undo percent-escapes until none is left (bounded: each round shortens the text).
+        for _ in 0..<16 {
+            let decoded = percentDecoded(text)
+            if decoded == text { break }
+            text = decoded
+        }
+        let lowered = String(decoding: text, as: UTF8.self).lowercased()
+        return lowered.split { $0 == "/" || $0 == "\\" }.contains { component in
+            guard component.hasPrefix("vsi") else { return false }
+            let name = component.dropFirst(3).prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            let after = component.dropFirst(3 + name.count).first
+            return after == nil || after == "?" || after == "{"
+        }
+    }
+
+    /// `bytes` with each `%XX` replaced by its byte.
+    static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let byte = WKB.bytes(fromHex: bytes[(i + 1)...(i + 2)])?.first {
+                decoded.append(byte)
+                i += 3
+            } else {
+                decoded.append(bytes[i])
+                i += 1
+            }
+        }
+        return decoded
+    }
 
     /// Sets the size of GDAL's block cache, which every thread of the process shares. Call it
     /// only while no thread is using GDAL (before a run starts its workers).

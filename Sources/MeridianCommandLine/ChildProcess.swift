@@ -1,5 +1,6 @@
 import MeridianFormats
 #if canImport(Glibc)
+import CProcessControl
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -83,8 +84,10 @@ public final class ChildProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([path] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
+        let environment = Self.environment(naming: getpid()).map { strdup($0) }
+        defer { environment.forEach { free($0) } }
         var pid = pid_t()
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv + [nil], environ)
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv + [nil], environment + [nil])
         // The child has its own copies of the writing ends; this process keeps only the reading ends.
         writingEnds.forEach { close($0) }
         guard status == 0 else {
@@ -92,8 +95,49 @@ public final class ChildProcess {
             throw MeridianError(.unavailable, "cannot run \(path): \(String(cString: strerror(status)))")
         }
         self.pid = pid
+        RunningChildren.add(pid)
         standardOutput = outputEnd
         standardError = errorEnd
+    }
+
+    /// The variable that tells a child its parent's process ID, for `endWithParent()`.
+    static let parentVariable = "MERIDIAN_PARENT_PID"
+
+    /// This process's environment for a child, with `parentVariable` naming `parent`.
+    static func environment(naming parent: pid_t) -> [String] {
+        var variables: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let variable = String(cString: pointer)
+            if !variable.hasPrefix(parentVariable + "=") { variables.append(variable) }
+            entry += 1
+        }
+        return variables + ["\(parentVariable)=\(parent)"]
+    }
+
+    /// In a helper started by `ChildProcess`: ends this process (SIGTERM, so its signal
+    /// handler removes its temporary files) when the parent that started it ends, however that
+    /// ends (SIGKILL included), so that no helper runs on for a parent that is gone. On Linux the
+    /// kernel sends the signal (PR_SET_PDEATHSIG); everywhere, a thread checks every half second
+    /// that the parent is still there. Does nothing in a process no `ChildProcess` started.
+    /// (Linux sends the signal when the *thread* that started the child ends: children are
+    /// started from a thread that outlives them, as every caller does, from the main thread.)
+    public static func endWithParent() {
+        guard let text = getenv(parentVariable).map({ String(cString: $0) }), let parent = pid_t(text) else { return }
+        unsetenv(parentVariable)  // not for this process's own children (they get their own)
+        #if os(Linux)
+        _ = meridian_set_parent_death_signal(SIGTERM)
+        #endif
+        // The parent may have ended before the line above: the process is then another's child.
+        guard getppid() == parent else {
+            kill(getpid(), SIGTERM)
+            return
+        }
+        _ = try? WorkerThread {
+            var pause = timespec(tv_sec: 0, tv_nsec: 500_000_000)
+            while getppid() == parent { nanosleep(&pause, nil) }
+            kill(getpid(), SIGTERM)
+        }
     }
 
     deinit {
@@ -111,6 +155,7 @@ public final class ChildProcess {
         var status: Int32 = 0
         guard waitpid(pid, &status, WNOHANG) == pid else { return false }
         ended = Self.termination(status)
+        RunningChildren.remove(pid)
         return true
     }
 
@@ -122,6 +167,7 @@ public final class ChildProcess {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let termination = Self.termination(status)
         ended = termination
+        RunningChildren.remove(pid)
         return termination
     }
 

@@ -66,6 +66,7 @@ public struct Reporter: Sendable {
     /// where the executable gives them (`WordedForCommandLine`), and becomes its exit code.
     public func run(_ body: () throws -> Void) throws {
         TemporaryFiles.removeOnSignals()
+        ChildProcess.endWithParent()
         do {
             try body()
         } catch let interruption as TemporaryFiles.Interruption {

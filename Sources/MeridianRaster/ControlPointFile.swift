@@ -8,7 +8,8 @@ import MeridianFormats
 /// no georeferencing of its own.
 ///
 /// The format is comma-separated text: an optional `#CRS: <WKT>` line naming the map
-/// coordinates' CRS (WGS 84 when absent), a header naming the columns (`mapX,mapY,sourceX,
+/// coordinates' CRS (WGS 84 when absent; an `EPSG:n` code or a PROJ string is read too, and
+/// nothing else: see `CoordinateReferenceSystemText`), a header naming the columns (`mapX,mapY,sourceX,
 /// sourceY,enable,…`; older QGIS writes `pixelX,pixelY`), then one point a line. QGIS writes
 /// the image row negated (its image y axis points up); either sign is read as the row.
 /// Points whose `enable` is 0 are left out, as QGIS leaves them out.
@@ -21,20 +22,35 @@ public struct ControlPointFile: Sendable {
     /// The sidecar QGIS writes for `imagePath`: the image's name with `.points` appended.
     public static func sidecarPath(of imagePath: String) -> String { imagePath + ".points" }
 
-    /// Reads the file. Errors: 66 when it cannot be read, 65 (with its line) when a line is not
-    /// a point, the CRS is not one GDAL knows, or fewer than three points are enabled.
+    /// The most a control-point file may hold, in bytes: far beyond what QGIS writes for the
+    /// points a person places (about 60 bytes a point), and small enough to read at once.
+    public static let maximumBytes = 1 << 20
+
+    /// Reads the file. Errors: 66 when it cannot be read, 65 (with its line) when it is larger
+    /// than `maximumBytes`, a line is not a point, the CRS line is not an EPSG code, WKT or a PROJ
+    /// string GDAL knows, or fewer than three points (or more than any method takes) are enabled.
     public init(path: String) throws {
-        self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MeridianError(.inputUnavailable, "cannot read the control points", at: SourceLocation(file: path))
+        let bytes: [UInt8]
+        do {
+            bytes = try BufferedInput.open(path).readAll(maximum: Self.maximumBytes)
+        } catch let error as MeridianError where error.kind == .badInput {
+            throw Self.tooLarge(path)
         }
-        var crs: String?, columns: [String: Int]?, read: [(ControlPoint, line: Int)] = []
-        for (index, rawLine) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        try self.init(bytes: bytes, path: path)
+    }
+
+    /// Reads the file's bytes (`path` names it in errors), as `init(path:)` does.
+    public init(bytes: [UInt8], path: String) throws {
+        self.path = path
+        guard bytes.count <= Self.maximumBytes else { throw Self.tooLarge(path) }
+        var crs: (text: String, line: Int)?, columns: [String: Int]?, read: [(ControlPoint, line: Int)] = []
+        let mostPoints = ControlPointMethod.allCases.map(\.maximumPoints).max()!
+        for (index, rawLine) in String(decoding: bytes, as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
             let here = SourceLocation(file: path, line: index + 1)
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
-                if line.hasPrefix("#CRS:") { crs = String(line.dropFirst(5)).trimmingCharacters(in: .whitespaces) }
+                if line.hasPrefix("#CRS:") { crs = (String(line.dropFirst(5)).trimmingCharacters(in: .whitespaces), index + 1) }
                 continue
             }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -49,6 +65,9 @@ public struct ControlPointFile: Sendable {
                 return value
             }
             if let enable = columns["enable"], enable < fields.count, fields[enable] == "0" { continue }
+            guard read.count < mostPoints else {
+                throw MeridianError(.badInput, "the file enables more than \(mostPoints) control points, the most Meridian warps with", at: here)
+            }
             let point = ControlPoint(pixel: try number("sourceX"), line: abs(try number("sourceY")),
                                      latitude: try number("mapY"), longitude: try number("mapX"))
             read.append((point, index + 1))
@@ -58,6 +77,11 @@ public struct ControlPointFile: Sendable {
                                 at: SourceLocation(file: path))
         }
         points = try Self.toWGS84(read, crs: crs, path: path)
+    }
+
+    static func tooLarge(_ path: String) -> MeridianError {
+        MeridianError(.badInput, "the control-point file is larger than \(maximumBytes >> 20) MiB", at: SourceLocation(file: path),
+                      hint: "QGIS writes about 60 bytes a point; a file holds at most \(ControlPointMethod.polynomial.maximumPoints) points")
     }
 
     /// Column indexes by the names Meridian uses (`pixelX`/`pixelY` become `sourceX`/`sourceY`).
@@ -72,16 +96,22 @@ public struct ControlPointFile: Sendable {
         return columns
     }
 
-    /// The points with their map coordinates moved from `crs` (nil: WGS 84) to WGS 84.
-    static func toWGS84(_ read: [(ControlPoint, line: Int)], crs: String?, path: String) throws -> [ControlPoint] {
-        guard let crs, !crs.isEmpty else { return try checked(read, path: path) }
+    /// The points with their map coordinates moved from `crs` (nil: WGS 84), the text of the
+    /// `#CRS:` line and the line's number, to WGS 84.
+    static func toWGS84(_ read: [(ControlPoint, line: Int)], crs: (text: String, line: Int)?, path: String) throws -> [ControlPoint] {
+        guard let crs, !crs.text.isEmpty else { return try checked(read, path: path) }
         let wgs84 = SpatialReference.wgs84LongitudeLatitude()
-        guard let source = SpatialReference(crs) else {
-            throw MeridianError(.badInput, "GDAL does not know the #CRS line's coordinate reference system", at: SourceLocation(file: path, line: 1))
+        let here = SourceLocation(file: path, line: crs.line)
+        guard CoordinateReferenceSystemText(crs.text) != nil else {
+            throw MeridianError(.badInput, "the #CRS line is not an EPSG code, WKT or a PROJ string", at: here,
+                                hint: "QGIS writes the CRS as WKT; EPSG:n and +proj=… strings are read too, nothing that names a file or URL")
+        }
+        guard let source = SpatialReference(crs.text) else {
+            throw MeridianError(.badInput, "GDAL does not know the #CRS line's coordinate reference system", at: here)
         }
         OSRSetAxisMappingStrategy(source.handle, OAMS_TRADITIONAL_GIS_ORDER)   // mapX is easting or longitude
         guard let transform = OCTNewCoordinateTransformation(source.handle, wgs84.handle) else {
-            throw MeridianError(.badInput, "cannot convert the #CRS line's coordinates to WGS 84", at: SourceLocation(file: path, line: 1))
+            throw MeridianError(.badInput, "cannot convert the #CRS line's coordinates to WGS 84", at: here)
         }
         defer { OCTDestroyCoordinateTransformation(transform) }
         let moved = try read.map { point, line -> (ControlPoint, line: Int) in

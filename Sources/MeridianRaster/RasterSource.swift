@@ -36,6 +36,11 @@ public enum ControlPointMethod: String, Sendable, CaseIterable {
     /// A thin-plate spline through every point (exact at the points; for scanned maps that bend).
     case tps
 
+    /// The most control points the method warps with. A thin-plate spline solves a system of
+    /// one equation per point (cubic time: 5,000 points took over a minute); a polynomial is a
+    /// least-squares fit, linear in the points, and this bounds the gdal_translate arguments too.
+    public var maximumPoints: Int { self == .tps ? 1_000 : 10_000 }
+
     /// The option that makes GDAL's transformer use the method.
     var transformerOption: String { self == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL" }
 }
@@ -149,6 +154,13 @@ public struct RasterSource: Sendable {
             controlPointFile = sidecar
         } else {
             controlPointFile = nil
+        }
+        let method = options.controlPointMethod
+        if image.controlPoints.count > method.maximumPoints {
+            guard let controlPointFile else { throw RasterSourceError.tooManyControlPoints(image.controlPoints.count, method: method) }
+            throw MeridianError(.badInput, "the file enables \(image.controlPoints.count) control points; the \(method.rawValue) method takes at most \(method.maximumPoints)",
+                                at: SourceLocation(file: controlPointFile),
+                                hint: method == .tps ? "the polynomial method takes up to \(ControlPointMethod.polynomial.maximumPoints)" : nil)
         }
         driver = file.driverName
         chartScale = Self.chartScale(of: file)

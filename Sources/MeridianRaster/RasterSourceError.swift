@@ -10,13 +10,15 @@ public enum RasterSourceError: MeridianFailure, Equatable {
     case noSuchBand(band: Int, bandCount: Int, path: String)
     /// Control points were given, but fewer than the three a warp needs.
     case tooFewControlPoints(Int)
+    /// Control points were given, more than the method takes (`ControlPointMethod.maximumPoints`).
+    case tooManyControlPoints(Int, method: ControlPointMethod)
     /// The raster has neither a geotransform nor three control points, and none were given.
     case noGeoreferencing(path: String)
 
     /// Usage for bad options; bad input for a raster with no georeferencing.
     public var kind: MeridianError.Kind {
         switch self {
-        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: .usage
+        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints, .tooManyControlPoints: .usage
         case .noGeoreferencing: .badInput
         }
     }
@@ -25,7 +27,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
     public var location: SourceLocation? {
         switch self {
         case .noSuchBand(_, _, let path), .noGeoreferencing(let path): SourceLocation(file: path)
-        case .unsupportedBandCount, .tooFewControlPoints: nil
+        case .unsupportedBandCount, .tooFewControlPoints, .tooManyControlPoints: nil
         }
     }
 
@@ -35,6 +37,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
         case .unsupportedBandCount(let count): "one band (gray) or three (red, green, blue) can be tiled, not \(count)"
         case .noSuchBand(let band, let bandCount, _): "the raster has no band \(band) (it has \(bandCount))"
         case .tooFewControlPoints(let count): "at least three control points are needed, not \(count)"
+        case .tooManyControlPoints(let count, let method): "the \(method.rawValue) method takes at most \(method.maximumPoints) control points, not \(count)"
         case .noGeoreferencing: "the raster has no georeferencing (no geotransform, fewer than three control points)"
         }
     }
@@ -43,7 +46,7 @@ public enum RasterSourceError: MeridianFailure, Equatable {
     public var hint: String? {
         switch self {
         case .noGeoreferencing(let path): "give three or more control points (pixels of the image and where they lie on Earth), or save them beside it in \(ControlPointFile.sidecarPath(of: (path as NSString).lastPathComponent)) as QGIS's Georeferencer does"
-        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: nil
+        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints, .tooManyControlPoints: nil
         }
     }
 }

@@ -26,16 +26,22 @@ public enum TileInputs {
     /// The paths a list file names, one a line, relative paths taken from the list's folder;
     /// blank lines and lines starting with `#` are skipped.
     /// - Throws: `MeridianError` (input unavailable) when the list cannot be read, or (bad input)
-    ///   when it names no file, with the list's path.
+    ///   when it names no file or a line names a GDAL virtual file system (`/vsicurl/`, …: a
+    ///   list names files), with the list's path and the line.
     public static func listed(in list: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: list), let text = String(data: data, encoding: .utf8) else {
             throw MeridianError(.inputUnavailable, "cannot read the list of inputs", at: SourceLocation(file: list))
         }
         let folder = (list as NSString).deletingLastPathComponent
-        let paths = text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-            .map { $0.hasPrefix("/") || folder.isEmpty ? $0 : folder + "/" + $0 }
+        var paths: [String] = []
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let entry = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !entry.isEmpty, !entry.hasPrefix("#") else { continue }
+            guard !GDAL.namesVirtualFileSystem(entry) else {
+                throw MeridianError(.badInput, "the list names a GDAL virtual file system path (\(entry)); it lists files", at: SourceLocation(file: list, line: index + 1))
+            }
+            paths.append(entry.hasPrefix("/") || folder.isEmpty ? entry : folder + "/" + entry)
+        }
         guard !paths.isEmpty else {
             throw MeridianError(.badInput, "the list of inputs names no file", at: SourceLocation(file: list))
         }

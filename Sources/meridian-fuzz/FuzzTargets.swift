@@ -28,6 +28,8 @@ enum FuzzTargets {
                                                                            output: "fuzz", file: "fuzz") },
         "shard-frontier": { bytes in _ = try? FrontierFile.tileCount(bytes, path: "fuzz", charts: 3, tileSize: 4, colorChannels: 3) },
         "shard-mark": { bytes in _ = WorkMark.holds(text: String(decoding: bytes, as: UTF8.self), identity: seedRun) },
+        // A QGIS control-point file, its #CRS line through GDAL's spatial references.
+        "points": { bytes in _ = try? ControlPointFile(bytes: bytes, path: "fuzz.points") },
     ]
 
     /// The run the state seeds (Tests/Fixtures/fuzz-seeds/tiling-state, shard-mark) record.

@@ -15,6 +15,7 @@ extension RasterSourceError: WordedForCommandLine {
         case .unsupportedBandCount(let count): "--bands takes one band (gray) or three (red, green, blue), not \(count)"
         case .noSuchBand: "--bands: \(message)"
         case .tooFewControlPoints(let count): "give at least three control points (--gcp PIXEL,LINE,LAT,LON), not \(count)"
+        case .tooManyControlPoints: "--gcp: \(message)"
         case .noGeoreferencing: message
         }
     }
@@ -22,7 +23,7 @@ extension RasterSourceError: WordedForCommandLine {
     public var commandLineHint: String? {
         switch self {
         case .noGeoreferencing(let path): "give control points: --gcp PIXEL,LINE,LAT,LON three times or more, or save them beside it in \(ControlPointFile.sidecarPath(of: (path as NSString).lastPathComponent)) (QGIS Georeferencer's format)"
-        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints: hint
+        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints, .tooManyControlPoints: hint
         }
     }
 }

@@ -275,8 +275,9 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
     /// The same overlay written three other ways tiles to the same pixels as the LatLonBox
     /// KML: its corners as a gx:LatLonQuad (KML orders them from the image's lower-left,
     /// counter-clockwise), behind a Style whose icon comes first, and in a KMZ holding the image
-    /// (read in place through /vsizip/).
-    @Test(arguments: ["quad.kml", "styled.kml", "overlay.kmz"])
+    /// (read in place through /vsizip/), and in a KMZ whose href is a URL while the image sits
+    /// in the archive under the URL's file name, as Google's samples have it.
+    @Test(arguments: ["quad.kml", "styled.kml", "overlay.kmz", "url.kmz"])
     func groundOverlayWrittenOtherwiseTilesTheSame(_ variant: String) throws {
         try withTemporaryFolderPath { folder in
             let image = raster("389225main_sw_1965_1024.jpg")
@@ -296,7 +297,8 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
             case "styled.kml": try styled.write(toFile: input, atomically: true, encoding: .utf8)
             default:
                 let archive = try ZipArchiveWriter(path: input)
-                let document = Array(box.replacingOccurrences(of: "<href>389225", with: "<href>files/389225").utf8)
+                let folderInHref = variant == "url.kmz" ? "http://www.example.com/images/" : "files/"
+                let document = Array(box.replacingOccurrences(of: "<href>389225", with: "<href>\(folderInHref)389225").utf8)
                 let jpeg = Array(try Data(contentsOf: URL(fileURLWithPath: image)))
                 for (name, bytes) in [("doc.kml", document), ("files/389225main_sw_1965_1024.jpg", jpeg)] {
                     try archive.addEntry(name, size: UInt64(bytes.count)) { write in try bytes.withUnsafeBytes { try write($0) } }

@@ -151,10 +151,11 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// The line ``setInterruptionNote(_:)`` set, for work stopped in order to print as it ends.
     public static var interruptionNoteText: String? { interruptionNote.map { String(cString: $0.bytes) } }
 
-    /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove every registered temporary
-    /// file, print the interruption note if there is one, and exit with 128 + the signal number,
-    /// as a shell reports a killed command; during ``stoppingInOrder(_:)``, the first signal
-    /// only asks the work to stop.
+    /// Installs handlers for SIGINT, SIGTERM and SIGHUP that end this process's running
+    /// children (`RunningChildren`), remove every registered temporary file, print the
+    /// interruption note if there is one, and exit with 128 + the signal number, as a shell
+    /// reports a killed command; during ``stoppingInOrder(_:)``, the first signal only asks the
+    /// work to stop.
     public static func removeOnSignals() {
         defer {
             // A parent may have started us with these signals blocked (Foundation's Process does):
@@ -165,6 +166,7 @@ public final class TemporaryFiles: @unchecked Sendable {
             for sig in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&unblock, sig) }
             sigprocmask(SIG_UNBLOCK, &unblock, nil)
         }
+        _ = RunningChildren.table  // made now: the handler may not run a global's lazy initialiser
         for sig in [SIGINT, SIGTERM, SIGHUP] {
             signal(sig) { sig in
                 // Atomics are lock-free: safe in a handler.
@@ -172,6 +174,8 @@ public final class TemporaryFiles: @unchecked Sendable {
                    TemporaryFiles.stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing).exchanged {
                     return
                 }
+                // Children first: they may be writing what is about to be removed.
+                RunningChildren.endAllFromSignalHandler()
                 for i in 0..<TemporaryFiles.slots {
                     if let entry = TemporaryFiles.table[i] { unlink(entry) }
                 }

@@ -1,0 +1,84 @@
+#if os(Linux)
+import Foundation
+import Testing
+
+/// A helper (`meridian-gdal`, `meridian-draw`) never outlives the `meridian` that started it:
+/// killed outright (SIGKILL), the parent takes the helper with it (the kernel's parent-death
+/// signal, and the helper's own watch on its parent); interrupted (SIGINT, SIGTERM), the parent
+/// ends and reaps its helpers before it exits.
+@Suite struct HelperLifetimeTests {
+    /// The processes whose parent is `parent` (from /proc, so no tool is needed).
+    static func children(of parent: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { pid_t($0) }.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            // After "pid (name)": state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == parent
+        }
+    }
+
+    /// Whether `pid` has ended: no longer there, or a zombie waiting for whoever adopted it.
+    static func hasEnded(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+    }
+
+    /// `meridian convert` of a Shapefile whose .dbf is a FIFO nobody writes: its `meridian-gdal
+    /// ogr-read` helper waits in open() for ever. The parent is then signalled; the helper must
+    /// be gone within 5 seconds.
+    @Test(.timeLimit(.minutes(2)), arguments: [SIGKILL, SIGTERM, SIGINT])
+    func helperEndsWithItsParent(_ signal: Int32) throws {
+        try withTemporaryFolder { folder in
+            let point = folder.appendingPathComponent("point.geojson").path, shapefile = folder.appendingPathComponent("stuck.shp").path
+            try Data(#"{"type":"Point","coordinates":[1,2]}"#.utf8).write(to: URL(fileURLWithPath: point))
+            let written = try meridian(["convert", point, "-o", shapefile])
+            try #require(written.status == 0, "\(written.stderr)")
+            let table = folder.appendingPathComponent("stuck.dbf").path
+            try FileManager.default.removeItem(atPath: table)
+            #expect(mkfifo(table, 0o600) == 0)
+            // Spawned and reaped here, not by Foundation's Process, whose wait also waits for a
+            // descriptor the helper inherits, so it would hang (not fail) on a helper left running.
+            let arguments = [meridianBinary, "convert", shapefile, "-o", folder.appendingPathComponent("out.geojson").path]
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+            var parent = pid_t()
+            try #require(posix_spawn(&parent, meridianBinary, &actions, nil, argv, environ) == 0)
+            var helpers: [pid_t] = []
+            let started = Date()
+            while helpers.isEmpty && Date().timeIntervalSince(started) < 30 {
+                usleep(20_000)
+                helpers = Self.children(of: parent)
+            }
+            defer { for helper in helpers where !Self.hasEnded(helper) { kill(helper, SIGKILL) } }
+            guard !helpers.isEmpty else {
+                kill(parent, SIGKILL)
+                Issue.record("no helper started")
+                return
+            }
+            usleep(500_000)  // the helper is past its start-up, waiting on the FIFO
+            kill(parent, signal)
+            var status: Int32 = 0
+            let killed = Date()
+            while waitpid(parent, &status, WNOHANG) == 0 {
+                guard Date().timeIntervalSince(killed) < 10 else {
+                    kill(parent, SIGKILL)
+                    waitpid(parent, &status, 0)
+                    Issue.record("meridian did not end within 10 s of signal \(signal)")
+                    break
+                }
+                usleep(20_000)
+            }
+            while !helpers.allSatisfy(Self.hasEnded) && Date().timeIntervalSince(killed) < 5 { usleep(20_000) }
+            #expect(helpers.allSatisfy(Self.hasEnded), "signal \(signal): helpers \(helpers) still running")
+            // Ended by the signal's handler, which exits with 128 + the signal, or by SIGKILL itself.
+            #expect(signal == SIGKILL ? status & 0x7F == SIGKILL : (status >> 8) & 0xFF == 128 + signal, "status \(status)")
+        }
+    }
+}
+#endif

@@ -132,7 +132,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         statePath = sharedState ?? path + "/" + Self.stateFile
         files = TileFolderWriter(root: path)
         claim = try OutputClaim(path, container: .folder, continuing: resume || shared, locked: !shared,
-                                existingHint: TileOutputError.folderNotEmpty(path: path).hint)
+                                notEmpty: TileOutputError.folderNotEmpty(path: path))
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         var resuming = false

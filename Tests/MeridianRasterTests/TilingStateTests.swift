@@ -120,8 +120,10 @@ import MeridianTestSupport
                 try? FileManager.default.removeItem(atPath: resumed)
                 _ = try tiler.run(into: FolderTileSink(path: clean, scheme: .xyz, format: .png, resume: false, identity: tiler.identity()))
                 // Every block built and recorded, the run not finished: the state stays.
-                let partial = try FolderTileSink(path: resumed, scheme: .xyz, format: .png, resume: false, identity: tiler.identity())
-                _ = try tiler.build(tiler.blocksInOrder, total: tiler.tileBound, into: partial, start: Date(), progress: { _ in })
+                do {  // the unfinished run ends here, and its claim on the folder with it
+                    let partial = try FolderTileSink(path: resumed, scheme: .xyz, format: .png, resume: false, identity: tiler.identity())
+                    _ = try tiler.build(tiler.blocksInOrder, total: tiler.tileBound, into: partial, start: Date(), progress: { _ in })
+                }
                 let blockTiles = tileSet(resumed).filter { Int($0.prefix { $0 != "/" })! > tiler.blockZoom }.sorted()
                 #expect(blockTiles.count >= 3)
                 unlink(resumed + "/" + blockTiles[0] + ".png")

@@ -32,12 +32,12 @@ public final class OutputClaim: @unchecked Sendable {
     private var lockPath: String?
 
     /// Claims `path` for a new `container`, or with `continuing` for the run in the folder there.
-    /// `existingHint` says what to do about a folder that holds files (default: remove it or
-    /// choose another path). `locked` false leaves out the lock (the shards of a run share a folder).
+    /// `notEmpty` is the error for a folder that holds files, for its owner to word (default:
+    /// remove it or choose another path). `locked` false leaves out the lock (the shards of a run share a folder).
     /// - Throws: ``MeridianError``: usage when the path is an input, cannot-create-output when
     ///   it exists or another run holds it.
     public init(_ path: String, container: Container, continuing: Bool = false, locked: Bool = true,
-                existingHint: String? = nil) throws {
+                notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
         try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
         if locked {
@@ -47,7 +47,7 @@ public final class OutputClaim: @unchecked Sendable {
             try lock()
         }
         do {
-            try Self.refuseExisting(path, container: container, continuing: continuing, existingHint: existingHint)
+            try Self.refuseExisting(path, container: container, continuing: continuing, notEmpty: notEmpty)
         } catch {
             release()
             throw error
@@ -55,7 +55,7 @@ public final class OutputClaim: @unchecked Sendable {
     }
 
     /// Throws when something is at `path` that this claim may not take (see the type's rules).
-    static func refuseExisting(_ path: String, container: Container, continuing: Bool, existingHint: String?) throws {
+    static func refuseExisting(_ path: String, container: Container, continuing: Bool, notEmpty: (any MeridianFailure)?) throws {
         let hint = "Meridian never replaces an existing output: remove it or choose another path"
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
@@ -73,7 +73,7 @@ public final class OutputClaim: @unchecked Sendable {
                 throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path), hint: hint)
             }
             if !continuing && !isEmptyFolder(path) {
-                throw MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path), hint: existingHint ?? hint)
+                throw notEmpty ?? MeridianError(.cannotCreateOutput, "the output folder is not empty", at: SourceLocation(file: path), hint: hint)
             }
         }
     }

@@ -32,14 +32,9 @@ public struct HelperExecutable: Sendable {
         if let env = getenv(environmentVariable).map({ String(cString: $0) }), !env.isEmpty {
             return access(env, X_OK) == 0 ? env : nil
         }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if n > 0 {
-            let exe = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = exe.lastIndex(of: "/") {
-                let beside = String(exe[..<slash]) + "/" + name
-                if access(beside, X_OK) == 0 { return beside }
-            }
+        if let exe = Platform.executablePath(), let slash = exe.lastIndex(of: "/") {
+            let beside = String(exe[..<slash]) + "/" + name
+            if access(beside, X_OK) == 0 { return beside }
         }
         for folder in (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":") {
             let candidate = "\(folder)/\(name)"

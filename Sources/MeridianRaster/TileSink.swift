@@ -183,7 +183,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 
     private func append(_ line: String) throws {
         var line = line
-        let written = stateFile.withLock { fd in line.withUTF8 { Glibc.write(fd, $0.baseAddress, $0.count) } }
+        let written = stateFile.withLock { fd in line.withUTF8 { Platform.write(fd, $0.baseAddress, $0.count) } }
         guard written == line.utf8.count else {
             throw MeridianError(.io, "cannot write in the output folder: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }

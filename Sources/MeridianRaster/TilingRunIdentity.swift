@@ -80,7 +80,8 @@ public struct TilingRunIdentity: Equatable, Sendable {
         guard stat(resolved, &status) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
-        let modified = "\(status.st_mtim.tv_sec).\(String(format: "%09ld", status.st_mtim.tv_nsec))"
+        let time = Platform.modificationTime(of: status)
+        let modified = "\(time.seconds).\(String(format: "%09ld", time.nanoseconds))"
         return [
             Field(name: role, value: resolved),
             Field(name: "\(role)-size", value: "\(status.st_size)"),

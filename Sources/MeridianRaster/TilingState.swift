@@ -128,6 +128,7 @@ public enum WorkMark {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         if (status.st_mode & S_IFMT) == S_IFDIR { return "\(status.st_dev) \(status.st_ino) - -" }
-        return "\(status.st_dev) \(status.st_ino) \(status.st_size) \(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+        let time = Platform.modificationTime(of: status)
+        return "\(status.st_dev) \(status.st_ino) \(status.st_size) \(time.seconds).\(time.nanoseconds)"
     }
 }

@@ -6,7 +6,13 @@ import Darwin
 
 /// Runs `body` on a new thread; `join()` waits for it.
 package final class WorkerThread: @unchecked Sendable {
+    // Darwin's pthread_t is a pointer, set by pthread_create (`pthread_t()` does not exist
+    // there); glibc's is an integer.
+    #if canImport(Darwin)
+    private var thread: pthread_t?
+    #else
     private var thread = pthread_t()
+    #endif
     private let body: () -> Void
 
     /// Throws when the system cannot start a thread (out of threads or memory).
@@ -14,7 +20,8 @@ package final class WorkerThread: @unchecked Sendable {
         self.body = body
         let context = Unmanaged.passRetained(self).toOpaque()
         let status = pthread_create(&thread, nil, { context in
-            let worker = Unmanaged<WorkerThread>.fromOpaque(context!).takeRetainedValue()
+            // The argument is optional on Linux and not on Darwin: `present` takes either.
+            let worker = Unmanaged<WorkerThread>.fromOpaque(present(context)).takeRetainedValue()
             worker.body()
             return nil
         }, context)
@@ -31,6 +38,13 @@ package final class WorkerThread: @unchecked Sendable {
     package func join() {
         guard !joined else { return }
         joined = true
+        #if canImport(Darwin)
+        if let thread { pthread_join(thread, nil) }
+        #else
         pthread_join(thread, nil)
+        #endif
     }
 }
+
+/// The thread's argument, which pthread_create always passes.
+private func present(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer { context! }

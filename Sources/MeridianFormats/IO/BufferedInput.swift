@@ -44,7 +44,7 @@ public final class BufferedInput {
         guard let path, path != "-" else {
             return BufferedInput(fileDescriptor: STDIN_FILENO, name: "<stdin>", ownsDescriptor: false, chunkSize: chunkSize)
         }
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))",
                                 at: SourceLocation(file: path))

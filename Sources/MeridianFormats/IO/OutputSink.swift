@@ -148,7 +148,7 @@ public final class OutputSink: TextOutputStream {
         }
         var left = bytes.count
         while left > 0 {
-            let n = Glibc.write(fd, next, left)
+            let n = Platform.write(fd, next, left)
             if n >= 0 {
                 left -= n
                 next += n

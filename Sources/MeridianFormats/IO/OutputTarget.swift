@@ -55,7 +55,7 @@ public final class OutputTarget {
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 4 << 20 else { return nil }
         return try? WorkerThread {
             // Non-blocking: should a FIFO have taken the file's place since, the open does not wait.
-            let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            let fd = Platform.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { return }
             _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
             close(fd)

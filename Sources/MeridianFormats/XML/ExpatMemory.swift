@@ -60,7 +60,7 @@ enum ExpatMemory {
         if let length = blocks.withLock({ $0.removeValue(forKey: pointer) }) {
             munmap(pointer, length)
         } else {
-            Glibc.free(pointer)
+            Platform.free(pointer)
         }
     }
 

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C library's calls and fields that Linux and Darwin spell differently, or that a type's own
+/// member of the same name hides (`BufferedInput.open`, `OutputSink.write`, `ExpatMemory.free`):
+/// code elsewhere calls these rather than naming `Glibc` or `Darwin`, so it compiles on both.
+package enum Platform {
+    /// open(2) without a mode (to read, or files that exist).
+    package static func open(_ path: String, _ flags: Int32) -> Int32 { systemOpen(path, flags) }
+
+    /// write(2).
+    package static func write(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        systemWrite(descriptor, bytes, count)
+    }
+
+    /// free(3).
+    package static func free(_ pointer: UnsafeMutableRawPointer?) { systemFree(pointer) }
+
+    /// The running executable's path (to find the helpers beside it): /proc/self/exe on Linux,
+    /// `_NSGetExecutablePath` on Darwin.
+    package static func executablePath() -> String? {
+        #if canImport(Darwin)
+        var size: UInt32 = 0
+        _ = _NSGetExecutablePath(nil, &size)
+        var buffer = [CChar](repeating: 0, count: Int(size) + 1)
+        guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
+        return String(cString: buffer)
+        #else
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #endif
+    }
+
+    /// A file's modification time: `st_mtim` on Linux, `st_mtimespec` on Darwin.
+    package static func modificationTime(of status: stat) -> (seconds: Int, nanoseconds: Int) {
+        #if canImport(Darwin)
+        (Int(status.st_mtimespec.tv_sec), Int(status.st_mtimespec.tv_nsec))
+        #else
+        (Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec))
+        #endif
+    }
+}
+
+// At file scope nothing hides the C library's names.
+private func systemOpen(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, bytes, count) }
+private func systemFree(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }

@@ -124,6 +124,10 @@ import MeridianTestSupport
                     let partial = try FolderTileSink(path: resumed, scheme: .xyz, format: .png, resume: false, identity: tiler.identity())
                     _ = try tiler.build(tiler.blocksInOrder, total: tiler.tileBound, into: partial, start: Date(), progress: { _ in })
                 }
+                // The worker threads let go of the sink as they exit, just after the build returns:
+                // the claim (its lock beside the folder) goes with the last of them.
+                let lock = folder + "/.resumed.meridian-lock"
+                for _ in 0..<200 where FileManager.default.fileExists(atPath: lock) { usleep(10_000) }
                 let blockTiles = tileSet(resumed).filter { Int($0.prefix { $0 != "/" })! > tiler.blockZoom }.sorted()
                 #expect(blockTiles.count >= 3)
                 unlink(resumed + "/" + blockTiles[0] + ".png")

@@ -15,7 +15,7 @@ public final class MBTilesWriter {
     /// A run's identity as the partial file records it: one named value per setting.
     public typealias RunField = (name: String, value: String)
 
-    /// Where the finished file goes (the partial file is written beside it until ``finish(metadata:)``).
+    /// Where the finished file goes (the partial file is written beside it until ``finish(metadata:keepingRun:)``).
     public let path: String
     let partialPath: String
     /// Blocks (tiles of a middle zoom level standing for every tile under them) an interrupted

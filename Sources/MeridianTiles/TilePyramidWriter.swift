@@ -11,9 +11,9 @@ import MeridianGeometry
 /// Output is written out of sight and renamed into place by ``finish(_:)``: the folder's tiles
 /// go into a hidden staging folder beside it (so the folder must be new or empty), the MBTiles
 /// file and the PMTiles archive are built beside their place. A pyramid not finished (a failed
-/// run, or one a signal stopped: ``TemporaryFiles/stoppingInOrder(_:)``) is removed, staging
+/// run, or one a signal stopped: MeridianFormats' `TemporaryFiles.stoppingInOrder(_:)`) is removed, staging
 /// folder, partial file and journal: such a run cannot be resumed.
-/// Whatever the container, the path is claimed first (``OutputClaim``): an existing output is
+/// Whatever the container, the path is claimed first (MeridianFormats' `OutputClaim`): an existing output is
 /// refused, never replaced, and one run at a time writes it.
 public final class TilePyramidWriter {
     /// The folder or file.

@@ -19,7 +19,7 @@ extension Feature {
         diagnostics?(.positionDataDropped(dropped, "do not have one value per position", at: location))
     }
 
-    /// Replaces the geometry with a transform's result (see ``Feature/replaceGeometry(with:)``),
+    /// Replaces the geometry with a transform's result (see MeridianGeometry's `Feature.replaceGeometry(with:)`),
     /// warning through `diagnostics` at `location` about arrays that could not follow.
     public mutating func replaceGeometry(with geometry: Geometry?, at location: SourceLocation?, diagnostics: DiagnosticHandler?) {
         let dropped = replaceGeometry(with: geometry)

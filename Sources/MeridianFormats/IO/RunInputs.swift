@@ -9,8 +9,8 @@ import Darwin
 /// inputs, or made a folder that holds one, however the path is spelled and through any link
 /// (DESIGN.md §3).
 ///
-/// A command records the inputs its arguments name (``record(_:)``) before it opens an output;
-/// every output is checked by ``refuseInput(at:named:holdsFiles:)``: ``OutputTarget`` when it
+/// A command records the inputs its arguments name (`record(_:)`, for one path or several) before it opens an output;
+/// every output is checked by ``refuseInput(at:named:holdsFiles:alsoInputs:)``: ``OutputTarget`` when it
 /// opens and again before it renames its file into place, ``FeatureOutput`` for the files a
 /// format writes itself, ``OutputClaim`` for tile pyramids. Only executables record: a library
 /// user reading a file and later saving over it, as an editor does, is not refused.

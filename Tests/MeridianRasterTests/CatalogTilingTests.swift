@@ -128,9 +128,7 @@ func quiltCheck(_ quilted: String, over alone: [String]) throws -> (tiles: Int, 
             // Where only one chart has tiles, the tile is the same file byte for byte.
             let onlyA = tilesA.subtracting(tilesB).sorted()
             #expect(!onlyA.isEmpty)
-            for name in onlyA {
-                #expect(FileManager.default.contents(atPath: "\(folder)/ab/\(name).png") == FileManager.default.contents(atPath: "\(folder)/a/\(name).png"))
-            }
+            expectSamePNGTiles(onlyA, in: folder + "/ab", as: folder + "/a", "only chart a")
         }
     }
 

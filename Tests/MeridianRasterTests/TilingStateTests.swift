@@ -35,10 +35,7 @@ import MeridianTestSupport
                         #expect(written <= plan.tilesPerZoom["\(zoom)"] ?? 0, "\(label), zoom \(zoom)")
                     }
                     // RGB.byte.half is alone where it is: its tiles are the same files as alone.
-                    for name in aloneTiles where Int(name.prefix { $0 != "/" })! >= 6 {
-                        #expect(FileManager.default.contents(atPath: "\(output)/\(name).png") == FileManager.default.contents(atPath: "\(folder)/alone/\(name).png"),
-                                "\(label): \(name)")
-                    }
+                    expectSamePNGTiles(aloneTiles.filter { Int($0.prefix { $0 != "/" })! >= 6 }, in: output, as: folder + "/alone", label)
                 }
             }
         }
@@ -136,10 +133,7 @@ import MeridianTestSupport
                 let summary = try tiler.run(into: FolderTileSink(path: resumed, scheme: .xyz, format: .png, resume: true, identity: tiler.identity()))
                 #expect(summary.totalTiles == tileSet(clean).count, "\(inputs)")
                 #expect(tileSet(resumed) == tileSet(clean), "\(inputs)")
-                for name in tileSet(clean) {
-                    #expect(FileManager.default.contents(atPath: "\(resumed)/\(name).png") == FileManager.default.contents(atPath: "\(clean)/\(name).png"),
-                            "\(inputs): \(name)")
-                }
+                expectSamePNGTiles(tileSet(clean), in: resumed, as: clean, "\(inputs)")
             }
         }
     }

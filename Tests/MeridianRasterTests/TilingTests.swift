@@ -21,6 +21,15 @@ func tileSet(_ folder: String) -> Set<String> {
     return found
 }
 
+/// Expects each PNG tile `names` ("z/x/y") in `folder` to be byte for byte the one in `reference`.
+func expectSamePNGTiles(_ names: some Sequence<String>, in folder: String, as reference: String, _ label: String,
+                        sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    for name in names {
+        #expect(FileManager.default.contents(atPath: "\(folder)/\(name).png") == FileManager.default.contents(atPath: "\(reference)/\(name).png"),
+                "\(label): \(name)", sourceLocation: sourceLocation)
+    }
+}
+
 @discardableResult
 func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, format: TileFormat = .png, scheme: TileScheme = .xyz,
           resampling: Resampling = .average, source options: RasterSourceOptions = RasterSourceOptions(),

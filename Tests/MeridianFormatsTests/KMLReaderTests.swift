@@ -32,7 +32,7 @@ func sameJSON(_ a: JSONValue?, _ b: JSONValue?) -> Bool {
     }
 }
 
-/// Meridian's deliberate differences from togeojson v7.1.2, as listed in the README, so the
+/// Meridian's deliberate differences from togeojson v7.1.2, as listed in docs/convert.md, so the
 /// comparison checks everything else exactly.
 enum TogeojsonDifferences {
     /// Properties Meridian adds: the folder path and the geometry's altitudeMode.

@@ -37,7 +37,7 @@ public struct MapKitSourceOptions: Sendable {
     /// Past this many positions `auto` writes a resource. Measured with `swiftc -c` (debug, one
     /// frontend job): 10,000 positions are about 270 KB of literals and compile in 4 s, the
     /// loader in 2 s whatever the size; 50,000 (1.3 MB) take 53 s and 150,000 (4 MB) 121 s and
-    /// 750 MB, though type-checking them takes only 1.9 s and 4.9 s (README, MapKit Swift).
+    /// 750 MB, though type-checking them takes only 1.9 s and 4.9 s (docs/convert.md, MapKit Swift).
     public static let literalPositionLimit = 10_000
 
     /// The defaults: overlays above roads, markers clustered per layer, geometry by size.

@@ -13,12 +13,16 @@ public enum TileOutputError: MeridianFailure, Equatable {
     case shardStarted(path: String)
     /// The offline viewer copies Leaflet from `leaflet`, where it is not.
     case leafletMissing(folder: String, leaflet: String)
+    /// The vector tiles' viewer copies MapLibre GL JS from the first of `searched` holding it,
+    /// and none does.
+    case mapLibreMissing(folder: String, searched: [String])
 
-    /// Usage for a resume that cannot continue; cannot-create-output otherwise.
+    /// Usage for a resume that cannot continue; unavailable for a missing map library; cannot-create-output otherwise.
     public var kind: MeridianError.Kind {
         switch self {
         case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
         case .nothingToResume, .resumeMismatch, .shardStarted: .usage
+        case .mapLibreMissing: .unavailable
         }
     }
 
@@ -26,7 +30,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
     public var location: SourceLocation? {
         switch self {
         case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _), .shardStarted(let path): SourceLocation(file: path)
-        case .leafletMissing(let folder, _): SourceLocation(file: folder)
+        case .leafletMissing(let folder, _), .mapLibreMissing(let folder, _): SourceLocation(file: folder)
         }
     }
 
@@ -40,6 +44,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
                 + differences.map { "\n  \($0)" }.joined()
         case .shardStarted: "this shard has run before: its state is here"
         case .leafletMissing(_, let leaflet): "the viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
+        case .mapLibreMissing(_, let searched):
+            "the viewer of vector tiles needs MapLibre GL JS (maplibre-gl.js and maplibre-gl.css), in none of \(searched.joined(separator: ", "))"
         }
     }
 
@@ -51,6 +57,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .resumeMismatch: "resume with the same input and options, or tile into a new output"
         case .shardStarted: "resume the run to continue it"
         case .leafletMissing: "Scripts/bootstrap installs it"
+        case .mapLibreMissing(_, let searched):
+            "Scripts/bootstrap fetches it (the two files of PyPI's maplibre wheel, maplibre/srcjs/) into \(searched.first ?? "share/meridian/maplibre-gl")"
         }
     }
 }

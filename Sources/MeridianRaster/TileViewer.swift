@@ -3,8 +3,18 @@ import MeridianFormats
 import MeridianTiles
 
 /// An `index.html` beside the tiles that shows them on a Leaflet map, offline: Leaflet is
-/// copied next to it from Debian's libjs-leaflet (no CDN, no base map).
+/// copied next to it from Debian's libjs-leaflet (no CDN, no base map). ``VectorTileViewer``
+/// writes the MapLibre page of vector tiles with what is shared here: copying the map
+/// library's files, the page's background, the flag a page raises once it has drawn.
 public enum TileViewer {
+    /// The colour under the tiles, in both pages.
+    public static let background = "#dde4ea"
+
+    /// The global a page sets to `true` once the map has drawn every tile it asked for and one
+    /// more animation frame has passed: what a screenshot waits for (a fixed wait races the
+    /// map's tile loading).
+    public static let readyFlag = "meridianViewerReady"
+
     /// Where Debian's libjs-leaflet puts Leaflet.
     public static let leafletFolder = "/usr/share/javascript/leaflet"
 
@@ -16,30 +26,26 @@ public enum TileViewer {
     ///   - leaflet: The folder holding `leaflet.js`, `leaflet.css` and `images/`.
     /// - Throws: ``TileOutputError/leafletMissing(folder:leaflet:)`` when Leaflet is not there; a `MeridianError` when the files cannot be written.
     public static func write(folder: String, metadata m: TileSetMetadata, scheme: TileScheme, leaflet: String = leafletFolder) throws {
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: leaflet + "/leaflet.js") else {
+        guard FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") else {
             throw TileOutputError.leafletMissing(folder: folder, leaflet: leaflet)
         }
-        // Leaflet's files are copied as new files (FileManager.copyItem would give them the
-        // 0644 of /usr/share, whatever the user's umask).
-        let target = folder + "/leaflet"
         // Written over file by file, never removed first: the folder may be a resumed run's.
-        for path in [target, target + "/images", folder + "/index.html"] { try TileFolderWriter.refuseLink(at: path) }
-        do {
-            try manager.createDirectory(atPath: target + "/images", withIntermediateDirectories: true)
-            let images = (try? manager.contentsOfDirectory(atPath: leaflet + "/images")) ?? []
-            for file in ["leaflet.js", "leaflet.css"] + images.map({ "images/" + $0 }) {
-                guard let bytes = manager.contents(atPath: leaflet + "/" + file) else {
-                    throw MeridianError(.cannotCreateOutput, "cannot read \(leaflet)/\(file)", at: SourceLocation(file: target))
-                }
-                try OutputTarget.write(Array(bytes), to: target + "/" + file, durable: false)
-            }
-        } catch let error as MeridianError {
-            throw error
-        } catch {
-            throw MeridianError(.cannotCreateOutput, "cannot copy Leaflet: \(error.localizedDescription)", at: SourceLocation(file: target))
-        }
+        for path in [folder + "/leaflet", folder + "/leaflet/images", folder + "/index.html"] { try TileFolderWriter.refuseLink(at: path) }
+        let images = (try? FileManager.default.contentsOfDirectory(atPath: leaflet + "/images")) ?? []
+        try copyAssets(["leaflet.js", "leaflet.css"] + images.map { "images/" + $0 }, from: leaflet, into: TileFolderWriter(root: folder + "/leaflet"))
         try OutputTarget.write(Array(html(m, scheme: scheme).utf8), to: folder + "/index.html", durable: false)
+    }
+
+    /// Copies `files` (paths under `source`) into `target`'s root as new files: FileManager's
+    /// copyItem would give them the 0644 of /usr/share, whatever the user's umask.
+    /// - Throws: `MeridianError` (cannot create output) when one cannot be read or written.
+    static func copyAssets(_ files: [String], from source: String, into target: TileFolderWriter) throws {
+        for file in files {
+            guard let bytes = FileManager.default.contents(atPath: source + "/" + file) else {
+                throw MeridianError(.cannotCreateOutput, "cannot read \(source)/\(file)", at: SourceLocation(file: target.root))
+            }
+            try target.write(Array(bytes), to: target.root + "/" + file)
+        }
     }
 
     static func html(_ m: TileSetMetadata, scheme: TileScheme) -> String {
@@ -53,7 +59,7 @@ public enum TileViewer {
               <meta name="viewport" content="width=device-width, initial-scale=1">
               <link rel="stylesheet" href="leaflet/leaflet.css">
               <script src="leaflet/leaflet.js"></script>
-              <style>html, body, #map { height: 100%; margin: 0; background: #dde4ea; }</style>
+              <style>html, body, #map { height: 100%; margin: 0; background: \(background); }</style>
             </head>
             <body>
               <div id="map"></div>
@@ -61,11 +67,14 @@ public enum TileViewer {
                 // Tiles made by Meridian (\(scheme.rawValue.uppercased()) rows); works offline from file://.
                 var bounds = L.latLngBounds([\(b.south), \(b.west)], [\(b.north), \(b.east)]);
                 var map = L.map('map', { minZoom: 0, maxZoom: \(m.maxZoom + 3) });
-                L.tileLayer('{z}/{x}/{y}.\(m.format.fileExtension)', {
+                var tiles = L.tileLayer('{z}/{x}/{y}.\(m.format.fileExtension)', {
                   tms: \(scheme == .tms), tileSize: \(m.tileSize), zoomOffset: \(m.tileSize == 512 ? -1 : 0),
                   minNativeZoom: \(m.minZoom), maxNativeZoom: \(m.maxZoom), minZoom: 0, maxZoom: \(m.maxZoom + 3),
-                  bounds: bounds, attribution: \(jsonString(m.description))
-                }).addTo(map);
+                  bounds: bounds, attribution: \(scriptJSON(m.description))
+                });
+                // Raised once the tiles in view have loaded, an animation frame later.
+                tiles.once('load', function () { requestAnimationFrame(function () { window.\(readyFlag) = true; }); });
+                tiles.addTo(map);
                 map.fitBounds(bounds);
               </script>
             </body>
@@ -74,3 +83,7 @@ public enum TileViewer {
             """
     }
 }
+
+/// A JSON value's text for a page's `<script>`: `<` written `\u003c`, so no text (a name,
+/// a description) can close the script element.
+func scriptJSON(_ s: String) -> String { jsonString(s).replacingOccurrences(of: "<", with: "\\u003c") }

@@ -102,7 +102,7 @@ struct Tile: ParsableCommand {
     @Flag(help: "Continue an interrupted run into the same output, keeping the tiles it wrote.")
     var resume = false
 
-    @Flag(help: "Write index.html, a Leaflet map of the tiles that works offline (folder output).")
+    @Flag(help: "Write index.html, a map of the tiles that works offline, opened from disk (folder output): Leaflet for image tiles, MapLibre GL JS for vector tiles.")
     var viewer = false
 
     @Option(help: ArgumentHelp("A pixel value meaning 'no data' (transparent), over the file's own.", valueName: "value"))
@@ -174,7 +174,9 @@ struct Tile: ParsableCommand {
         _ = try bandList()
         _ = try points()
         _ = try backgroundColour()
-        if viewer && isMBTiles { throw ValidationError("--viewer needs a folder output, not an MBTiles file") }
+        if viewer && isMBTiles {
+            throw ValidationError("--viewer needs a folder output, not an MBTiles file: a page opened from disk cannot read an SQLite file")
+        }
         if let shard, shard != "auto", TileShard(shard) == nil {
             throw ValidationError("--shard takes K/N with 0 ≤ K < N ≤ \(TileShard.maximumCount) (e.g. 0/4), or auto, not '\(shard)'")
         }
@@ -185,7 +187,9 @@ struct Tile: ParsableCommand {
         if isPMTiles && (resume || shard != nil || finish) {
             throw ValidationError("a PMTiles archive is written in one go: --resume, --shard and --finish need a folder or an .mbtiles file")
         }
-        if isPMTiles && viewer { throw ValidationError("--viewer needs a folder output, not a PMTiles archive") }
+        if isPMTiles && viewer {
+            throw ValidationError("--viewer needs a folder output, not a PMTiles archive: a page opened from disk reads one only through the pmtiles JavaScript library, which Meridian does not install")
+        }
     }
 
     var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
@@ -302,7 +306,6 @@ struct Tile: ParsableCommand {
             ("--finish", finish, raster, inOneGo),
             ("--plan", plan, raster, "it plans how charts quilt and estimates a raster's tiles"),
             ("--plan-format", planFormatChoice != nil, raster, "it says how --plan prints"),
-            ("--viewer", viewer, images, "its Leaflet map shows image tiles"),
             ("--tms", scheme == .tms, images, "vector tiles are written in XYZ rows, as their web maps read them"),
             ("--tile-size", tileSizeChoice != nil, images, "vector tiles have no pixels"),
             ("--background", background != nil, images, "vector tiles have no pixels"),

@@ -90,6 +90,8 @@ extension Tile {
         Self.useOneMallocArena()
         // Kept to the end of the process: a run stopped in order prints it as it exits.
         if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
+        // Found before the run: a run that cannot write its page does not start.
+        let mapLibre = viewer ? try VectorTileViewer.locateMapLibre(for: output) : nil
         let spill = try VectorFeatureSpill()
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
         // A signal stops the tiling in order, so the writer removes its staging folder or partial file.
@@ -100,6 +102,7 @@ extension Tile {
                 name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
                 bounds: bounds, zooms: zooms,
                 layers: names.map { ($0, summary.fields[$0] ?? [:]) }).pyramidMetadata)
+            if let mapLibre { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) }
             return summary
         }
         if summary.tilesOverLimit > 0 {
@@ -113,7 +116,8 @@ extension Tile {
         if !quiet {
             let seconds = Date().timeIntervalSince(start)
             let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
-            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(names.count) layer\(names.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired), \(String(format: "%.1f", seconds)) s")
+            let page = mapLibre == nil ? "" : ", index.html shows them"
+            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(names.count) layer\(names.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired)\(page), \(String(format: "%.1f", seconds)) s")
         }
     }
 }

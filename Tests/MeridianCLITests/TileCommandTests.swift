@@ -256,17 +256,10 @@ func pngCount(_ folder: URL) -> Int {
     }
 }
 
-/// Headless Chromium's picture of a page (640 × 480, five seconds of virtual time for tiles).
+/// Headless Chromium's picture of a viewer page (640 × 480), taken once the page has drawn its
+/// tiles (Scripts/browser-screenshot.py waits for the page's ready flag).
 func screenshot(of page: URL, into shot: URL) throws -> DecodedImage {
-    let browser = Process()
-    browser.executableURL = URL(fileURLWithPath: "/usr/bin/chromium")
-    browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--screenshot=\(shot.path)",
-                         "--window-size=640,480", "--virtual-time-budget=5000", page.absoluteString]
-    browser.standardOutput = FileHandle.nullDevice
-    browser.standardError = FileHandle.nullDevice
-    try browser.run()
-    browser.waitUntilExit()
-    return try DecodedImage(path: shot.path)
+    try browserScreenshot(of: page, into: shot).image
 }
 
 /// Pixels of a chart's white paper or buff land (the viewer's background is #dde4ea).

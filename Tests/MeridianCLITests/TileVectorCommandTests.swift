@@ -121,7 +121,7 @@ import Testing
     /// nothing written, where it was ignored (`--shard 0/2` made every shard write the whole
     /// set): for vector tiles, for image tiles drawn from vector data, and for rasters.
     @Test(arguments: [
-        ("mvt", ["--resume"]), ("mvt", ["--shard", "0/2"]), ("mvt", ["--shards", "2"]), ("mvt", ["--finish"]), ("mvt", ["--viewer"]),
+        ("mvt", ["--resume"]), ("mvt", ["--shard", "0/2"]), ("mvt", ["--shards", "2"]), ("mvt", ["--finish"]),
         ("mvt", ["--plan"]), ("mvt", ["--plan-format", "json"]), ("mvt", ["--tms"]), ("mvt", ["--tile-size", "512"]),
         ("mvt", ["--background", "navy"]), ("mvt", ["--quilt", "order"]), ("mvt", ["--overzoom", "2"]),
         ("mvt", ["--resampling", "gdal2tiles"]), ("mvt", ["--nodata", "0"]), ("mvt", ["--bands", "1"]),

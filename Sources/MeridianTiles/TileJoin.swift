@@ -167,7 +167,7 @@ public enum TileJoin {
                 var joined = VectorTile()
                 for index in holders[address] ?? [] {
                     guard let tile = try tile(address, of: inputs[index]) else { continue }
-                    merge(tile, into: &joined, options: options, summary: &summary)
+                    try merge(tile, into: &joined, options: options, summary: &summary, at: address, of: inputs[index])
                 }
                 joined.layers.removeAll { $0.features.isEmpty }
                 guard !joined.layers.isEmpty else { continue }
@@ -219,14 +219,24 @@ public enum TileJoin {
         }
     }
 
-    /// Adds `tile`'s layers to `joined`: a layer of a name already there takes the features
-    /// (rescaled to its extent), a new name goes after the others.
-    private static func merge(_ tile: VectorTile, into joined: inout VectorTile, options: TileJoinOptions, summary: inout TileJoinSummary) {
+    /// The extents two layers of one name may be rescaled between (a tile states any number).
+    static let rescalableExtents = 1...(1 << 30)
+
+    /// Adds `tile` (of `input`, at `address`) to `joined`: a layer of a name already there takes
+    /// the features (rescaled to its extent), a new name goes after the others.
+    /// - Throws: `MeridianError` (bad input) when two layers of one name have different extents
+    ///   and either is not in ``rescalableExtents``.
+    private static func merge(_ tile: VectorTile, into joined: inout VectorTile, options: TileJoinOptions, summary: inout TileJoinSummary,
+                              at address: MapTile, of input: any TilePyramidReader) throws {
         for var layer in tile.layers {
             for i in layer.features.indices { edit(&layer.features[i], options: options, summary: &summary) }
             if let existing = joined.layers.firstIndex(where: { $0.name == layer.name }) {
                 let extent = joined.layers[existing].extent
-                if layer.extent != extent, layer.extent > 0 {
+                if layer.extent != extent {
+                    guard rescalableExtents.contains(layer.extent), rescalableExtents.contains(extent) else {
+                        throw MeridianError(.badInput, "tile \(address): the layer \"\(layer.name)\" is \(layer.extent) units across where another input's is \(extent)",
+                                            at: SourceLocation(file: input.path))
+                    }
                     for i in layer.features.indices { rescale(&layer.features[i], from: layer.extent, to: extent) }
                 }
                 joined.layers[existing].features += layer.features

@@ -203,8 +203,16 @@ import Testing
             let same = try meridian(["tile-join", archive, "-o", archive])
             #expect(same.status == ExitStatus.usage && same.stderr.contains(archive), "\(same.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: archive)) == original)
-            // A folder that holds the input.
+            // A folder that holds the input, and a path inside an input folder (a zoom level of its own).
             #expect(try meridian(["tile-join", archive, "-o", folder.path]).status == ExitStatus.usage)
+            let tiles = folder.appendingPathComponent("tiles").path
+            #expect(try meridian(["tile-copy", archive, tiles, "-q"]).status == 0)
+            let before = contents(of: URL(fileURLWithPath: tiles))
+            for inside in [tiles + "/9", tiles + "/./deeper/8.mbtiles"] {
+                let refused = try meridian(["tile-join", archive, tiles, "-o", inside])
+                #expect(refused.status == ExitStatus.usage && refused.stderr.contains("inside the input folder"), "\(refused.stderr)")
+            }
+            #expect(contents(of: URL(fileURLWithPath: tiles)) == before)
             // An existing output is never replaced.
             let existing = folder.appendingPathComponent("existing.mbtiles")
             try Data("keep".utf8).write(to: existing)

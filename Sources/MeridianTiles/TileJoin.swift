@@ -158,7 +158,8 @@ public enum TileJoin {
             guard !addresses.isEmpty else {
                 throw MeridianError(.badInput, "the tile set holds no tiles", at: SourceLocation(file: input.path))
             }
-            for tile in addresses { holders[tile, default: []].append(index) }
+            // An address listed twice (a container that lists it so) is still one tile.
+            for tile in addresses where holders[tile]?.last != index { holders[tile, default: []].append(index) }
             try TileInputLimits.checkAddressCount(holders.count, in: input.path)
         }
         let addresses = holders.keys.sorted { ($0.zoom, $0.x, $0.y) < ($1.zoom, $1.x, $1.y) }

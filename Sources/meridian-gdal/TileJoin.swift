@@ -92,7 +92,7 @@ struct TileJoin: ParsableCommand {
             let summary = try MeridianTiles.TileJoin.join(pyramids, into: output, options: TileJoinOptions(attributes: attributes, table: table))
             if !quiet {
                 let joined = table.map { _ in "; \(summary.featuresJoined) feature\(summary.featuresJoined == 1 ? "" : "s") took a row of \(csv ?? "")" } ?? ""
-                Reporter.printError("\(output): \(summary.tiles) tile\(summary.tiles == 1 ? "" : "s"), \(summary.features) features in \(summary.layers) layer\(summary.layers == 1 ? "" : "s") joined from \(inputs.count) tile set\(inputs.count == 1 ? "" : "s")\(joined)")
+                Reporter.printError("\(output): \(summary.tiles) tile\(summary.tiles == 1 ? "" : "s"), \(summary.features) feature\(summary.features == 1 ? "" : "s") in \(summary.layers) layer\(summary.layers == 1 ? "" : "s") joined from \(inputs.count) tile set\(inputs.count == 1 ? "" : "s")\(joined)")
             }
         }
     }

@@ -90,6 +90,11 @@ import Testing
             #expect(try file.tile(MapTile(zoom: 1, x: 0, y: 1)) == tile(11))
             let summary = try TileJoin.join([file], into: folder + "/out")
             #expect(summary.tiles == 3 && summary.features == 3)
+            // A level a folder holds but its metadata does not state is in the joined set's zooms.
+            try FileManager.default.createDirectory(atPath: folder + "/out/4/3", withIntermediateDirectories: true)
+            try Data(tile(13)).write(to: URL(fileURLWithPath: folder + "/out/4/3/5.pbf"))
+            try TileJoin.join([TilePyramids.open(folder + "/out")], into: folder + "/deeper.pmtiles")
+            #expect(try TilePyramids.open(folder + "/deeper.pmtiles").pyramidMetadata().zooms == 0...4)
         }
     }
 

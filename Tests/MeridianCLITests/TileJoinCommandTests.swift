@@ -235,15 +235,19 @@ import Testing
             #expect(noKey.status == ExitStatus.usage && noKey.stderr.contains(csv.path), "\(noKey.stderr)")
             #expect(try meridian(["tile-join", folder.appendingPathComponent("missing.mbtiles").path, "-o", out]).status == ExitStatus.inputUnavailable)
 
-            // A tile folder whose tile is not a vector tile: 65, naming the folder; nothing written.
+            // A tile folder whose tile is not a vector tile: 65, naming the folder. The tile is at
+            // the last level, so tiles were written before it was met: nothing is left of them.
             let damaged = folder.appendingPathComponent("damaged")
-            try FileManager.default.createDirectory(at: damaged.appendingPathComponent("0/0"), withIntermediateDirectories: true)
-            try Data(#"{"format":"pbf","minzoom":0,"maxzoom":0}"#.utf8).write(to: damaged.appendingPathComponent("metadata.json"))
-            try Data([0x1a, 0xff, 0xff, 0xff, 0x0f, 0x01]).write(to: damaged.appendingPathComponent("0/0/0.pbf"))
-            let bad = try meridian(["tile-join", archive, damaged.path, "-o", out])
-            #expect(bad.status == ExitStatus.badInput && bad.stderr.hasPrefix("meridian: error: \(damaged.path)"), "\(bad.stderr)")
-            #expect(!FileManager.default.fileExists(atPath: out))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasPrefix(".out") && !$0.hasPrefix("out") })
+            try FileManager.default.createDirectory(at: damaged.appendingPathComponent("1/0"), withIntermediateDirectories: true)
+            try Data(#"{"format":"pbf","minzoom":0,"maxzoom":1}"#.utf8).write(to: damaged.appendingPathComponent("metadata.json"))
+            try Data([0x1a, 0xff, 0xff, 0xff, 0x0f, 0x01]).write(to: damaged.appendingPathComponent("1/0/1.pbf"))
+            let outputs = folder.appendingPathComponent("outputs")
+            try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
+            for name in ["out.mbtiles", "out.pmtiles", "out"] {
+                let bad = try meridian(["tile-join", archive, damaged.path, "-o", outputs.appendingPathComponent(name).path])
+                #expect(bad.status == ExitStatus.badInput && bad.stderr.hasPrefix("meridian: error: \(damaged.path): tile 1/0/1"), "\(bad.stderr)")
+                #expect(contents(of: outputs).isEmpty, "\(name)")
+            }
 
             // Image tiles: alone refused as usage, among vector tiles as bad data naming the set.
             let images = folder.appendingPathComponent("images")

@@ -126,8 +126,8 @@ public struct TileJoinSummary: Sendable {
 /// order). Features keep their ids and geometry; their attributes may be joined from a table
 /// and selected (``TileJoinOptions``). The joined set's metadata: the bounds around every
 /// input's, the zoom levels from the lowest input's to the highest's, and the layers
-/// (`vector_layers`) with the fields and zooms their tiles hold. Tiles are not cut down to any
-/// size: a tile holds whatever its inputs' tiles held.
+/// (`vector_layers`) with the fields and zooms their tiles hold, summed up in `tilestats`.
+/// Tiles are not cut down to any size: a tile holds whatever its inputs' tiles held.
 ///
 /// Inputs are read through ``TilePyramidReader`` (any container) with every tile checked
 /// (``TileInputLimits``); a layer's coordinates are rescaled when two inputs' layers of one
@@ -308,28 +308,94 @@ public enum TileJoin {
         let files = inputs.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
         return TilePyramidMetadata(tileType: .mvt, name: names.joined(separator: " + "),
                                    description: "\(files.joined(separator: ", ")) joined by Meridian", bounds: bounds,
-                                   zooms: zooms, vectorLayersJSON: layers.vectorLayersJSON)
+                                   zooms: zooms, vectorLayersJSON: layers.vectorLayersJSON, tileStatsJSON: layers.tileStatsJSON)
     }
 }
 
 /// The layers of the tiles written: each layer's fields with their kinds and the zooms it
-/// appears at, for `vector_layers`.
+/// appears at, for `vector_layers`; and for `tilestats` (as tippecanoe writes it, counted over
+/// the tiles: a feature in several tiles counts in each) its features' count and geometry, and
+/// each attribute's distinct values (the first ``valuesKept``), kinds and numeric range.
 struct LayerCatalog {
     private(set) var names: [String] = []
     private var fields: [String: [String: String]] = [:]
     private var zooms: [String: ClosedRange<Int>] = [:]
+    private var stats: [String: LayerStats] = [:]
+
+    /// Most distinct values `tilestats` lists of one attribute (tippecanoe lists 100, counts 1000).
+    static let valuesKept = 100
+    /// Most distinct values counted of one attribute.
+    static let valuesCounted = 1000
+
+    struct LayerStats {
+        var features = 0
+        var geometries: [VectorTile.GeometryType: Int] = [:]
+        var attributes: [String: AttributeStats] = [:]
+    }
+
+    struct AttributeStats {
+        var values: [VectorTile.Value] = []
+        var seen: Set<VectorTile.Value> = []
+        var kinds: Set<String> = []
+        var minimum = Double.infinity, maximum = -Double.infinity
+    }
 
     mutating func add(_ tile: VectorTile, at zoom: Int) {
         for layer in tile.layers {
             if zooms[layer.name] == nil { names.append(layer.name) }
             zooms[layer.name] = zooms[layer.name].map { min($0.lowerBound, zoom)...max($0.upperBound, zoom) } ?? zoom...zoom
+            var layerStats = stats[layer.name] ?? LayerStats()
             for feature in layer.features {
+                layerStats.features += 1
+                layerStats.geometries[feature.type, default: 0] += 1
                 for (key, value) in feature.properties {
                     let kind = Self.kind(value)
                     fields[layer.name, default: [:]][key] = fields[layer.name]?[key].map { $0 == kind ? kind : "Mixed" } ?? kind
+                    var attribute = layerStats.attributes[key] ?? AttributeStats()
+                    attribute.kinds.insert(kind)
+                    if attribute.seen.count < Self.valuesCounted, attribute.seen.insert(value).inserted, attribute.values.count < Self.valuesKept {
+                        attribute.values.append(value)
+                    }
+                    if let number = Self.number(value) {
+                        attribute.minimum = min(attribute.minimum, number)
+                        attribute.maximum = max(attribute.maximum, number)
+                    }
+                    layerStats.attributes[key] = attribute
                 }
             }
+            stats[layer.name] = layerStats
         }
+    }
+
+    /// A number value as a double; nil for others.
+    static func number(_ value: VectorTile.Value) -> Double? {
+        switch value {
+        case .double(let d): d.isFinite ? d : nil
+        case .uint(let u): Double(u)
+        case .sint(let i): Double(i)
+        case .string, .bool: nil
+        }
+    }
+
+    /// `tilestats`: `{"layerCount": …, "layers": [{"layer", "count", "geometry", "attributeCount",
+    /// "attributes": [{"attribute", "count", "type", "values", "min", "max"}]}]}`.
+    var tileStatsJSON: String {
+        let layers = names.map { name -> String in
+            let layer = stats[name] ?? LayerStats()
+            let geometry = layer.geometries.max { ($0.value, $1.key.rawValue) < ($1.value, $0.key.rawValue) }.map {
+                switch $0.key { case .point: "Point"; case .lineString: "LineString"; case .polygon: "Polygon" }
+            } ?? "Unknown"
+            let attributes = layer.attributes.sorted { $0.key < $1.key }.map { key, attribute -> String in
+                let type = attribute.kinds.count == 1 ? attribute.kinds.first!.lowercased() : "mixed"
+                let values = attribute.values.map { $0.json.jsonText }.joined(separator: ",")
+                let range = attribute.minimum <= attribute.maximum
+                    ? ",\"min\":\(JSONValue.double(attribute.minimum).jsonText),\"max\":\(JSONValue.double(attribute.maximum).jsonText)" : ""
+                return "{\"attribute\":\(JSONValue.string(key).jsonText),\"count\":\(attribute.seen.count),\"type\":\"\(type)\",\"values\":[\(values)]\(range)}"
+            }
+            return "{\"layer\":\(JSONValue.string(name).jsonText),\"count\":\(layer.features),\"geometry\":\"\(geometry)\","
+                + "\"attributeCount\":\(layer.attributes.count),\"attributes\":[\(attributes.joined(separator: ","))]}"
+        }
+        return "{\"layerCount\":\(names.count),\"layers\":[\(layers.joined(separator: ","))]}"
     }
 
     /// TileJSON's name for a value's kind.

@@ -18,7 +18,7 @@ struct TileJoin: ParsableCommand {
             tile-join does. Tiles are not cut down to any size. The output's container follows \
             its path as for `meridian tile`; its metadata holds the bounds around every input's, \
             the zoom levels from the lowest to the highest, and the layers with the fields their \
-            tiles hold. Image tiles are not joined (exit 64; among vector inputs, 65).
+            tiles hold (vector_layers, and tilestats as tippecanoe writes it). Image tiles are not joined (exit 64; among vector inputs, 65).
 
             --csv joins a table onto the features: a feature whose attribute named as the key \
             column (--csv-key, else the first column) has a row's key as its text takes that \

@@ -129,6 +129,20 @@ import Testing
             #expect(info.status == 0 && info.stdout.contains("Layer name: countries") && info.stdout.contains("Layer name: centres")
                     && info.stdout.contains("ADM0_A3: String"), "\(info.stdout)\(info.stderr)")
 
+            // tilestats, as tippecanoe writes it: each layer's features counted over the tiles, its geometry, its attributes.
+            let stats = try run(packageRoot.appendingPathComponent(".build/python-checks/bin/python").path, ["-c", """
+                import json, sqlite3, sys
+                stats = json.loads(sqlite3.connect(sys.argv[1]).execute("SELECT value FROM metadata WHERE name = 'json'").fetchone()[0])['tilestats']
+                print(json.dumps({l['layer']: [l['count'], l['geometry'], l['attributeCount'], stats['layerCount']] for l in stats['layers']}))
+                """, joined])
+            let perLayer = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: [Any]] ?? [:]
+            for layer in ["countries", "centres"] {
+                let count = out.values.reduce(0) { $0 + ($1[layer]?.count ?? 0) }
+                #expect(perLayer[layer]?[0] as? Int == count && perLayer[layer]?[3] as? Int == 2, "\(layer): \(stats.stdout)")
+            }
+            #expect(perLayer["centres"]?[1] as? String == "Point" && perLayer["centres"]?[2] as? Int == 2, "\(stats.stdout)")
+            #expect(perLayer["countries"]?[1] as? String == "Polygon", "\(stats.stdout)")
+
             // The same layer name in two inputs: one layer holding both's features.
             let twice = folder.appendingPathComponent("twice.pmtiles").path
             #expect(try meridian(["tile-join", tiles, tiles + "/", "-o", twice, "-q"]).status == 0)

@@ -38,6 +38,8 @@ import Testing
             #expect(tile.layers[0].features[1].parts == [[SIMD2(800, -24)]])
             let metadata = try out.pyramidMetadata()
             #expect(metadata.zooms == 3...3 && metadata.vectorLayersJSON == "[{\"id\":\"roads\",\"fields\":{\"name\":\"String\"},\"minzoom\":3,\"maxzoom\":3}]")
+            #expect(metadata.tileStatsJSON == "{\"layerCount\":1,\"layers\":[{\"layer\":\"roads\",\"count\":2,\"geometry\":\"Point\",\"attributeCount\":1,"
+                    + "\"attributes\":[{\"attribute\":\"name\",\"count\":1,\"type\":\"string\",\"values\":[\"x\"]}]}]}")
         }
     }
 

@@ -315,7 +315,8 @@ public enum TileJoin {
 /// The layers of the tiles written: each layer's fields with their kinds and the zooms it
 /// appears at, for `vector_layers`; and for `tilestats` (as tippecanoe writes it, counted over
 /// the tiles: a feature in several tiles counts in each) its features' count and geometry, and
-/// each attribute's distinct values (the first ``valuesKept``), kinds and numeric range.
+/// each attribute's distinct values (the first ``valuesKept``, in order), kinds and numeric
+/// range, for the first ``attributesKept`` attributes by name.
 struct LayerCatalog {
     private(set) var names: [String] = []
     private var fields: [String: [String: String]] = [:]
@@ -326,6 +327,9 @@ struct LayerCatalog {
     static let valuesKept = 100
     /// Most distinct values counted of one attribute.
     static let valuesCounted = 1000
+    /// Most attributes `tilestats` lists of one layer, by name (tippecanoe lists 100; the
+    /// count says how many there are).
+    static let attributesKept = 100
 
     struct LayerStats {
         var features = 0
@@ -385,9 +389,17 @@ struct LayerCatalog {
             let geometry = layer.geometries.max { ($0.value, $1.key.rawValue) < ($1.value, $0.key.rawValue) }.map {
                 switch $0.key { case .point: "Point"; case .lineString: "LineString"; case .polygon: "Polygon" }
             } ?? "Unknown"
-            let attributes = layer.attributes.sorted { $0.key < $1.key }.map { key, attribute -> String in
-                let type = attribute.kinds.count == 1 ? attribute.kinds.first!.lowercased() : "mixed"
-                let values = attribute.values.map { $0.json.jsonText }.joined(separator: ",")
+            let attributes = layer.attributes.sorted { $0.key < $1.key }.prefix(Self.attributesKept).map { key, attribute -> String in
+                let type = attribute.kinds.count == 1 ? (attribute.kinds.first ?? "").lowercased() : "mixed"
+                // Numbers in order, then the rest by their text (as tippecanoe lists them).
+                let values = attribute.values.sorted { a, b in
+                    switch (Self.number(a), Self.number(b)) {
+                    case let (x?, y?): x < y
+                    case (_?, nil): true
+                    case (nil, _?): false
+                    case (nil, nil): a.json.jsonText < b.json.jsonText
+                    }
+                }.map { $0.json.jsonText }.joined(separator: ",")
                 let range = attribute.minimum <= attribute.maximum
                     ? ",\"min\":\(JSONValue.double(attribute.minimum).jsonText),\"max\":\(JSONValue.double(attribute.maximum).jsonText)" : ""
                 return "{\"attribute\":\(JSONValue.string(key).jsonText),\"count\":\(attribute.seen.count),\"type\":\"\(type)\",\"values\":[\(values)]\(range)}"

@@ -64,9 +64,14 @@ public final class MBTilesFile {
             throw MeridianError(.badInput, "the MBTiles file's tiles are a view, not a table (nor the usual view over the tables map and images): Meridian reads no views",
                                 at: SourceLocation(file: path))
         }
+        // tippecanoe's images are keyed by zoom level and id (its ids repeat across levels):
+        // joined on the id alone, a tile would come once for each level its id is found at.
+        var imageColumns: Set<String> = []
+        try? database.forEachRow("PRAGMA table_info(images)") { imageColumns.insert($0.text(1)) }
+        let sameZoom = imageColumns.contains("zoom_level") ? " AND images.zoom_level = map.zoom_level" : ""
         return """
             (SELECT map.zoom_level AS zoom_level, map.tile_column AS tile_column, map.tile_row AS tile_row, images.tile_data AS tile_data \
-            FROM map JOIN images ON images.tile_id = map.tile_id)
+            FROM map JOIN images ON images.tile_id = map.tile_id\(sameZoom))
             """
     }
 

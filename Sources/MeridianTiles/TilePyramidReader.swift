@@ -18,16 +18,20 @@ public struct TilePyramidMetadata: Sendable, Equatable {
     /// For vector tiles: `vector_layers` as JSON text (an array of `{"id", "fields", "minzoom",
     /// "maxzoom"}`); nil when the container does not say.
     public var vectorLayersJSON: String?
+    /// For vector tiles: `tilestats` as JSON text (Mapbox's summary of each layer's features and
+    /// attributes, as tippecanoe writes it); nil when the container does not say.
+    public var tileStatsJSON: String?
 
     /// The metadata of a tile pyramid.
     public init(tileType: TileType, name: String, description: String, bounds: BoundingBox, zooms: ClosedRange<Int>,
-                vectorLayersJSON: String? = nil) {
+                vectorLayersJSON: String? = nil, tileStatsJSON: String? = nil) {
         self.tileType = tileType
         self.name = name
         self.description = description
         self.bounds = bounds
         self.zooms = zooms
         self.vectorLayersJSON = vectorLayersJSON
+        self.tileStatsJSON = tileStatsJSON
     }
 }
 
@@ -169,7 +173,7 @@ public final class TileFolderReader: TilePyramidReader {
         metadata = TilePyramidMetadata(
             tileType: type, name: json["name"]?.string ?? "", description: json["description"]?.string ?? "",
             bounds: try TilePyramidMetadata.statedBounds(json["bounds"]?.elements?.compactMap(\.number), in: file), zooms: zooms ?? 0...0,
-            vectorLayersJSON: json["vector_layers"].map(jsonText))
+            vectorLayersJSON: json["vector_layers"].map(jsonText), tileStatsJSON: json["tilestats"].map(jsonText))
     }
 
     /// The folders in `folder` whose names are whole numbers below `bound`, sorted.
@@ -241,7 +245,7 @@ extension MBTilesFile: TilePyramidReader {
         return TilePyramidMetadata(
             tileType: type, name: metadata["name"] ?? "", description: metadata["description"] ?? "",
             bounds: try TilePyramidMetadata.statedBounds(metadata["bounds"]?.split(separator: ",").compactMap { Self.number(String($0)) }, in: path),
-            zooms: zooms ?? 0...0, vectorLayersJSON: json?["vector_layers"].map(jsonText))
+            zooms: zooms ?? 0...0, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
     }
 
     /// A number as the metadata table stores it, as text (nil when it is not one).
@@ -278,7 +282,7 @@ extension PMTilesFile: TilePyramidReader {
         let json = try? LocatedJSON.parse(BufferedInput(string: metadataJSON))
         return TilePyramidMetadata(
             tileType: tileType, name: json?["name"]?.string ?? "", description: json?["description"]?.string ?? "",
-            bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText))
+            bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
     }
 }
 

@@ -104,17 +104,19 @@ public final class TilePyramidWriter {
         try TemporaryFiles.checkForStop()
         let b = metadata.bounds, zooms = metadata.zooms
         let layers = tileType == .mvt ? metadata.vectorLayersJSON ?? "[]" : nil
+        let statsJSON = tileType == .mvt ? metadata.tileStatsJSON : nil
+        let stats = statsJSON.map { ",\"tilestats\":\($0)" } ?? ""
         if let mbtiles {
             try mbtiles.finish(metadata: MBTilesMetadata(
                 name: metadata.name, description: metadata.description, format: tileType.formatName, bounds: b,
                 center: ((b.west + b.east) / 2, (b.south + b.north) / 2, zooms.lowerBound),
-                minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, json: layers.map { "{\"vector_layers\":\($0)}" }))
+                minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, json: layers.map { "{\"vector_layers\":\($0)\(stats)}" }))
         } else if let pmtiles {
             let json = "{\"name\":\(JSONValue.string(metadata.name).jsonText),\"description\":\(JSONValue.string(metadata.description).jsonText),"
-                + "\"type\":\"overlay\",\"format\":\"\(tileType.formatName)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + "}"
+                + "\"type\":\"overlay\",\"format\":\"\(tileType.formatName)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + stats + "}"
             try pmtiles.finish(metadataJSON: json, bounds: b, zooms: zooms)
         } else if let staging, let files {
-            try files.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers).utf8), to: staging + "/metadata.json")
+            try files.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers, tileStatsJSON: statsJSON).utf8), to: staging + "/metadata.json")
             // rename(2) replaces an empty folder, and refuses anything else (a folder that has
             // filled meanwhile, a file): nothing that was there is removed.
             guard rename(staging, path) == 0 else {
@@ -128,13 +130,14 @@ public final class TilePyramidWriter {
 
     /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style
     /// `json` member that tippecanoe writes and GDAL's MVT driver reads for the layers' fields.
-    static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?) -> String {
+    /// `tilestats` (`tileStatsJSON`) goes beside `vector_layers`, in both places.
+    static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?, tileStatsJSON: String? = nil) -> String {
         let b = m.bounds, ext = tileType.formatName
         let vector = layers.map {
             """
 
-              "vector_layers": \($0),
-              "json": \(JSONValue.string("{\"vector_layers\":\($0)}").jsonText),
+              "vector_layers": \($0),\(tileStatsJSON.map { "\n  \"tilestats\": \($0)," } ?? "")
+              "json": \(JSONValue.string("{\"vector_layers\":\($0)\(tileStatsJSON.map { ",\"tilestats\":\($0)" } ?? "")}").jsonText),
             """
         } ?? ""
         return """

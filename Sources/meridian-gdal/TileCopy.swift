@@ -10,7 +10,7 @@ struct TileCopy: ParsableCommand {
         abstract: "Copy a tile pyramid between a folder, an MBTiles file and a PMTiles archive.",
         discussion: """
             Copies every tile (raster or vector) and the metadata: format, name, description, \
-            bounds, zoom levels and, for vector tiles, the layers (vector_layers). The container \
+            bounds, zoom levels and, for vector tiles, the layers (vector_layers, tilestats). The container \
             follows the path: .mbtiles, .pmtiles, else a folder of z/x/y tiles with TileJSON \
             metadata.json (XYZ rows; a source folder's metadata.json says its scheme). Vector \
             tiles are stored gzipped in MBTiles and PMTiles, uncompressed in folders. The output \

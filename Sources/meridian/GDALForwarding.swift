@@ -12,7 +12,7 @@ import Darwin
 /// streams, same exit code, and `meridian tile --help` prints the real help.
 enum GDALForwarding {
     /// The subcommands `meridian-gdal` hosts.
-    static let subcommands: Set<String> = ["tile", "tile-copy", "formats"]
+    static let subcommands: Set<String> = ["tile", "tile-copy", "tile-join", "formats"]
 
     /// Called before argument parsing: forwards `meridian tile …` whole, `--help` included.
     static func forwardIfNeeded(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {

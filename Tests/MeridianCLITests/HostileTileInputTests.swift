@@ -20,6 +20,7 @@ import Testing
     static func arguments(_ command: String, _ input: String, in folder: URL) -> [String] {
         switch command {
         case "tile-copy": ["tile-copy", input, folder.appendingPathComponent("out.pmtiles").path]
+        case "tile-join": ["tile-join", input, "-o", folder.appendingPathComponent("out.mbtiles").path]
         case "convert": ["convert", input, "-o", folder.appendingPathComponent("out.geojson").path]
         default: ["render", packageRoot.appendingPathComponent("examples/data/lanai-harbours.geojson").path,
                   "--basemap", input, "-o", folder.appendingPathComponent("out.png").path]

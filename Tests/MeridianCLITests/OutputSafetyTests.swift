@@ -240,6 +240,7 @@ import Glibc
                 (["tile", mine, mine, "--tile-format", "png"], mine),
                 (["tile", chart, charts.path, "--resume"], charts.path),
                 (["tile-copy", mbtiles, mbtiles], mbtiles),
+                (["tile-join", mbtiles, "-o", mbtiles], mbtiles),
             ]
             let before = snapshot(folder)
             for (arguments, output) in runs {
@@ -284,6 +285,7 @@ import Glibc
             let outputs = [thesis, notes, old, archive, full.path, link, work.appendingPathComponent("partial.mbtiles").path]
             let kinds: [(String, [String])] = [
                 ("tile-copy", ["tile-copy", pyramid]),
+                ("tile-join", ["tile-join", "-o", pyramid]),
                 ("vector tiles", ["tile", countries, "--zoom", "0-1"]),
                 ("drawn tiles", ["tile", countries, "--zoom", "0-1", "--tile-format", "png"]),
                 ("raster tiles", ["tile", small, "--zoom", "8-9"]),

@@ -55,6 +55,9 @@ import Testing
         ["tile", "in.tif", "out.pmtiles", "--resume"],
         ["tile-copy"],
         ["tile-copy", "a.mbtiles", "b.pmtiles", "--bogus"],
+        ["tile-join"],
+        ["tile-join", "a.mbtiles", "-o", "b.pmtiles", "--bogus"],
+        ["tile-join", "a.mbtiles", "-o", "b.pmtiles", "--csv-key", "id"],
         ["formats", "--bogus"],
         // Swift reads nan and inf as numbers; no option means them (inf hung circle, nan trapped geodesic).
         ["circle", "--center", "1,2", "--radius", "nan"],
@@ -111,6 +114,7 @@ import Testing
                 ["convert", point.path, "-o", folder.appendingPathComponent("p.svg").path],
                 ["tile", point.path, folder.appendingPathComponent("tiles").path],
                 ["tile-copy", folder.appendingPathComponent("a.mbtiles").path, folder.appendingPathComponent("b.pmtiles").path],
+                ["tile-join", folder.appendingPathComponent("a.mbtiles").path, "-o", folder.appendingPathComponent("b.pmtiles").path],
                 ["formats"],
             ] {
                 let result = try run("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin", lone] + arguments, in: folder)

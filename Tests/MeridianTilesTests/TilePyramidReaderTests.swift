@@ -139,7 +139,7 @@ import Testing
     }
 
     /// A vector pyramid written into each container reads back the same: tiles uncompressed,
-    /// name, bounds, zooms and layers.
+    /// name, bounds, zooms, layers and tilestats.
     @Test(arguments: ["tiles", "tiles.mbtiles", "tiles.pmtiles"])
     func everyContainerReadsBackTheSame(name: String) throws {
         try withTemporaryFolderPath { folder in
@@ -147,7 +147,7 @@ import Testing
             let tiles: [MapTile: [UInt8]] = [MapTile(zoom: 1, x: 0, y: 1): [1, 2], MapTile(zoom: 2, x: 3, y: 0): [3], MapTile(zoom: 2, x: 1, y: 2): [4, 5, 6]]
             let layers = "[{\"id\":\"roads\",\"fields\":{\"name\":\"String\"},\"minzoom\":1,\"maxzoom\":2}]"
             let metadata = TilePyramidMetadata(tileType: .mvt, name: "roads", description: "a test", bounds: Self.bounds, zooms: 1...2,
-                                               vectorLayersJSON: layers)
+                                               vectorLayersJSON: layers, tileStatsJSON: "{\"layerCount\":1,\"layers\":[]}")
             let writer = try TilePyramidWriter(path: path, tileType: .mvt)
             for (tile, bytes) in tiles { try writer.write(tile, bytes) }
             try writer.finish(metadata)

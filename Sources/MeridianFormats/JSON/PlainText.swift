@@ -39,7 +39,7 @@ extension JSONValue {
 
     /// The typed value a text field most likely meant: an integer or a number (JSON's grammar,
     /// so "007" and "1,5" stay text), true or false, null for an empty field, else the text.
-    static func inferred(fromText bytes: [UInt8]) -> JSONValue {
+    public static func inferred(fromText bytes: [UInt8]) -> JSONValue {
         if bytes.isEmpty { return .null }
         if bytes.elementsEqual("true".utf8) { return .bool(true) }
         if bytes.elementsEqual("false".utf8) { return .bool(false) }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails on C library spellings in Sources/ that compile against glibc only, so that the first
 Mac build does not break on them (there is no Mac to build on here):
-- `Glibc.x` or `Darwin.x` by module name (call `Platform.x`, MeridianFormats/Core/Platform.swift);
+- `Glibc.x` or `Darwin.x` by module name (call `Platform.x`, MeridianCore/Platform/Platform.swift);
 - `st_mtim`, `st_atim`, `st_ctim` (Darwin's are `st_mtimespec`…: `Platform.modificationTime`);
 - `pthread_t()` outside a `#if` that names Darwin or Linux (Darwin's pthread_t is a pointer);
 - `import Glibc` without a Darwin branch beside it;
@@ -13,7 +13,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "Sources"
-EXEMPT = {"MeridianFormats/Core/Platform.swift"}
+EXEMPT = {"MeridianCore/Platform/Platform.swift"}
 QUALIFIED = re.compile(r"\b(Glibc|Darwin)\.[a-z_]")
 TIME_FIELDS = re.compile(r"\bst_[amc]tim\b")
 LINUX_ONLY = re.compile(r"\b(sync_file_range|posix_fadvise|POSIX_FADV_\w+|mallopt|M_\w+_THRESHOLD|prctl|PR_SET_\w+|O_TMPFILE)\b|\"/proc/")

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianFormats
 #if canImport(Glibc)
 import CProcessControl

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 #if canImport(Glibc)

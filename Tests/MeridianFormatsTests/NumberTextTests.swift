@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianTestSupport
 import Testing
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MeridianCore
 
 /// A file or standard input read in large chunks into one growable buffer.
 ///

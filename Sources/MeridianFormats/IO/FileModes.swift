@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MeridianCore
 
 /// The modes new files get, so that everything Meridian leaves behind has exactly what the
 /// user's umask allows: 0666 less the umask for a file, 0777 less the umask for a folder.

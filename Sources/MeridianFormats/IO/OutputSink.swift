@@ -4,6 +4,7 @@ import CFileSync
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MeridianCore
 
 /// A buffered byte writer over a file descriptor.
 ///
@@ -128,7 +129,7 @@ public final class OutputSink: TextOutputStream {
 
     /// Throws the first write failure so far, if any; writers call it between features so that a
     /// full disk stops the work early.
-    /// - Throws: ``MeridianError`` (`io`) naming the output.
+    /// - Throws: `MeridianError` (`io`) naming the output.
     public func checkForErrors() throws {
         if let pendingError { throw pendingError }
     }

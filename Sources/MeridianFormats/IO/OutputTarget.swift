@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MeridianCore
 
 /// Where a command's output goes: standard output, or a file written atomically.
 ///
@@ -23,7 +24,7 @@ public final class OutputTarget {
     private var releasingReplacedFile: WorkerThread?
 
     /// Opens `path` for atomic writing, or standard output for nil or `-`.
-    /// - Throws: ``MeridianError``: usage when `path` is one of the run's inputs (``RunInputs``),
+    /// - Throws: `MeridianError`: usage when `path` is one of the run's inputs (``RunInputs``),
     ///   cannot-create-output when the temporary file cannot be made.
     public static func open(_ path: String?) throws -> OutputTarget {
         guard let path, path != "-" else {

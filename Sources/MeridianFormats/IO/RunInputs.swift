@@ -1,3 +1,4 @@
+import MeridianCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -66,7 +67,7 @@ public enum RunInputs {
     /// Throws when `path`, an output (`named` in the message), is one of the recorded inputs or
     /// of `alsoInputs` (a library caller's, not recorded) or, for an output that is a folder
     /// (`holdsFiles`), a folder that holds a recorded one.
-    /// - Throws: ``MeridianError`` (usage) naming `path`.
+    /// - Throws: `MeridianError` (usage) naming `path`.
     public static func refuseInput(at path: String, named: String = "the output", holdsFiles: Bool = false,
                                    alsoInputs: [String] = []) throws {
         var status = stat()

@@ -1,3 +1,4 @@
+import MeridianCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CMinizip
+import MeridianCore
 
 /// A zip archive read with minizip (zlib's contrib/minizip), for KMZ.
 ///

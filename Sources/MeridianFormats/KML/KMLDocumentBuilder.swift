@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MeridianCore
 import MeridianGeometry
 
 /// Turns expat's events into KML objects, one at a time: each Placemark, GroundOverlay or

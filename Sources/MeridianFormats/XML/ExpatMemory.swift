@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CExpat
+import MeridianCore
 
 /// The memory expat allocates, with its large blocks (the input buffer) as whole pages of their
 /// own, so that a regular file can be mapped into the buffer `XML_GetBuffer` returns and parsed

@@ -23,6 +23,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // RealModule: MeridianGeometry's elementary functions (sin, log2, pow…) spelled the same
+        // on every platform, without importing Glibc or Darwin, so that it builds for iOS as is.
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
         // `swift package generate-documentation`: the libraries' DocC catalogs (Scripts/docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -94,12 +97,14 @@ let package = Package(
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
 
-        // Pure Swift: positions, geometries, features, ordered JSON values.
+        // Pure Swift: positions, geometries, features, ordered JSON values. No C library (not
+        // even MeridianCore's platform layer): the product apps take on iOS.
         .target(
             name: "MeridianGeometry",
             dependencies: [
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "RealModule", package: "swift-numerics"),
             ]
         ),
 

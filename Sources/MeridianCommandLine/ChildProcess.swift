@@ -2,9 +2,6 @@ import MeridianCore
 import MeridianFormats
 #if canImport(Glibc)
 import CProcessControl
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A child process started with posix_spawn, its standard output and error each inherited or on

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MeridianCore
 
 /// A file or standard input read in large chunks into one growable buffer.

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MeridianCore
 
 /// The modes new files get, so that everything Meridian leaves behind has exactly what the

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MeridianCore
 
 /// Folders and files of an input read without following symbolic links: a link inside a

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MeridianCore
 
 /// A tile pyramid's output path, claimed by one run before anything is written: one set of

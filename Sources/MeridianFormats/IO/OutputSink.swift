@@ -1,8 +1,5 @@
 #if canImport(Glibc)
-import Glibc
 import CFileSync
-#elseif canImport(Darwin)
-import Darwin
 #endif
 import MeridianCore
 

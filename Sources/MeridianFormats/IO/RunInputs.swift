@@ -1,10 +1,5 @@
 import MeridianCore
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What this run reads, by device and inode, so that no output is written over one of its
 /// inputs, or made a folder that holds one, however the path is spelled and through any link

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 import MeridianGeometry
 
 /// Writes KMZ: the KML writer's output, streamed to a temporary file, then deflated into a zip

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MeridianCore
 
 /// A small element tree, built by the KML and GPX readers for one Placemark, Style or Schema at a

@@ -3,11 +3,6 @@ import MeridianCore
 import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension Commands {
     struct CoverageValidate: ParsableCommand {

@@ -26,6 +26,8 @@ let package = Package(
         // RealModule: MeridianGeometry's elementary functions (sin, log2, pow…) spelled the same
         // on every platform, without importing Glibc or Darwin, so that it builds for iOS as is.
         .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+        // SystemPackage: FileDescriptor's reads and writes (short writes, EINTR) for MeridianFormats' I/O.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // `swift package generate-documentation`: the libraries' DocC catalogs (Scripts/docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -123,6 +125,7 @@ let package = Package(
             dependencies: [
                 "MeridianCore", "MeridianGeometry", "CExpat", "CMinizip", "CFileSync",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 

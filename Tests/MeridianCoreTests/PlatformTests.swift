@@ -13,7 +13,9 @@ import Testing
         try #require(descriptor >= 0)
         let bytes: [UInt8] = Array("portable\n".utf8)
         #expect(bytes.withUnsafeBytes { Platform.write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        #expect(Platform.synchronize(descriptor))
         #expect(close(descriptor) == 0)
+        #expect(!Platform.synchronize(descriptor))  // closed: the failure is reported, not hidden
         var status = stat()
         #expect(stat(path, &status) == 0)
         #expect(Int(status.st_size) == bytes.count)

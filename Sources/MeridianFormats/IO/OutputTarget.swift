@@ -114,7 +114,7 @@ public final class OutputTarget {
             unlink(temporaryPath)
             throw error
         }
-        if (durable && fsync(fd) != 0) || close(fd) != 0 {
+        if (durable && !Platform.synchronize(fd)) || close(fd) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))

@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "meridian-gdal", targets: ["meridian-gdal"]),
         .executable(name: "meridian-draw", targets: ["meridian-draw"]),
         .library(name: "MeridianGeometry", targets: ["MeridianGeometry"]),
+        .library(name: "MeridianCore", targets: ["MeridianCore"]),
         .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
         .library(name: "MeridianTiles", targets: ["MeridianTiles"]),
         .library(name: "MeridianPicture", targets: ["MeridianPicture"]),
@@ -22,6 +23,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // RealModule: MeridianGeometry's elementary functions (sin, log2, pow…) spelled the same
+        // on every platform, without importing Glibc or Darwin, so that it builds for iOS as is.
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+        // SystemPackage: FileDescriptor's reads and writes (short writes, EINTR) for MeridianFormats' I/O.
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // `swift package generate-documentation`: the libraries' DocC catalogs (Scripts/docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
@@ -93,13 +99,23 @@ let package = Package(
             providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
         ),
 
-        // Pure Swift: positions, geometries, features, ordered JSON values.
+        // Pure Swift: positions, geometries, features, ordered JSON values. No C library (not
+        // even MeridianCore's platform layer): the product apps take on iOS.
         .target(
             name: "MeridianGeometry",
             dependencies: [
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "RealModule", package: "swift-numerics"),
             ]
+        ),
+
+        // What every module needs that is not about formats: errors with their exit codes,
+        // diagnostics, locks, worker threads and their hand-off queue, colours, and the platform
+        // layer (Platform/), the only code that imports the C library (Glibc, Musl or Darwin).
+        .target(
+            name: "MeridianCore",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
         ),
 
         // Streaming readers and writers, one folder per format, plus the format registry. Links
@@ -107,37 +123,38 @@ let package = Package(
         .target(
             name: "MeridianFormats",
             dependencies: [
-                "MeridianGeometry", "CExpat", "CMinizip", "CFileSync",
+                "MeridianCore", "MeridianGeometry", "CExpat", "CMinizip", "CFileSync",
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 
         // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper;
         // Mapbox Vector Tiles cut from vector layers, written into a folder or an MBTiles file.
-        .target(name: "MeridianTiles", dependencies: ["CSQLite", "CZlib", "CGEOS", "MeridianGeometry", "MeridianFormats"]),
+        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "CSQLite", "CZlib", "CGEOS", "MeridianGeometry", "MeridianFormats"]),
 
         // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
         // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that
         // links cairo and the image codecs; the command line draws through `meridian-draw`.
         .target(
             name: "MeridianPicture",
-            dependencies: ["MeridianGeometry", "MeridianFormats", "MeridianTiles", "CCairo", "CTurboJPEG", "CWebP"]
+            dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats", "MeridianTiles", "CCairo", "CTurboJPEG", "CWebP"]
         ),
 
         // Routing-app coverage files: rules, validation, route checks.
-        .target(name: "MeridianCoverage", dependencies: ["MeridianGeometry", "MeridianFormats"]),
+        .target(name: "MeridianCoverage", dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats"]),
 
         // GDAL's C API wrapped once for MeridianRaster and MeridianOGR (internal: no product):
         // registration, errors and GDAL's messages, the version, datasets and spatial references
         // that free themselves.
-        .target(name: "GDALSupport", dependencies: ["CGDAL", "MeridianFormats"]),
+        .target(name: "GDALSupport", dependencies: ["CGDAL", "MeridianCore", "MeridianFormats"]),
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).
-        .target(name: "MeridianRaster", dependencies: ["GDALSupport", "CGDAL", "CDeflate", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
+        .target(name: "MeridianRaster", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "CDeflate", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
-        .target(name: "MeridianOGR", dependencies: ["GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),
+        .target(name: "MeridianOGR", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
         // What the executables share: error reporting with exit codes, progress lines, the
         // typed values people type (boxes, tiles, sizes, points) parsed into the library's types,
@@ -145,7 +162,7 @@ let package = Package(
         // pictures drawn by `meridian-draw`.
         .target(
             name: "MeridianCommandLine",
-            dependencies: ["MeridianGeometry", "MeridianFormats", "CProcessControl", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats", "CProcessControl", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo, SQLite
@@ -155,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "meridian",
             dependencies: [
-                "MeridianGeometry",
+                "MeridianCore", "MeridianGeometry",
                 "MeridianFormats",
                 "MeridianCoverage",
                 "MeridianCommandLine",
@@ -168,7 +185,7 @@ let package = Package(
         .executableTarget(
             name: "meridian-gdal",
             dependencies: [
-                "MeridianRaster",
+                "MeridianCore", "MeridianRaster",
                 "MeridianOGR",
                 "GDALSupport",
                 "MeridianFormats",
@@ -201,33 +218,34 @@ let package = Package(
 
         // What every test target shares: finding fixtures (a missing table fails the test) and
         // the exit statuses by name.
-        .target(name: "MeridianTestSupport", dependencies: ["MeridianFormats"], path: "Tests/MeridianTestSupport"),
+        .target(name: "MeridianTestSupport", dependencies: ["MeridianCore", "MeridianFormats"], path: "Tests/MeridianTestSupport"),
 
         // (MeridianFormats only to read fixtures; CGDAL for GEOS's validity verdict.)
+        .testTarget(name: "MeridianCoreTests", dependencies: ["MeridianCore"]),
         .testTarget(name: "MeridianGeometryTests", dependencies: ["MeridianGeometry", "MeridianFormats", "CGDAL", "MeridianTestSupport"]),
         .testTarget(name: "GDALSupportTests", dependencies: ["GDALSupport", "MeridianTestSupport"]),
-        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats", "MeridianTestSupport"]),
-        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport", "CGDAL"]),
+        .testTarget(name: "MeridianRasterTests", dependencies: ["MeridianCore", "MeridianRaster", "MeridianTiles", "MeridianGeometry", "MeridianFormats", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianTilesTests", dependencies: ["MeridianCore", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport", "CGDAL"]),
         .testTarget(
             name: "MeridianPictureTests",
-            dependencies: ["MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
+            dependencies: ["MeridianCore", "MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
-        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianCore", "MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianCommandLineTests",
-            dependencies: ["MeridianCommandLine", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport",
+            dependencies: ["MeridianCore", "MeridianCommandLine", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCoverage", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCore", "MeridianCoverage", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianFormatsTests",
-            dependencies: ["MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
+            dependencies: ["MeridianCore", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
         // End-to-end: runs the built `meridian` binary as a user would. Fixtures for all test
         // targets live in Tests/Fixtures and are found from the source tree (#filePath).
         .testTarget(
             name: "MeridianCLITests",
-            dependencies: ["meridian", "meridian-gdal", "meridian-draw", "meridian-fuzz", "MeridianRaster", "MeridianTiles", "MeridianFormats",
+            dependencies: ["MeridianCore", "meridian", "meridian-gdal", "meridian-draw", "meridian-fuzz", "MeridianRaster", "MeridianTiles", "MeridianFormats",
                            "MeridianCommandLine", "MeridianTestSupport"]
         ),
     ]

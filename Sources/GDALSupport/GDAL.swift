@@ -1,4 +1,5 @@
 import CGDAL
+import MeridianCore
 import MeridianFormats
 
 /// GDAL's C API as MeridianRaster and MeridianOGR use it: registration, the version, errors,

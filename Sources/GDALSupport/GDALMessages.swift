@@ -1,5 +1,5 @@
 import CGDAL
-import MeridianFormats
+import MeridianCore
 
 /// GDAL's own warnings while Meridian works, handed on as Meridian's warnings about `file`
 /// (outside a capture, the quiet handler `GDAL.setUp` installs keeps them off standard error,

@@ -1,14 +1,19 @@
+import MeridianCore
 import MeridianFormats
 #if canImport(Glibc)
 import CProcessControl
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A child process started with posix_spawn, its standard output and error each inherited or on
 /// a pipe this process reads. (Not Foundation's Process: `meridian` links no Foundation, which
 /// would add about a third to its start-up.)
+///
+/// Not swift-subprocess either (1.0.2 was weighed for it): its `run` is async only, where the
+/// executables and this type are synchronous; on a Linux kernel without `waitid(P_PIDFD)` it
+/// installs a SIGCHLD handler for the whole process, the process-global state that threads
+/// here must never touch; and its default trait links Foundation. Signal masks and pipes are
+/// posix_spawn's attributes and file actions, the same on Darwin; the children are stopped by
+/// `RunningChildren` (SIGTERM, then SIGKILL) and stop themselves when this process dies.
 public final class ChildProcess {
     /// Where one of the child's output streams goes.
     public enum Stream {

@@ -1,10 +1,6 @@
 import ArgumentParser
+import MeridianCore
 import MeridianFormats
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An executable `meridian` hands work to, so that a large library loads only in the processes
 /// that use it: `meridian-gdal` (GDAL, about 90 ms of start-up and 35 MB resident: tiles and

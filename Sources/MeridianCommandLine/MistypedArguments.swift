@@ -1,4 +1,5 @@
 import ArgumentParser
+import MeridianCore
 import MeridianFormats
 
 /// A word on the command line that names nothing the command knows: a subcommand, an option,

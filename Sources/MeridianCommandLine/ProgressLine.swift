@@ -1,9 +1,5 @@
 import MeridianFormats
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// A one-line progress report on stderr, redrawn in place, for long runs on a terminal.
 /// Silent when stderr is not a terminal (pipelines, CI logs) or with --quiet.

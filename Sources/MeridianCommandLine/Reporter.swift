@@ -1,10 +1,6 @@
 import ArgumentParser
+import MeridianCore
 import MeridianFormats
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Prints diagnostics and errors on stderr in the `meridian: error: FILE:LINE:COLUMN: message`
 /// form, and turns errors into the exit codes of sysexits(3).

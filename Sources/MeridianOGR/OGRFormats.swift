@@ -1,5 +1,6 @@
 import CGDAL
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 
 /// GDAL/OGR's vector drivers, for the formats Meridian does not write itself (GeoPackage,

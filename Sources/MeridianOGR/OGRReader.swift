@@ -1,5 +1,6 @@
 import CGDAL
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 

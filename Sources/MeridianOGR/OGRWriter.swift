@@ -1,6 +1,7 @@
 import CGDAL
 import Foundation
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 

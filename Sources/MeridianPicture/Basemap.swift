@@ -2,6 +2,7 @@ import CCairo
 import CTurboJPEG
 import CWebP
 import Foundation
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianTiles

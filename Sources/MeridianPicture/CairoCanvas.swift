@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 

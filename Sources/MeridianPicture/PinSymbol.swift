@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianFormats
 
 /// The one symbol a point is drawn with, in a PNG, an SVG and an image tile alike: a drop in

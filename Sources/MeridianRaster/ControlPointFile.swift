@@ -1,6 +1,7 @@
 import CGDAL
 import Foundation
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 
 /// Control points saved by QGIS's Georeferencer beside an image (`scan.jpg.points`), so that

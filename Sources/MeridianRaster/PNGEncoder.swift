@@ -1,4 +1,5 @@
 import CDeflate
+import MeridianCore
 import MeridianFormats
 
 /// PNG tiles, encoded here rather than through GDAL's PNG driver.

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianFormats
 
 /// Why a raster cannot be tiled as asked (`RasterSource.init`), where the facts matter to

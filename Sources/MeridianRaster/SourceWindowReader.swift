@@ -1,6 +1,7 @@
 import CGDAL
 import Foundation
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 
 /// A raster's pixels, read window by window for every thread tiling it from one dataset, the

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianFormats
 
 /// A square tile's pixels: gray or RGB plus alpha, interleaved (G,A or R,G,B,A), 8 bits each.

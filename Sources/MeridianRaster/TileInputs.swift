@@ -1,6 +1,7 @@
 import CGDAL
 import Foundation
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 
 /// The rasters a tiling run reads, from what a user names: files, folders of rasters (a chart

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianFormats
 
 /// Why a tile set cannot be written where it was asked for, before any tile is.

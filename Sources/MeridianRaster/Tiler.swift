@@ -1,5 +1,6 @@
 import Foundation
 import GDALSupport
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import Synchronization

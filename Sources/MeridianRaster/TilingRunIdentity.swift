@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianFormats
 
 /// What a tiling run is: the file it reads and every setting that changes its tiles. An

@@ -1,4 +1,5 @@
 import CZlib
+import MeridianCore
 import MeridianFormats
 
 /// gzip through zlib.

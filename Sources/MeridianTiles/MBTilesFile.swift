@@ -1,4 +1,5 @@
 import CSQLite
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianFormats
 
 /// What a tile archive, tile folder or tile read from a file Meridian did not write may state

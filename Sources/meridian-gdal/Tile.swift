@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GDALSupport
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianRaster

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianRaster
 

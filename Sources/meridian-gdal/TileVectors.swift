@@ -5,6 +5,7 @@ import CMalloc
 import Foundation
 import GDALSupport
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianOGR

@@ -1,12 +1,8 @@
 import ArgumentParser
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, GML, …) for every subcommand,
 /// served by `meridian-gdal` so that this process never loads GDAL:

@@ -1,10 +1,6 @@
 import ArgumentParser
 import MeridianCommandLine
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// GDAL-backed subcommands run in `meridian-gdal`, so that libgdal (about 90 ms of start-up
 /// and 35 MB resident, measured) never loads for the others. `meridian tile ARGS…` replaces

@@ -1,10 +1,6 @@
 import MeridianCommandLine
 import MeridianFormats
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// Vector tile pyramids as `meridian convert` input: an `.mbtiles` file, a `.pmtiles` archive or
 /// a folder with a `metadata.json`, read by `meridian-gdal tile-read` (MBTiles is SQLite, which

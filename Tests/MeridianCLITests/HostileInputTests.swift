@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import MeridianCore
 import Foundation
 import MeridianFormats
 import Testing

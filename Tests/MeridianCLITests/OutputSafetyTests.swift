@@ -3,9 +3,7 @@ import MeridianFormats
 import MeridianTiles
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import MeridianCore
 
 /// What Meridian leaves on disk: the modes of everything it creates, and which outputs
 /// `--resume` agrees to continue.

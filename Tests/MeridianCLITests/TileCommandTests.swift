@@ -4,9 +4,7 @@ import MeridianRaster
 import MeridianTiles
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import MeridianCore
 
 /// Every file under a folder (relative path → bytes), hidden files included.
 func folderContents(_ folder: URL) -> [String: Data] {

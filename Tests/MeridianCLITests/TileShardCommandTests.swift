@@ -2,9 +2,7 @@ import Foundation
 import MeridianTiles
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import MeridianCore
 
 /// `meridian tile --shard K/N` and `--finish`: a run split as a batch engine splits it, each
 /// shard a separate process, joined by one more.

@@ -2,9 +2,7 @@ import Foundation
 import MeridianTiles
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import MeridianCore
 
 /// Hostile and stale state of `meridian tile` (--resume, --shard, --finish), end to end: each
 /// crafted file is refused with its exit code, naming the file (and line), never a crash; a

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import Testing
 import MeridianFormats
 import MeridianGeometry

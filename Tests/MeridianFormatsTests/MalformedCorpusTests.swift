@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianGeometry
 import Testing
 @testable import MeridianFormats

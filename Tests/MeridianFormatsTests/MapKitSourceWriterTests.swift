@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianGeometry
 @testable import MeridianFormats
 import Testing

@@ -1,8 +1,6 @@
+import MeridianCore
 import MeridianTestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 @testable import MeridianFormats
 
 /// The number parser must give exactly what a correctly rounding `strtod` gives.

@@ -2,9 +2,7 @@ import Foundation
 import Testing
 @testable import MeridianFormats
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import MeridianCore
 
 /// Outputs get the mode the process's umask allows, even while other threads create files.
 @Suite struct OutputModeTests {

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianTestSupport
 import Testing
 @testable import MeridianFormats

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianGeometry
 @testable import MeridianFormats
 // Fixtures and exit statuses, shared by every test target; re-exported for this target's files.

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import Testing

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianFormats
 
 /// The exit statuses `meridian` and `meridian-gdal` end with (sysexits.h), named as

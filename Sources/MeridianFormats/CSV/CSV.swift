@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 import OrderedCollections
 
@@ -27,7 +28,7 @@ public final class CSVWriter: FeatureWriter {
     /// - Parameters:
     ///   - sink: Where the CSV goes.
     ///   - options: `precision` rounds coordinates and numbers; the rest does not apply.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
@@ -38,7 +39,7 @@ public final class CSVWriter: FeatureWriter {
     public func begin(_ metadata: CollectionMetadata) throws {}
 
     /// Notes the feature's columns and sets it aside; nothing is written before ``finish(_:)``.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written.
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written.
     public func write(_ feature: Feature) throws {
         if let geometry = feature.geometry {
             anyGeometry = true
@@ -51,7 +52,7 @@ public final class CSVWriter: FeatureWriter {
     }
 
     /// Writes the header, naming every column seen, then every row, with CRLF line breaks.
-    /// - Throws: ``MeridianError`` (`io`) when the output or the scratch file fails.
+    /// - Throws: `MeridianError` (`io`) when the output or the scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         let usePoints = anyGeometry && pointsOnly
         var geometryColumns = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
@@ -136,7 +137,7 @@ public final class CSVReader: FeatureReader {
 
     /// Reads the header and picks the geometry columns; CSV has no collection members, so the result
     /// is empty.
-    /// - Throws: ``MeridianError`` (`badInput`) when the file is empty or not UTF-8.
+    /// - Throws: `MeridianError` (`badInput`) when the file is empty or not UTF-8.
     public func readMetadata() throws -> CollectionMetadata {
         guard !started else { return .init() }
         started = true
@@ -157,7 +158,7 @@ public final class CSVReader: FeatureReader {
     }
 
     /// The next row as a feature, or nil at the end.
-    /// - Throws: ``MeridianError`` (`badInput`) for a row with more fields than the header, or a
+    /// - Throws: `MeridianError` (`badInput`) for a row with more fields than the header, or a
     ///   geometry cell that does not parse, with the row's line.
     public func next() throws -> Feature? {
         _ = try readMetadata()

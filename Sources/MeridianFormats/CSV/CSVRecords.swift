@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// The records of a CSV text (RFC 4180): fields separated by commas, or by semicolons or tabs

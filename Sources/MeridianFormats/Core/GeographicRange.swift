@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// What a run does with a position outside ±90° latitude or ±180° longitude (a projected
@@ -26,7 +27,7 @@ public final class FeatureChecks {
     }
 
     /// Checks `feature`, found at `location`.
-    /// - Throws: ``MeridianError`` (`badInput`) for a position off the globe when the output needs
+    /// - Throws: `MeridianError` (`badInput`) for a position off the globe when the output needs
     ///   geographic coordinates.
     public func check(_ feature: inout Feature, at location: SourceLocation?) throws {
         feature.dropMisalignedPositionData(at: location, diagnostics: diagnostics)

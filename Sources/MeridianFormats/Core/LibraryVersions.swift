@@ -1,9 +1,5 @@
 import CExpat
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// The versions of the C libraries this module is linked against, for `meridian --version`
 /// and bug reports.
@@ -25,12 +21,7 @@ public enum LibraryVersions {
     /// 2.7.2, and Debian's 2.5.0-1+deb12u4 and later): the mark of a build with the 2026
     /// security fixes. Looked up at run time, since the version number does not tell.
     public static var expatLimitsAllocations: Bool {
-        #if canImport(Darwin)
-        let everyLibrary = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-        #else
-        let everyLibrary: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-        #endif
-        return dlsym(everyLibrary, "XML_SetAllocTrackerMaximumAmplification") != nil
+        Platform.hasLoadedSymbol("XML_SetAllocTrackerMaximumAmplification")
     }
 
     /// `2.5.0 (with allocation limits)`, or a word to upgrade.

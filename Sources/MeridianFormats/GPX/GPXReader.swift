@@ -1,4 +1,5 @@
 import DequeModule
+import MeridianCore
 import MeridianGeometry
 
 /// Reads GPX 1.0 and 1.1 streaming on expat, as togeojson's `gpx()` does: each waypoint is a
@@ -26,7 +27,7 @@ public final class GPXReader: FeatureReader {
 
     /// Reads as far as the first feature and returns the `<metadata><name>` as the collection's
     /// `name`, if there is one.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
+    /// - Throws: `MeridianError` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
         try fill()
         var members = JSONObject()
@@ -35,7 +36,7 @@ public final class GPXReader: FeatureReader {
     }
 
     /// The next waypoint, route or track as a feature, or nil at the end of the document.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
+    /// - Throws: `MeridianError` (`badInput`) for malformed XML, with the file, line and column.
     public func next() throws -> Feature? {
         try fill()
         return builder.queue.popFirst()

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// Writes GPX 1.1, valid against its schema: points become waypoints (`wpt`), lines tracks
@@ -26,7 +27,7 @@ public final class GPXWriter: FeatureWriter {
     /// - Parameters:
     ///   - sink: Where the GPX goes.
     ///   - options: `precision` rounds coordinates; `gpxRoutes` writes lines as routes.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
@@ -51,7 +52,7 @@ public final class GPXWriter: FeatureWriter {
 
     /// Writes a point (or each point of a multipoint) as a waypoint at once and sets lines and polygons
     /// aside for ``finish(_:)``; a feature without geometry is skipped.
-    /// - Throws: ``MeridianError`` (`io`) when the output or a scratch file fails.
+    /// - Throws: `MeridianError` (`io`) when the output or a scratch file fails.
     public func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
         switch geometry {
@@ -70,7 +71,7 @@ public final class GPXWriter: FeatureWriter {
     }
 
     /// Writes the routes, then the tracks, and closes the `gpx` element.
-    /// - Throws: ``MeridianError`` (`io`) when the output or a scratch file fails.
+    /// - Throws: `MeridianError` (`io`) when the output or a scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try routes.forEach { feature in
             route(feature)

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// A streaming GeoJSON reader (RFC 7946, with the 2008 spec's `crs` read tolerantly) that also
@@ -58,7 +59,7 @@ public final class GeoJSONReader: FeatureReader {
 
     /// Reads as far as the first feature and returns the collection's members before it (`name`,
     /// `crs`, foreign members); empty for a bare Feature, geometry or text sequence.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed JSON or GeoJSON, with the file, line and
+    /// - Throws: `MeridianError` (`badInput`) for malformed JSON or GeoJSON, with the file, line and
     ///   column.
     public func readMetadata() throws -> CollectionMetadata {
         if case .start = state { try start() }
@@ -66,7 +67,7 @@ public final class GeoJSONReader: FeatureReader {
     }
 
     /// The next feature (a bare geometry becomes a feature without properties), or nil at the end.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed JSON or GeoJSON, with the file, line and
+    /// - Throws: `MeridianError` (`badInput`) for malformed JSON or GeoJSON, with the file, line and
     ///   column, or ``GeoJSONTrailingData`` when a document is followed by more data.
     public func next() throws -> Feature? {
         if case .start = state { try start() }

@@ -40,7 +40,7 @@ public final class GeoJSONWriter: FeatureWriter {
 
     /// Writes one Feature: as the collection's next element, or as a record of a text sequence (on
     /// its own line, after an RS byte when `recordSeparator` is true).
-    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
+    /// - Throws: `MeridianError` (`io`) for a write failure so far.
     public func write(_ feature: Feature) throws {
         if sequence {
             if options.recordSeparator == true { sink.write(byte: 0x1E) }
@@ -55,7 +55,7 @@ public final class GeoJSONWriter: FeatureWriter {
 
     /// Closes the `features` array, writes the members that came after the features, and ends the
     /// object with a newline; a text sequence writes nothing more.
-    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
+    /// - Throws: `MeridianError` (`io`) for a write failure so far.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         guard !sequence else { return }
         emitter.closeArray()

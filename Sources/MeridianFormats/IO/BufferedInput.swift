@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
+import SystemPackage
 
 /// A file or standard input read in large chunks into one growable buffer.
 ///
@@ -173,7 +170,7 @@ public final class BufferedInput {
         }
         while limit - position < count && !reachedEnd {
             let room = min(capacity - limit, chunkSize)
-            let n = try source.map { try $0(UnsafeMutableRawBufferPointer(start: base + limit, count: room)) } ?? read(fd, base + limit, room)
+            let n = try source.map { try $0(UnsafeMutableRawBufferPointer(start: base + limit, count: room)) } ?? readFromFile(into: UnsafeMutableRawBufferPointer(start: base + limit, count: room))
             if n > 0 {
                 limit += n
             } else if n == 0 {
@@ -255,7 +252,7 @@ public final class BufferedInput {
             return count
         }
         while !reachedEnd {
-            let n = try source.map { try $0(buffer) } ?? read(fd, buffer.baseAddress, buffer.count)
+            let n = try source.map { try $0(buffer) } ?? readFromFile(into: buffer)
             if n > 0 {
                 offsetOfBase += n  // consumed, never in `base`
                 return n
@@ -266,6 +263,16 @@ public final class BufferedInput {
             }
         }
         return 0
+    }
+
+    /// One read(2) from the file into `buffer`: swift-system's `FileDescriptor.read` retries it
+    /// when a signal interrupts it.
+    private func readFromFile(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        do {
+            return try FileDescriptor(rawValue: fd).read(into: buffer)
+        } catch let error as Errno {
+            throw MeridianError(.io, "read failed: \(String(cString: strerror(error.rawValue)))", at: SourceLocation(file: name))
+        }
     }
 
     /// Hands every remaining byte, chunk by chunk, to `body` (a push parser such as expat).

@@ -15,7 +15,7 @@ public final class FeatureSpill {
     /// Starts an empty spill in a new scratch file (in `$TMPDIR`, else /tmp), removed when the spill
     /// is released or a signal ends the process.
     /// - Parameter name: A word for the scratch file's name (`meridian-NAME-XXXXXX`).
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be created.
     public init(_ name: String) throws {
         scratch = try ScratchFile(name)
         writer = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
@@ -24,7 +24,7 @@ public final class FeatureSpill {
 
     /// Sets `feature` aside after the others.
     /// - Parameter feature: The feature, kept bit for bit.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written (a full disk).
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written (a full disk).
     public func append(_ feature: Feature) throws {
         try writer.write(feature)
         try scratch.sink.checkForErrors()

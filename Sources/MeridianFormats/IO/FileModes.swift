@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// The modes new files get, so that everything Meridian leaves behind has exactly what the
 /// user's umask allows: 0666 less the umask for a file, 0777 less the umask for a folder.

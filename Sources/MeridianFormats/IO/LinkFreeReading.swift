@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// Folders and files of an input read without following symbolic links: a link inside a
 /// folder Meridian walks (a tile that is a link to /etc/passwd, a zoom folder that is a link

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// A tile pyramid's output path, claimed by one run before anything is written: one set of
 /// rules for a folder, an MBTiles file and a PMTiles archive alike (DESIGN.md §3).
@@ -34,7 +30,7 @@ public final class OutputClaim: @unchecked Sendable {
     /// Claims `path` for a new `container`, or with `continuing` for the run in the folder there.
     /// `notEmpty` is the error for a folder that holds files, for its owner to word (default:
     /// remove it or choose another path). `locked` false leaves out the lock (the shards of a run share a folder).
-    /// - Throws: ``MeridianError``: usage when the path is an input, cannot-create-output when
+    /// - Throws: `MeridianError`: usage when the path is an input, cannot-create-output when
     ///   it exists or another run holds it.
     public init(_ path: String, container: Container, continuing: Bool = false, locked: Bool = true,
                 notEmpty: (any MeridianFailure)? = nil) throws {

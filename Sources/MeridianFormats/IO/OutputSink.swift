@@ -1,9 +1,8 @@
 #if canImport(Glibc)
-import Glibc
 import CFileSync
-#elseif canImport(Darwin)
-import Darwin
 #endif
+import MeridianCore
+import SystemPackage
 
 /// A buffered byte writer over a file descriptor.
 ///
@@ -128,7 +127,7 @@ public final class OutputSink: TextOutputStream {
 
     /// Throws the first write failure so far, if any; writers call it between features so that a
     /// full disk stops the work early.
-    /// - Throws: ``MeridianError`` (`io`) naming the output.
+    /// - Throws: `MeridianError` (`io`) naming the output.
     public func checkForErrors() throws {
         if let pendingError { throw pendingError }
     }
@@ -141,23 +140,19 @@ public final class OutputSink: TextOutputStream {
     }
 
     private func writeOut(_ bytes: UnsafeRawBufferPointer) {
-        guard pendingError == nil, var next = bytes.baseAddress else { return }
+        guard pendingError == nil, bytes.baseAddress != nil else { return }
         if fd < 0 {
             collected.append(contentsOf: bytes)
             return
         }
-        var left = bytes.count
-        while left > 0 {
-            let n = Platform.write(fd, next, left)
-            if n >= 0 {
-                left -= n
-                next += n
-                bytesWritten += n
-            } else if errno != EINTR {
-                pendingError = MeridianError(.io, "write failed: \(String(cString: strerror(errno)))",
-                                             at: SourceLocation(file: name))
-                return
-            }
+        do {
+            // swift-system's writeAll writes what a short write left and retries when a signal
+            // interrupts (the loop this file held by hand).
+            bytesWritten += try FileDescriptor(rawValue: fd).writeAll(bytes)
+        } catch {
+            let code = (error as? Errno)?.rawValue ?? EIO
+            pendingError = MeridianError(.io, "write failed: \(String(cString: strerror(code)))", at: SourceLocation(file: name))
+            return
         }
         #if os(Linux)
         if startsWritebackEarly && bytesWritten - writebackStart >= Self.writebackStride {

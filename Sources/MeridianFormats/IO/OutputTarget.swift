@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// Where a command's output goes: standard output, or a file written atomically.
 ///
@@ -23,7 +19,7 @@ public final class OutputTarget {
     private var releasingReplacedFile: WorkerThread?
 
     /// Opens `path` for atomic writing, or standard output for nil or `-`.
-    /// - Throws: ``MeridianError``: usage when `path` is one of the run's inputs (``RunInputs``),
+    /// - Throws: `MeridianError`: usage when `path` is one of the run's inputs (``RunInputs``),
     ///   cannot-create-output when the temporary file cannot be made.
     public static func open(_ path: String?) throws -> OutputTarget {
         guard let path, path != "-" else {
@@ -118,7 +114,7 @@ public final class OutputTarget {
             unlink(temporaryPath)
             throw error
         }
-        if (durable && fsync(fd) != 0) || close(fd) != 0 {
+        if (durable && !Platform.synchronize(fd)) || close(fd) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
             throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))

@@ -1,9 +1,5 @@
+import MeridianCore
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What this run reads, by device and inode, so that no output is written over one of its
 /// inputs, or made a folder that holds one, however the path is spelled and through any link
@@ -66,7 +62,7 @@ public enum RunInputs {
     /// Throws when `path`, an output (`named` in the message), is one of the recorded inputs or
     /// of `alsoInputs` (a library caller's, not recorded) or, for an output that is a folder
     /// (`holdsFiles`), a folder that holds a recorded one.
-    /// - Throws: ``MeridianError`` (usage) naming `path`.
+    /// - Throws: `MeridianError` (usage) naming `path`.
     public static func refuseInput(at path: String, named: String = "the output", holdsFiles: Bool = false,
                                    alsoInputs: [String] = []) throws {
         var status = stat()

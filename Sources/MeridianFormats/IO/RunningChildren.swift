@@ -1,9 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// The child processes this process has running (helpers such as `meridian-gdal`), so that a
 /// signal that ends this process ends them first: an interrupted run leaves no helper behind.

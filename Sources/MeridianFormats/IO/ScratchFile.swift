@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// A temporary file a writer spills to and reads back (a KMZ's KML before zipping, a CSV's
 /// rows before its header is known), removed when the writer is done or a signal ends the

@@ -1,9 +1,5 @@
+import MeridianCore
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The temporary files this process has open, so a signal that ends the process removes them.
 ///

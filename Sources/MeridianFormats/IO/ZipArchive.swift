@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CMinizip
+import MeridianCore
 
 /// A zip archive read with minizip (zlib's contrib/minizip), for KMZ.
 ///

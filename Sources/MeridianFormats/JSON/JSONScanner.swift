@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// A pull parser for JSON text (RFC 8259), reading bytes in place from a `BufferedInput`.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 import MeridianGeometry
 
 /// What a KML document has defined so far that its features refer to: shared styles, style

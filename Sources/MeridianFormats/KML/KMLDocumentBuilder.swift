@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 import MeridianGeometry
 
 /// Turns expat's events into KML objects, one at a time: each Placemark, GroundOverlay or

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// The geometry of a Placemark: every geometry element directly inside it, MultiGeometry and

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 import OrderedCollections
 
@@ -95,7 +96,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
     var featuresConvertedAhead: Int { ended == nil ? 0 : reading.convertedAhead }
 
     /// Reads as far as the first feature and returns the document's `name`, if it has one.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, with the file, line and column.
+    /// - Throws: `MeridianError` (`badInput`) for malformed XML, with the file, line and column.
     public func readMetadata() throws -> CollectionMetadata {
         try reading.start()
         let metadata = reading.metadata()
@@ -119,7 +120,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
 
     /// The next Placemark, GroundOverlay or NetworkLink as a feature, or nil at the end of the
     /// document.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML, or ``LayerSelection`` at the end
+    /// - Throws: `MeridianError` (`badInput`) for malformed XML, or ``LayerSelection`` at the end
     ///   when the layer asked for was never found.
     public func next() throws -> Feature? {
         guard ended == nil else { return try finish() }

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// The KML reader's reading side, on a thread of its own: expat, and each feature's element tree

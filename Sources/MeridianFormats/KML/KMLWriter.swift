@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 import OrderedCollections
 
@@ -54,7 +55,7 @@ public final class KMLWriter: FeatureWriter {
     /// - Parameters:
     ///   - sink: Where the KML goes.
     ///   - options: Only its `diagnostics` are used: KML coordinates are always written exactly, and KML has one layout.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         diagnostics = options.diagnostics
@@ -81,7 +82,7 @@ public final class KMLWriter: FeatureWriter {
 
     /// Writes the feature as a Placemark (into its `folder` property's Folders), its simplestyle
     /// properties as a shared Style and its other properties as ExtendedData.
-    /// - Throws: ``MeridianError`` (`io`) when a scratch file cannot be written.
+    /// - Throws: `MeridianError` (`io`) when a scratch file cannot be written.
     public func write(_ feature: Feature) throws {
         let properties = feature.properties ?? [:]
         // ExtendedData: what no KML element carries (and the altitudeMode, when no geometry does).
@@ -128,7 +129,7 @@ public final class KMLWriter: FeatureWriter {
 
     /// Writes the shared styles, the Schema that types every ExtendedData field, then the Folders and
     /// Placemarks, and closes the Document.
-    /// - Throws: ``MeridianError`` (`io`) when the output or a scratch file fails.
+    /// - Throws: `MeridianError` (`io`) when the output or a scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         enterFolders([])
         let xml = documentXML

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 import MeridianGeometry
 
 /// KMZ: a zip archive holding a KML document (`doc.kml`, else the first `.kml` at the root) and
@@ -61,7 +57,7 @@ public final class KMZReader: KMLDocumentReader {
     ///   - input: The archive: a file is read in place, standard input or a pipe is first copied to
     ///     a scratch file that lives as long as the reader.
     ///   - options: Folder handling, the layer to keep, and where warnings go.
-    /// - Throws: ``MeridianError`` (`badInput`) when the input is not a zip archive or holds no KML
+    /// - Throws: `MeridianError` (`badInput`) when the input is not a zip archive or holds no KML
     ///   document, `inputUnavailable` when it cannot be opened.
     public init(input: BufferedInput, options: ReadOptions = .init()) throws {
         let (archive, scratch) = try KMZArchive.open(input)
@@ -96,7 +92,7 @@ public final class KMZReader: KMLDocumentReader {
     /// Reads as far as the first feature and returns the main document's `name`, if it has one.
     public func readMetadata() throws -> CollectionMetadata { try kml.readMetadata() }
     /// The main document's next feature, or nil at its end.
-    /// - Throws: ``MeridianError`` (`badInput`) for malformed XML or a damaged entry.
+    /// - Throws: `MeridianError` (`badInput`) for malformed XML or a damaged entry.
     public func next() throws -> Feature? { try kml.next() }
     /// Always empty: KML has no members after its features.
     public var trailingMetadata: CollectionMetadata { kml.trailingMetadata }

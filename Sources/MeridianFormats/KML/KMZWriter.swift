@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 import MeridianGeometry
 
 /// Writes KMZ: the KML writer's output, streamed to a temporary file, then deflated into a zip
@@ -17,7 +13,7 @@ public final class KMZWriter: FeatureWriter {
     /// - Parameters:
     ///   - sink: Where the zip archive's bytes go.
     ///   - options: Passed to the KML writer inside.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         destination = sink
         scratch = try ScratchFile("doc.kml")
@@ -30,7 +26,7 @@ public final class KMZWriter: FeatureWriter {
     public func write(_ feature: Feature) throws { try kml.write(feature) }
 
     /// Finishes the KML, deflates it into a zip as `doc.kml`, and copies the archive to the output.
-    /// - Throws: ``MeridianError`` (`io`) when a scratch file, the archive or the output fails.
+    /// - Throws: `MeridianError` (`io`) when a scratch file, the archive or the output fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try kml.finish(trailingMetadata)
         let document = try scratch.readBack()

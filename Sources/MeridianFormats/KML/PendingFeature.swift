@@ -1,3 +1,4 @@
+import MeridianCore
 /// A feature's element tree on its way from the KML reading side to the reader's caller, and its
 /// conversion, which whichever of the two comes to it first does: the caller as it takes the
 /// feature, or the reading thread while the queue is full.

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// A source of features, read one at a time so memory does not grow with the input.

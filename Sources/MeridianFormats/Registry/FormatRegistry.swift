@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// A path's extension, lowercase and without the dot ("gpkg" for "out/Countries.GPKG"); nil
@@ -104,7 +105,7 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - input: The input to read.
     ///   - options: Warnings, KML folder handling, the layer to keep.
     /// - Returns: The format's reader.
-    /// - Throws: ``MeridianError`` (`usage`) if the format cannot be read, ``LayerSelection`` if a
+    /// - Throws: `MeridianError` (`usage`) if the format cannot be read, ``LayerSelection`` if a
     ///   layer is asked of a format without layers, or whatever the reader throws on opening (a KMZ
     ///   reads its archive's directory at once).
     public func reader(for input: BufferedInput, options: ReadOptions = .init()) throws -> any FeatureReader {
@@ -119,7 +120,7 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - path: Where the output goes.
     ///   - options: Precision, layout and format-specific options.
     /// - Returns: The format's path writer.
-    /// - Throws: ``MeridianError`` (`usage`) if the format is not written to paths of its own.
+    /// - Throws: `MeridianError` (`usage`) if the format is not written to paths of its own.
     public func pathWriter(for path: String, options: WriteOptions = .init()) throws -> any PathFeatureWriter {
         guard let makePathWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName) to a path of its own") }
         return try makePathWriter(path, options)
@@ -130,7 +131,7 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - sink: Where the bytes go; the caller commits or abandons the file behind it.
     ///   - options: Precision, layout and format-specific options.
     /// - Returns: The format's writer; call `begin`, `write` for each feature, then `finish`.
-    /// - Throws: ``MeridianError`` (`usage`) if the format cannot be written to a stream.
+    /// - Throws: `MeridianError` (`usage`) if the format cannot be written to a stream.
     public func writer(for sink: OutputSink, options: WriteOptions = .init()) throws -> any FeatureWriter {
         guard let makeWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName)") }
         return try makeWriter(sink, options)

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 import MeridianGeometry
 
 /// An opened input: the file (or stdin), its format, and a reader over it.
@@ -77,7 +73,7 @@ public final class FeatureOutput {
 
     /// Puts the finished output in place: renames the temporary file over the path (or flushes
     /// standard output), or has a path writer commit its files. Call after the writer's `finish`.
-    /// - Throws: ``MeridianError`` when the output cannot be flushed or moved into place.
+    /// - Throws: `MeridianError` when the output cannot be flushed or moved into place.
     public func commit() throws {
         if let companions = writer as? any CompanionFileWriter {
             for path in companions.companionPaths {

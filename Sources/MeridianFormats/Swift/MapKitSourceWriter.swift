@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// Writes Swift source that declares the features as MapKit overlays and annotations drawn as
@@ -51,7 +52,7 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     ///   - options: `swiftTypeName`, `mapKit` (overlay level, clustering, display priority,
     ///     literals or resource), `outputPath` (the resource goes beside it), `generator` (named
     ///     in the header comment) and `precision`.
-    /// - Throws: ``MeridianError`` (`usage`) when the type name is not a Swift identifier or is a
+    /// - Throws: `MeridianError` (`usage`) when the type name is not a Swift identifier or is a
     ///   keyword, or when the resource form is asked for without an output file.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
@@ -75,7 +76,7 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     }
 
     /// Sets the feature aside (a feature without geometry is skipped) and counts its positions.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch file cannot be written.
+    /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written.
     public func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry, let spill else { return }
         positionCount += geometry.positionCount
@@ -84,7 +85,7 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
 
     /// Writes the source in the chosen form: the header, the shapes (or the loader and the
     /// resource), the styles, renderers and marker views, and closes the enum.
-    /// - Throws: ``MeridianError`` (`io`) for a write failure so far, (`cannotCreateOutput`) when
+    /// - Throws: `MeridianError` (`io`) for a write failure so far, (`cannotCreateOutput`) when
     ///   the resource cannot be created.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         guard let spill else { return }

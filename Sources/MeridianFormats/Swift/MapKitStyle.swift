@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// What `--to swift` writes beyond the shapes: where overlays go, how annotations cluster and

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// Formats of one geometry per line (WKT, WKB as hex): what databases and scripts exchange.

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// Well-known binary (ISO 13249-3), written little-endian with ISO's Z codes (1001 for a 3D

@@ -1,3 +1,4 @@
+import MeridianCore
 import MeridianGeometry
 
 /// Well-known text (OGC Simple Features, ISO 13249-3): `POINT (1 2)`, `POLYGON Z ((…))`.

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CExpat
+import MeridianCore
 
 /// The memory expat allocates, with its large blocks (the input buffer) as whole pages of their
 /// own, so that a regular file can be mapped into the buffer `XML_GetBuffer` returns and parsed

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// The line of a place in a document held in memory, counted as expat counts lines (a line ends
 /// at LF, CR LF or a lone CR, so CR LF is one), moving on from the place asked for last. For a

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MeridianCore
 
 /// A small element tree, built by the KML and GPX readers for one Placemark, Style or Schema at a
 /// time (never for a whole document), so memory stays bounded by the largest single feature.
@@ -259,16 +255,4 @@ struct XMLAttributes {
 
     /// Every attribute, in document order.
     var all: ArraySlice<(name: String, value: String)> { pairs }
-}
-
-extension String {
-    /// The string without leading and trailing spaces, tabs and line breaks (by UTF-8 bytes:
-    /// hot in KML reading, where Character-by-Character trimming shows in profiles).
-    func trimmingWhitespace() -> String {
-        let bytes = utf8
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }),
-              let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(decoding: bytes[first...last], as: UTF8.self)
-    }
 }

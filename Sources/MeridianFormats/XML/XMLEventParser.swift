@@ -1,4 +1,5 @@
 import CExpat
+import MeridianCore
 
 /// What an `XMLEventParser` reports, in document order.
 protocol XMLEventHandler: AnyObject {

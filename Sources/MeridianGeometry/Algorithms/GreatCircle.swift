@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RealModule
 
 /// Great circles on a sphere of the Earth's mean radius, as MKGeodesicPolyline draws them.
 public enum GreatCircle {
@@ -13,8 +9,8 @@ public enum GreatCircle {
     public static func distance(_ a: Position, _ b: Position) -> Double {
         let phi1 = a.latitude * .pi / 180, phi2 = b.latitude * .pi / 180
         let dPhi = phi2 - phi1, dLambda = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(dPhi / 2) * sin(dPhi / 2) + cos(phi1) * cos(phi2) * sin(dLambda / 2) * sin(dLambda / 2)
-        return 2 * earthRadius * asin(min(1, h.squareRoot()))
+        let h = Double.sin(dPhi / 2) * Double.sin(dPhi / 2) + Double.cos(phi1) * Double.cos(phi2) * Double.sin(dLambda / 2) * Double.sin(dLambda / 2)
+        return 2 * earthRadius * Double.asin(min(1, h.squareRoot()))
     }
 
     /// Points along the great circle from `a` to `b`, both included, about `spacing` metres
@@ -23,13 +19,13 @@ public enum GreatCircle {
         let d = distance(a, b)
         let segments = max(1, Int((d / spacing).rounded(.up)))
         let omega = d / earthRadius
-        guard omega > 1e-12, abs(sin(omega)) > 1e-12 else { return [a, b] }
+        guard omega > 1e-12, abs(Double.sin(omega)) > 1e-12 else { return [a, b] }
         let va = vector(a), vb = vector(b)
         return (0...segments).map { i in
             if i == 0 { return a }
             if i == segments { return b }
             let t = Double(i) / Double(segments)
-            let wa = sin((1 - t) * omega) / sin(omega), wb = sin(t * omega) / sin(omega)
+            let wa = Double.sin((1 - t) * omega) / Double.sin(omega), wb = Double.sin(t * omega) / Double.sin(omega)
             return position((wa * va.0 + wb * vb.0, wa * va.1 + wb * vb.1, wa * va.2 + wb * vb.2))
         }
     }
@@ -73,11 +69,11 @@ public enum GreatCircle {
 
     static func vector(_ p: Position) -> (Double, Double, Double) {
         let phi = p.latitude * .pi / 180, lambda = p.longitude * .pi / 180
-        return (cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
+        return (Double.cos(phi) * Double.cos(lambda), Double.cos(phi) * Double.sin(lambda), Double.sin(phi))
     }
 
     static func position(_ v: (Double, Double, Double)) -> Position {
-        Position(longitude: atan2(v.1, v.0) * 180 / .pi, latitude: atan2(v.2, (v.0 * v.0 + v.1 * v.1).squareRoot()) * 180 / .pi)
+        Position(longitude: Double.atan2(y: v.1, x: v.0) * 180 / .pi, latitude: Double.atan2(y: v.2, x: (v.0 * v.0 + v.1 * v.1).squareRoot()) * 180 / .pi)
     }
 }
 
@@ -92,7 +88,7 @@ public enum MapCircle {
         var ring = (0..<segments).map { i -> Position in
             let angle = 2 * .pi * Double(i) / Double(segments)
             // Counter-clockwise on the map: map y grows south, so go the other way round.
-            return MapPoint(x: c.x + r * cos(angle), y: c.y - r * sin(angle)).position
+            return MapPoint(x: c.x + r * Double.cos(angle), y: c.y - r * Double.sin(angle)).position
         }
         ring.append(ring[0])
         return ring

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RealModule
 
 /// A point in the plane of longitude (x) and latitude (y), in degrees.
 public struct PlanePoint: Hashable, Sendable {
@@ -186,7 +182,7 @@ public enum Rings {
         var sum = 0.0
         for i in 0..<points.count {
             let a = points[i], b = points[(i + 1) % points.count]
-            sum += (b.x - a.x) * .pi / 180 * (2 + sin(a.y * .pi / 180) + sin(b.y * .pi / 180))
+            sum += (b.x - a.x) * .pi / 180 * (2 + Double.sin(a.y * .pi / 180) + Double.sin(b.y * .pi / 180))
         }
         return abs(sum * radius * radius / 2)
     }

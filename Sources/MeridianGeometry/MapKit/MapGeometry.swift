@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RealModule
 
 /// MapKit's flat world: Web Mercator on a grid of 2^28 × 2^28 map points, origin at the top
 /// left (longitude −180°, latitude +85.0511°), y growing south. The same numbers as
@@ -21,9 +17,9 @@ public enum MapWorld {
     /// (0.123522 m at 33.861315°).
     public static func metersPerMapPoint(atLatitude latitude: Double) -> Double {
         let phi = latitude * .pi / 180
-        let s = sin(phi)
-        let meridional = semiMajorAxis * (1 - eccentricitySquared) / pow(1 - eccentricitySquared * s * s, 1.5)
-        return 2 * .pi * meridional * cos(phi) / size
+        let s = Double.sin(phi)
+        let meridional = semiMajorAxis * (1 - eccentricitySquared) / Double.pow(1 - eccentricitySquared * s * s, 1.5)
+        return 2 * .pi * meridional * Double.cos(phi) / size
     }
 
     /// Map points per metre at a latitude, as MKMapPointsPerMeterAtLatitude gives them: the
@@ -53,13 +49,13 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
         let latitude = min(max(position.latitude, -MapWorld.maximumLatitude), MapWorld.maximumLatitude)
         let phi = latitude * .pi / 180
         x = (position.longitude + 180) / 360 * MapWorld.size
-        y = (0.5 - log(tan(.pi / 4 + phi / 2)) / (2 * .pi)) * MapWorld.size
+        y = (0.5 - Double.log(Double.tan(.pi / 4 + phi / 2)) / (2 * .pi)) * MapWorld.size
     }
 
     /// The coordinate back (x beyond the world's edge gives longitudes beyond ±180°).
     public var position: Position {
         Position(longitude: 360 * x / MapWorld.size - 180,
-                 latitude: 90 - 360 / .pi * atan(exp((y / MapWorld.size - 0.5) * 2 * .pi)))
+                 latitude: 90 - 360 / .pi * Double.atan(Double.exp((y / MapWorld.size - 0.5) * 2 * .pi)))
     }
 
     /// The point written as MapKit prints an MKMapPoint.
@@ -197,20 +193,20 @@ public enum ZoomScale {
     /// The fractional zoom level for a zoom scale: 20 + log2(scale).
     /// - Parameter scale: Screen points per map point (1 at level 20, 2^−20 at level 0).
     /// - Returns: The zoom level, not rounded.
-    public static func level(forScale scale: Double) -> Double { 20 + log2(scale) }
+    public static func level(forScale scale: Double) -> Double { 20 + Double.log2(scale) }
     /// The zoom scale for a zoom level: 2^(level − 20), the inverse of ``level(forScale:)``.
     /// - Parameter level: A zoom level, whole or fractional.
     /// - Returns: Screen points per map point.
-    public static func scale(forLevel level: Double) -> Double { pow(2, level - 20) }
+    public static func scale(forLevel level: Double) -> Double { Double.pow(2, level - 20) }
 
     /// The whole level Apple's TileMap sample picks for a scale: max(0, 20 + floor(log2(s) + 0.5)).
-    public static func roundedLevel(forScale scale: Double) -> Int { max(0, 20 + Int((log2(scale) + 0.5).rounded(.down))) }
+    public static func roundedLevel(forScale scale: Double) -> Int { max(0, 20 + Int((Double.log2(scale) + 0.5).rounded(.down))) }
 
     /// MKRoadWidthAtZoomScale, in map points: the screen widths Apple's function gives for
     /// scales 2^0 … 2^−9 (21, 16, 15, 12, 11, 9, 7, 6, 6, 4 points), divided by the scale.
     public static func roadWidth(atScale scale: Double) -> Double {
         let widths: [Double] = [21, 16, 15, 12, 11, 9, 7, 6, 6, 4]
-        let index = min(max(Int((-log2(scale)).rounded()), 0), widths.count - 1)
+        let index = min(max(Int((-Double.log2(scale)).rounded()), 0), widths.count - 1)
         return widths[index] / scale
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import RealModule
 
 /// One position: longitude and latitude in degrees (WGS 84), and an optional altitude in metres.
 ///
@@ -35,7 +31,7 @@ public struct Position: Hashable, Sendable {
     /// The position with longitude and latitude rounded to `decimals` places (half away from
     /// zero); the altitude is dropped, as coverage files want.
     public func rounded(toDecimals decimals: Int) -> Position {
-        let scale = pow(10, Double(decimals))
+        let scale = Double.pow(10, Double(decimals))
         return Position(longitude: (longitude * scale).rounded() / scale, latitude: (latitude * scale).rounded() / scale)
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MeridianCore
 import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry

@@ -1,12 +1,8 @@
 import ArgumentParser
+import MeridianCore
 import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension Commands {
     struct CoverageValidate: ParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 

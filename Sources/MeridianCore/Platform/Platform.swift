@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -34,6 +36,28 @@ package enum Platform {
         guard n > 0 else { return nil }
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #endif
+    }
+
+    /// Makes what was written to the file durable before this returns: fsync(2), and on Darwin
+    /// F_FULLFSYNC, since Darwin's fsync leaves the data in the drive's cache (falling back to
+    /// fsync where the file system refuses F_FULLFSYNC). False, with errno set, when it failed.
+    package static func synchronize(_ descriptor: Int32) -> Bool {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return true }
+        #endif
+        return fsync(descriptor) == 0
+    }
+
+    /// Whether a symbol of that name is loaded in the process (dlsym's RTLD_DEFAULT, which is
+    /// a null pointer on Linux and -2 on Darwin): how a feature of a shared library that its
+    /// version number does not tell is found at run time.
+    package static func hasLoadedSymbol(_ name: String) -> Bool {
+        #if canImport(Darwin)
+        let everyLibrary = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+        let everyLibrary: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        return dlsym(everyLibrary, name) != nil
     }
 
     /// A file's modification time: `st_mtim` on Linux, `st_mtimespec` on Darwin.

@@ -4,7 +4,7 @@ import DequeModule
 /// and a total weight (bytes, positions; one element heavier than the bound still passes, alone),
 /// so memory stays flat whatever the input. The converter's reader and writer use one, and the
 /// KML reader's reading thread and its caller another.
-final class HandOffQueue<Element>: @unchecked Sendable {
+package final class HandOffQueue<Element>: @unchecked Sendable {
     // All state below is guarded by `condition`.
     private var elements = Deque<(element: Element, weight: Int)>()
     private var weight = 0
@@ -16,7 +16,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     private let countLimit: Int
     private let weightLimit: Int
 
-    init(countLimit: Int, weightLimit: Int) {
+    package init(countLimit: Int, weightLimit: Int) {
         self.countLimit = countLimit
         self.weightLimit = weightLimit
     }
@@ -26,7 +26,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     /// Queues `element` once there is room; false once the consumer has cancelled. While there
     /// is none, `whileFull` runs (without the queue's lock) until it returns false: work the
     /// producer can do instead of waiting (the KML reading side converts queued features).
-    func put(_ element: Element, weight elementWeight: Int, whileFull: () -> Bool = { false }) -> Bool {
+    package func put(_ element: Element, weight elementWeight: Int, whileFull: () -> Bool = { false }) -> Bool {
         // The producer alone adds elements, so room, once there, stays until it adds this one.
         while condition.locked({ !cancelled && full }) {
             if whileFull() { continue }
@@ -48,7 +48,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     /// about, so a producer that calls it again and again asks about each element once. `claim`
     /// runs holding the queue's lock: the consumer cannot take the element meanwhile. Nil once
     /// cancelled.
-    func firstQueued(from cursor: inout Int, where claim: (Element) -> Bool) -> Element? {
+    package func firstQueued(from cursor: inout Int, where claim: (Element) -> Bool) -> Element? {
         condition.locked {
             guard !cancelled else { return nil }
             var index = max(cursor - taken, 0)
@@ -63,7 +63,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     }
 
     /// The next element, waiting for one; nil once closed and drained, or cancelled.
-    func take() -> Element? {
+    package func take() -> Element? {
         condition.locked {
             while elements.isEmpty && !closed && !cancelled { condition.wait() }
             guard !cancelled, let (element, elementWeight) = elements.popFirst() else { return nil }
@@ -75,7 +75,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     }
 
     /// The producer is done: the consumer takes what is queued, then nil.
-    func close() {
+    package func close() {
         condition.locked {
             closed = true
             condition.broadcast()
@@ -83,7 +83,7 @@ final class HandOffQueue<Element>: @unchecked Sendable {
     }
 
     /// The consumer has gone: the producer's `put` returns false from now on, and `take` nil.
-    func cancel() {
+    package func cancel() {
         condition.locked {
             cancelled = true
             condition.broadcast()

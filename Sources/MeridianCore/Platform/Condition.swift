@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -35,12 +37,12 @@ package final class Condition: @unchecked Sendable {
 
     /// Inside `locked`: lets the lock go until another thread calls `broadcast`, then takes it
     /// again. Callers wait in a loop over their own condition, as wakeups may be spurious.
-    func wait() {
+    package func wait() {
         pthread_cond_wait(condition, mutex)
     }
 
     /// Wakes every waiting thread (they recheck their conditions).
-    func broadcast() {
+    package func broadcast() {
         pthread_cond_broadcast(condition)
     }
 }

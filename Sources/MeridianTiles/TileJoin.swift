@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import MeridianCore
 
 /// Which feature attributes a joined tile set keeps: all of them, all but some, or only some.
 public struct AttributeSelection: Sendable, Equatable {

@@ -4,6 +4,7 @@ import MeridianGeometry
 @testable import MeridianTiles
 import MeridianTestSupport
 import Testing
+import MeridianCore
 
 /// `TileJoin` on small pyramids written here: layers of one name from two inputs, their extents
 /// reconciled; table keys matched by their text. (End to end, with independent readers:

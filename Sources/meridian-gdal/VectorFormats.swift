@@ -38,20 +38,18 @@ struct Formats: ParsableCommand {
 /// `meridian` to read through a pipe. Not for people: `meridian convert file.shp` runs it, and
 /// reports the warnings and the error this prints as JSON lines on standard error.
 struct OGRRead: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ogr-read", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: OGRReadRequest.subcommand, shouldDisplay: false)
 
-    /// The only driver to try (`--from`); without it GDAL recognises the content.
-    @Option(name: .customLong("from")) var format: String?
-    @Option var layer: String?
-    /// What messages call the input (`<stdin>` when it is standard input's copy).
-    @Option var name: String?
-    @Argument var input: String
+    /// The `OGRReadRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let driver = try format.map { try OGRFormats.driver(named: $0, path: nil) }
-            let reader = try OGRReader(path: input, name: name, layer: layer, driver: driver?.name, diagnostics: reporter.report)
+            let request = try OGRReadRequest(words: request)
+            let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
+            let reader = try OGRReader(path: request.input, name: request.name, layer: request.layer, driver: driver?.name,
+                                       diagnostics: reporter.report)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
             try out.flush()
@@ -63,18 +61,18 @@ struct OGRRead: ParsableCommand {
 /// moved into place. Not for people: `meridian convert … -o file.gpkg` runs it, and reports
 /// the warnings and the error this prints as JSON lines on standard error.
 struct OGRWrite: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ogr-write", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: OGRWriteRequest.subcommand, shouldDisplay: false)
 
-    @Option(name: .customLong("to")) var format: String?
-    @Option(name: .shortAndLong) var output: String
-    @Argument var input: String
+    /// The `OGRWriteRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let driver = try OGRFormats.driver(named: format, path: output)
-            let source = try FeatureInput(path: input, format: "geojsonseq")
-            let writer = try OGRWriter(driver: driver, path: output, diagnostics: reporter.report)
+            let request = try OGRWriteRequest(words: request)
+            let driver = try OGRFormats.driver(named: request.driver, path: request.output)
+            let source = try FeatureInput(path: request.input, format: FeatureFormat.geoJSONSeq.id)
+            let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
             try copyFeatures(from: source.reader, to: writer)
             try writer.commit()
         }

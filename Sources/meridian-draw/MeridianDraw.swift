@@ -33,9 +33,10 @@ struct DrawPicture: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try PictureRequest(words: self.request)
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let request = try PictureRequest(words: request)
             // No features make an empty file, which is still a picture (of the world, or the view).
             let features = try BufferedInput.open(request.input)
             let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)

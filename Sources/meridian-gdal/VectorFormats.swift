@@ -44,9 +44,10 @@ struct OGRRead: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try OGRReadRequest(words: self.request)
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let request = try OGRReadRequest(words: request)
             let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
             let reader = try OGRReader(path: request.input, name: request.name, layer: request.layer, driver: driver?.name,
                                        diagnostics: reporter.report)
@@ -67,9 +68,10 @@ struct OGRWrite: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try OGRWriteRequest(words: self.request)
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let request = try OGRWriteRequest(words: request)
             let driver = try OGRFormats.driver(named: request.driver, path: request.output)
             let source = try FeatureInput(path: request.input, format: FeatureFormat.geoJSONSeq.id)
             let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)

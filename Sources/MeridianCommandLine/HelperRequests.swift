@@ -211,11 +211,4 @@ public struct PictureRequest: HelperRequest {
         self.init(kind: kind, options: options, input: try fields.required("input"))
         try fields.requireAllTaken()
     }
-
-    /// Requests are equal when they ask for the same picture of the same input.
-    public static func == (a: PictureRequest, b: PictureRequest) -> Bool {
-        a.kind == b.kind && a.input == b.input && a.options.width == b.options.width && a.options.height == b.options.height
-            && a.options.scale == b.options.scale && a.options.heading == b.options.heading && a.options.view == b.options.view
-            && a.options.basemap == b.options.basemap
-    }
 }

@@ -21,7 +21,7 @@ struct Formats: ParsableCommand {
         out.write("Meridian's own (read, write):\n")
         for format in FormatRegistry.meridian.formats {
             let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
-            out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
+            out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) \(format.mediaType.padding(38)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
         }
         out.write("\nGDAL \(GDAL.version)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
         out.write("by extension only \(CommonGDALFormat.extensionList)):\n")

@@ -25,6 +25,17 @@ import Testing
         for id in readers { #expect(targets.contains(id), "no fuzz target for \(id)") }
     }
 
+    /// `meridian formats` lists every registered format, with its media type and extensions.
+    @Test func formatsListsTheRegistry() throws {
+        let listed = try meridian(["formats"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n").map(String.init)
+        for format in FormatRegistry.standard.formats {
+            let line = lines.first { $0.hasPrefix("  \(format.id) ") }
+            #expect(line?.contains(format.mediaType) == true && line?.contains("." + format.extensions[0]) == true, "\(format.id): \(line ?? "missing")")
+        }
+    }
+
     /// Every extension of every format the registry reads is taken by `meridian tile` as vector
     /// data: the features, written in that format by its own writer, become vector tiles.
     @Test func everyRegisteredExtensionTiles() throws {

@@ -6,7 +6,7 @@ import MeridianGeometry
 // here, where the registry can name it.
 
 /// What a picture (SVG or PNG) shows and how big it is.
-public struct PictureOptions: FormatWriteOptions {
+public struct PictureOptions: FormatWriteOptions, Hashable {
     /// Size in points (CSS pixels); PNG multiplies by `scale`.
     public var width: Int
     /// Height in points (CSS pixels); PNG multiplies by `scale`.

@@ -3,8 +3,8 @@ import MeridianGeometry
 
 /// What one Meridian process asks of a helper's hidden subcommand (`meridian-gdal ogr-read`,
 /// `ogr-write`, `meridian-draw picture`), as one type that both sides share: the asking side
-/// makes the request and runs ``arguments``; the helper's subcommand reads it back with
-/// ``init(arguments:)``. The request travels as words `name=value`, one per field that has a
+/// makes the request and runs its ``arguments``; the helper's subcommand reads it back with
+/// ``init(words:)``. The request travels as words `name=value`, one per field that has a
 /// value: no word starts with a dash, so none is ever taken for an option (a heading of -30, a
 /// path starting with `-`), and every value comes back exactly (doubles in their shortest
 /// exact form).
@@ -25,7 +25,7 @@ extension HelperRequest {
     public var arguments: [String] { [Self.subcommand] + words }
 
     /// The request that `words` (the arguments after the subcommand) carry.
-    /// - Throws: ``MeridianError`` (`usage`) for a word that is not `name=value`, a field the
+    /// - Throws: `MeridianError` (`usage`) for a word that is not `name=value`, a field the
     ///   request does not have or has once only, a missing field or a value that does not read.
     public init(words: [String]) throws {
         try self.init(fields: HelperRequestFields(words, subcommand: Self.subcommand))
@@ -101,7 +101,7 @@ public struct OGRReadRequest: HelperRequest {
     public static let subcommand = "ogr-read"
     /// The file GDAL opens (standard input's copy, when that is what is read).
     public var input: String
-    /// What messages call the input (`<stdin>`), when not ``input``.
+    /// What messages call the input (`<stdin>`), when not `input`.
     public var name: String?
     /// The only GDAL driver to try; nil lets GDAL recognise the content.
     public var driver: String?

@@ -27,7 +27,7 @@ public final class GPXWriter: FeatureWriter {
     /// - Parameters:
     ///   - sink: Where the GPX goes.
     ///   - options: `precision` rounds coordinates; ``GPXWriteOptions`` may write lines as routes.
-    /// - Throws: ``MeridianError`` (`io`) when the scratch files cannot be created.
+    /// - Throws: `MeridianError` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options

@@ -43,7 +43,7 @@ public final class GeoJSONWriter: FeatureWriter {
 
     /// Writes one Feature: as the collection's next element, or as a record of a text sequence (on
     /// its own line, after an RS byte when its settings or its path ask for one).
-    /// - Throws: ``MeridianError`` (`io`) for a write failure so far.
+    /// - Throws: `MeridianError` (`io`) for a write failure so far.
     public func write(_ feature: Feature) throws {
         if sequence {
             if recordSeparator { sink.write(byte: 0x1E) }

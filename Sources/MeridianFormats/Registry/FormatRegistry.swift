@@ -138,7 +138,7 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - path: Where the output goes.
     ///   - options: Precision, layout and format-specific options.
     /// - Returns: The format's path writer.
-    /// - Throws: ``MeridianError`` (`usage`) if the format is not written to paths of its own,
+    /// - Throws: `MeridianError` (`usage`) if the format is not written to paths of its own,
     ///   ``FormatOptionsMismatch`` if `options` holds another format's settings.
     public func pathWriter(for path: String, options: WriteOptions = .init()) throws -> any PathFeatureWriter {
         guard let makePathWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName) to a path of its own") }
@@ -151,7 +151,7 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - sink: Where the bytes go; the caller commits or abandons the file behind it.
     ///   - options: Precision, layout and format-specific options.
     /// - Returns: The format's writer; call `begin`, `write` for each feature, then `finish`.
-    /// - Throws: ``MeridianError`` (`usage`) if the format cannot be written to a stream,
+    /// - Throws: `MeridianError` (`usage`) if the format cannot be written to a stream,
     ///   ``FormatOptionsMismatch`` if `options` holds another format's settings.
     public func writer(for sink: OutputSink, options: WriteOptions = .init()) throws -> any FeatureWriter {
         guard let makeWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName)") }

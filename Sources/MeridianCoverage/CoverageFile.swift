@@ -11,7 +11,7 @@ public enum CoverageFile {
     ///   - sink: Where the GeoJSON goes; the caller flushes it.
     /// - Throws: What writing to `sink` throws.
     public static func write(_ coverage: MultiPolygon, to sink: OutputSink) throws {
-        try writeGeoJSONGeometry(.multiPolygon(coverage), to: sink, options: WriteOptions(precision: 6, pretty: true))
+        try writeGeoJSONGeometry(.multiPolygon(coverage), to: sink, options: WriteOptions(precision: 6, formatOptions: GeoJSONWriteOptions(pretty: true)))
     }
 
     /// Every issue `validate --strict` reports in the file `write` makes (lines and columns are

@@ -175,5 +175,5 @@ final class CairoCanvas: PictureCanvas {
 
 extension FeatureFormat {
     /// A PNG picture of the features (and an optional basemap), drawn with cairo.
-    public static let png = PictureKind.png.format { sink, options in try PictureWriter(canvas: CairoCanvas(sink: sink), options: options.picture) }
+    public static let png = PictureKind.png.format { sink, options in try PictureWriter(canvas: CairoCanvas(sink: sink), options: options.settings(PictureOptions.self)) }
 }

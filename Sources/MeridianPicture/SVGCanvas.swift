@@ -123,7 +123,7 @@ final class SVGCanvas: PictureCanvas {
 
 extension FeatureFormat {
     /// SVG 1.1 in Web Mercator, fitted to the data or to the stated view, styled by simplestyle.
-    public static let svg = PictureKind.svg.format { sink, options in try PictureWriter(canvas: SVGCanvas(sink: sink), options: options.picture) }
+    public static let svg = PictureKind.svg.format { sink, options in try PictureWriter(canvas: SVGCanvas(sink: sink), options: options.settings(PictureOptions.self)) }
 
     /// The picture formats drawn in this process, for a registry: `FormatRegistry.standard.adding(FeatureFormat.pictures)`.
     public static let pictures: [FeatureFormat] = PictureKind.allCases.map(picture)

@@ -24,26 +24,26 @@ struct MeridianDraw: ParsableCommand {
 }
 
 /// `meridian-draw picture`: features (a GeoJSON text sequence) drawn as an SVG or PNG picture on
-/// standard output. Not for people: `meridian` runs it, passes its picture options on and
+/// standard output, as a `PictureRequest` asks. Not for people: `meridian` runs it and
 /// reports the warnings and the error this prints as JSON lines on standard error.
 struct DrawPicture: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "picture", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: PictureRequest.subcommand, shouldDisplay: false)
 
-    @Option(name: .customLong("to")) var format: PictureKind
-    @OptionGroup var picture: PictureHelperOptions
-    @Argument var input: String
+    /// The `PictureRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try PictureRequest(words: self.request)
         let reporter = Reporter.toParentProcess
         try reporter.run {
             // No features make an empty file, which is still a picture (of the world, or the view).
-            let features = try BufferedInput.open(input)
+            let features = try BufferedInput.open(request.input)
             let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
-            var options = WriteOptions()
-            options.picture = picture.options
+            var options = WriteOptions(formatOptions: request.options)
             options.diagnostics = { reporter.report($0) }
             let out = OutputSink.standardOutput()
-            let writer = try FeatureFormat.picture(format).writer(for: out, options: options)
+            let writer = try FeatureFormat.picture(request.kind).writer(for: out, options: options)
             try copyFeatures(from: reader, to: writer)
             try out.flush()
         }
@@ -79,8 +79,6 @@ struct DrawTiles: ParsableCommand {
     }
 }
 
-// (An executable's own conformance: the libraries know nothing of argument parsing.)
-extension PictureKind: ExpressibleByArgument {}
 
 /// The basemap's errors in the words of `meridian`'s options.
 extension BasemapError: WordedForCommandLine {

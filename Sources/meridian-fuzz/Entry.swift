@@ -7,6 +7,8 @@ import MeridianFormats
 //   owns main and calls LLVMFuzzerTestOneInput with the target named by $MERIDIAN_FUZZ_TARGET;
 // - built normally, `meridian-fuzz TARGET FILE…` replays inputs (a finding's reproducer, the
 //   seed corpus) through the same code, which is how findings become regression tests.
+// Either way `meridian-fuzz --list-targets` prints the targets' names, one a line: Scripts/fuzz
+// runs them all, so a format added to the registry is fuzzed without naming it there.
 
 #if FUZZING
 import CLibFuzzer
@@ -16,6 +18,10 @@ nonisolated(unsafe) private var target: (([UInt8]) -> Void)?
 // SwiftPM links an executable's entry as `<module>_main`; libFuzzer's driver runs from there.
 @_cdecl("meridian_fuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    if argc == 2, let first = argv[1], String(cString: first) == FuzzTargets.listOption {
+        FuzzTargets.printNames()
+        return 0
+    }
     var count = argc
     var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
     return LLVMFuzzerRunDriver(&count, &arguments) { data, size in fuzzOneInput(data!, size) }
@@ -39,6 +45,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 struct Replay {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == [FuzzTargets.listOption] {
+            FuzzTargets.printNames()
+            return
+        }
         guard let name = arguments.first, let target = FuzzTargets.all[name], arguments.count > 1 else {
             Reporter.printError("usage: meridian-fuzz TARGET FILE…  (targets: \(FuzzTargets.all.keys.sorted().joined(separator: ", ")))")
             exit(64)

@@ -9,15 +9,17 @@ import MeridianRaster
 /// throw": a crash, a hang or a trap in any of them is a finding. Errors are expected (most
 /// fuzz inputs are broken); only the way a parser fails is under test.
 enum FuzzTargets {
-    static let all: [String: @Sendable ([UInt8]) -> Void] = [
-        "geojson": { read($0, format: "geojson") },
-        "geojsonseq": { read($0, format: "geojsonseq") },
-        "kml": { read($0, format: "kml") },
-        "kmz": { read($0, format: "kmz") },
-        "gpx": { read($0, format: "gpx") },
-        "wkt": { read($0, format: "wkt") },
-        "wkb": { read($0, format: "wkb") },
-        "csv": { read($0, format: "csv") },
+    /// Every target by name: one per format the registry reads, then the other parsers.
+    static let all: [String: @Sendable ([UInt8]) -> Void] = readers.merging(others) { reader, _ in reader }
+
+    /// One target per format the registry reads, named by the format's id: a format added to
+    /// the registry is fuzzed from then on, with nothing to add here.
+    static let readers: [String: @Sendable ([UInt8]) -> Void] = Dictionary(uniqueKeysWithValues: FormatRegistry.standard.readable.map { format in
+        (format.id, { @Sendable bytes in read(bytes, format: format) })
+    })
+
+    /// The parsers that are not a format's reader.
+    static let others: [String: @Sendable ([UInt8]) -> Void] = [
         "coverage": { bytes in _ = CoverageValidator().validate(bytes: bytes, name: "fuzz.geojson") },
         "mvt": { bytes in _ = try? VectorTile(decoding: bytes) },
         "pmtiles": { readPyramidFile($0, suffix: ".pmtiles") },
@@ -32,12 +34,22 @@ enum FuzzTargets {
         "points": { bytes in _ = try? ControlPointFile(bytes: bytes, path: "fuzz.points") },
     ]
 
+    /// The argument that lists the targets instead of running one.
+    static let listOption = "--list-targets"
+
+    /// Prints the targets' names, sorted, one a line.
+    static func printNames() {
+        let out = OutputSink.standardOutput()
+        for name in all.keys.sorted() { out.write(name + "\n") }
+        try? out.flush()
+    }
+
     /// The run the state seeds (Tests/Fixtures/fuzz-seeds/tiling-state, shard-mark) record.
     static let seedRun = TilingRunIdentity(lines: ["input /fuzz/chart.tif", "zoom 0-5", "tile-format png"])
 
-    static func read(_ bytes: [UInt8], format: String) {
+    static func read(_ bytes: [UInt8], format: FeatureFormat) {
         do {
-            let reader = try FormatRegistry.standard.format(named: format).reader(for: BufferedInput(bytes: bytes, name: "fuzz"))
+            let reader = try format.reader(for: BufferedInput(bytes: bytes, name: "fuzz"))
             _ = try reader.readMetadata()
             while try reader.next() != nil {}
         } catch {}

@@ -15,16 +15,14 @@ import MeridianTiles
 /// `meridian tile` for vector data: Mapbox Vector Tiles, one layer per input, or image tiles of
 /// the features drawn as `meridian render` draws them (`--tile-format png`, `jpeg` or `webp`).
 extension Tile {
-    /// Extensions of Meridian's own vector formats (KML and KMZ are vector unless they hold a GroundOverlay).
-    static let vectorExtensions: Set<String> = ["geojson", "json", "geojsonl", "geojsons", "geojsonseq", "gpx", "csv", "wkt"]
-
     /// Whether `path` is vector data to tile (not a raster, a GroundOverlay or a folder of them).
     static func isVector(_ path: String) -> Bool {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { return false }
-        let suffix = (path as NSString).pathExtension.lowercased()
-        if vectorExtensions.contains(suffix) { return true }
-        if suffix == "kml" || suffix == "kmz" { return !RasterSource.holdsGroundOverlay(path) }
+        // Any format the registry reads, as `readLayers` reads it; KML and KMZ unless they hold a GroundOverlay.
+        if let format = FormatRegistry.standard.knownFormat(forPath: path), format.canRead {
+            return format == .kml || format == .kmz ? !RasterSource.holdsGroundOverlay(path) : true
+        }
         GDAL.setUp()
         return GDALIdentifyDriverEx(path, UInt32(GDAL_OF_RASTER), nil, nil) == nil
             && GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), nil, nil) != nil

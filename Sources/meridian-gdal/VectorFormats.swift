@@ -21,7 +21,7 @@ struct Formats: ParsableCommand {
         out.write("Meridian's own (read, write):\n")
         for format in FormatRegistry.meridian.formats {
             let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
-            out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
+            out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) \(format.mediaType.padding(38)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
         }
         out.write("\nGDAL \(GDAL.version)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
         out.write("by extension only \(CommonGDALFormat.extensionList)):\n")
@@ -38,20 +38,19 @@ struct Formats: ParsableCommand {
 /// `meridian` to read through a pipe. Not for people: `meridian convert file.shp` runs it, and
 /// reports the warnings and the error this prints as JSON lines on standard error.
 struct OGRRead: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ogr-read", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: OGRReadRequest.subcommand, shouldDisplay: false)
 
-    /// The only driver to try (`--from`); without it GDAL recognises the content.
-    @Option(name: .customLong("from")) var format: String?
-    @Option var layer: String?
-    /// What messages call the input (`<stdin>` when it is standard input's copy).
-    @Option var name: String?
-    @Argument var input: String
+    /// The `OGRReadRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try OGRReadRequest(words: self.request)
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let driver = try format.map { try OGRFormats.driver(named: $0, path: nil) }
-            let reader = try OGRReader(path: input, name: name, layer: layer, driver: driver?.name, diagnostics: reporter.report)
+            let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
+            let reader = try OGRReader(path: request.input, name: request.name, layer: request.layer, driver: driver?.name,
+                                       diagnostics: reporter.report)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
             try out.flush()
@@ -63,18 +62,19 @@ struct OGRRead: ParsableCommand {
 /// moved into place. Not for people: `meridian convert … -o file.gpkg` runs it, and reports
 /// the warnings and the error this prints as JSON lines on standard error.
 struct OGRWrite: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ogr-write", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: OGRWriteRequest.subcommand, shouldDisplay: false)
 
-    @Option(name: .customLong("to")) var format: String?
-    @Option(name: .shortAndLong) var output: String
-    @Argument var input: String
+    /// The `OGRWriteRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try OGRWriteRequest(words: self.request)
         let reporter = Reporter.toParentProcess
         try reporter.run {
-            let driver = try OGRFormats.driver(named: format, path: output)
-            let source = try FeatureInput(path: input, format: "geojsonseq")
-            let writer = try OGRWriter(driver: driver, path: output, diagnostics: reporter.report)
+            let driver = try OGRFormats.driver(named: request.driver, path: request.output)
+            let source = try FeatureInput(path: request.input, format: FeatureFormat.geoJSONSeq.id)
+            let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
             try copyFeatures(from: source.reader, to: writer)
             try writer.commit()
         }

@@ -7,10 +7,10 @@ import MeridianGeometry
 /// GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, GML, …) for every subcommand,
 /// served by `meridian-gdal` so that this process never loads GDAL:
 ///
-/// - reading runs `meridian-gdal ogr-read PATH`, which streams the features back as a GeoJSON
+/// - reading runs `meridian-gdal ogr-read` (an `OGRReadRequest`), which streams the features back as a GeoJSON
 ///   text sequence on a pipe (numbers exact both ways);
 /// - writing sets the features aside (a GeoJSON text sequence in a scratch file) and, on
-///   commit, runs `meridian-gdal ogr-write`, which writes the file(s) out of sight and moves them
+///   commit, runs `meridian-gdal ogr-write` (an `OGRWriteRequest`), which writes the file(s) out of sight and moves them
 ///   into place, so nothing partial is ever visible;
 /// - both report their warnings and errors as JSON lines on standard error, which `meridian`
 ///   reports as its own (`HelperDiagnostics`), so `--quiet` and the message form hold for them.
@@ -48,20 +48,20 @@ enum GDALFormats {
         }
         return FeatureFormat(
             id: driver ?? "gdal", displayName: driver.map { "\($0) (through GDAL)" } ?? "a GDAL format", extensions: extensions,
-            hasLayers: true,
+            // GDAL names no media type for most of its drivers: bytes, as far as Meridian can tell.
+            mediaType: "application/octet-stream", hasLayers: true,
             reader: { input, options in
-                let from = driver.map { ["--from", $0] } ?? []
-                let layer = options.layer.map { ["--layer", $0] } ?? []
                 if let path = input.regularFilePath {
-                    return try ChildFeatureReader(["ogr-read"] + from + layer + [path], name: path, diagnostics: options.diagnostics)
+                    return try ChildFeatureReader(OGRReadRequest(input: path, driver: driver, layer: options.layer).arguments, name: path,
+                                                  diagnostics: options.diagnostics)
                 }
                 // GDAL's drivers read files by path, most with random access: standard input or
                 // a pipe is set aside first (named with the format's extension, which some drivers check),
                 // and kept while the child reads it.
                 let suffix = extensions.first.map { ".\($0)" } ?? ""
                 let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)
-                return try ChildFeatureReader(["ogr-read"] + from + layer + ["--name", input.name, scratch.path], name: input.name,
-                                              diagnostics: options.diagnostics, keeping: scratch)
+                return try ChildFeatureReader(OGRReadRequest(input: scratch.path, name: input.name, driver: driver, layer: options.layer).arguments,
+                                              name: input.name, diagnostics: options.diagnostics, keeping: scratch)
             },
             pathWriter: writer
         )
@@ -190,7 +190,8 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (_, diagnostics) = try HelperExecutable.gdal.start(["ogr-write", "--to", driver, "-o", path, spill.path], for: GDALFormats.purpose)
+        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: spill.path, driver: driver, output: path).arguments,
+                                                               for: GDALFormats.purpose)
         try diagnostics.finish(warnings: warnings)
     }
 

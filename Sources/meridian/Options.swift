@@ -57,21 +57,46 @@ struct OutputFileOptions: ParsableArguments {
         }
     }
 
-    /// The writer's options, with its warnings going to `reporter`.
-    func writeOptions(reporter: Reporter) -> WriteOptions {
-        var options = WriteOptions(precision: precision, pretty: pretty, gpxRoutes: gpxRoutes)
-        options.picture = picture.options
+    /// Each format's own settings as the flags give them, with the flags that were given.
+    private var formatSettings: [(flags: [String], settings: any FormatWriteOptions)] {
+        var mapKitSettings = mapKit.options
         // Each generated file gets its own type, so several compile into one app.
-        options.swiftTypeName = mapKit.swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
-        options.mapKit = mapKit.options
+        mapKitSettings.typeName = mapKit.swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
+        return [
+            (pretty ? ["--pretty"] : [], GeoJSONWriteOptions(pretty: pretty)),
+            (gpxRoutes ? ["--gpx-routes"] : [], GPXWriteOptions(routes: gpxRoutes)),
+            (mapKit.given, mapKitSettings),
+            (picture.given, picture.options),
+        ]
+    }
+
+    /// The writer's options for `format`: its own settings from the flags, its warnings going
+    /// to `reporter`. A flag for another format's settings is refused (64), never ignored.
+    func writeOptions(for format: FeatureFormat, reporter: Reporter) throws -> WriteOptions {
+        if precision != nil && !format.roundsCoordinates {
+            throw MeridianError(.usage, "--precision does not apply to \(format.displayName) output",
+                                hint: "\(format.displayName) is written without rounding: leave --precision out")
+        }
+        var options = WriteOptions(precision: precision)
+        for (flags, settings) in formatSettings {
+            if format.takes(settings) {
+                options.formatOptions = settings
+            } else if let flag = flags.first {
+                let takers = FormatRegistry.commandLine.formats.filter { $0.takes(settings) }.map(\.id)
+                throw MeridianError(.usage, "\(flag) does not apply to \(format.displayName) output",
+                                    hint: "it is for \(listed(takers)) output; leave it out")
+            }
+        }
         options.generator = Meridian.invokedCommand
         options.diagnostics = { reporter.report($0) }
         return options
     }
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
-    func open(format: String? = nil, protecting input: String? = nil, reporter: Reporter) throws -> FeatureOutput {
-        try FeatureOutput(path: output, format: format, options: writeOptions(reporter: reporter), protectedInput: input, registry: .commandLine)
+    func open(format name: String? = nil, protecting input: String? = nil, reporter: Reporter) throws -> FeatureOutput {
+        let path = output == "-" ? nil : output
+        let format = try FormatRegistry.commandLine.outputFormat(path: path, explicit: name, fallback: .geoJSON)
+        return try FeatureOutput(path: output, chosen: format, options: writeOptions(for: format, reporter: reporter), protectedInput: input)
     }
 
     /// What a position off the globe is for this output in `format` (else its extension's):
@@ -98,16 +123,16 @@ struct MapKitSourceArguments: ParsableArguments {
         "MapKit Swift: the name of the enum that holds the overlays (default: the output file's name in UpperCamelCase, Flight.swift → Flight; MeridianOverlays on standard output).",
         valueName: "name"))
     var swiftType: String?
-    @Option(help: ArgumentHelp("The MKOverlayLevel the generated add(to:) puts overlays at.", valueName: "above-roads|above-labels"))
-    var overlayLevel = MapKitSourceOptions.OverlayLevel.aboveRoads
+    @Option(help: ArgumentHelp("The MKOverlayLevel the generated add(to:) puts overlays at (default: above-roads).", valueName: "above-roads|above-labels"))
+    var overlayLevel: MapKitSourceOptions.OverlayLevel?
     @Option(help: ArgumentHelp("The property whose value is each marker's clusteringIdentifier (default: its layer, else its KML folder, else the type's name).", valueName: "property"))
     var clusterBy: String?
     @Option(help: ArgumentHelp("The property giving each marker's displayPriority: a number from 0 to 1000, or required, high, low (default: required).", valueName: "property"))
     var displayPriorityBy: String?
     @Option(help: ArgumentHelp(
-        "Coordinates as Swift literals, or a GeoJSON resource beside the output read with MKGeoJSONDecoder; auto writes a resource past \(MapKitSourceOptions.literalPositionLimit) positions, which compile slowly as literals.",
+        "Coordinates as Swift literals, or a GeoJSON resource beside the output read with MKGeoJSONDecoder; auto writes a resource past \(MapKitSourceOptions.literalPositionLimit) positions, which compile slowly as literals (default: auto).",
         valueName: "auto|literals|resource"))
-    var swiftGeometry = MapKitSourceOptions.GeometryForm.auto
+    var swiftGeometry: MapKitSourceOptions.GeometryForm?
 
     func validate() throws {
         if let swiftType, !MapKitSourceWriter.isTypeName(swiftType) {
@@ -115,13 +140,21 @@ struct MapKitSourceArguments: ParsableArguments {
         }
     }
 
+    /// The settings given, the type's name left to the output's path.
     var options: MapKitSourceOptions {
         var options = MapKitSourceOptions()
-        options.overlayLevel = overlayLevel
+        options.typeName = swiftType
+        options.overlayLevel = overlayLevel ?? options.overlayLevel
         options.clusterBy = clusterBy
         options.displayPriorityBy = displayPriorityBy
-        options.geometry = swiftGeometry
+        options.geometry = swiftGeometry ?? options.geometry
         return options
+    }
+
+    /// The options given on the command line, for refusing them where they do not apply.
+    var given: [String] {
+        [(swiftType != nil, "--swift-type"), (overlayLevel != nil, "--overlay-level"), (clusterBy != nil, "--cluster-by"),
+         (displayPriorityBy != nil, "--display-priority-by"), (swiftGeometry != nil, "--swift-geometry")].filter(\.0).map(\.1)
     }
 }
 
@@ -130,12 +163,12 @@ extension MapKitSourceOptions.GeometryForm: ExpressibleByArgument {}
 
 /// What an SVG or PNG output shows: size, scale, heading, view and basemap.
 struct PictureArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("The picture's size in points.", valueName: PictureSize.syntax.valueName))
-    var size = PictureSize(width: 800, height: 600)
-    @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens).", valueName: "n")) var scale = 1
+    @Option(help: ArgumentHelp("The picture's size in points (default: 800x600).", valueName: PictureSize.syntax.valueName))
+    var size: PictureSize?
+    @Option(help: ArgumentHelp("PNG pixels per point (1, 2 or 3, as Apple's screens; default: 1).", valueName: "n")) var scale: Int?
     // .unconditional: a negative heading ("-75") is a value, not an option.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Degrees clockwise from north that point up; the turned data (or the whole stated view) is fitted in.", valueName: "deg"))
-    var heading = 0.0
+    @Option(parsing: .unconditional, help: ArgumentHelp("Degrees clockwise from north that point up (default: 0); the turned data (or the whole stated view) is fitted in.", valueName: "deg"))
+    var heading: Double?
     @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: DegreeBox.syntax.valueName))
     var view: DegreeBox?
     @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: TileAddress.syntax.valueName)) var viewTile: TileAddress?
@@ -143,8 +176,8 @@ struct PictureArguments: ParsableArguments {
     var basemap: String?
 
     func validate() throws {
-        guard (1...3).contains(scale) else { throw ValidationError("--scale takes 1, 2 or 3") }
-        try requireFinite([(heading, "--heading")])
+        if let scale, !(1...3).contains(scale) { throw ValidationError("--scale takes 1, 2 or 3") }
+        if let heading { try requireFinite([(heading, "--heading")]) }
         guard view == nil || viewTile == nil else { throw ValidationError("give --view or --view-tile, not both") }
         _ = try view?.requireOneSide(of: "--view")
     }
@@ -159,8 +192,17 @@ struct PictureArguments: ParsableArguments {
         return viewTile?.tile().mapRect
     }
 
+    /// The picture's settings: the options given, the defaults for the others.
     var options: PictureOptions {
-        PictureOptions(width: size.width, height: size.height, scale: scale, heading: heading, view: viewRect, basemap: basemap)
+        let defaults = PictureOptions()
+        return PictureOptions(width: size?.width ?? defaults.width, height: size?.height ?? defaults.height, scale: scale ?? defaults.scale,
+                              heading: heading ?? defaults.heading, view: viewRect, basemap: basemap)
+    }
+
+    /// The options given on the command line, for refusing them where they do not apply.
+    var given: [String] {
+        [(size != nil, "--size"), (scale != nil, "--scale"), (heading != nil, "--heading"), (view != nil, "--view"),
+         (viewTile != nil, "--view-tile"), (basemap != nil, "--basemap")].filter(\.0).map(\.1)
     }
 }
 

@@ -37,17 +37,55 @@ import Testing
     }
 }
 
-@Suite struct PictureHelperOptionsTests {
-    /// What `meridian` passes `meridian-draw` reads back as the very same options, negative
-    /// numbers and all.
+@Suite struct HelperRequestTests {
+    /// What `meridian` passes `meridian-draw` reads back as the very same request, negative
+    /// numbers, awkward paths and all.
     @Test(arguments: [
-        PictureOptions(),
-        PictureOptions(width: 480, height: 320, scale: 3, heading: -75.25,
-                       view: MapRect(x: 0.1 + 0.2, y: 1.0 / 3.0, width: 12_345.678_9, height: 1e-7), basemap: "-tiles/chart dir"),
+        PictureRequest(kind: .png, options: PictureOptions(), input: "/tmp/features.geojsons"),
+        PictureRequest(kind: .svg, options: PictureOptions(width: 480, height: 320, scale: 3, heading: -75.25,
+                                                           view: MapRect(x: 0.1 + 0.2, y: 1.0 / 3.0, width: 12_345.678_9, height: 1e-7),
+                                                           basemap: "-tiles/chart dir=x"),
+                       input: "-odd name=\n.geojsons"),
     ])
-    func optionsTravelExactly(_ options: PictureOptions) throws {
-        let parsed = try PictureHelperOptions.parse(PictureHelperOptions.arguments(for: options)).options
-        #expect(parsed.width == options.width && parsed.height == options.height && parsed.scale == options.scale)
-        #expect(parsed.heading == options.heading && parsed.view == options.view && parsed.basemap == options.basemap)
+    func picturesTravelExactly(_ request: PictureRequest) throws {
+        #expect(request.arguments.first == "picture")
+        #expect(try PictureRequest(words: Array(request.arguments.dropFirst())) == request)
+        #expect(request.words.allSatisfy { !$0.hasPrefix("-") })  // never taken for an option
+    }
+
+    /// `ogr-read` and `ogr-write` requests, with and without their optional fields.
+    @Test(arguments: [
+        OGRReadRequest(input: "roads.gpkg"),
+        OGRReadRequest(input: "/tmp/stdin-1.shp", name: "<stdin>", driver: "ESRI Shapefile", layer: "=a layer, with = signs"),
+    ])
+    func ogrReadsTravelExactly(_ request: OGRReadRequest) throws {
+        #expect(request.arguments.first == "ogr-read")
+        #expect(try OGRReadRequest(words: request.words) == request)
+    }
+
+    @Test(arguments: [
+        OGRWriteRequest(input: "/tmp/spill.geojsons", driver: nil, output: "out.gpkg"),
+        OGRWriteRequest(input: "/tmp/spill.geojsons", driver: "MapInfo File", output: "-dash/out.tab"),
+    ])
+    func ogrWritesTravelExactly(_ request: OGRWriteRequest) throws {
+        #expect(request.arguments.first == "ogr-write")
+        #expect(try OGRWriteRequest(words: request.words) == request)
+    }
+
+    /// A word that is not one of the request's fields, a field given twice or missing, or a
+    /// number that does not read is refused, never ignored.
+    @Test(arguments: [
+        ["input=a", "colour=red"], ["input=a", "input=b"], ["driver=GPKG"], ["--input=a"], ["input"],
+    ])
+    func malformedReadRequestsAreRefused(_ words: [String]) {
+        #expect(throws: MeridianError.self) { try OGRReadRequest(words: words) }
+    }
+
+    @Test(arguments: [
+        ["kind=png", "input=a", "width=wide"], ["kind=png", "input=a", "view=1,2,3"], ["kind=png", "input=a", "heading=nan"],
+        ["kind=tiff", "input=a"], ["kind=png"],
+    ])
+    func malformedPictureRequestsAreRefused(_ words: [String]) {
+        #expect(throws: MeridianError.self) { try PictureRequest(words: words) }
     }
 }

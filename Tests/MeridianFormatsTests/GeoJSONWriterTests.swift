@@ -30,7 +30,7 @@ import MeridianGeometry
 
     @Test func prettyOutputReadsBackTheSame() throws {
         let original = try readAll(path: fixture("geojson/edge-cases.geojson"))
-        let text = try write(original, options: WriteOptions(pretty: true))
+        let text = try write(original, options: WriteOptions(formatOptions: GeoJSONWriteOptions(pretty: true)))
         #expect(text.contains("\n    {\n      \"type\": \"Feature\",\n      \"id\": \"a-1\","))
         #expect(text.contains("\"coordinates\": [8.5417, 47.3769, 408.0]"))
         #expect(identical(try readAll(text: text).features, original.features))
@@ -43,7 +43,7 @@ import MeridianGeometry
         #expect(!text.contains("FeatureCollection"))
         #expect(identical(try readAll(text: text).features, original.features))
 
-        let rs = try write(original, options: WriteOptions(recordSeparator: true), sequence: true)
+        let rs = try write(original, options: WriteOptions(formatOptions: GeoJSONSeqWriteOptions(recordSeparator: true)), sequence: true)
         #expect(rs.hasPrefix("\u{1E}{\"type\":\"Feature\""))
         #expect(identical(try readAll(text: rs, layout: .sequence).features, original.features))
     }

@@ -41,9 +41,10 @@ import Testing
     /// A two-part polygon is one MultiPolygon of MKPolygon parts; features styled alike share one
     /// `styles` entry; the overlay level reaches the source; every helper is nested in the type.
     @Test func multiPartsSharedStylesAndLevel() throws {
-        var options = WriteOptions()
-        options.swiftTypeName = "Basins"
-        options.mapKit.overlayLevel = .aboveLabels
+        var mapKit = MapKitSourceOptions()
+        mapKit.typeName = "Basins"
+        mapKit.overlayLevel = .aboveLabels
+        let options = WriteOptions(formatOptions: mapKit)
         let red: JSONObject = ["stroke": "#ff0000"]
         let text = try source([
             Feature(geometry: .multiPolygon(MultiPolygon([Polygon(Self.square), Polygon(Self.square)])), properties: red),
@@ -69,7 +70,9 @@ import Testing
         let text = try source([Feature(geometry: .lineString(LineString(long)))], options: options)
         #expect(text.contains("return Polyline(coordinates: c, count: c.count)"))
         #expect(warnings.count == 1 && warnings[0].message.contains("compile slowly"), "\(warnings)")
-        options.mapKit.geometry = .resource
+        var resource = MapKitSourceOptions()
+        resource.geometry = .resource
+        options.formatOptions = resource
         #expect(throws: MeridianError.self) { try MapKitSourceWriter(sink: OutputSink(collectingAs: "Swift"), options: options) }
     }
 
@@ -78,8 +81,9 @@ import Testing
         try withTemporaryFolder { folder in
             let input = folder.appendingPathComponent("Harbours.geometry.geojson").path
             try "{}".write(toFile: input, atomically: true, encoding: .utf8)
-            var options = WriteOptions()
-            options.mapKit.geometry = .resource
+            var settings = MapKitSourceOptions()
+            settings.geometry = .resource
+            let options = WriteOptions(formatOptions: settings)
             let point = Feature(geometry: .point(Point(Position(longitude: 1, latitude: 2))), properties: ["name": "Pier", "marker-color": "#00f"])
             let clash = try FeatureOutput(path: folder.appendingPathComponent("Harbours.swift").path, options: options, protectedInput: input)
             // Not #expect(throws:): capturing the output in its closure crashes Swift 6.3's SendNonSendable pass.

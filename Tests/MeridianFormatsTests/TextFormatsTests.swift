@@ -192,3 +192,43 @@ func roundTripCorpus() throws -> [Feature] {
         #expect(back[0].properties?["sym"] == .string("Flag"))
     }
 }
+
+/// Each format's own write settings go to its writer only: another format's writer refuses
+/// them, before any output is opened, rather than ignore them.
+@Suite struct FormatWriteOptionsTests {
+    @Test func anotherFormatsSettingsAreRefused() throws {
+        let sink = OutputSink(collectingAs: "out")
+        #expect(throws: FormatOptionsMismatch.self) {
+            try FeatureFormat.kml.writer(for: sink, options: WriteOptions(formatOptions: GPXWriteOptions(routes: true)))
+        }
+        #expect(throws: FormatOptionsMismatch.self) {
+            try FeatureFormat.geoJSONSeq.writer(for: sink, options: WriteOptions(formatOptions: GeoJSONWriteOptions(pretty: true)))
+        }
+        _ = try FeatureFormat.gpx.writer(for: sink, options: WriteOptions(formatOptions: GPXWriteOptions(routes: true)))
+        try withTemporaryFolderPath { folder in
+            #expect(throws: FormatOptionsMismatch.self) {
+                try FeatureOutput(path: folder + "/out.csv", options: WriteOptions(formatOptions: MapKitSourceOptions()))
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+            #expect(left.isEmpty)
+        }
+    }
+
+    /// Every registered format names a media type, and the type of settings it declares is the
+    /// one it takes.
+    @Test func everyFormatDeclaresItself() {
+        for format in FormatRegistry.standard.formats {
+            #expect(format.mediaType.contains("/"), "\(format.id)")
+            if let type = format.writeOptionsType { #expect(format.takes(type.init()), "\(format.id)") }
+        }
+    }
+
+    /// GPX's own setting reaches its writer: lines become routes.
+    @Test func gpxRoutesReachTheWriter() throws {
+        let line = Feature(geometry: .lineString(LineString([Position(longitude: 1, latitude: 2), Position(longitude: 3, latitude: 4)])))
+        let (routes, _) = try roundTrip([line], format: "gpx", options: WriteOptions(formatOptions: GPXWriteOptions(routes: true)))
+        let (tracks, _) = try roundTrip([line], format: "gpx")
+        #expect(routes.contains("<rte>") && !routes.contains("<trk>"))
+        #expect(tracks.contains("<trk>") && !tracks.contains("<rte>"))
+    }
+}

@@ -17,8 +17,8 @@ import Testing
             let pier = Feature(geometry: .point(Point(Position(longitude: 8.5405, latitude: 47.3655))),
                                properties: ["name": .string("Pier"), "marker-color": .string("#d00000")])
 
-            var options = WriteOptions()
-            options.picture = PictureOptions(width: 640, height: 480, scale: 2)
+            var picture = PictureOptions(width: 640, height: 480, scale: 2)
+            let options = WriteOptions(formatOptions: picture)
 
             let target = try OutputTarget.open(folder + "/lake.png")
             try target.commit {
@@ -32,7 +32,7 @@ import Testing
             #expect(word(16) == 1280 && word(20) == 960)
 
             let shown = MapRect(enclosing: [Position(longitude: 8.50, latitude: 47.34), Position(longitude: 8.60, latitude: 47.40)])
-            options.picture.view = shown
+            picture.view = shown
 
             let viewport = Viewport(showing: shown, width: 640, height: 480)
             let centre = viewport.point(MapPoint(x: shown.midX, y: shown.midY))  // (320, 240)

@@ -16,8 +16,7 @@ func features(_ geojson: String) throws -> FeatureList {
 /// The bytes `format` writes for `geojson` with `picture`, drawn in this process.
 func draw(_ geojson: String, as format: FeatureFormat, _ picture: PictureOptions = PictureOptions()) throws -> [UInt8] {
     let sink = OutputSink(collectingAs: "picture")
-    var options = WriteOptions()
-    options.picture = picture
+    let options = WriteOptions(formatOptions: picture)
     try copyFeatures(from: features(geojson), to: format.writer(for: sink, options: options))
     try sink.flush()
     return sink.collected

@@ -3,7 +3,7 @@ import MeridianGeometry
 
 /// Writes GPX 1.1, valid against its schema: points become waypoints (`wpt`), lines tracks
 /// (`trk`, one `trkseg` per part, times from `coordinateProperties.times`) or routes (`rte`)
-/// when `WriteOptions.gpxRoutes` is set or the feature says `_gpxType: "rte"`. GPX has no
+/// when ``GPXWriteOptions/routes`` is set or the feature says `_gpxType: "rte"`. GPX has no
 /// polygons: their rings become the segments of a track.
 ///
 /// The schema orders every `wpt` before every `rte` before every `trk`, and features arrive in
@@ -15,6 +15,7 @@ public final class GPXWriter: FeatureWriter {
     private let sink: OutputSink
     private let xml: XMLTextWriter
     private let options: WriteOptions
+    private let linesAsRoutes: Bool
     private let routes: FeatureSpill
     private let tracks: FeatureSpill
     /// Times that were not xsd:dateTime and were left out, and the first of them, for a warning.
@@ -26,11 +27,12 @@ public final class GPXWriter: FeatureWriter {
     /// A GPX writer into `sink`; routes and tracks wait in scratch files until ``finish(_:)``.
     /// - Parameters:
     ///   - sink: Where the GPX goes.
-    ///   - options: `precision` rounds coordinates; `gpxRoutes` writes lines as routes.
+    ///   - options: `precision` rounds coordinates; ``GPXWriteOptions`` may write lines as routes.
     /// - Throws: `MeridianError` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
+        linesAsRoutes = options.settings(GPXWriteOptions.self).routes
         xml = XMLTextWriter(sink: sink)
         routes = try FeatureSpill("gpx-routes")
         tracks = try FeatureSpill("gpx-tracks")
@@ -64,7 +66,7 @@ public final class GPXWriter: FeatureWriter {
         case .geometryCollection(let c):
             for index in c.geometries.indices { try write(feature.collectionMember(index)) }
         case .lineString, .multiLineString, .polygon, .multiPolygon:
-            let asRoute = (options.gpxRoutes || feature.properties?["_gpxType"]?.stringValue == "rte")
+            let asRoute = (linesAsRoutes || feature.properties?["_gpxType"]?.stringValue == "rte")
             if asRoute, case .lineString = geometry { try routes.append(feature) } else { try tracks.append(feature) }
         }
         try sink.checkForErrors()
@@ -216,10 +218,26 @@ extension GPXWriter {
     }
 }
 
+/// GPX's own write settings.
+public struct GPXWriteOptions: FormatWriteOptions, Hashable {
+    /// Write lines as routes (`rte`) rather than tracks (`trk`).
+    public var routes: Bool
+
+    /// GPX settings.
+    /// - Parameter routes: Whether lines become routes rather than tracks.
+    public init(routes: Bool) {
+        self.routes = routes
+    }
+
+    /// Lines as tracks.
+    public init() { self.init(routes: false) }
+}
+
 extension FeatureFormat {
     /// GPX 1.1 (reads 1.0 too): waypoints, routes and tracks.
     public static let gpx = FeatureFormat(
-        id: "gpx", displayName: "GPX", extensions: ["gpx"], needsGeographicCoordinates: true,
+        id: "gpx", displayName: "GPX", extensions: ["gpx"], mediaType: "application/gpx+xml",
+        writeOptions: GPXWriteOptions.self, roundsCoordinates: true, needsGeographicCoordinates: true,
         sniff: { bytes in
             guard bytes.first == UInt8(ascii: "<") else { return false }
             return String(decoding: bytes.prefix(1024), as: UTF8.self).contains("<gpx")

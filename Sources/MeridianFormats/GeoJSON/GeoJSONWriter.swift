@@ -11,20 +11,23 @@ public final class GeoJSONWriter: FeatureWriter {
     private let sink: OutputSink
     private let options: WriteOptions
     private let sequence: Bool
+    private let recordSeparator: Bool
     private var count = 0
 
     /// A GeoJSON writer into `sink`; nothing is buffered beyond the sink's own buffer.
     /// - Parameters:
     ///   - sink: Where the GeoJSON goes.
-    ///   - options: `precision` rounds coordinates, `pretty` indents a collection (never a
-    ///     sequence), `recordSeparator` starts each record of a sequence with RS.
+    ///   - options: `precision` rounds coordinates; a collection's ``GeoJSONWriteOptions`` may
+    ///     indent it, a sequence's ``GeoJSONSeqWriteOptions`` start each record with RS.
     ///   - sequence: write a text sequence (one Feature per record) instead of a collection.
     public init(sink: OutputSink, options: WriteOptions = .init(), sequence: Bool = false) {
         self.sink = sink
         self.options = options
         self.sequence = sequence
-        // A text sequence keeps each record on one line, whatever `pretty` says.
-        emitter = JSONEmitter(sink: sink, pretty: options.pretty && !sequence)
+        // A text sequence keeps each record on one line.
+        emitter = JSONEmitter(sink: sink, pretty: !sequence && options.settings(GeoJSONWriteOptions.self).pretty)
+        recordSeparator = sequence && options.settings(GeoJSONSeqWriteOptions.self).recordSeparator
+            ?? (options.outputPath?.lowercased().hasSuffix(".geojsons") ?? false)
     }
 
     /// Opens the FeatureCollection and writes the collection's members (`name`, `crs`, foreign
@@ -39,11 +42,11 @@ public final class GeoJSONWriter: FeatureWriter {
     }
 
     /// Writes one Feature: as the collection's next element, or as a record of a text sequence (on
-    /// its own line, after an RS byte when `recordSeparator` is true).
+    /// its own line, after an RS byte when its settings or its path ask for one).
     /// - Throws: `MeridianError` (`io`) for a write failure so far.
     public func write(_ feature: Feature) throws {
         if sequence {
-            if options.recordSeparator == true { sink.write(byte: 0x1E) }
+            if recordSeparator { sink.write(byte: 0x1E) }
             writeFeature(feature)
             sink.write(byte: 0x0A)
         } else {

@@ -101,28 +101,27 @@ public enum LayerSelection: MeridianFailure, Hashable {
     }
 }
 
-/// What a format's writer may be told; each writer uses the options that mean something to it.
+/// One format's own write settings (GPX's routes, GeoJSON's indentation, a picture's size):
+/// a format that has any declares their type as its `FeatureFormat.writeOptionsType`, and its
+/// writer finds them in ``WriteOptions/formatOptions``.
+public protocol FormatWriteOptions: Sendable {
+    /// The settings a writer uses when it is given none.
+    init()
+}
+
+/// What every format's writer may be told. A format's own settings travel in ``formatOptions``,
+/// as a value of that format's own type; any other format's writer refuses them.
 public struct WriteOptions: Sendable {
     /// Round coordinates to this many decimal places; nil writes the shortest text that reads
-    /// back to the same double (a bit-exact round trip).
+    /// back to the same double (a bit-exact round trip). Only formats that
+    /// ``FeatureFormat/roundsCoordinates`` use it.
     public var precision: Int?
-    /// Indent nested structures instead of writing one feature per line.
-    public var pretty: Bool
-    /// For GeoJSON text sequences: start each record with the RS byte (RFC 8142).
-    /// nil lets the format decide (yes for `.geojsons` files).
-    public var recordSeparator: Bool?
-
-    /// For GPX: write lines as routes (`rte`) rather than tracks.
-    public var gpxRoutes: Bool
-    /// For SVG and PNG: size, view and basemap.
-    public var picture = PictureOptions()
-    /// For MapKit Swift source: the name of the enum that holds the declarations (nil:
-    /// `MeridianOverlays`), so several generated files can live in one app.
-    public var swiftTypeName: String?
-    /// For MapKit Swift source: overlay level, clustering, display priority, literals or resource.
-    public var mapKit = MapKitSourceOptions()
+    /// The written format's own settings (``GeoJSONWriteOptions``, ``GPXWriteOptions``,
+    /// ``MapKitSourceOptions``, ``PictureOptions``…); nil takes the format's defaults.
+    public var formatOptions: (any FormatWriteOptions)?
     /// The output file's path (nil for standard output), for formats that write a file beside it
-    /// (MapKit Swift source's GeoJSON resource); `FeatureOutput` sets it.
+    /// (MapKit Swift source's GeoJSON resource) or take a default from its name; `FeatureOutput`
+    /// sets it.
     public var outputPath: String?
     /// The command that makes the output ("meridian geodesic"), for formats whose header names
     /// where they came from (MapKit Swift source).
@@ -133,15 +132,36 @@ public struct WriteOptions: Sendable {
     /// Options for a writer; the defaults write compact, bit-exact output.
     /// - Parameters:
     ///   - precision: Decimal places to round coordinates to, or nil for a bit-exact round trip.
-    ///   - pretty: Whether to indent nested structures.
-    ///   - recordSeparator: Whether GeoJSON text sequences start records with RS; nil lets the format
-    ///     decide.
-    ///   - gpxRoutes: Whether GPX writes lines as routes rather than tracks.
-    public init(precision: Int? = nil, pretty: Bool = false, recordSeparator: Bool? = nil, gpxRoutes: Bool = false) {
+    ///   - formatOptions: The written format's own settings, or nil for its defaults.
+    public init(precision: Int? = nil, formatOptions: (any FormatWriteOptions)? = nil) {
         self.precision = precision
-        self.pretty = pretty
-        self.recordSeparator = recordSeparator
-        self.gpxRoutes = gpxRoutes
+        self.formatOptions = formatOptions
+    }
+
+    /// The format's own settings of type `Settings`, or their defaults when none (or another
+    /// type's) were given.
+    public func settings<Settings: FormatWriteOptions>(_ type: Settings.Type = Settings.self) -> Settings {
+        formatOptions as? Settings ?? Settings()
+    }
+}
+
+/// Write settings of one format handed to another's writer (GPX's routes to a KML writer),
+/// which would otherwise be silently ignored. A usage error (64).
+public struct FormatOptionsMismatch: MeridianFailure {
+    /// The format being written.
+    public let format: FeatureFormat
+    /// The type of the settings given.
+    public let settings: any FormatWriteOptions.Type
+
+    /// Always `usage`: the settings do not fit the output asked for.
+    public var kind: MeridianError.Kind { .usage }
+    /// None: no file is at fault.
+    public var location: SourceLocation? { nil }
+    /// Which settings, and which format does not take them.
+    public var message: String { "\(format.displayName) output takes no \(settings) settings" }
+    /// What the format takes instead.
+    public var hint: String? {
+        format.writeOptionsType.map { "\(format.displayName) takes \($0)" } ?? "\(format.displayName) has no settings of its own"
     }
 }
 

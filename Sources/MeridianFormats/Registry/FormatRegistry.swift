@@ -28,9 +28,11 @@ public protocol CompanionFileWriter: FeatureWriter {
     func abandonCompanions()
 }
 
-/// One file format Meridian reads and/or writes: its names, file extensions, how to recognise
-/// its bytes, and how to make its reader and writer. Every format plugs in here, so every
-/// subcommand's `--from`/`--to` and extension rules cover every format at once.
+/// One file format Meridian reads and/or writes: its names, file extensions, media type, how to
+/// recognise its bytes, how to make its reader and writer, and the type of its own write
+/// settings. Each format's folder declares its own (`FeatureFormat.gpx` in GPX/); the
+/// registry (``FormatRegistry/standard``) is the one list of them, and whatever depends on the
+/// formats (the command line's names, the tiler's inputs, the fuzz targets) reads that list.
 public struct FeatureFormat: Sendable, Hashable {
     /// The name used on the command line (`--to geojsonseq`).
     public let id: String
@@ -40,6 +42,15 @@ public struct FeatureFormat: Sendable, Hashable {
     public let aliases: [String]
     /// File extensions, lowercase, without the dot; the first is the one to suggest.
     public let extensions: [String]
+    /// The IANA media type (`application/geo+json`), or the closest common one for a format
+    /// without a registered type (`text/plain` for WKT).
+    public let mediaType: String
+    /// The type of the format's own write settings (``GPXWriteOptions`` for GPX), handed to
+    /// its writer in ``WriteOptions/formatOptions``; nil when the format has none.
+    public let writeOptionsType: (any FormatWriteOptions.Type)?
+    /// Whether its writer rounds coordinates to ``WriteOptions/precision``; a format that
+    /// always writes them exactly (KML) or draws them (pictures) does not.
+    public let roundsCoordinates: Bool
     /// Written as bytes that are not text (a PNG, a zip), which are never sent to a terminal.
     public let isBinary: Bool
     /// Whether its reader can keep one layer (`ReadOptions.layer`): KML's Folders and
@@ -72,6 +83,9 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - displayName: The name shown to people in messages.
     ///   - aliases: Other lowercase names accepted for it.
     ///   - extensions: File extensions, lowercase and without the dot; the first is suggested.
+    ///   - mediaType: The IANA media type, or the closest common one.
+    ///   - writeOptions: The type of the format's own write settings, if it has any.
+    ///   - roundsCoordinates: Whether its writer honours ``WriteOptions/precision``.
     ///   - isBinary: Whether the output is bytes that are not text (never written to a terminal).
     ///   - hasLayers: Whether its reader can keep one layer (``ReadOptions/layer``).
     ///   - needsGeographicCoordinates: Whether its output needs longitude and latitude in degrees.
@@ -80,7 +94,9 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - reader: Makes a reader over an input.
     ///   - writer: Makes a writer into a byte stream.
     ///   - pathWriter: Makes a writer that creates its output file(s) itself at a path.
-    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], isBinary: Bool = false, hasLayers: Bool = false,
+    public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], mediaType: String,
+                writeOptions: (any FormatWriteOptions.Type)? = nil, roundsCoordinates: Bool = false,
+                isBinary: Bool = false, hasLayers: Bool = false,
                 needsGeographicCoordinates: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
@@ -90,6 +106,9 @@ public struct FeatureFormat: Sendable, Hashable {
         self.displayName = displayName
         self.aliases = aliases
         self.extensions = extensions
+        self.mediaType = mediaType
+        writeOptionsType = writeOptions
+        self.roundsCoordinates = roundsCoordinates
         self.isBinary = isBinary
         self.hasLayers = hasLayers
         self.needsGeographicCoordinates = needsGeographicCoordinates
@@ -120,9 +139,11 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - path: Where the output goes.
     ///   - options: Precision, layout and format-specific options.
     /// - Returns: The format's path writer.
-    /// - Throws: `MeridianError` (`usage`) if the format is not written to paths of its own.
+    /// - Throws: `MeridianError` (`usage`) if the format is not written to paths of its own,
+    ///   ``FormatOptionsMismatch`` if `options` holds another format's settings.
     public func pathWriter(for path: String, options: WriteOptions = .init()) throws -> any PathFeatureWriter {
         guard let makePathWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName) to a path of its own") }
+        try checkTakes(options)
         return try makePathWriter(path, options)
     }
 
@@ -131,10 +152,25 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - sink: Where the bytes go; the caller commits or abandons the file behind it.
     ///   - options: Precision, layout and format-specific options.
     /// - Returns: The format's writer; call `begin`, `write` for each feature, then `finish`.
-    /// - Throws: `MeridianError` (`usage`) if the format cannot be written to a stream.
+    /// - Throws: `MeridianError` (`usage`) if the format cannot be written to a stream,
+    ///   ``FormatOptionsMismatch`` if `options` holds another format's settings.
     public func writer(for sink: OutputSink, options: WriteOptions = .init()) throws -> any FeatureWriter {
         guard let makeWriter else { throw MeridianError(.usage, "Meridian cannot write \(displayName)") }
+        try checkTakes(options)
         return try makeWriter(sink, options)
+    }
+
+    /// Whether `settings` are this format's own (of its ``writeOptionsType``).
+    public func takes(_ settings: any FormatWriteOptions) -> Bool {
+        guard let writeOptionsType else { return false }
+        return ObjectIdentifier(type(of: settings)) == ObjectIdentifier(writeOptionsType)
+    }
+
+    /// Refuses settings of another format's, which this format's writer would silently ignore.
+    func checkTakes(_ options: WriteOptions) throws {
+        if let settings = options.formatOptions, !takes(settings) {
+            throw FormatOptionsMismatch(format: self, settings: type(of: settings))
+        }
     }
 
     /// Formats are equal when their ``id``s are.
@@ -182,8 +218,15 @@ public struct FormatRegistry: Sendable {
         FormatRegistry(formats + more, fallback: fallback)
     }
 
-    /// Every format this module reads or writes itself (pictures are MeridianPicture's).
+    /// Every format this module reads or writes itself (pictures are MeridianPicture's): the one
+    /// list of them, each declared in its own folder.
     public static let standard = FormatRegistry([.geoJSON, .geoJSONSeq, .kml, .kmz, .gpx, .csv, .wkt, .wkbHex, .mapKitSwift])
+
+    /// The formats that can be read.
+    public var readable: [FeatureFormat] { formats.filter(\.canRead) }
+
+    /// The extensions of the formats that can be read, lowercase and without the dot.
+    public var readableExtensions: Set<String> { Set(readable.flatMap(\.extensions)) }
 
     /// The format called `name` on the command line (id or alias, any case).
     public func format(named name: String) throws -> FeatureFormat {
@@ -239,52 +282,6 @@ public struct FormatRegistry: Sendable {
         }
         return fallback
     }
-}
-
-extension FeatureFormat {
-    /// GeoJSON (RFC 7946). Reading also accepts a text sequence when one object follows another.
-    public static let geoJSON = FeatureFormat(
-        id: "geojson", displayName: "GeoJSON", aliases: ["json"], extensions: ["geojson", "json"],
-        sniff: { $0.first == UInt8(ascii: "{") },
-        reader: { input, options in GeoJSONReader(input: input, layout: .automatic, options: options) },
-        writer: { sink, options in GeoJSONWriter(sink: sink, options: options) }
-    )
-
-    /// GeoJSON text sequences (RFC 8142) and newline-delimited GeoJSON: one Feature per record.
-    public static let geoJSONSeq = FeatureFormat(
-        id: "geojsonseq", displayName: "GeoJSONSeq", aliases: ["geojsons", "geojsonl", "ndjson", "jsonl"],
-        extensions: ["geojsons", "geojsonseq", "geojsonl", "ndjson", "jsonl"],
-        sniff: { $0.first == 0x1E },
-        reader: { input, options in GeoJSONReader(input: input, layout: .sequence, options: options) },
-        writer: { sink, options in GeoJSONWriter(sink: sink, options: options, sequence: true) }
-    )
-}
-
-extension FeatureFormat {
-    /// KML 2.2 (with Google's gx extensions), read streaming on expat.
-    public static let kml = FeatureFormat(
-        id: "kml", displayName: "KML", extensions: ["kml"], hasLayers: true, needsGeographicCoordinates: true,
-        sniff: { bytes in
-            // UTF-8 text starting with '<', or UTF-16 with a byte-order mark, naming KML early on.
-            let isUTF16 = bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
-            guard bytes.first == UInt8(ascii: "<") || isUTF16 else { return false }
-            let ascii = String(decoding: bytes.prefix(2048).filter { $0 != 0 }, as: UTF8.self).lowercased()
-            return ascii.contains("<kml") || ascii.contains("opengis.net/kml") || ascii.contains("earth.google.com/kml")
-                || ascii.contains("<placemark") || ascii.contains("<document")
-        },
-        reader: { input, options in KMLReader(input: input, options: options.kml, readOptions: options) },
-        writer: { sink, options in try KMLWriter(sink: sink, options: options) }
-    )
-}
-
-extension FeatureFormat {
-    /// KMZ: a zip archive with a KML document inside.
-    public static let kmz = FeatureFormat(
-        id: "kmz", displayName: "KMZ", extensions: ["kmz"], isBinary: true, hasLayers: true, needsGeographicCoordinates: true,
-        sniff: { $0.starts(with: [0x50, 0x4B, 0x03, 0x04]) },
-        reader: { input, options in try KMZReader(input: input, options: options) },
-        writer: { sink, options in try KMZWriter(sink: sink, options: options) }
-    )
 }
 
 /// A format that neither the caller, nor the path, nor the bytes name.

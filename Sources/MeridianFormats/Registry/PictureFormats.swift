@@ -3,10 +3,10 @@ import MeridianGeometry
 // Pictures are drawn outside this module (MeridianPicture links cairo; the command line has the
 // `meridian-draw` helper draw them), so that reading and writing data never needs a drawing
 // library. What every picture writer is told, and what the picture formats are called, lives
-// here, where `WriteOptions` and the registry can name it.
+// here, where the registry can name it.
 
 /// What a picture (SVG or PNG) shows and how big it is.
-public struct PictureOptions: Sendable {
+public struct PictureOptions: FormatWriteOptions, Hashable {
     /// Size in points (CSS pixels); PNG multiplies by `scale`.
     public var width: Int
     /// Height in points (CSS pixels); PNG multiplies by `scale`.
@@ -38,6 +38,9 @@ public struct PictureOptions: Sendable {
         self.view = view
         self.basemap = basemap
     }
+
+    /// 800 × 600 points at scale 1, north up, fitting the data, without a basemap.
+    public init() { self.init(width: 800, height: 600) }
 }
 
 /// The picture formats by name: what they are called and their files' extensions, the same
@@ -48,8 +51,10 @@ public enum PictureKind: String, Sendable, CaseIterable {
     /// The format, with `writer` drawing it.
     public func format(drawnBy writer: @escaping @Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter) -> FeatureFormat {
         switch self {
-        case .svg: FeatureFormat(id: "svg", displayName: "SVG", extensions: ["svg"], needsGeographicCoordinates: true, writer: writer)
-        case .png: FeatureFormat(id: "png", displayName: "PNG picture", extensions: ["png"], isBinary: true, needsGeographicCoordinates: true, writer: writer)
+        case .svg: FeatureFormat(id: "svg", displayName: "SVG", extensions: ["svg"], mediaType: "image/svg+xml", writeOptions: PictureOptions.self,
+                                 needsGeographicCoordinates: true, writer: writer)
+        case .png: FeatureFormat(id: "png", displayName: "PNG picture", extensions: ["png"], mediaType: "image/png", writeOptions: PictureOptions.self,
+                                 isBinary: true, needsGeographicCoordinates: true, writer: writer)
         }
     }
 }

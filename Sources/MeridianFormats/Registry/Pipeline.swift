@@ -38,18 +38,25 @@ public final class FeatureOutput {
 
     /// Opens `path` (nil or `-` for stdout) with the format `format`, else the extension's,
     /// else `fallback`. Refuses to write over `protectedInput`.
-    public init(path: String?, format: String? = nil, options: WriteOptions = .init(),
-                fallback: FeatureFormat = .geoJSON, protectedInput: String? = nil,
-                registry: FormatRegistry = .standard) throws {
+    public convenience init(path: String?, format: String? = nil, options: WriteOptions = .init(),
+                            fallback: FeatureFormat = .geoJSON, protectedInput: String? = nil,
+                            registry: FormatRegistry = .standard) throws {
+        let chosen = try registry.outputFormat(path: path == "-" ? nil : path, explicit: format, fallback: fallback)
+        try self.init(path: path, chosen: chosen, options: options, protectedInput: protectedInput)
+    }
+
+    /// Opens `path` (nil or `-` for stdout) in `format`, already chosen (so that the caller
+    /// could fill in the format's own settings). Refuses to write over `protectedInput`.
+    /// - Throws: ``FormatOptionsMismatch`` when `options` hold another format's settings, and
+    ///   whatever opening the output throws.
+    public init(path: String?, chosen format: FeatureFormat, options: WriteOptions = .init(), protectedInput: String? = nil) throws {
         let path = path == "-" ? nil : path
         self.protectedInput = protectedInput
-        self.format = try registry.outputFormat(path: path, explicit: format, fallback: fallback)
+        self.format = format
+        try format.checkTakes(options)  // before anything is opened
         if let path { try Self.refuseOverwriting(protectedInput, with: path, named: "the output") }
         var options = options
         options.outputPath = path
-        if options.recordSeparator == nil, let path, path.lowercased().hasSuffix(".geojsons") {
-            options.recordSeparator = true  // RFC 8142's extension: records start with RS
-        }
         if path == nil && self.format.isBinary && isatty(STDOUT_FILENO) == 1 {
             // As gzip does: bytes that are not text would only garble the terminal.
             throw MeridianError(.usage, "\(self.format.displayName) is binary: Meridian does not write it to a terminal",

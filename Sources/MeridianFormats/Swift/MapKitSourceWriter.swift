@@ -2,7 +2,7 @@ import MeridianCore
 import MeridianGeometry
 
 /// Writes Swift source that declares the features as MapKit overlays and annotations drawn as
-/// their source asks, in an enum named by `WriteOptions.swiftTypeName` (`MeridianOverlays` when
+/// their source asks, in an enum named by ``MapKitSourceOptions/typeName`` (`MeridianOverlays` when
 /// none is given; the command line names it after the output file). An app needs three lines:
 /// `Flight.add(to: mapView)`, and `Flight.renderer(for:)` and `Flight.annotationView(for:in:)`
 /// in its `MKMapViewDelegate`.
@@ -46,19 +46,19 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     public static let defaultTypeName = "MeridianOverlays"
 
     /// A writer of Swift source into `sink`, declaring everything in an enum named by
-    /// `options.swiftTypeName` (``defaultTypeName`` when nil).
+    /// ``MapKitSourceOptions/typeName`` (``defaultTypeName`` when nil).
     /// - Parameters:
     ///   - sink: Where the Swift source goes.
-    ///   - options: `swiftTypeName`, `mapKit` (overlay level, clustering, display priority,
-    ///     literals or resource), `outputPath` (the resource goes beside it), `generator` (named
+    ///   - options: ``MapKitSourceOptions`` (type name, overlay level, clustering, display
+    ///     priority, literals or resource), `outputPath` (the resource goes beside it), `generator` (named
     ///     in the header comment) and `precision`.
     /// - Throws: `MeridianError` (`usage`) when the type name is not a Swift identifier or is a
     ///   keyword, or when the resource form is asked for without an output file.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         self.sink = sink
         self.options = options
-        mapKit = options.mapKit
-        typeName = options.swiftTypeName ?? Self.defaultTypeName
+        mapKit = options.settings(MapKitSourceOptions.self)
+        typeName = mapKit.typeName ?? Self.defaultTypeName
         guard Self.isTypeName(typeName) else {
             throw MeridianError(.usage, "\"\(typeName)\" cannot name a Swift type",
                                 hint: "use letters, digits and _, starting with a letter, and not a Swift keyword (e.g. Flight)")
@@ -402,7 +402,8 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
 extension FeatureFormat {
     /// Swift source declaring MapKit overlays and annotations (write only).
     public static let mapKitSwift = FeatureFormat(
-        id: "swift", displayName: "MapKit Swift source", aliases: ["mapkit"], extensions: ["swift"], needsGeographicCoordinates: true,
+        id: "swift", displayName: "MapKit Swift source", aliases: ["mapkit"], extensions: ["swift"], mediaType: "text/x-swift",
+        writeOptions: MapKitSourceOptions.self, roundsCoordinates: true, needsGeographicCoordinates: true,
         writer: { sink, options in try MapKitSourceWriter(sink: sink, options: options) }
     )
 }

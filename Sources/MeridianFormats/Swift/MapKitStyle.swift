@@ -3,7 +3,7 @@ import MeridianGeometry
 
 /// What `--to swift` writes beyond the shapes: where overlays go, how annotations cluster and
 /// rank, and whether the geometry is embedded as literals or read from a GeoJSON resource.
-public struct MapKitSourceOptions: Sendable {
+public struct MapKitSourceOptions: FormatWriteOptions {
     /// `MKOverlayLevel`: the level the generated `add(to:)` puts the overlays at.
     public enum OverlayLevel: String, CaseIterable, Sendable {
         /// Over roads, under their labels (`.aboveRoads`, MapKit's default).
@@ -24,6 +24,9 @@ public struct MapKitSourceOptions: Sendable {
         case resource
     }
 
+    /// The name of the enum that holds the declarations (nil: the output file's name in
+    /// UpperCamelCase, else `MeridianOverlays`), so several generated files can live in one app.
+    public var typeName: String?
     /// The overlays' level in `add(to:)`.
     public var overlayLevel = OverlayLevel.aboveRoads
     /// The property whose value is each marker's `clusteringIdentifier`; nil clusters by the

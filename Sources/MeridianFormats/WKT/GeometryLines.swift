@@ -92,7 +92,7 @@ final class GeometryLineReader: FeatureReader {
 extension FeatureFormat {
     /// Well-known text, one geometry per line.
     public static let wkt = FeatureFormat(
-        id: "wkt", displayName: "WKT", extensions: ["wkt"],
+        id: "wkt", displayName: "WKT", extensions: ["wkt"], mediaType: "text/plain", roundsCoordinates: true,
         sniff: { bytes in
             let head = String(decoding: bytes.prefix(20), as: UTF8.self).uppercased()
             return WKT.Parser.types.contains { head.hasPrefix($0) } || head.hasPrefix("SRID=")
@@ -103,7 +103,8 @@ extension FeatureFormat {
 
     /// Well-known binary as hexadecimal text, one geometry per line (as PostGIS prints it).
     public static let wkbHex = FeatureFormat(
-        id: "wkb", displayName: "WKB (hex)", aliases: ["wkb-hex", "hexwkb"], extensions: ["wkb", "hexwkb"],
+        id: "wkb", displayName: "WKB (hex)", aliases: ["wkb-hex", "hexwkb"], extensions: ["wkb", "hexwkb"], mediaType: "text/plain",
+        roundsCoordinates: true,
         sniff: { $0.starts(with: Array("0101000000".utf8)) || $0.starts(with: Array("0000000001".utf8)) },
         reader: { input, options in GeometryLineReader(input: input, format: .wkbHex, options: options) },
         writer: { sink, options in GeometryLineWriter(sink: sink, options: options, format: .wkbHex) }

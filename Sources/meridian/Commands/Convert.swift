@@ -85,6 +85,6 @@ extension Commands.Convert {
             throw MeridianError(.usage, "--folders tree writes JSON: use a .json or .geojson output, or --to geojson")
         }
         while try reader.next() != nil {}
-        try tree.write(to: target.sink, options: WriteOptions(precision: output.precision, pretty: output.pretty))
+        try tree.write(to: target.sink, options: WriteOptions(precision: output.precision, formatOptions: GeoJSONWriteOptions(pretty: output.pretty)))
     }
 }

@@ -72,8 +72,7 @@ extension Commands.CoverageValidate {
             Reporter().report(Diagnostic(.warning, "no preview: the file has no polygons to draw", at: SourceLocation(file: report.file)))
             return
         }
-        var options = WriteOptions()
-        options.picture = picture.options
+        let options = WriteOptions(formatOptions: picture.options)
         let kind = try PictureKind.chosen(path: path, format: nil, by: "--preview")
         let output = try FeatureOutput(path: path, format: kind.rawValue, options: options, registry: .commandLine)
         try output.commit { try copyFeatures(from: FeatureList(features), to: output.writer) }

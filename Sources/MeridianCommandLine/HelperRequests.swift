@@ -1,0 +1,215 @@
+import MeridianCore
+import MeridianFormats
+import MeridianGeometry
+
+/// What one Meridian process asks of a helper's hidden subcommand (`meridian-gdal ogr-read`,
+/// `ogr-write`, `meridian-draw picture`), as one type that both sides share: the asking side
+/// makes the request and runs its ``arguments``; the helper's subcommand reads it back with
+/// ``init(words:)``. The request travels as words `name=value`, one per field that has a
+/// value: no word starts with a dash, so none is ever taken for an option (a heading of -30, a
+/// path starting with `-`), and every value comes back exactly (doubles in their shortest
+/// exact form).
+public protocol HelperRequest: Sendable, Equatable {
+    /// The helper's subcommand that serves the request.
+    static var subcommand: String { get }
+    /// The request's fields, in order, nil for a field without a value.
+    var fields: [(name: String, value: String?)] { get }
+    /// The request from its fields, as ``HelperRequestFields`` read them.
+    init(fields: HelperRequestFields) throws
+}
+
+extension HelperRequest {
+    /// The words after the subcommand: `name=value` for each field with a value.
+    public var words: [String] { fields.compactMap { field in field.value.map { "\(field.name)=\($0)" } } }
+
+    /// The helper's arguments: the subcommand, then ``words``.
+    public var arguments: [String] { [Self.subcommand] + words }
+
+    /// The request that `words` (the arguments after the subcommand) carry.
+    /// - Throws: `MeridianError` (`usage`) for a word that is not `name=value`, a field the
+    ///   request does not have or has once only, a missing field or a value that does not read.
+    public init(words: [String]) throws {
+        try self.init(fields: HelperRequestFields(words, subcommand: Self.subcommand))
+    }
+}
+
+/// A request's fields read back from its words, for ``HelperRequest/init(fields:)``: each is
+/// taken once, and a field left over (one the request does not know) is an error.
+public struct HelperRequestFields {
+    private var values: [String: String]
+    private let subcommand: String
+
+    init(_ words: [String], subcommand: String) throws {
+        self.subcommand = subcommand
+        values = [:]
+        for word in words {
+            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else { throw malformed("\"\(word)\" is not name=value") }
+            let name = String(word[..<equals])
+            guard values[name] == nil else { throw malformed("\(name) is given twice") }
+            values[name] = String(word[word.index(after: equals)...])
+        }
+    }
+
+    private func malformed(_ what: String) -> MeridianError {
+        MeridianError(.usage, "\(subcommand) request: \(what)", hint: "\(subcommand) is run by meridian, not by people")
+    }
+
+    /// The field's text, taken; nil when the request does not give it.
+    public mutating func text(_ name: String) -> String? { values.removeValue(forKey: name) }
+
+    /// The field's text, taken; it must be given.
+    public mutating func required(_ name: String) throws -> String {
+        guard let value = text(name) else { throw malformed("\(name) is missing") }
+        return value
+    }
+
+    /// The field's whole number, taken; nil when not given.
+    public mutating func integer(_ name: String) throws -> Int? {
+        try text(name).map { text in
+            guard let value = Int(text) else { throw malformed("\(name) is not a whole number: \(text)") }
+            return value
+        }
+    }
+
+    /// The field's number, taken; nil when not given.
+    public mutating func number(_ name: String) throws -> Double? {
+        try text(name).map { text in
+            guard let value = Double(text), value.isFinite else { throw malformed("\(name) is not a finite number: \(text)") }
+            return value
+        }
+    }
+
+    /// The field's numbers (written comma-separated), taken; nil when not given.
+    public mutating func numbers(_ name: String, count: Int) throws -> [Double]? {
+        try text(name).map { text in
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0) }.filter(\.isFinite)
+            guard values.count == count, text.split(separator: ",", omittingEmptySubsequences: false).count == count else {
+                throw malformed("\(name) is not \(count) finite numbers: \(text)")
+            }
+            return values
+        }
+    }
+
+    /// Throws when a field is left that the request did not take (one it does not know).
+    public func requireAllTaken() throws {
+        if let name = values.keys.sorted().first { throw malformed("it has no field \(name)") }
+    }
+}
+
+/// `meridian-gdal ogr-read`: a GDAL vector dataset streamed back as a GeoJSON text sequence.
+public struct OGRReadRequest: HelperRequest {
+    /// `ogr-read`.
+    public static let subcommand = "ogr-read"
+    /// The file GDAL opens (standard input's copy, when that is what is read).
+    public var input: String
+    /// What messages call the input (`<stdin>`), when not `input`.
+    public var name: String?
+    /// The only GDAL driver to try; nil lets GDAL recognise the content.
+    public var driver: String?
+    /// The one layer to read; nil reads every layer.
+    public var layer: String?
+
+    /// A request to read `input`.
+    /// - Parameters:
+    ///   - input: The file GDAL opens.
+    ///   - name: What messages call it, when not its path.
+    ///   - driver: The only driver to try, or nil.
+    ///   - layer: The one layer to read, or nil for all.
+    public init(input: String, name: String? = nil, driver: String? = nil, layer: String? = nil) {
+        self.input = input
+        self.name = name
+        self.driver = driver
+        self.layer = layer
+    }
+
+    /// Input, name, driver and layer.
+    public var fields: [(name: String, value: String?)] { [("input", input), ("name", name), ("driver", driver), ("layer", layer)] }
+
+    /// The request its fields carry.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        self.init(input: try fields.required("input"), name: fields.text("name"), driver: fields.text("driver"), layer: fields.text("layer"))
+        try fields.requireAllTaken()
+    }
+}
+
+/// `meridian-gdal ogr-write`: a GeoJSON text sequence written through a GDAL driver, staged
+/// and moved into place at the output path.
+public struct OGRWriteRequest: HelperRequest {
+    /// `ogr-write`.
+    public static let subcommand = "ogr-write"
+    /// The GeoJSON text sequence to write.
+    public var input: String
+    /// The GDAL driver to write with; nil picks it by the output's extension.
+    public var driver: String?
+    /// Where the dataset goes.
+    public var output: String
+
+    /// A request to write `input`'s features to `output`.
+    /// - Parameters:
+    ///   - input: The GeoJSON text sequence to write.
+    ///   - driver: The GDAL driver, or nil for the output's extension's.
+    ///   - output: Where the dataset goes.
+    public init(input: String, driver: String?, output: String) {
+        self.input = input
+        self.driver = driver
+        self.output = output
+    }
+
+    /// Input, driver and output.
+    public var fields: [(name: String, value: String?)] { [("input", input), ("driver", driver), ("output", output)] }
+
+    /// The request its fields carry.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        self.init(input: try fields.required("input"), driver: fields.text("driver"), output: try fields.required("output"))
+        try fields.requireAllTaken()
+    }
+}
+
+/// `meridian-draw picture`: features (a GeoJSON text sequence) drawn as an SVG or PNG picture
+/// on standard output. The view is in map points, as `PictureOptions` holds it.
+public struct PictureRequest: HelperRequest {
+    /// `picture`.
+    public static let subcommand = "picture"
+    /// The picture to draw.
+    public var kind: PictureKind
+    /// Its size, scale, heading, view and basemap.
+    public var options: PictureOptions
+    /// The GeoJSON text sequence to draw (an empty file draws no features).
+    public var input: String
+
+    /// A request to draw `input` as a `kind` picture.
+    /// - Parameters:
+    ///   - kind: SVG or PNG.
+    ///   - options: The picture's settings.
+    ///   - input: The features to draw.
+    public init(kind: PictureKind, options: PictureOptions, input: String) {
+        self.kind = kind
+        self.options = options
+        self.input = input
+    }
+
+    /// Kind, size, scale, heading, view (`x,y,width,height`), basemap and input.
+    public var fields: [(name: String, value: String?)] {
+        let view = options.view.map { "\($0.minX),\($0.minY),\($0.size.width),\($0.size.height)" }
+        return [("kind", kind.rawValue), ("width", "\(options.width)"), ("height", "\(options.height)"), ("scale", "\(options.scale)"),
+                ("heading", "\(options.heading)"), ("view", view), ("basemap", options.basemap), ("input", input)]
+    }
+
+    /// The request its fields carry.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        let kindName = try fields.required("kind")
+        guard let kind = PictureKind(rawValue: kindName) else {
+            throw MeridianError(.usage, "\(Self.subcommand) request: no picture kind \(kindName)")
+        }
+        let defaults = PictureOptions()
+        let view = try fields.numbers("view", count: 4).map { MapRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
+        let options = PictureOptions(width: try fields.integer("width") ?? defaults.width, height: try fields.integer("height") ?? defaults.height,
+                                     scale: try fields.integer("scale") ?? defaults.scale, heading: try fields.number("heading") ?? defaults.heading,
+                                     view: view, basemap: fields.text("basemap"))
+        self.init(kind: kind, options: options, input: try fields.required("input"))
+        try fields.requireAllTaken()
+    }
+}

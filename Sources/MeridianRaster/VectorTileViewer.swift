@@ -2,6 +2,7 @@ import Foundation
 import MeridianFormats
 import MeridianGeometry
 import MeridianTiles
+import MeridianCore
 
 /// An `index.html` in a finished folder of vector tiles that shows them on a MapLibre GL JS
 /// map, offline: fill, line and circle layers for each of the pyramid's layers, drawn as

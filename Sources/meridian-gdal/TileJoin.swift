@@ -2,6 +2,7 @@ import ArgumentParser
 import MeridianCommandLine
 import MeridianFormats
 import MeridianTiles
+import MeridianCore
 
 /// `meridian tile-join`: vector tile sets merged tile by tile, layers side by side, with
 /// attributes joined from a CSV table and selected (tippecanoe's `tile-join`).

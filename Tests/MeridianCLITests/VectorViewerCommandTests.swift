@@ -4,6 +4,7 @@ import MeridianRaster
 import MeridianTestSupport
 import MeridianTiles
 import Testing
+import MeridianCore
 
 /// Where Scripts/bootstrap puts MapLibre GL JS for a checkout's `.build/*/meridian`.
 let checkoutMapLibre = packageRoot.appendingPathComponent(".build/share/meridian/maplibre-gl").path

@@ -64,6 +64,18 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// `convert` reads tile pyramids but writes features: an output named like a tile
+    /// container or a folder is pointed at `meridian tile`, and nothing is written.
+    @Test(arguments: ["out.pmtiles", "out.mbtiles", "out/"])
+    func aTileOutputPointsAtTile(_ name: String) throws {
+        try withTemporaryFolder { folder in
+            let run = try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "-o", folder.path + "/" + name])
+            #expect(run.status == ExitStatus.usage)
+            #expect(run.stderr.contains("`meridian tile`"), "\(run.stderr)")
+            #expect(contents(of: folder).isEmpty)
+        }
+    }
+
     /// `meridian tile` runs in meridian-gdal: its options get the same help.
     @Test(arguments: [
         (["tile", "in.tif", "out", "--resampling", "bilinaer"], "did you mean 'bilinear'?"),

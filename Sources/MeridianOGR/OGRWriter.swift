@@ -269,8 +269,9 @@ public final class OGRWriter: PathFeatureWriter {
             let emptyFolder = existingIsFolder && ((try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty ?? false)
             let replaceable = existingIsFolder ? (stagedIsFolder && emptyFolder) : !stagedIsFolder
             guard replaceable else {
+                let what = destination == path || file == URL(fileURLWithPath: path).lastPathComponent ? "the output" : "\(file) beside the output"
                 throw MeridianError(.cannotCreateOutput,
-                                    "cannot put \(file) beside the output: \(existingIsFolder ? "a folder" : "a file") of that name is there already, which this run may not replace; nothing was written",
+                                    "cannot put \(what) in place: \(existingIsFolder ? "a folder" : "a file") of that name is there already, which this run may not replace; nothing was written",
                                     at: SourceLocation(file: path))
             }
         }

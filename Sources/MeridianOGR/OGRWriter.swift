@@ -257,6 +257,25 @@ public final class OGRWriter: PathFeatureWriter {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
         // A shapefile's .dbf, .shx, .prj go beside it: none may be an input (`roads.dbf -o roads.shp`).
         for file in files { try RunInputs.refuseInput(at: folder + "/" + file, named: "the file written beside the output") }
+        // Some drivers write a folder beside the file (PDS4's table, a VRT's data). A rename
+        // cannot put a folder over a folder that holds anything, or a file over a folder: found
+        // only part-way through the moves, that left the first files in place and the output
+        // incomplete. So every place is checked before anything is moved.
+        for file in files {
+            let destination = folder + "/" + file
+            // attributesOfItem does not follow a link: a link is what would be replaced.
+            guard let existing = try? FileManager.default.attributesOfItem(atPath: destination) else { continue }
+            let existingIsFolder = existing[.type] as? FileAttributeType == .typeDirectory
+            let stagedIsFolder = (try? FileManager.default.attributesOfItem(atPath: staging + "/" + file))?[.type] as? FileAttributeType == .typeDirectory
+            let emptyFolder = existingIsFolder && ((try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty ?? false)
+            let replaceable = existingIsFolder ? (stagedIsFolder && emptyFolder) : !stagedIsFolder
+            guard replaceable else {
+                let what = destination == path || file == URL(fileURLWithPath: path).lastPathComponent ? "the output" : "\(file) beside the output"
+                throw MeridianError(.cannotCreateOutput,
+                                    "cannot put \(what) in place: \(existingIsFolder ? "a folder" : "a file") of that name is there already, which this run may not replace; nothing was written",
+                                    at: SourceLocation(file: path))
+            }
+        }
         for file in files {
             guard rename(staging + "/" + file, folder + "/" + file) == 0 else {
                 throw MeridianError(.cannotCreateOutput, "cannot move \(file) into place: \(String(cString: strerror(errno)))",

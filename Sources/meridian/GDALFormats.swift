@@ -108,6 +108,11 @@ struct UnchosenOutputFormat: MeridianFailure {
 
     /// The hint, `choice` saying how the subcommand picks a format.
     func hint(choosing choice: String) -> String {
+        // A tile container or folder is what `tile` makes from features, not a feature format.
+        if ["mbtiles", "pmtiles"].contains(fileExtension(path) ?? "") || path.hasSuffix("/") {
+            return "tile pyramids (.mbtiles, .pmtiles, a folder) are made by `meridian tile`; "
+                + "\(choice) to write features (`meridian formats` lists the formats)"
+        }
         var hint = choice
         if !writers.isEmpty, let ext = fileExtension(path) { hint += ": GDAL writes .\(ext) as \(listed(writers))" }
         return hint + " (Meridian picks a GDAL format by extension only for \(CommonGDALFormat.extensionList); `meridian formats` lists them all)"

@@ -100,13 +100,21 @@ struct OutputFileOptions: ParsableArguments {
     }
 
     /// What a position off the globe is for this output in `format` (else its extension's):
-    /// an error when the format needs geographic coordinates. (An output that cannot be opened
-    /// fails when it is opened.)
-    func coordinateRule(format: String?) -> CoordinateRule {
+    /// an error when the format needs geographic coordinates. A format named with `--to` that
+    /// does not exist throws here, once: looking a GDAL name up runs `meridian-gdal`, which
+    /// reports the unknown name itself, so a second look-up when the output is opened would
+    /// print the error twice. (An output whose extension tells no format fails when it is opened,
+    /// where a subcommand words that its own way.)
+    func coordinateRule(format: String?) throws -> CoordinateRule {
         let path = output == "-" ? nil : output
-        guard let format = try? FormatRegistry.commandLine.outputFormat(path: path, explicit: format, fallback: .geoJSON),
-              format.needsGeographicCoordinates else { return .warnOutsideRange }
-        return .geographic(for: format.displayName)
+        let chosen: FeatureFormat?
+        if format != nil {
+            chosen = try FormatRegistry.commandLine.outputFormat(path: path, explicit: format, fallback: .geoJSON)
+        } else {
+            chosen = try? FormatRegistry.commandLine.outputFormat(path: path, explicit: nil, fallback: .geoJSON)
+        }
+        guard let chosen, chosen.needsGeographicCoordinates else { return .warnOutsideRange }
+        return .geographic(for: chosen.displayName)
     }
 
     /// Writes features made by a subcommand (a geodesic, a circle) as one collection.
@@ -247,7 +255,7 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// What a position off the globe is for this output (see ``OutputFileOptions/coordinateRule(format:)``).
-    var coordinateRule: CoordinateRule { file.coordinateRule(format: format) }
+    func coordinateRule() throws -> CoordinateRule { try file.coordinateRule(format: format) }
 }
 
 /// The format names `--from` and `--to` take, for their help.
@@ -290,7 +298,7 @@ func runPipeline(input: InputOptions, output: OutputOptions, reporting: Reportin
                  _ body: (FeatureInput, FeatureOutput, ProgressLine) throws -> Void) throws {
     let reporter = reporting.reporter
     try reporter.run {
-        let source = try input.open(reporter: reporter, coordinates: output.coordinateRule)
+        let source = try input.open(reporter: reporter, coordinates: output.coordinateRule())
         let destination = try output.open(protecting: source.path, reporter: reporter)
         let progress = ProgressLine(reporting: reporting, input: source.input)
         defer { progress.finish() }

@@ -129,12 +129,25 @@ import Testing
 }
 
 @Suite struct CoverageMakeCommandTests {
+    /// The summary counts in words: "made 1 polygon", "made 2 polygons" (it said "polygon(s)").
+    @Test func makeCountsThePolygonsItMade() throws {
+        try withTemporaryFolder { folder in
+            let one = try meridian(["coverage", "make", "--bbox", "-74.1,-34.0,-70.2,-32.9", "-o", folder.appendingPathComponent("one.geojson").path])
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(one.stderr.contains("made 1 polygon covering"), "\(one.stderr)")
+            // Across ±180° the box is cut in two.
+            let two = try meridian(["coverage", "make", "--bbox", "170,-20,-170,-10", "-o", folder.appendingPathComponent("two.geojson").path])
+            #expect(two.status == 0, "\(two.stderr)")
+            #expect(two.stderr.contains("made 2 polygons covering"), "\(two.stderr)")
+        }
+    }
+
     @Test func makeWritesAFileThatPassesStrictValidation() throws {
         try withTemporaryFolder { folder in
             let out = folder.appendingPathComponent("coverage.geojson").path
             let run = try meridian(["coverage", "make", fixture("kml/togeojson/polygon.kml"), "-o", out])
             #expect(run.status == 0, "\(run.stderr)")
-            #expect(run.stderr.contains("polygon(s) covering"))
+            #expect(run.stderr.contains(" polygon covering ") || run.stderr.contains(" polygons covering "), "\(run.stderr)")
             #expect(try meridian(["coverage", "validate", "--strict", out]).status == 0)
 
             let box = folder.appendingPathComponent("box.geojson").path

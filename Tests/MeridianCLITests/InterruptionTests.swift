@@ -31,4 +31,39 @@ import Testing
             #expect(contents(of: folder).isEmpty)
         }
     }
+
+    /// A KML writer sets its styles and placemarks aside in two scratch files until the end;
+    /// those are removed from `$TMPDIR` as soon as they are made (read back through their
+    /// descriptors), so even `kill -9`, which no handler sees, leaves none behind. They used to
+    /// stay there, two files per killed run.
+    @Test(.timeLimit(.minutes(10)))
+    func killedKMLConversionLeavesNoScratchFiles() throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
+            for made in [scratch, out] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent("out.kml").path]
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+            let input = Pipe()
+            process.standardInput = input
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var text = "{\"type\":\"FeatureCollection\",\"features\":["
+            for i in 0..<2_000 {
+                text += "{\"type\":\"Feature\",\"properties\":{\"i\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},"
+            }
+            input.fileHandleForWriting.write(Data(text.utf8))
+            // The output's own temporary file shows the writer is open; give it time to write.
+            let deadline = Date().addingTimeInterval(10)
+            while contents(of: out).isEmpty && Date() < deadline { usleep(10_000) }
+            #expect(!contents(of: out).isEmpty)
+            usleep(300_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            #expect(process.terminationStatus == SIGKILL)
+            #expect(contents(of: scratch).isEmpty, "left in $TMPDIR: \(contents(of: scratch))")
+        }
+    }
 }

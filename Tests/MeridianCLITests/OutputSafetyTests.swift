@@ -411,5 +411,29 @@ import MeridianCore
             }
         }
     }
-}
 
+    /// GDAL's PDS4 driver writes `countries.xml` and its table in a folder `countries/` beside
+    /// it. With a folder of that name already there (someone's files), the run used to move
+    /// `countries.xml` into place, then fail on the folder: exit 73 with an output left behind.
+    @Test func anOutputsCompanionFolderInTheWayLeavesNothing() throws {
+        try withTemporaryFolder { folder in
+            let theirs = folder.appendingPathComponent("countries")
+            try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: true)
+            try Data("kept".utf8).write(to: theirs.appendingPathComponent("notes.txt"))
+            let run = try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "--to", "PDS4",
+                                    "-o", folder.appendingPathComponent("countries.xml").path, "--quiet"])
+            #expect(run.status == ExitStatus.cannotCreateOutput, "\(run.stderr)")
+            #expect(run.stderr.contains("countries.xml"), "\(run.stderr)")
+            #expect(contents(of: folder) == ["countries"], "nothing written, nothing hidden left: \(contents(of: folder))")
+            #expect(contents(of: theirs) == ["notes.txt"])
+            #expect(try String(contentsOf: theirs.appendingPathComponent("notes.txt"), encoding: .utf8) == "kept")
+            // Where nothing is in the way, both go into place.
+            let other = folder.appendingPathComponent("other")
+            try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+            let clean = try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "--to", "PDS4",
+                                      "-o", other.appendingPathComponent("countries.xml").path, "--quiet"])
+            #expect(clean.status == 0, "\(clean.stderr)")
+            #expect(contents(of: other) == ["countries", "countries.xml"])
+        }
+    }
+}

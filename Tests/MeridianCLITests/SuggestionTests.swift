@@ -50,6 +50,32 @@ import Testing
         #expect(run.stderr.contains(suggestion), "\(run.stderr)")
     }
 
+    /// A `--to` name that is neither Meridian's nor a common GDAL format's is looked up by
+    /// `meridian-gdal`, which reports it; it used to be looked up twice (once for the
+    /// coordinate rule, once to open the output), so the error came out twice.
+    @Test(arguments: ["convert", "simplify"])
+    func mistypedOutputFormatIsReportedOnce(_ subcommand: String) throws {
+        let extra = subcommand == "simplify" ? ["--zoom-level", "6"] : []
+        let run = try meridian([subcommand, fixture("geojson/ne_10m_countries_sample.geojson"), "--to", "geojsn"] + extra)
+        #expect(run.status == ExitStatus.usage)
+        let errors = run.stderr.split(separator: "\n").filter { $0.hasPrefix("meridian: error:") }
+        #expect(errors.count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("did you mean 'geojson'?"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    /// `convert` reads tile pyramids but writes features: an output named like a tile
+    /// container or a folder is pointed at `meridian tile`, and nothing is written.
+    @Test(arguments: ["out.pmtiles", "out.mbtiles", "out/"])
+    func aTileOutputPointsAtTile(_ name: String) throws {
+        try withTemporaryFolder { folder in
+            let run = try meridian(["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "-o", folder.path + "/" + name])
+            #expect(run.status == ExitStatus.usage)
+            #expect(run.stderr.contains("`meridian tile`"), "\(run.stderr)")
+            #expect(contents(of: folder).isEmpty)
+        }
+    }
+
     /// `meridian tile` runs in meridian-gdal: its options get the same help.
     @Test(arguments: [
         (["tile", "in.tif", "out", "--resampling", "bilinaer"], "did you mean 'bilinear'?"),

@@ -60,9 +60,9 @@ public final class KMLWriter: FeatureWriter {
         self.sink = sink
         diagnostics = options.diagnostics
         documentXML = XMLTextWriter(sink: sink)
-        styles = try ScratchFile("kml-styles")
+        styles = try ScratchFile(unlinked: "kml-styles")
         styleXML = XMLTextWriter(sink: styles.sink)
-        body = try ScratchFile("kml-body")
+        body = try ScratchFile(unlinked: "kml-body")
         bodyXML = XMLTextWriter(sink: body.sink)
         for part in [styleXML, bodyXML] {
             part.opened("kml")

@@ -66,7 +66,8 @@ extension Commands {
                         let value = m2 / 1e6
                         return value >= 100 ? String(Int(value.rounded())) : "\((value * 100).rounded() / 100)"
                     }
-                    var line = "meridian: made \(result.coverage.polygons.count) polygon(s) covering \(km2(result.coverageArea)) km²"
+                    let made = result.coverage.polygons.count
+                    var line = "meridian: made \(made) \(made == 1 ? "polygon" : "polygons") covering \(km2(result.coverageArea)) km²"
                     if result.inputArea > 0 { line += ", \(km2(result.coverageArea - result.inputArea)) km² more than the input's polygons" }
                     Reporter.printError(line)
                 }

@@ -49,7 +49,7 @@ extension Commands {
                 }
                 if let input {
                     let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report,
-                                                                                    coordinates: output.coordinateRule(format: nil)), registry: .commandLine)
+                                                                                    coordinates: try output.coordinateRule(format: nil)), registry: .commandLine)
                     while var feature = try source.reader.next() {
                         feature.replaceGeometry(with: feature.geometry.map { GreatCircle.densify($0, spacing: spacing, antimeridian: antimeridian) },
                                                 at: SourceLocation(file: source.input.name), diagnostics: reporting.reporter.report)

@@ -135,6 +135,9 @@ struct Tile: ParsableCommand {
     @OptionGroup(visibility: .hidden)
     var measurement: TilingMeasurementOptions
 
+    @OptionGroup(title: "Vector tile contents")
+    var selection: VectorTileSelection
+
     /// What `--tile-format` takes: an image format for rasters, or Mapbox Vector Tiles.
     enum TileFormatChoice: String, ExpressibleByArgument, CaseIterable {
         case png, jpeg, webp, mvt
@@ -318,6 +321,7 @@ struct Tile: ParsableCommand {
             ("--profile", measurement.profile, raster, "it times a raster's stages"),
             ("--gdal-cache-mb", measurement.gdalCacheMegabytes != nil, raster, "only a raster is read through GDAL's block cache"),
             ("--layer-name", !layerNames.isEmpty, vector, "only vector data has layers"),
+            (selection.firstGiven ?? "", selection.firstGiven != nil, [.vectorTiles], "it chooses which features and attributes go into vector tiles, and image tiles draw every feature"),
         ]
         guard let refused = options.first(where: { $0.given && !$0.appliesTo.contains(kind) }) else { return }
         let kinds = TileRunKind.allCases.filter(refused.appliesTo.contains).map(\.name).joined(separator: " and ")

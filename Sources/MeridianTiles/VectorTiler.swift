@@ -149,8 +149,11 @@ public struct VectorTiler {
                     }
                 }
             } consume: { built in
-                try write(built.tile, built.bytes)
-                summary.tilesPerZoom[zoom, default: 0] += 1
+                // A tile that lost every feature to the limits is not written.
+                if !built.bytes.isEmpty {
+                    try write(built.tile, built.bytes)
+                    summary.tilesPerZoom[zoom, default: 0] += 1
+                }
                 summary.polygonsRepaired += built.repaired
                 if let (dropped, coalesced) = built.fitted {
                     summary.tilesOverLimit += 1

@@ -75,8 +75,8 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("plan-format"), help: ArgumentHelp("How --plan prints: text (the default) or json.", valueName: "format"))
     var planFormatChoice: PlanFormat?
 
-    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution; for vector data from 0 to the deeper of where a pixel is as fine as the points' coordinates and where lines' and polygons' median vertex spacing spans 16 tile units, at most 14); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
-    var zoom: ZoomRange?
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level, or auto, the default (tippecanoe's -zg): from the raster's resolution; for vector data from 0 to the deeper of where a pixel is as fine as the points' coordinates and where lines' and polygons' median vertex spacing spans 16 tile units, at most 14; levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: TileZooms.syntax.valueName))
+    var zoom: TileZooms?
 
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz

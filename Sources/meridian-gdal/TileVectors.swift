@@ -76,7 +76,7 @@ extension Tile {
                 droppedPositionData.formUnion(feature.removePositionData())
                 if let geometry = feature.geometry {
                     geometry.forEachPosition { bounds.add($0) }
-                    if zoom == nil { zoomGuess.add(geometry) }
+                    if zoom?.levels == nil { zoomGuess.add(geometry) }
                 }
                 try each(feature)
             }

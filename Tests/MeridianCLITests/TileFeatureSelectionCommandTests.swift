@@ -174,6 +174,25 @@ import Testing
         }
     }
 
+    /// `--zoom auto` (tippecanoe's `-zg`) is the zooms the data calls for, as when none are
+    /// given, for vector data (5 decimals: zoom 0-14) and for rasters (from the resolution).
+    @Test func zoomAutoIsTheGuess() throws {
+        try withTemporaryFolder { folder in
+            let vector = folder.appendingPathComponent("vector.geojson")
+            try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[2.35222,48.85661]}}]}"#.utf8).write(to: vector)
+            for input in [vector.path, fixture("raster/RGB.byte.half.tif")] {
+                let auto = folder.appendingPathComponent("auto"), none = folder.appendingPathComponent("none")
+                #expect(try meridian(["tile", input, auto.path, "--zoom", "auto", "-q"]).status == 0)
+                #expect(try meridian(["tile", input, none.path, "-q"]).status == 0)
+                let listed = { (root: URL) in try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted() }
+                #expect(try listed(auto) == listed(none) && listed(auto).count > 3, "\(input)")
+                try FileManager.default.removeItem(at: auto)
+                try FileManager.default.removeItem(at: none)
+            }
+            #expect(try meridian(["tile", vector.path, folder.appendingPathComponent("x").path, "--zoom", "automatic"]).status == ExitStatus.usage)
+        }
+    }
+
     /// Each option either works for the run or is refused (64) saying why, nothing written.
     @Test(arguments: [
         (["--tile-format", "png", "--drop-rate", "3"], "--drop-rate applies to"), (["--tile-format", "png", "-X"], "--exclude-all applies to"),

@@ -317,3 +317,44 @@ extension Geometry {
         }
     }
 }
+
+/// Tippecanoe's tiny polygon reduction: polygons too small to draw at a level (that simplify to
+/// nothing) are not all lost, which would make a layer of many small areas (buildings, lakes)
+/// vanish at low zooms. Their areas are summed as they go by, and each time the sum reaches a
+/// square of ``side`` (two tile units), the polygon that reached it is drawn as that square at
+/// its place: the level shows about as much area as the data has.
+struct TinyPolygonReduction {
+    /// The square's side in map points: two tile units of the level.
+    let side: Double
+    /// The area summed and not yet drawn, in square map points.
+    private var pending = 0.0
+
+    /// A reduction for a level whose tile unit is `unit` map points.
+    init(unit: Double) { side = 2 * unit }
+
+    /// The square to draw for `geometry`, a polygon too small to draw; nil while the summed area
+    /// stays under a square (or for a geometry with no polygon).
+    mutating func square(for geometry: Geometry) -> PlaneShape? {
+        let shape = PlaneShape(geometry)
+        guard let anchor = shape.polygons.first?.first?.first else { return nil }
+        for polygon in shape.polygons {
+            for (index, ring) in polygon.enumerated() {
+                let area = abs(Self.area(ring))
+                pending += index == 0 ? area : -area
+            }
+        }
+        guard pending >= side * side else { return nil }
+        pending -= side * side
+        let x = anchor.x, y = anchor.y
+        let ring = [PlanePoint(x, y), PlanePoint(x + side, y), PlanePoint(x + side, y + side), PlanePoint(x, y + side), PlanePoint(x, y)]
+        return PlaneShape(points: [], lines: [], polygons: [[ring]])
+    }
+
+    /// A ring's area by the surveyor's formula (signed).
+    static func area(_ ring: [PlanePoint]) -> Double {
+        guard ring.count >= 3 else { return 0 }
+        var sum = 0.0
+        for (a, b) in zip(ring, ring.dropFirst() + [ring[0]]) { sum += a.x * b.y - b.x * a.y }
+        return sum / 2
+    }
+}

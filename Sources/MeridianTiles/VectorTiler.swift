@@ -28,6 +28,9 @@ public struct VectorTilingOptions: Sendable {
     public var pointThinning: PointThinning?
     /// The line simplification, at one tile unit of the zoom level.
     public var method: SimplifyMethod
+    /// Whether polygons too small to draw at a level add up into squares of two tile units
+    /// (tippecanoe's tiny polygon reduction, on by default), rather than all being left out.
+    public var reducesTinyPolygons: Bool
 
     /// The deepest level ``extendZoomsIfStillDropping`` adds.
     public static let deepestExtension = 24
@@ -45,6 +48,7 @@ public struct VectorTilingOptions: Sendable {
         self.extendZoomsIfStillDropping = false
         self.pointThinning = PointThinning(dropRate: 2.5, baseZoom: zooms.upperBound)
         self.method = method
+        self.reducesTinyPolygons = true
     }
 }
 
@@ -61,7 +65,8 @@ public struct VectorTilingSummary: Sendable {
     /// Tile polygons that snapping to the grid made invalid, repaired with GEOS (MakeValid, then
     /// back on the grid).
     public var polygonsRepaired = 0
-    /// Features that simplified to nothing at some zoom level (smaller than a tile unit), summed over the levels.
+    /// Features that simplified to nothing at some zoom level (smaller than a tile unit), summed
+    /// over the levels, less the polygons drawn as squares by ``VectorTilingOptions/reducesTinyPolygons``.
     public var featuresTooSmall = 0
     /// Feature ids that a vector tile cannot hold (strings, negative or fractional numbers), left out.
     public var idsLeftOut = 0
@@ -185,6 +190,8 @@ public struct VectorTiler {
             var simplifier = GeometrySimplifier(tolerance: level.unit, method: options.method)
             while let (sequence, batch) = try batches.next() {
                 var cut = CutBatch(sequence: sequence)
+                // Summed per batch, so the squares do not depend on which thread cut which batch.
+                var tiny = TinyPolygonReduction(unit: level.unit)
                 RecordBatches.forEach(in: batch) { record in
                     let feature = SpilledFeature(&record)
                     guard let geometry = feature.geometry,
@@ -195,11 +202,15 @@ public struct VectorTiler {
                         let rank = PointThinning.rank(attributes, positions)
                         if !rule.shows(rank: rank, at: level.zoom) { thinning = TileItem.Thinning(rank: rank) }
                     }
-                    guard let simplified = simplifier.simplify(geometry) else {
+                    let shape: PlaneShape
+                    if let simplified = simplifier.simplify(geometry) {
+                        shape = PlaneShape(simplified)
+                    } else if options.reducesTinyPolygons, let square = tiny.square(for: geometry) {
+                        shape = square
+                    } else {
                         cut.tooSmall += 1
                         return
                     }
-                    let shape = PlaneShape(simplified)
                     guard !shape.isEmpty else { return }
                     level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape, thinning: thinning)], to: depth) { node, items in
                         var piece = RecordWriter()

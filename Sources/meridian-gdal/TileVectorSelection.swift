@@ -34,6 +34,9 @@ struct VectorTileSelection: ParsableArguments {
     @Flag(name: .customLong("extend-zooms-if-still-dropping"), help: "Vector tiles: while tiles of the deepest zoom still lose features to the limits, add a deeper zoom (up to 24).")
     var extendZooms = false
 
+    @Flag(name: .customLong("no-tiny-polygon-reduction"), help: "Vector tiles: leave out every polygon too small to draw at a zoom, instead of adding their areas up into small squares where they lie (tippecanoe's tiny polygon reduction, the default).")
+    var noTinyPolygonReduction = false
+
     @Option(name: [.customShort("y"), .customLong("include")], help: ArgumentHelp("Vector tiles: keep only this attribute (give it once for each to keep).", valueName: "name"))
     var included: [String] = []
 
@@ -73,7 +76,7 @@ struct VectorTileSelection: ParsableArguments {
             ("--maximum-tile-bytes", maximumTileBytes != nil), ("--maximum-tile-features", maximumTileFeatures != nil),
             ("--drop-rate", dropRate != nil), ("--base-zoom", baseZoom != nil),
         ] + strategies.map { ($0.name, true) } + [
-            ("--extend-zooms-if-still-dropping", extendZooms), ("--include", !included.isEmpty),
+            ("--extend-zooms-if-still-dropping", extendZooms), ("--no-tiny-polygon-reduction", noTinyPolygonReduction), ("--include", !included.isEmpty),
             ("--exclude", !excluded.isEmpty), ("--exclude-all", excludeAll),
         ]
         return given.first(where: \.1)?.0
@@ -91,6 +94,7 @@ struct VectorTileSelection: ParsableArguments {
         if let maximumTileFeatures { options.limits.maximumFeatures = maximumTileFeatures }
         options.overLimit = strategies.first?.strategy ?? .dropSmallest
         options.extendZoomsIfStillDropping = extendZooms
+        options.reducesTinyPolygons = !noTinyPolygonReduction
         options.pointThinning = PointThinning(dropRate: dropRate ?? 2.5, baseZoom: baseZoom ?? zooms.upperBound)
         return options
     }

@@ -174,6 +174,50 @@ import Testing
         }
     }
 
+    /// Polygons too small to draw add up into small squares where they lie, so 900 buildings
+    /// of about 20 m do not vanish below zoom 8 (tippecanoe's tiny polygon reduction). The area
+    /// per zoom (in zoom-12 tile units²) matches what tippecanoe v2.72.0 drew of the same input
+    /// (`tippecanoe -e OUT -z12 --no-tile-compression -l tiny tiny.geojson`) within 20%;
+    /// `--no-tiny-polygon-reduction` leaves them out.
+    @Test func tinyPolygonsAddUpIntoSquares() throws {
+        try withTemporaryFolder { folder in
+            let input = folder.appendingPathComponent("tiny.geojson")
+            let features = (0..<900).map { i -> String in
+                let x = -0.1 + Double(i % 30) * 0.006, y = 51.5 + Double(i / 30) * 0.004, s = 0.0003
+                let ring = [(x, y), (x + s, y), (x + s, y + s), (x, y + s), (x, y)].map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
+                return "{\"type\":\"Feature\",\"properties\":{\"i\":\(i)},\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[\(ring)]]}}"
+            }
+            try Data("{\"type\":\"FeatureCollection\",\"features\":[\(features.joined(separator: ","))]}".utf8).write(to: input)
+            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+            let script = """
+                import glob, json, os, sys, mapbox_vector_tile
+                root = sys.argv[1]; out = {}
+                def area(r): return abs(sum(r[i][0] * r[(i + 1) % len(r)][1] - r[(i + 1) % len(r)][0] * r[i][1] for i in range(len(r))) / 2)
+                for path in glob.glob(os.path.join(root, '*', '*', '*.pbf')):
+                    z = int(os.path.relpath(path, root).split(os.sep)[0])
+                    for layer in mapbox_vector_tile.decode(open(path, 'rb').read()).values():
+                        for f in layer['features']:
+                            g = f['geometry']
+                            polygons = [g['coordinates']] if g['type'] == 'Polygon' else g['coordinates'] if g['type'] == 'MultiPolygon' else []
+                            out[str(z)] = out.get(str(z), 0) + sum(area(p[0]) * 4.0 ** (12 - z) for p in polygons)
+                print(json.dumps(out))
+                """
+            let tippecanoe: [Int: Double] = [4: 524_288, 5: 524_288, 6: 557_056, 7: 446_464]
+            for reduce in [true, false] {
+                let out = folder.appendingPathComponent(reduce ? "reduced" : "not")
+                let tiled = try meridian(["tile", input.path, out.path, "--zoom", "0-12", "-q"] + (reduce ? [] : ["--no-tiny-polygon-reduction"]))
+                #expect(tiled.status == 0, "\(tiled.stderr)")
+                let result = try run(python, ["-c", script, out.path])
+                let areas = try JSONDecoder().decode([String: Double].self, from: Data(result.stdout.utf8))
+                for (zoom, theirs) in tippecanoe {
+                    let ours = areas["\(zoom)"] ?? 0
+                    #expect(reduce ? abs(ours - theirs) <= theirs * 0.2 : ours == 0, "zoom \(zoom): \(ours) against tippecanoe's \(theirs)")
+                }
+                #expect((areas["12"] ?? 0) > 250_000)
+            }
+        }
+    }
+
     /// `--zoom auto` (tippecanoe's `-zg`) is the zooms the data calls for, as when none are
     /// given, for vector data (5 decimals: zoom 0-14) and for rasters (from the resolution).
     @Test func zoomAutoIsTheGuess() throws {

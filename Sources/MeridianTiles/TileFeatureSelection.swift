@@ -358,3 +358,132 @@ struct TinyPolygonReduction {
         return sum / 2
     }
 }
+
+/// Point clustering (tippecanoe's `--cluster-distance` and `--accumulate-attribute`): in each
+/// tile below the deepest zoom, points closer than ``distance`` pixels (of 256 a tile) to the
+/// first point of a cluster join it, taken in the tile's Z-order. A cluster is one point at its
+/// members' mean position, with the first member's attributes, `clustered` true, `point_count`,
+/// `sqrt_point_count` and `point_count_abbreviated` (tippecanoe's names), and the attributes
+/// named in ``accumulations`` combined over the members. A point alone stays as it is.
+public struct PointClustering: Sendable, Equatable {
+    /// How an attribute is combined over a cluster's members.
+    public enum Accumulation: String, Sendable, CaseIterable {
+        /// The sum of the numbers.
+        case sum
+        /// Their mean.
+        case mean
+        /// The largest.
+        case max
+        /// The smallest.
+        case min
+        /// The texts joined together.
+        case concat
+        /// The texts joined with commas.
+        case comma
+    }
+
+    /// The distance, in pixels of 256 a tile, within which points join a cluster.
+    public var distance: Int
+    /// The attributes combined over a cluster, and how.
+    public var accumulations: [String: Accumulation]
+
+    /// Clustering within `distance` pixels, combining `accumulations`.
+    /// - Parameters:
+    ///   - distance: The distance in pixels (1-255).
+    ///   - accumulations: The attributes combined over a cluster, and how.
+    public init(distance: Int, accumulations: [String: Accumulation] = [:]) {
+        self.distance = distance
+        self.accumulations = accumulations
+    }
+
+    /// `tile` with its close points clustered.
+    func clustered(_ tile: VectorTile) -> VectorTile {
+        var out = tile
+        for l in out.layers.indices {
+            let layer = out.layers[l]
+            let reach = Int64(distance) * Int64(layer.extent) / 256
+            let points = layer.features.indices.filter { layer.features[$0].type == .point && layer.features[$0].parts.joined().count == 1 }
+            guard points.count > 1 else { continue }
+            let ordered = points.sorted {
+                (TileFeatureBudget.mortonCode(layer.features[$0].parts[0][0]), $0) < (TileFeatureBudget.mortonCode(layer.features[$1].parts[0][0]), $1)
+            }
+            var groups: [[Int]] = []
+            for index in ordered {
+                let p = layer.features[index].parts[0][0]
+                if let first = groups.last?.first {
+                    let q = layer.features[first].parts[0][0]
+                    let dx = Int64(p.x) - Int64(q.x), dy = Int64(p.y) - Int64(q.y)
+                    if dx * dx + dy * dy <= reach * reach {
+                        groups[groups.count - 1].append(index)
+                        continue
+                    }
+                }
+                groups.append([index])
+            }
+            var replaced: [Int: VectorTile.Feature] = [:], removed = Set<Int>()
+            for group in groups where group.count > 1 {
+                let members = group.sorted()
+                replaced[members[0]] = cluster(members.map { layer.features[$0] })
+                removed.formUnion(members.dropFirst())
+            }
+            out.layers[l].features = layer.features.indices.compactMap { removed.contains($0) ? nil : replaced[$0] ?? layer.features[$0] }
+        }
+        return out
+    }
+
+    /// One point standing for `members`.
+    func cluster(_ members: [VectorTile.Feature]) -> VectorTile.Feature {
+        let positions = members.map { $0.parts[0][0] }
+        let x = positions.reduce(0.0) { $0 + Double($1.x) } / Double(positions.count)
+        let y = positions.reduce(0.0) { $0 + Double($1.y) } / Double(positions.count)
+        let count = members.count
+        let special: Set<String> = ["clustered", "point_count", "sqrt_point_count", "point_count_abbreviated"]
+        var properties = members[0].properties.filter { !special.contains($0.key) && accumulations[$0.key] == nil }
+        for (key, accumulation) in accumulations.sorted(by: { $0.key < $1.key }) {
+            let values = members.compactMap { member in member.properties.first { $0.key == key }?.value }
+            if let value = Self.combine(values, accumulation) { properties.append((key, value)) }
+        }
+        properties += [("clustered", .bool(true)), ("point_count", .uint(UInt64(count))),
+                       ("sqrt_point_count", .double((Double(count).squareRoot() * 100).rounded() / 100)),
+                       ("point_count_abbreviated", .string(Self.abbreviated(count)))]
+        return VectorTile.Feature(id: members[0].id, type: .point, parts: [[SIMD2(Int32(x.rounded()), Int32(y.rounded()))]], properties: properties)
+    }
+
+    /// `values` combined by `accumulation`; nil when none applies (no numbers for a numeric one).
+    static func combine(_ values: [VectorTile.Value], _ accumulation: Accumulation) -> VectorTile.Value? {
+        func number(_ value: VectorTile.Value) -> Double? {
+            switch value {
+            case .double(let d): d
+            case .uint(let u): Double(u)
+            case .sint(let i): Double(i)
+            case .string, .bool: nil
+            }
+        }
+        func text(_ value: VectorTile.Value) -> String {
+            switch value {
+            case .string(let s): s
+            case .double(let d): d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+            case .uint(let u): String(u)
+            case .sint(let i): String(i)
+            case .bool(let b): b ? "true" : "false"
+            }
+        }
+        let numbers = values.compactMap(number)
+        switch accumulation {
+        case .concat: return values.isEmpty ? nil : .string(values.map(text).joined())
+        case .comma: return values.isEmpty ? nil : .string(values.map(text).joined(separator: ","))
+        case .sum: return numbers.isEmpty ? nil : .double(numbers.reduce(0, +))
+        case .mean: return numbers.isEmpty ? nil : .double(numbers.reduce(0, +) / Double(numbers.count))
+        case .max: return numbers.max().map { .double($0) }
+        case .min: return numbers.min().map { .double($0) }
+        }
+    }
+
+    /// A count as tippecanoe abbreviates it: 999, 1.2k, 15k, 1.5M.
+    static func abbreviated(_ count: Int) -> String {
+        if count < 1_000 { return "\(count)" }
+        if count < 10_000 { return String(format: "%.1fk", Double(count) / 1_000) }
+        if count < 1_000_000 { return "\(count / 1_000)k" }
+        return String(format: "%.1fM", Double(count) / 1_000_000)
+    }
+}

@@ -31,6 +31,8 @@ public struct VectorTilingOptions: Sendable {
     /// Whether polygons too small to draw at a level add up into squares of two tile units
     /// (tippecanoe's tiny polygon reduction, on by default), rather than all being left out.
     public var reducesTinyPolygons: Bool
+    /// How close points are clustered in the tiles below the deepest zoom; nil clusters none.
+    public var clustering: PointClustering?
 
     /// The deepest level ``extendZoomsIfStillDropping`` adds.
     public static let deepestExtension = 24
@@ -49,6 +51,7 @@ public struct VectorTilingOptions: Sendable {
         self.pointThinning = PointThinning(dropRate: 2.5, baseZoom: zooms.upperBound)
         self.method = method
         self.reducesTinyPolygons = true
+        self.clustering = nil
     }
 }
 
@@ -136,13 +139,14 @@ public struct VectorTiler {
             var stillFitting = false
             let nodes = try blocks.finishWriting()
             let next = Atomic<Int>(0)
-            try WorkerThreads.run(threads: min(jobs, nodes.count)) { (emit: (BuiltTile) throws -> Void) in
+            try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
                 let repair = PolygonRepair()
                 while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
                     let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]))
                     try level.descend(nodes[index], items, to: zoom) { node, items in
                         let repairedBefore = repair.repaired
-                        guard let content = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
+                        guard var content = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
+                        if let clustering = options.clustering, zoom < options.zooms.upperBound { content = clustering.clustered(content) }
                         var built = BuiltTile(tile: node, bytes: content.encoded(),
                                               repaired: repair.repaired - repairedBefore)
                         if !budget.limits.admit(bytes: built.bytes.count, features: content.featureCount) {

@@ -37,6 +37,12 @@ struct VectorTileSelection: ParsableArguments {
     @Flag(name: .customLong("no-tiny-polygon-reduction"), help: "Vector tiles: leave out every polygon too small to draw at a zoom, instead of adding their areas up into small squares where they lie (tippecanoe's tiny polygon reduction, the default).")
     var noTinyPolygonReduction = false
 
+    @Option(name: .customLong("cluster-distance"), help: ArgumentHelp("Vector tiles: below the deepest zoom, points within this many pixels (1-255, of 256 a tile) of a cluster's first point become one point with point_count (instead of being thinned by --drop-rate).", valueName: "pixels"))
+    var clusterDistance: Int?
+
+    @Option(name: .customLong("accumulate-attribute"), help: ArgumentHelp("Vector tiles, with --cluster-distance: combine this attribute over each cluster's points: NAME:sum, mean, max, min, concat or comma.", valueName: "name:how"))
+    var accumulations: [String] = []
+
     @Option(name: [.customShort("y"), .customLong("include")], help: ArgumentHelp("Vector tiles: keep only this attribute (give it once for each to keep).", valueName: "name"))
     var included: [String] = []
 
@@ -65,6 +71,14 @@ struct VectorTileSelection: ParsableArguments {
         if strategies.count > 1 {
             throw ValidationError("give one of \(strategies.map(\.name).joined(separator: " and ")): a tile over the limits is brought under them one way")
         }
+        if let clusterDistance, !(1...255).contains(clusterDistance) { throw ValidationError("--cluster-distance must be from 1 to 255 pixels") }
+        if clusterDistance != nil && (dropRate != nil || baseZoom != nil) {
+            throw ValidationError("--cluster-distance gathers close points into clusters in place of thinning them: give it without --drop-rate and --base-zoom")
+        }
+        if !accumulations.isEmpty && clusterDistance == nil {
+            throw ValidationError("--accumulate-attribute combines attributes over clusters: give --cluster-distance too")
+        }
+        _ = try accumulationTable()
         if !included.isEmpty && (excludeAll || !excluded.isEmpty) {
             throw ValidationError("--include keeps only the attributes it names: give it without --exclude or --exclude-all")
         }
@@ -76,7 +90,7 @@ struct VectorTileSelection: ParsableArguments {
             ("--maximum-tile-bytes", maximumTileBytes != nil), ("--maximum-tile-features", maximumTileFeatures != nil),
             ("--drop-rate", dropRate != nil), ("--base-zoom", baseZoom != nil),
         ] + strategies.map { ($0.name, true) } + [
-            ("--extend-zooms-if-still-dropping", extendZooms), ("--no-tiny-polygon-reduction", noTinyPolygonReduction), ("--include", !included.isEmpty),
+            ("--extend-zooms-if-still-dropping", extendZooms), ("--cluster-distance", clusterDistance != nil), ("--accumulate-attribute", !accumulations.isEmpty), ("--no-tiny-polygon-reduction", noTinyPolygonReduction), ("--include", !included.isEmpty),
             ("--exclude", !excluded.isEmpty), ("--exclude-all", excludeAll),
         ]
         return given.first(where: \.1)?.0
@@ -96,6 +110,24 @@ struct VectorTileSelection: ParsableArguments {
         options.extendZoomsIfStillDropping = extendZooms
         options.reducesTinyPolygons = !noTinyPolygonReduction
         options.pointThinning = PointThinning(dropRate: dropRate ?? 2.5, baseZoom: baseZoom ?? zooms.upperBound)
+        if let clusterDistance {
+            options.pointThinning = nil
+            options.clustering = PointClustering(distance: clusterDistance, accumulations: (try? accumulationTable()) ?? [:])
+        }
         return options
+    }
+
+    /// `--accumulate-attribute NAME:HOW`s by attribute.
+    func accumulationTable() throws -> [String: PointClustering.Accumulation] {
+        var table: [String: PointClustering.Accumulation] = [:]
+        for text in accumulations {
+            guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
+                  let how = PointClustering.Accumulation(rawValue: String(text[text.index(after: colon)...])) else {
+                let hows = PointClustering.Accumulation.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--accumulate-attribute takes NAME:HOW, HOW one of \(hows), not '\(text)'")
+            }
+            table[String(text[..<colon])] = how
+        }
+        return table
     }
 }

@@ -218,6 +218,42 @@ import Testing
         }
     }
 
+    /// Points within the cluster distance become one point with `point_count`, below the
+    /// deepest zoom only; `--accumulate-attribute pop:sum` keeps the total over the clusters.
+    /// The zoom-0 tile's total of `pop` (598,800, every point's) is also what tippecanoe v2.72.0
+    /// put there (`tippecanoe -e OUT -z6 --no-tile-compression -l points --cluster-distance 10
+    /// --accumulate-attribute pop:sum drop-rate-points.geojson`); tippecanoe also thins by the
+    /// drop rate, so it has fewer clusters, which Meridian does not do when clustering.
+    @Test func pointsClusterWithCountsAndAccumulatedAttributes() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("tiles")
+            let tiled = try meridian(["tile", points, out.path, "--zoom", "0-6", "--cluster-distance", "10", "--accumulate-attribute", "pop:sum",
+                                      "--accumulate-attribute", "kind:comma", "-q"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
+            let script = """
+                import glob, json, os, sys, mapbox_vector_tile
+                root = sys.argv[1]; out = {}
+                for path in glob.glob(os.path.join(root, '*', '*', '*.pbf')):
+                    z = os.path.relpath(path, root).split(os.sep)[0]
+                    o = out.setdefault(z, {'features': 0, 'points': 0, 'pop': 0, 'clusters': 0, 'kinds': 0})
+                    for layer in mapbox_vector_tile.decode(open(path, 'rb').read()).values():
+                        for f in layer['features']:
+                            p = f['properties']
+                            o['features'] += 1; o['points'] += p.get('point_count', 1); o['pop'] += p.get('pop', 0)
+                            if p.get('clustered'):
+                                o['clusters'] += 1
+                                o['kinds'] += len(p['kind'].split(',')) == p['point_count']
+                print(json.dumps(out))
+                """
+            let result = try run(python, ["-c", script, out.path])
+            let zooms = try JSONDecoder().decode([String: [String: Double]].self, from: Data(result.stdout.utf8))
+            let top = try #require(zooms["0"])
+            #expect(top["points"] == 1200 && top["pop"] == 598_800 && (top["features"] ?? 0) < 600 && top["clusters"] == top["kinds"], "\(top)")
+            #expect(zooms["6"]?["clusters"] == 0, "\(zooms["6"] ?? [:])")
+        }
+    }
+
     /// `--zoom auto` (tippecanoe's `-zg`) is the zooms the data calls for, as when none are
     /// given, for vector data (5 decimals: zoom 0-14) and for rasters (from the resolution).
     @Test func zoomAutoIsTheGuess() throws {
@@ -242,7 +278,9 @@ import Testing
         (["--tile-format", "png", "--drop-rate", "3"], "--drop-rate applies to"), (["--tile-format", "png", "-X"], "--exclude-all applies to"),
         (["--tile-format", "png", "--maximum-tile-bytes", "9000"], "--maximum-tile-bytes applies to"),
         (["--drop-densest-as-needed", "--coalesce-smallest-as-needed"], "one of"), (["--include", "a", "--exclude", "b"], "--include"),
-        (["--drop-rate", "0.5"], "--drop-rate"), (["--maximum-tile-features", "0"], "--maximum-tile-features"), (["--base-zoom", "25"], "--base-zoom"),
+        (["--drop-rate", "0.5"], "--drop-rate"), (["--cluster-distance", "10", "--drop-rate", "2"], "--cluster-distance"),
+        (["--accumulate-attribute", "pop:sum"], "--accumulate-attribute"), (["--cluster-distance", "10", "--accumulate-attribute", "pop:avg"], "--accumulate-attribute"),
+        (["--tile-format", "png", "--cluster-distance", "10"], "--cluster-distance applies to"), (["--cluster-distance", "0"], "--cluster-distance"), (["--maximum-tile-features", "0"], "--maximum-tile-features"), (["--base-zoom", "25"], "--base-zoom"),
     ])
     func optionsThatCannotWorkAreRefused(options: [String], says: String) throws {
         try withTemporaryFolder { folder in

@@ -65,4 +65,23 @@ import Testing
             #expect(fitted.bytes.isEmpty && fitted.dropped == 5, "\(strategy)")
         }
     }
+
+    /// Attributes combined over a cluster, and counts abbreviated as tippecanoe writes them.
+    @Test func clustersCombineAttributes() {
+        let values: [VectorTile.Value] = [.uint(3), .double(1.5), .string("x"), .sint(-2)]
+        #expect(PointClustering.combine(values, .sum) == .double(2.5) && PointClustering.combine(values, .max) == .double(3))
+        #expect(PointClustering.combine(values, .min) == .double(-2) && PointClustering.combine(values, .mean) == .double(2.5 / 3))
+        #expect(PointClustering.combine(values, .comma) == .string("3,1.5,x,-2") && PointClustering.combine(values, .concat) == .string("31.5x-2"))
+        #expect(PointClustering.combine([.string("a")], .sum) == nil)
+        #expect([999, 1_234, 15_600, 2_500_000].map(PointClustering.abbreviated) == ["999", "1.2k", "15k", "2.5M"])
+        let tile = VectorTile(layers: [VectorTile.Layer(name: "p", features: [
+            VectorTile.Feature(type: .point, parts: [[SIMD2<Int32>(100, 100)]], properties: [("n", VectorTile.Value.uint(1))]),
+            VectorTile.Feature(type: .point, parts: [[SIMD2<Int32>(110, 100)]], properties: [("n", VectorTile.Value.uint(2))]),
+            VectorTile.Feature(type: .point, parts: [[SIMD2<Int32>(3000, 3000)]], properties: [("n", VectorTile.Value.uint(4))]),
+        ])])
+        let clustered = PointClustering(distance: 1, accumulations: ["n": .sum]).clustered(tile).layers[0].features
+        #expect(clustered.count == 2 && clustered[0].parts == [[SIMD2<Int32>(105, 100)]])
+        #expect(clustered[0].properties.contains { $0.key == "n" && $0.value == .double(3) } && clustered[0].properties.contains { $0.key == "point_count" && $0.value == .uint(2) })
+        #expect(clustered[1].properties.count == 1)
+    }
 }

@@ -7,9 +7,15 @@ command -v ogr2ogr >/dev/null && [ -x /usr/bin/time ] || {
     sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get install -y -qq gdal-bin time >/dev/null
 }
-swift build -c release --static-swift-stdlib --product meridian >&2
-swift build -c release --static-swift-stdlib --product meridian-draw >&2  # SVG and PNG outputs are drawn by it
-meridian="$PWD/.build/release/meridian"
+# MERIDIAN_BINARY runs a script against a build already made (a debug build, to try a script
+# on a small case without a release build: its timings mean nothing).
+if [ -n "${MERIDIAN_BINARY:-}" ]; then
+    meridian="$MERIDIAN_BINARY"
+else
+    swift build -c release --static-swift-stdlib --product meridian >&2
+    swift build -c release --static-swift-stdlib --product meridian-draw >&2  # SVG and PNG outputs are drawn by it
+    meridian="$PWD/.build/release/meridian"
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -20,6 +20,10 @@ public final class VectorFeatureSpill {
     public private(set) var idsLeftOut = 0
     /// The number of features set aside.
     public private(set) var count = 0
+    /// Which properties are kept (all, unless set before the first feature is appended).
+    public var attributeFilter = AttributeFilter.all
+    /// The layer features go into unless their `tippecanoe` member names another.
+    private var currentLayer = 0
     private let file: ScratchFile
 
     /// An empty spill in a new scratch file (removed when the spill goes).
@@ -42,20 +46,32 @@ public final class VectorFeatureSpill {
     /// Starts a new layer: the features appended next go into it.
     /// - Parameter name: The layer's name in the tiles.
     public func startLayer(named name: String) {
+        currentLayer = layerIndex(named: name)
+    }
+
+    /// The index of the layer named `name`, added when there is none: inputs and features
+    /// naming the same layer share it.
+    private func layerIndex(named name: String) -> Int {
+        if let index = layerNames.firstIndex(of: name) { return index }
         layerNames.append(name)
         fields.append([:])
+        return layerNames.count - 1
     }
 
     /// Sets `feature` aside in the current layer (a layer named `features` is started if none was).
-    /// - Parameter feature: A feature in WGS 84; null properties are left out, arrays and objects become their JSON text.
+    /// A `tippecanoe` foreign member (``FeatureTilingRequest``) puts the feature in the layer it
+    /// names and limits the zooms it shows at; it is never a property.
+    /// - Parameter feature: A feature in WGS 84; null properties are left out, arrays and objects
+    ///   become their JSON text, and those ``attributeFilter`` leaves out are not kept.
     /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written (a full disk).
     public func append(_ feature: Feature) throws {
         if layerNames.isEmpty { startLayer(named: "features") }
-        let layer = layerNames.count - 1
+        let request = feature.foreignMembers[FeatureTilingRequest.memberName].map(FeatureTilingRequest.init)
+        let layer = request?.layer.map(layerIndex(named:)) ?? currentLayer
         let id = feature.id.flatMap(Self.tileID)
         if feature.id != nil && id == nil { idsLeftOut += 1 }
         var properties: [(key: String, value: VectorTile.Value)] = []
-        for (key, json) in feature.properties ?? [:] {
+        for (key, json) in feature.properties ?? [:] where attributeFilter.keeps(key) {
             guard let value = VectorTile.Value(json) else { continue }
             let kind = Self.fieldKind(value)
             fields[layer][key] = fields[layer][key].map { $0 == kind ? $0 : "Mixed" } ?? kind
@@ -64,6 +80,8 @@ public final class VectorFeatureSpill {
         var record = RecordWriter()
         record.putRecord { record in
             record.put(UInt32(layer))
+            record.put(UInt8(request?.minimumZoom ?? 0))
+            record.put(UInt8(request?.maximumZoom ?? 255))
             TileAttributes(id: id, properties: properties).write(to: &record)
             SpilledGeometry.write(feature.geometry, to: &record)
         }
@@ -96,16 +114,19 @@ public final class VectorFeatureSpill {
     }
 }
 
-/// One feature read back from a ``VectorFeatureSpill``: its layer, where in its batch the bytes
-/// of its attributes lie (which its pieces carry as they are), and its geometry.
+/// One feature read back from a ``VectorFeatureSpill``: its layer, the zooms it shows at, where
+/// in its batch the bytes of its attributes lie (which its pieces carry as they are), and its geometry.
 struct SpilledFeature {
     let layer: Int
+    let minimumZoom: Int, maximumZoom: Int
     let attributes: Range<Int>
     let geometry: Geometry?
 
     /// Reads the record at `record`.
     init(_ record: inout RecordReader) {
         layer = record.count()
+        minimumZoom = Int(record.byte())
+        maximumZoom = Int(record.byte())
         attributes = TileAttributes.skip(&record)
         geometry = SpilledGeometry.read(&record)
     }

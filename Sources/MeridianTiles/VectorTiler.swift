@@ -2,7 +2,7 @@ import Foundation
 import MeridianGeometry
 import Synchronization
 
-/// How vector data is cut into Mapbox Vector Tiles.
+/// How vector data is cut into Mapbox Vector Tiles, and which features go into each tile.
 public struct VectorTilingOptions: Sendable {
     /// The zoom levels to tile.
     public var zooms: ClosedRange<Int>
@@ -12,20 +12,46 @@ public struct VectorTilingOptions: Sendable {
     /// buffer of 5/256 of the tile (80 units of 4096), so lines and outlines drawn wide do not
     /// stop short at tile edges.
     public var buffer: Int
-    /// The largest tile in bytes; a tile over it loses its smallest features until it fits
-    /// (tippecanoe's default limit, 500 KB).
-    public var maximumTileBytes: Int
+    /// The most a tile may hold; a tile over it is brought under by ``overLimit``.
+    public var limits: TileLimits
+    /// The largest tile in bytes (tippecanoe's default limit, 500 KB).
+    public var maximumTileBytes: Int {
+        get { limits.maximumBytes }
+        set { limits.maximumBytes = newValue }
+    }
+    /// What is done to a tile over ``limits``: by default its smallest features are dropped.
+    public var overLimit: OverLimitStrategy
+    /// Whether, when tiles of the deepest level still had to lose (or merge) features to fit,
+    /// deeper levels are added, one at a time up to ``deepestExtension``, until one needs none.
+    public var extendZoomsIfStillDropping: Bool
+    /// How points are thinned below the base zoom; nil shows every point at every level.
+    public var pointThinning: PointThinning?
     /// The line simplification, at one tile unit of the zoom level.
     public var method: SimplifyMethod
+    /// Whether polygons too small to draw at a level add up into squares of two tile units
+    /// (tippecanoe's tiny polygon reduction, on by default), rather than all being left out.
+    public var reducesTinyPolygons: Bool
+    /// How close points are clustered in the tiles below the deepest zoom; nil clusters none.
+    public var clustering: PointClustering?
 
-    /// The defaults: zoom `zooms`, 4096 units, 80 units of buffer, 500 KB a tile, Douglas-Peucker.
+    /// The deepest level ``extendZoomsIfStillDropping`` adds.
+    public static let deepestExtension = 24
+
+    /// The defaults: zoom `zooms`, 4096 units, 80 units of buffer, 500 KB and 200,000 features a
+    /// tile (the smallest features dropped from a tile over them), points thinned by 2.5 at each
+    /// level below the deepest (as tippecanoe does), Douglas-Peucker.
     public init(zooms: ClosedRange<Int>, extent: Int = 4096, buffer: Int = 80, maximumTileBytes: Int = 500_000,
                 method: SimplifyMethod = .douglasPeucker) {
         self.zooms = zooms
         self.extent = extent
         self.buffer = buffer
-        self.maximumTileBytes = maximumTileBytes
+        self.limits = TileLimits(maximumBytes: maximumTileBytes)
+        self.overLimit = .dropSmallest
+        self.extendZoomsIfStillDropping = false
+        self.pointThinning = PointThinning(dropRate: 2.5, baseZoom: zooms.upperBound)
         self.method = method
+        self.reducesTinyPolygons = true
+        self.clustering = nil
     }
 }
 
@@ -33,12 +59,17 @@ public struct VectorTilingOptions: Sendable {
 public struct VectorTilingSummary: Sendable {
     /// Tiles written per zoom level.
     public var tilesPerZoom: [Int: Int] = [:]
-    /// Tiles that were over the size limit, and the features dropped from them to fit.
+    /// Tiles that were over the limits, and the features dropped from them to fit.
     public var tilesOverLimit = 0, featuresDroppedForSize = 0
+    /// Features merged into others to fit tiles under the limits (``OverLimitStrategy/coalesceSmallest``, ``OverLimitStrategy/coalesceDensest``).
+    public var featuresCoalesced = 0
+    /// The levels tiled: ``VectorTilingOptions/zooms``, deeper when ``VectorTilingOptions/extendZoomsIfStillDropping`` added levels.
+    public var zooms: ClosedRange<Int> = 0...0
     /// Tile polygons that snapping to the grid made invalid, repaired with GEOS (MakeValid, then
     /// back on the grid).
     public var polygonsRepaired = 0
-    /// Features that simplified to nothing at some zoom level (smaller than a tile unit), summed over the levels.
+    /// Features that simplified to nothing at some zoom level (smaller than a tile unit), summed
+    /// over the levels, less the polygons drawn as squares by ``VectorTilingOptions/reducesTinyPolygons``.
     public var featuresTooSmall = 0
     /// Feature ids that a vector tile cannot hold (strings, negative or fractional numbers), left out.
     public var idsLeftOut = 0
@@ -95,10 +126,17 @@ public struct VectorTiler {
         summary.idsLeftOut = features.idsLeftOut
         for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
         let jobs = max(1, jobs)
-        for zoom in options.zooms {
+        let budget = TileFeatureBudget(limits: options.limits, strategy: options.overLimit)
+        var nextZoom = options.zooms.lowerBound
+        summary.zooms = options.zooms
+        while nextZoom <= summary.zooms.upperBound {
+            let zoom = nextZoom
+            nextZoom += 1
             let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames)
             let blocks = try TileBlockSpill()
-            summary.featuresTooSmall += try cutIntoBlocks(level, blocks, jobs: jobs)
+            let cut = try cutIntoBlocks(level, blocks, jobs: jobs)
+            summary.featuresTooSmall += cut
+            var stillFitting = false
             let nodes = try blocks.finishWriting()
             let next = Atomic<Int>(0)
             try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
@@ -107,23 +145,35 @@ public struct VectorTiler {
                     let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]))
                     try level.descend(nodes[index], items, to: zoom) { node, items in
                         let repairedBefore = repair.repaired
-                        guard let content = level.tile(node, items, attributes: attributes, repair: repair) else { return }
+                        guard var content = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
+                        if let clustering = options.clustering, zoom < options.zooms.upperBound { content = clustering.clustered(content) }
                         var built = BuiltTile(tile: node, bytes: content.encoded(),
                                               repaired: repair.repaired - repairedBefore)
-                        if built.bytes.count > options.maximumTileBytes {
-                            (built.bytes, built.dropped) = Self.fit(content, under: options.maximumTileBytes)
+                        if !budget.limits.admit(bytes: built.bytes.count, features: content.featureCount) {
+                            let fitted = budget.fit(content)
+                            built.bytes = fitted.bytes
+                            built.fitted = (fitted.dropped, fitted.coalesced)
                         }
                         try emit(built)
                     }
                 }
             } consume: { built in
-                try write(built.tile, built.bytes)
-                summary.tilesPerZoom[zoom, default: 0] += 1
+                // A tile that lost every feature to the limits is not written.
+                if !built.bytes.isEmpty {
+                    try write(built.tile, built.bytes)
+                    summary.tilesPerZoom[zoom, default: 0] += 1
+                }
                 summary.polygonsRepaired += built.repaired
-                if let dropped = built.dropped {
+                if let (dropped, coalesced) = built.fitted {
                     summary.tilesOverLimit += 1
                     summary.featuresDroppedForSize += dropped
+                    summary.featuresCoalesced += coalesced
+                    stillFitting = true
                 }
+            }
+            if zoom == summary.zooms.upperBound && stillFitting && options.extendZoomsIfStillDropping
+                && zoom < VectorTilingOptions.deepestExtension {
+                summary.zooms = summary.zooms.lowerBound...(zoom + 1)
             }
         }
         return summary
@@ -131,8 +181,10 @@ public struct VectorTiler {
 
     /// Streams the features from the spill (in batches, on `jobs` threads), simplifies each at
     /// one tile unit of `level`, cuts it down to the level's blocks and appends the pieces to
-    /// `blocks`, in feature order whatever thread cut them. Returns how many features
-    /// simplified to nothing.
+    /// `blocks`, in feature order whatever thread cut them. Features whose `tippecanoe` member
+    /// keeps them out of the level are passed over; points ``PointThinning`` leaves out of it
+    /// are marked, for their tiles to keep one where they would hold none. Returns how many
+    /// features simplified to nothing.
     func cutIntoBlocks(_ level: ZoomLevel, _ blocks: TileBlockSpill, jobs: Int) throws -> Int {
         let depth = TileBlockSpill.blockZoom(for: level.zoom)
         let batches = BatchQueue(try features.batches())
@@ -142,19 +194,31 @@ public struct VectorTiler {
             var simplifier = GeometrySimplifier(tolerance: level.unit, method: options.method)
             while let (sequence, batch) = try batches.next() {
                 var cut = CutBatch(sequence: sequence)
+                // Summed per batch, so the squares do not depend on which thread cut which batch.
+                var tiny = TinyPolygonReduction(unit: level.unit)
                 RecordBatches.forEach(in: batch) { record in
                     let feature = SpilledFeature(&record)
-                    guard let geometry = feature.geometry else { return }
-                    guard let simplified = simplifier.simplify(geometry) else {
+                    guard let geometry = feature.geometry,
+                          feature.minimumZoom <= level.zoom, level.zoom <= feature.maximumZoom else { return }
+                    let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
+                    var thinning: TileItem.Thinning?
+                    if let rule = options.pointThinning, let positions = geometry.pointPositions {
+                        let rank = PointThinning.rank(attributes, positions)
+                        if !rule.shows(rank: rank, at: level.zoom) { thinning = TileItem.Thinning(rank: rank) }
+                    }
+                    let shape: PlaneShape
+                    if let simplified = simplifier.simplify(geometry) {
+                        shape = PlaneShape(simplified)
+                    } else if options.reducesTinyPolygons, let square = tiny.square(for: geometry) {
+                        shape = square
+                    } else {
                         cut.tooSmall += 1
                         return
                     }
-                    let shape = PlaneShape(simplified)
                     guard !shape.isEmpty else { return }
-                    let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
-                    level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape)], to: depth) { node, items in
+                    level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape, thinning: thinning)], to: depth) { node, items in
                         var piece = RecordWriter()
-                        TileItem.write(layer: feature.layer, attributes: attributes, shape: items[0].shape, to: &piece)
+                        TileItem.write(layer: feature.layer, attributes: attributes, shape: items[0].shape, thinning: thinning, to: &piece)
                         cut.pieces.append((node, piece.bytes))
                     }
                 }
@@ -200,35 +264,13 @@ public struct VectorTiler {
         }
     }
 
-    /// A tile encoded by a worker, and how many features were dropped to fit it under the limit.
+    /// A tile encoded by a worker, and, when it was over the limits, how many features were
+    /// dropped and merged to fit it under them.
     struct BuiltTile: Sendable {
         let tile: MapTile
         var bytes: [UInt8]
         var repaired: Int
-        var dropped: Int?
-    }
-
-    /// The tile without its smallest features (by area for polygons, length for lines, points
-    /// last of all: they are drawn at any size), dropped a tenth of what is left at a time until
-    /// it encodes under `limit` bytes: its bytes, and how many features went.
-    static func fit(_ tile: VectorTile, under limit: Int) -> (bytes: [UInt8], dropped: Int) {
-        var ranked: [(layer: Int, feature: Int, size: Double)] = []
-        for (l, layer) in tile.layers.enumerated() {
-            for (f, feature) in layer.features.enumerated() { ranked.append((l, f, TileGrid.size(of: feature))) }
-        }
-        ranked.sort { $0.size < $1.size }
-        var keep = Set(ranked.map { [$0.layer, $0.feature] })
-        var dropped = 0, trimmed = tile
-        repeat {
-            let step = max(1, (ranked.count - dropped) / 10)
-            for entry in ranked[dropped..<min(ranked.count, dropped + step)] { keep.remove([entry.layer, entry.feature]) }
-            dropped = min(ranked.count, dropped + step)
-            for l in trimmed.layers.indices {
-                trimmed.layers[l].features = tile.layers[l].features.enumerated().filter { keep.contains([l, $0.offset]) }.map(\.element)
-            }
-            let bytes = trimmed.encoded()
-            if bytes.count <= limit || dropped >= ranked.count { return (bytes, dropped) }
-        } while true
+        var fitted: (dropped: Int, coalesced: Int)?
     }
 }
 
@@ -238,6 +280,25 @@ public struct VectorTiler {
 struct TileItem: Sendable {
     let layer: Int, feature: Int
     var shape: PlaneShape
+    /// Set for a point that ``PointThinning`` leaves out of the level, unless it is the one
+    /// its tile keeps (``kept(_:)``).
+    var thinning: Thinning?
+
+    /// A point thinned out of the level: its rank, by which a tile that would otherwise lose
+    /// all its points chooses the one it keeps.
+    struct Thinning: Sendable {
+        let rank: Double
+    }
+
+    /// What of `items` a leaf tile holds: all but the thinned points; when they would leave
+    /// the tile empty, the thinned point of the lowest rank (as tippecanoe keeps a point in
+    /// every tile that has any, so sparse areas do not go blank at low zooms). The lowest rank
+    /// is the point the tile's parent keeps too, so a point kept at a level stays at deeper ones.
+    static func kept(_ items: [TileItem]) -> [TileItem] {
+        let shown = items.filter { $0.thinning == nil }
+        if !shown.isEmpty || items.isEmpty { return shown }
+        return [items.min { $0.thinning!.rank < $1.thinning!.rank }!]
+    }
 
     /// What of it lies in `rect`: itself when wholly inside (no copy), nil when nothing is.
     func clipped(to rect: RectClip) -> TileItem? {
@@ -245,14 +306,16 @@ struct TileItem: Sendable {
         if b.maxX < rect.minX || b.minX > rect.maxX || b.maxY < rect.minY || b.minY > rect.maxY { return nil }
         if rect.minX <= b.minX && b.maxX <= rect.maxX && rect.minY <= b.minY && b.maxY <= rect.maxY { return self }
         let shape = shape.clipped(to: rect)
-        return shape.isEmpty ? nil : TileItem(layer: layer, feature: feature, shape: shape)
+        return shape.isEmpty ? nil : TileItem(layer: layer, feature: feature, shape: shape, thinning: thinning)
     }
 
     /// Writes a feature's piece as a block holds it: its layer, its attributes' bytes as the
     /// feature spill holds them, and its shape.
-    static func write(layer: Int, attributes: UnsafeRawBufferPointer, shape: PlaneShape, to record: inout RecordWriter) {
+    static func write(layer: Int, attributes: UnsafeRawBufferPointer, shape: PlaneShape, thinning: Thinning?, to record: inout RecordWriter) {
         record.putRecord { record in
             record.put(UInt32(layer))
+            record.put(UInt8(thinning == nil ? 0 : 1))
+            record.put(thinning?.rank ?? 0)
             record.put(attributes)
             record.put(shape.points)
             record.put(count: shape.lines.count)
@@ -271,11 +334,13 @@ struct TileItem: Sendable {
         var items: [TileItem] = [], attributes: [TileAttributes] = []
         RecordBatches.forEach(in: records) { record in
             let layer = record.count()
+            let thinned = record.byte() == 1, rank = record.double()
             attributes.append(TileAttributes(&record))
             let points = record.planePoints()
             let lines = (0..<record.count()).map { _ in record.planePoints() }
             let polygons = (0..<record.count()).map { _ in (0..<record.count()).map { _ in record.planePoints() } }
-            items.append(TileItem(layer: layer, feature: items.count, shape: PlaneShape(points: points, lines: lines, polygons: polygons)))
+            items.append(TileItem(layer: layer, feature: items.count, shape: PlaneShape(points: points, lines: lines, polygons: polygons),
+                                  thinning: thinned ? Thinning(rank: rank) : nil))
         }
         return (items, attributes)
     }

@@ -76,8 +76,8 @@ struct Tile: ParsableCommand {
     @Option(name: .customLong("plan-format"), help: ArgumentHelp("How --plan prints: text (the default) or json.", valueName: "format"))
     var planFormatChoice: PlanFormat?
 
-    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level (default: from the raster's resolution; for vector data from 0 to the deeper of where a pixel is as fine as the points' coordinates and where lines' and polygons' median vertex spacing spans 16 tile units, at most 14); levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: ZoomRange.syntax.valueName))
-    var zoom: ZoomRange?
+    @Option(help: ArgumentHelp("Zoom levels, MIN-MAX or one level, or auto, the default (tippecanoe's -zg): from the raster's resolution; for vector data from 0 to the deeper of where a pixel is as fine as the points' coordinates and where lines' and polygons' median vertex spacing spans 16 tile units, at most 14; levels where the raster covers less than 1/255 of a pixel hold no tiles.", valueName: TileZooms.syntax.valueName))
+    var zoom: TileZooms?
 
     @Flag(help: "Rows counted from the top (XYZ, as MapKit and OpenStreetMap; the default) or the bottom (TMS).")
     var scheme: SchemeFlag = .xyz
@@ -135,6 +135,9 @@ struct Tile: ParsableCommand {
 
     @OptionGroup(visibility: .hidden)
     var measurement: TilingMeasurementOptions
+
+    @OptionGroup(title: "Vector tile contents")
+    var selection: VectorTileSelection
 
     /// What `--tile-format` takes: an image format for rasters, or Mapbox Vector Tiles.
     enum TileFormatChoice: String, ExpressibleByArgument, CaseIterable {
@@ -322,6 +325,7 @@ struct Tile: ParsableCommand {
             ("--profile", measurement.profile, raster, "it times a raster's stages"),
             ("--gdal-cache-mb", measurement.gdalCacheMegabytes != nil, raster, "only a raster is read through GDAL's block cache"),
             ("--layer-name", !layerNames.isEmpty, vector, "only vector data has layers"),
+            (selection.firstGiven ?? "", selection.firstGiven != nil, [.vectorTiles], "it chooses which features and attributes go into vector tiles, and image tiles draw every feature"),
         ]
         guard let refused = options.first(where: { $0.given && !$0.appliesTo.contains(kind) }) else { return }
         let kinds = TileRunKind.allCases.filter(refused.appliesTo.contains).map(\.name).joined(separator: " and ")

@@ -75,7 +75,7 @@ extension Tile {
                 droppedPositionData.formUnion(feature.removePositionData())
                 if let geometry = feature.geometry {
                     geometry.forEachPosition { bounds.add($0) }
-                    if zoom == nil { zoomGuess.add(geometry) }
+                    if zoom?.levels == nil { zoomGuess.add(geometry) }
                 }
                 try each(feature)
             }
@@ -92,20 +92,24 @@ extension Tile {
         // Found before the run: a run that cannot write its page does not start.
         let mapLibre = viewer ? try VectorTileViewer.locateMapLibre(for: output) : nil
         let spill = try VectorFeatureSpill()
-        let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
+        spill.attributeFilter = selection.attributeFilter
+        let (names, bounds, asked) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
         // A signal stops the tiling in order, so the writer removes its staging folder or partial file.
         let summary = try TemporaryFiles.stoppingInOrder {
             let store = try TilePyramidWriter(path: output, tileType: .mvt)
-            let summary = try VectorTiler(features: spill, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
+            let made = try VectorTiler(features: spill, options: selection.tilingOptions(zooms: asked)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
             try store.finish(VectorTileSetMetadata(
                 name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
-                bounds: bounds, zooms: zooms,
-                layers: names.map { ($0, summary.fields[$0] ?? [:]) }).pyramidMetadata)
+                bounds: bounds, zooms: made.zooms,
+                layers: spill.layerNames.map { ($0, made.fields[$0] ?? [:]) }).pyramidMetadata)
             if let mapLibre { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) }
-            return summary
+            return made
         }
+        let zooms = summary.zooms
         if summary.tilesOverLimit > 0 {
-            reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over 500 KB: their \(summary.featuresDroppedForSize) smallest features were left out of them",
+            let limits = selection.tilingOptions(zooms: asked).limits
+            let merged = summary.featuresCoalesced > 0 ? "\(summary.featuresCoalesced) features were merged into others and " : ""
+            reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over \(limits.maximumBytes) bytes or \(limits.maximumFeatures) features: \(merged)\(summary.featuresDroppedForSize) features were left out of them to fit",
                                        at: SourceLocation(file: output)))
         }
         if summary.idsLeftOut > 0 {
@@ -116,7 +120,7 @@ extension Tile {
             let seconds = Date().timeIntervalSince(start)
             let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
             let page = mapLibre == nil ? "" : ", index.html shows them"
-            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(names.count) layer\(names.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired)\(page), \(String(format: "%.1f", seconds)) s")
+            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(spill.layerNames.count) layer\(spill.layerNames.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired)\(page), \(String(format: "%.1f", seconds)) s")
         }
     }
 }

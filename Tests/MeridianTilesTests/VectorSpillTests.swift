@@ -56,7 +56,7 @@ import Testing
             let line = (0..<(1 + i * 7 % 3_000)).map { PlanePoint(Double(i), Double($0) + 0.25) }
             let shape = PlaneShape(points: [PlanePoint(Double(i), -1)], lines: [line], polygons: i % 2 == 0 ? [] : [[line + [line[0]]]])
             var record = RecordWriter()
-            attributes.bytes.withUnsafeBytes { TileItem.write(layer: i % 2, attributes: $0, shape: shape, to: &record) }
+            attributes.bytes.withUnsafeBytes { TileItem.write(layer: i % 2, attributes: $0, shape: shape, thinning: i % 7 == 0 ? TileItem.Thinning(rank: 0.5) : nil, to: &record) }
             try record.bytes.withUnsafeBytes { try blocks.append(node, $0) }
             sent[node, default: []].append(shape)
         }

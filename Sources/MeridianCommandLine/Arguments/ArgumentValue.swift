@@ -48,7 +48,7 @@ extension NumberListArgument {
 /// Every type of typed value, for finding the one a mistyped value was meant to be.
 enum ArgumentValues {
     static let all: [any ArgumentValue.Type] = [
-        LatLon.self, DegreeBox.self, MapRectArgument.self, TileAddress.self, ZoomRange.self, PictureSize.self, ControlPointArgument.self,
+        LatLon.self, DegreeBox.self, MapRectArgument.self, TileAddress.self, ZoomRange.self, TileZooms.self, PictureSize.self, ControlPointArgument.self,
     ]
 
     /// The type whose options show `valueName`, if any.

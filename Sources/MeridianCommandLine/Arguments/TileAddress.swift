@@ -51,3 +51,23 @@ public struct ZoomRange: ArgumentValue, Sendable {
         }
     }
 }
+
+/// `meridian tile`'s zoom levels: `MIN-MAX`, one level, or `auto` (tippecanoe's `-zg`): the
+/// levels the data calls for, as when none are given.
+public struct TileZooms: ArgumentValue, Sendable {
+    /// The levels asked for; nil for `auto`.
+    public var levels: ClosedRange<Int>?
+
+    /// `min-max`, one level, or `auto`.
+    public static let syntax = ArgumentSyntax(
+        valueName: "min-max|auto", example: "0-17",
+        form: "MIN-MAX or one level, between 0 and \(ZoomRange.maximum), or auto")
+
+    /// Parses `auto`, `MIN-MAX` or one level (as ``ZoomRange``); nil for anything else.
+    /// - Parameter argument: The text typed.
+    public init?(argument: String) {
+        if argument == "auto" { levels = nil; return }
+        guard let range = ZoomRange(argument: argument) else { return nil }
+        levels = range.levels
+    }
+}

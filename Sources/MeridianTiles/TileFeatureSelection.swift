@@ -1,0 +1,489 @@
+import Foundation
+import MeridianGeometry
+
+/// Which of a feature's properties go into its tiles: all of them (the default), only those
+/// named in ``included``, or none but the id (``excludesAll``), less those named in ``excluded``
+/// (tippecanoe's `-y`, `-x` and `-X`).
+public struct AttributeFilter: Sendable, Equatable {
+    /// When not nil, the only properties kept.
+    public var included: Set<String>?
+    /// Properties left out.
+    public var excluded: Set<String>
+    /// Whether every property is left out (the feature keeps its geometry and id).
+    public var excludesAll: Bool
+
+    /// A filter keeping `included` (every property when nil), less `excluded`, or nothing when `excludesAll`.
+    /// - Parameters:
+    ///   - included: The only properties to keep; nil keeps every property.
+    ///   - excluded: Properties to leave out.
+    ///   - excludesAll: Whether to leave out every property.
+    public init(included: Set<String>? = nil, excluded: Set<String> = [], excludesAll: Bool = false) {
+        self.included = included
+        self.excluded = excluded
+        self.excludesAll = excludesAll
+    }
+
+    /// Keeps every property.
+    public static let all = AttributeFilter()
+
+    /// Whether a property named `key` goes into the tiles.
+    /// - Parameter key: The property's name.
+    /// - Returns: Whether it is kept.
+    public func keeps(_ key: String) -> Bool {
+        if excludesAll || excluded.contains(key) { return false }
+        return included?.contains(key) ?? true
+    }
+}
+
+/// What tippecanoe's per-feature `tippecanoe` member asks of a feature (`{"minzoom": 3,
+/// "maxzoom": 9, "layer": "roads"}`): the zooms it shows at and the layer it goes into, so
+/// GeoJSON prepared for tippecanoe tiles the same way. The member itself never becomes a property.
+public struct FeatureTilingRequest: Sendable, Equatable {
+    /// The lowest zoom the feature shows at.
+    public var minimumZoom: Int?
+    /// The deepest zoom the feature shows at.
+    public var maximumZoom: Int?
+    /// The layer it goes into instead of its input's.
+    public var layer: String?
+
+    /// The name of the member, in a GeoJSON Feature, that holds the request.
+    public static let memberName = "tippecanoe"
+
+    /// The request in `member` (the value of a Feature's `tippecanoe` member); members that are
+    /// missing or not of the kind expected (a number for a zoom, a string for a layer) ask nothing.
+    /// - Parameter member: The member's value.
+    public init(_ member: JSONValue) {
+        guard case .object(let object) = member else { return }
+        minimumZoom = Self.zoom(object["minzoom"])
+        maximumZoom = Self.zoom(object["maxzoom"])
+        if case .string(let name)? = object["layer"], !name.isEmpty { layer = name }
+    }
+
+    /// A zoom level from a JSON number, clamped to 0-255 (how a spill keeps it); nil when it is not a finite number.
+    static func zoom(_ value: JSONValue?) -> Int? {
+        let number: Double
+        switch value {
+        case .integer(let i)?: number = Double(i)
+        case .double(let d)? where d.isFinite: number = d
+        default: return nil
+        }
+        return Int(min(255, max(0, number.rounded(.down))))
+    }
+}
+
+/// How points are thinned below the base zoom (tippecanoe's `--drop-rate` and `--base-zoom`):
+/// at each level below the base zoom a point shows with a chance `1 / rate` of that at the level
+/// above, so about `count / rate^(base - zoom)` of them show at `zoom`, as evenly thinned where
+/// points are dense as where they are sparse. Whether a point shows is decided by a hash of its
+/// position and properties, not by the order it was read or the thread that cut it: the same data
+/// gives the same tiles, and a point that shows at a level shows at every deeper level.
+public struct PointThinning: Sendable, Equatable {
+    /// How many times fewer points show at each level below ``baseZoom`` (2.5, tippecanoe's
+    /// default); 1 shows every point at every level.
+    public var dropRate: Double
+    /// The level from which every point shows.
+    public var baseZoom: Int
+
+    /// Thinning by `dropRate` below `baseZoom`.
+    /// - Parameters:
+    ///   - dropRate: The rate, 1 or more.
+    ///   - baseZoom: The level from which every point shows.
+    public init(dropRate: Double = 2.5, baseZoom: Int) {
+        self.dropRate = dropRate
+        self.baseZoom = baseZoom
+    }
+
+    /// Whether a point whose ``rank(_:)`` is `rank` shows at `zoom`.
+    func shows(rank: Double, at zoom: Int) -> Bool {
+        guard zoom < baseZoom, dropRate > 1 else { return true }
+        return rank < pow(dropRate, -Double(baseZoom - zoom))
+    }
+
+    /// A number in [0, 1) from `bytes` (a point's position and properties), spread evenly: a
+    /// 64-bit FNV-1a hash, mixed by SplitMix64's finaliser.
+    static func rank(_ bytes: UnsafeRawBufferPointer, _ positions: [Position]) -> Double {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for byte in bytes { add(byte) }
+        for position in positions.prefix(4) {
+            withUnsafeBytes(of: position.longitude.bitPattern.littleEndian) { $0.forEach(add) }
+            withUnsafeBytes(of: position.latitude.bitPattern.littleEndian) { $0.forEach(add) }
+        }
+        hash = (hash ^ (hash >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        hash = (hash ^ (hash >> 27)) &* 0x94d0_49bb_1331_11eb
+        hash ^= hash >> 31
+        return Double(hash >> 11) / Double(1 << 53)
+    }
+}
+
+/// What is done to a tile over ``TileLimits``, tile by tile, until it is under them (tippecanoe's
+/// `--drop-…-as-needed` and `--coalesce-…-as-needed`). Features are dropped (or merged) a tenth of
+/// what is left at a time, and a tile that cannot be brought under the limits by merging loses
+/// features in the same order instead: no tile is ever written over the limits.
+public enum OverLimitStrategy: String, Sendable, CaseIterable {
+    /// Drop the smallest features first: the smallest polygons by area, the shortest lines,
+    /// points last of all (they are drawn at any size). The default.
+    case dropSmallest
+    /// Drop the features closest to their neighbours first (in the tile's Z-order), so sparse areas keep theirs.
+    case dropDensest
+    /// Drop an evenly spread fraction of the features, whatever their size or place.
+    case dropFraction
+    /// Merge the smallest features into the feature of the same layer and kind before them
+    /// (keeping that one's properties), so their area still shows.
+    case coalesceSmallest
+    /// Merge the features closest to their neighbours into the feature of the same layer and
+    /// kind before them (keeping that one's properties).
+    case coalesceDensest
+}
+
+/// The most a tile may hold: bytes encoded (tippecanoe's default, 500 KB) and features (200,000).
+public struct TileLimits: Sendable, Equatable {
+    /// The most bytes a tile may take, encoded.
+    public var maximumBytes: Int
+    /// The most features a tile may hold.
+    public var maximumFeatures: Int
+
+    /// Limits of `maximumBytes` and `maximumFeatures`.
+    /// - Parameters:
+    ///   - maximumBytes: The most bytes a tile may take.
+    ///   - maximumFeatures: The most features a tile may hold.
+    public init(maximumBytes: Int = 500_000, maximumFeatures: Int = 200_000) {
+        self.maximumBytes = maximumBytes
+        self.maximumFeatures = maximumFeatures
+    }
+
+    /// Whether a tile of `features` features encoding to `bytes` bytes is within the limits.
+    func admit(bytes: Int, features: Int) -> Bool { bytes <= maximumBytes && features <= maximumFeatures }
+}
+
+/// Brings a tile over its ``TileLimits`` under them by an ``OverLimitStrategy``.
+struct TileFeatureBudget {
+    let limits: TileLimits
+    let strategy: OverLimitStrategy
+
+    /// What fitting a tile did: its bytes (none when every feature had to go: such a tile is
+    /// not written), and how many features were dropped or merged into others.
+    struct Fitted {
+        var bytes: [UInt8]
+        var dropped = 0, coalesced = 0
+    }
+
+    /// `tile` brought under the limits.
+    func fit(_ tile: VectorTile) -> Fitted {
+        let order = removalOrder(tile)
+        switch strategy {
+        case .dropSmallest, .dropDensest, .dropFraction:
+            return drop(tile, order)
+        case .coalesceSmallest, .coalesceDensest:
+            return coalesce(tile, order) ?? drop(tile, order)
+        }
+    }
+
+    /// The tile's features, (layer, feature) pairs, in the order they go.
+    func removalOrder(_ tile: VectorTile) -> [FeatureIndex] {
+        var all: [FeatureIndex] = []
+        for (l, layer) in tile.layers.enumerated() {
+            for f in layer.features.indices { all.append(FeatureIndex(layer: l, feature: f)) }
+        }
+        switch strategy {
+        case .dropSmallest, .coalesceSmallest:
+            let sizes = all.map { TileGrid.size(of: tile.layers[$0.layer].features[$0.feature]) }
+            return all.indices.sorted { (sizes[$0], $0) < (sizes[$1], $1) }.map { all[$0] }
+        case .dropDensest, .coalesceDensest:
+            // Neighbours along the Z-order curve of each feature's first vertex: the gap to the one before.
+            let codes = all.map { index -> UInt64 in
+                let first = tile.layers[index.layer].features[index.feature].parts.first?.first ?? .zero
+                return Self.mortonCode(first)
+            }
+            let byPlace = all.indices.sorted { (codes[$0], $0) < (codes[$1], $1) }
+            var gaps = [Double](repeating: .infinity, count: all.count)
+            for (previous, next) in zip(byPlace, byPlace.dropFirst()) {
+                let a = tile.layers[all[previous].layer].features[all[previous].feature].parts.first?.first ?? .zero
+                let b = tile.layers[all[next].layer].features[all[next].feature].parts.first?.first ?? .zero
+                gaps[next] = hypot(Double(a.x) - Double(b.x), Double(a.y) - Double(b.y))
+            }
+            return all.indices.sorted { (gaps[$0], $0) < (gaps[$1], $1) }.map { all[$0] }
+        case .dropFraction:
+            // Evenly spread: features in the order of their bit-reversed index, so the first
+            // k of them are spaced about n/k apart in the tile's order.
+            let bits = max(1, Int.bitWidth - (all.count - 1).leadingZeroBitCount)
+            return all.indices.sorted { (Self.reversed($0, bits: bits), $0) < (Self.reversed($1, bits: bits), $1) }.map { all[$0] }
+        }
+    }
+
+    /// `tile` without the first of `order`, a tenth of what is left more at a time, until it is under the limits.
+    func drop(_ tile: VectorTile, _ order: [FeatureIndex]) -> Fitted {
+        var removed = 0
+        while true {
+            removed = min(order.count, removed + max(1, (order.count - removed) / 10))
+            let gone = Set(order[..<removed])
+            var trimmed = tile
+            for l in trimmed.layers.indices {
+                trimmed.layers[l].features = tile.layers[l].features.enumerated()
+                    .filter { !gone.contains(FeatureIndex(layer: l, feature: $0.offset)) }.map(\.element)
+            }
+            trimmed.layers.removeAll { $0.features.isEmpty }
+            let bytes = trimmed.encoded()
+            if removed == order.count { return Fitted(bytes: [], dropped: removed) }
+            if limits.admit(bytes: bytes.count, features: order.count - removed) { return Fitted(bytes: bytes, dropped: removed) }
+        }
+    }
+
+    /// `tile` with the first of `order` merged into the kept feature of the same layer and kind
+    /// before them (or after, for the first), a tenth of what is left more at a time; nil when
+    /// even merging every feature it can leaves the tile over the limits.
+    func coalesce(_ tile: VectorTile, _ order: [FeatureIndex]) -> Fitted? {
+        var merged = 0
+        while merged < order.count {
+            merged = min(order.count, merged + max(1, (order.count - merged) / 10))
+            let absorbed = Set(order[..<merged])
+            var result = tile, count = 0, coalesced = 0, dropped = 0
+            for (l, layer) in tile.layers.enumerated() {
+                var kept: [VectorTile.Feature] = []
+                var waiting: [VectorTile.Feature] = []  // merged before any feature of their kind was kept
+                for (f, feature) in layer.features.enumerated() {
+                    if absorbed.contains(FeatureIndex(layer: l, feature: f)) {
+                        if let target = kept.lastIndex(where: { $0.type == feature.type }) {
+                            kept[target].parts += feature.parts
+                            coalesced += 1
+                        } else {
+                            waiting.append(feature)
+                        }
+                    } else {
+                        var feature = feature
+                        for (w, early) in waiting.enumerated().reversed() where early.type == feature.type {
+                            feature.parts = early.parts + feature.parts
+                            waiting.remove(at: w)
+                            coalesced += 1
+                        }
+                        kept.append(feature)
+                    }
+                }
+                dropped += waiting.count  // no feature of their kind in the layer to merge into
+                result.layers[l].features = kept
+                count += kept.count
+            }
+            result.layers.removeAll { $0.features.isEmpty }
+            let bytes = result.encoded()
+            if limits.admit(bytes: bytes.count, features: count) {
+                return Fitted(bytes: bytes, dropped: dropped, coalesced: coalesced)
+            }
+        }
+        return nil
+    }
+
+    /// A feature of a tile: its layer's index and its own in the layer.
+    struct FeatureIndex: Hashable {
+        let layer: Int, feature: Int
+    }
+
+    /// The Z-order (Morton) code of a tile point, its coordinates offset to be non-negative.
+    static func mortonCode(_ point: SIMD2<Int32>) -> UInt64 {
+        func spread(_ value: Int32) -> UInt64 {
+            var v = UInt64(UInt32(bitPattern: value) ^ 0x8000_0000)
+            v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF
+            v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF
+            v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F
+            v = (v | (v << 2)) & 0x3333_3333_3333_3333
+            v = (v | (v << 1)) & 0x5555_5555_5555_5555
+            return v
+        }
+        return spread(point.x) | (spread(point.y) << 1)
+    }
+
+    /// `value`'s lowest `bits` bits in reverse order.
+    static func reversed(_ value: Int, bits: Int) -> Int {
+        var out = 0, v = value
+        for _ in 0..<bits {
+            out = (out << 1) | (v & 1)
+            v >>= 1
+        }
+        return out
+    }
+}
+
+extension VectorTile {
+    /// The features of all its layers.
+    var featureCount: Int { layers.reduce(0) { $0 + $1.features.count } }
+}
+
+extension Geometry {
+    /// The positions of a point or multipoint (what ``PointThinning`` thins); nil for other kinds.
+    var pointPositions: [Position]? {
+        switch self {
+        case .point(let p): [p.coordinates]
+        case .multiPoint(let m): m.coordinates
+        default: nil
+        }
+    }
+}
+
+/// Tippecanoe's tiny polygon reduction: polygons too small to draw at a level (that simplify to
+/// nothing) are not all lost, which would make a layer of many small areas (buildings, lakes)
+/// vanish at low zooms. Their areas are summed as they go by, and each time the sum reaches a
+/// square of ``side`` (two tile units), the polygon that reached it is drawn as that square at
+/// its place: the level shows about as much area as the data has.
+struct TinyPolygonReduction {
+    /// The square's side in map points: two tile units of the level.
+    let side: Double
+    /// The area summed and not yet drawn, in square map points.
+    private var pending = 0.0
+
+    /// A reduction for a level whose tile unit is `unit` map points.
+    init(unit: Double) { side = 2 * unit }
+
+    /// The square to draw for `geometry`, a polygon too small to draw; nil while the summed area
+    /// stays under a square (or for a geometry with no polygon).
+    mutating func square(for geometry: Geometry) -> PlaneShape? {
+        let shape = PlaneShape(geometry)
+        guard let anchor = shape.polygons.first?.first?.first else { return nil }
+        for polygon in shape.polygons {
+            for (index, ring) in polygon.enumerated() {
+                let area = abs(Self.area(ring))
+                pending += index == 0 ? area : -area
+            }
+        }
+        guard pending >= side * side else { return nil }
+        pending -= side * side
+        let x = anchor.x, y = anchor.y
+        let ring = [PlanePoint(x, y), PlanePoint(x + side, y), PlanePoint(x + side, y + side), PlanePoint(x, y + side), PlanePoint(x, y)]
+        return PlaneShape(points: [], lines: [], polygons: [[ring]])
+    }
+
+    /// A ring's area by the surveyor's formula (signed).
+    static func area(_ ring: [PlanePoint]) -> Double {
+        guard ring.count >= 3 else { return 0 }
+        var sum = 0.0
+        for (a, b) in zip(ring, ring.dropFirst() + [ring[0]]) { sum += a.x * b.y - b.x * a.y }
+        return sum / 2
+    }
+}
+
+/// Point clustering (tippecanoe's `--cluster-distance` and `--accumulate-attribute`): in each
+/// tile below the deepest zoom, points closer than ``distance`` pixels (of 256 a tile) to the
+/// first point of a cluster join it, taken in the tile's Z-order. A cluster is one point at its
+/// members' mean position, with the first member's attributes, `clustered` true, `point_count`,
+/// `sqrt_point_count` and `point_count_abbreviated` (tippecanoe's names), and the attributes
+/// named in ``accumulations`` combined over the members. A point alone stays as it is.
+public struct PointClustering: Sendable, Equatable {
+    /// How an attribute is combined over a cluster's members.
+    public enum Accumulation: String, Sendable, CaseIterable {
+        /// The sum of the numbers.
+        case sum
+        /// Their mean.
+        case mean
+        /// The largest.
+        case max
+        /// The smallest.
+        case min
+        /// The texts joined together.
+        case concat
+        /// The texts joined with commas.
+        case comma
+    }
+
+    /// The distance, in pixels of 256 a tile, within which points join a cluster.
+    public var distance: Int
+    /// The attributes combined over a cluster, and how.
+    public var accumulations: [String: Accumulation]
+
+    /// Clustering within `distance` pixels, combining `accumulations`.
+    /// - Parameters:
+    ///   - distance: The distance in pixels (1-255).
+    ///   - accumulations: The attributes combined over a cluster, and how.
+    public init(distance: Int, accumulations: [String: Accumulation] = [:]) {
+        self.distance = distance
+        self.accumulations = accumulations
+    }
+
+    /// `tile` with its close points clustered.
+    func clustered(_ tile: VectorTile) -> VectorTile {
+        var out = tile
+        for l in out.layers.indices {
+            let layer = out.layers[l]
+            let reach = Int64(distance) * Int64(layer.extent) / 256
+            let points = layer.features.indices.filter { layer.features[$0].type == .point && layer.features[$0].parts.joined().count == 1 }
+            guard points.count > 1 else { continue }
+            let ordered = points.sorted {
+                (TileFeatureBudget.mortonCode(layer.features[$0].parts[0][0]), $0) < (TileFeatureBudget.mortonCode(layer.features[$1].parts[0][0]), $1)
+            }
+            var groups: [[Int]] = []
+            for index in ordered {
+                let p = layer.features[index].parts[0][0]
+                if let first = groups.last?.first {
+                    let q = layer.features[first].parts[0][0]
+                    let dx = Int64(p.x) - Int64(q.x), dy = Int64(p.y) - Int64(q.y)
+                    if dx * dx + dy * dy <= reach * reach {
+                        groups[groups.count - 1].append(index)
+                        continue
+                    }
+                }
+                groups.append([index])
+            }
+            var replaced: [Int: VectorTile.Feature] = [:], removed = Set<Int>()
+            for group in groups where group.count > 1 {
+                let members = group.sorted()
+                replaced[members[0]] = cluster(members.map { layer.features[$0] })
+                removed.formUnion(members.dropFirst())
+            }
+            out.layers[l].features = layer.features.indices.compactMap { removed.contains($0) ? nil : replaced[$0] ?? layer.features[$0] }
+        }
+        return out
+    }
+
+    /// One point standing for `members`.
+    func cluster(_ members: [VectorTile.Feature]) -> VectorTile.Feature {
+        let positions = members.map { $0.parts[0][0] }
+        let x = positions.reduce(0.0) { $0 + Double($1.x) } / Double(positions.count)
+        let y = positions.reduce(0.0) { $0 + Double($1.y) } / Double(positions.count)
+        let count = members.count
+        let special: Set<String> = ["clustered", "point_count", "sqrt_point_count", "point_count_abbreviated"]
+        var properties = members[0].properties.filter { !special.contains($0.key) && accumulations[$0.key] == nil }
+        for (key, accumulation) in accumulations.sorted(by: { $0.key < $1.key }) {
+            let values = members.compactMap { member in member.properties.first { $0.key == key }?.value }
+            if let value = Self.combine(values, accumulation) { properties.append((key, value)) }
+        }
+        properties += [("clustered", .bool(true)), ("point_count", .uint(UInt64(count))),
+                       ("sqrt_point_count", .double((Double(count).squareRoot() * 100).rounded() / 100)),
+                       ("point_count_abbreviated", .string(Self.abbreviated(count)))]
+        return VectorTile.Feature(id: members[0].id, type: .point, parts: [[SIMD2(Int32(x.rounded()), Int32(y.rounded()))]], properties: properties)
+    }
+
+    /// `values` combined by `accumulation`; nil when none applies (no numbers for a numeric one).
+    static func combine(_ values: [VectorTile.Value], _ accumulation: Accumulation) -> VectorTile.Value? {
+        func number(_ value: VectorTile.Value) -> Double? {
+            switch value {
+            case .double(let d): d
+            case .uint(let u): Double(u)
+            case .sint(let i): Double(i)
+            case .string, .bool: nil
+            }
+        }
+        func text(_ value: VectorTile.Value) -> String {
+            switch value {
+            case .string(let s): s
+            case .double(let d): d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+            case .uint(let u): String(u)
+            case .sint(let i): String(i)
+            case .bool(let b): b ? "true" : "false"
+            }
+        }
+        let numbers = values.compactMap(number)
+        switch accumulation {
+        case .concat: return values.isEmpty ? nil : .string(values.map(text).joined())
+        case .comma: return values.isEmpty ? nil : .string(values.map(text).joined(separator: ","))
+        case .sum: return numbers.isEmpty ? nil : .double(numbers.reduce(0, +))
+        case .mean: return numbers.isEmpty ? nil : .double(numbers.reduce(0, +) / Double(numbers.count))
+        case .max: return numbers.max().map { .double($0) }
+        case .min: return numbers.min().map { .double($0) }
+        }
+    }
+
+    /// A count as tippecanoe abbreviates it: 999, 1.2k, 15k, 1.5M.
+    static func abbreviated(_ count: Int) -> String {
+        if count < 1_000 { return "\(count)" }
+        if count < 10_000 { return String(format: "%.1fk", Double(count) / 1_000) }
+        if count < 1_000_000 { return "\(count / 1_000)k" }
+        return String(format: "%.1fM", Double(count) / 1_000_000)
+    }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import MeridianTiles
+
+/// The options of `meridian tile` that choose which features go into each vector tile, under
+/// tippecanoe's long names where they do the same, so its users can move over.
+struct VectorTileSelection: ParsableArguments {
+    @Option(name: .customLong("maximum-tile-bytes"), help: ArgumentHelp("Vector tiles: the most bytes a tile may take (default 500000); a tile over it loses features (see --drop-smallest-as-needed).", valueName: "bytes"))
+    var maximumTileBytes: Int?
+
+    @Option(name: .customLong("maximum-tile-features"), help: ArgumentHelp("Vector tiles: the most features a tile may hold (default 200000).", valueName: "count"))
+    var maximumTileFeatures: Int?
+
+    @Option(name: .customLong("drop-rate"), help: ArgumentHelp("Vector tiles: how many times fewer points show at each zoom below the base zoom (default 2.5; 1 keeps every point at every zoom).", valueName: "rate"))
+    var dropRate: Double?
+
+    @Option(name: .customLong("base-zoom"), help: ArgumentHelp("Vector tiles: the zoom from which every point shows (default: the deepest zoom).", valueName: "zoom"))
+    var baseZoom: Int?
+
+    @Flag(name: .customLong("drop-smallest-as-needed"), help: "Vector tiles: a tile over the limits loses its smallest features first (the smallest polygons, the shortest lines, points last): the default.")
+    var dropSmallest = false
+
+    @Flag(name: .customLong("drop-densest-as-needed"), help: "Vector tiles: a tile over the limits loses the features closest to their neighbours first.")
+    var dropDensest = false
+
+    @Flag(name: .customLong("drop-fraction-as-needed"), help: "Vector tiles: a tile over the limits loses an evenly spread fraction of its features.")
+    var dropFraction = false
+
+    @Flag(name: .customLong("coalesce-smallest-as-needed"), help: "Vector tiles: a tile over the limits merges its smallest features into their neighbours of the same kind (keeping the neighbours' attributes).")
+    var coalesceSmallest = false
+
+    @Flag(name: .customLong("coalesce-densest-as-needed"), help: "Vector tiles: a tile over the limits merges the features closest to their neighbours into them.")
+    var coalesceDensest = false
+
+    @Flag(name: .customLong("extend-zooms-if-still-dropping"), help: "Vector tiles: while tiles of the deepest zoom still lose features to the limits, add a deeper zoom (up to 24).")
+    var extendZooms = false
+
+    @Flag(name: .customLong("no-tiny-polygon-reduction"), help: "Vector tiles: leave out every polygon too small to draw at a zoom, instead of adding their areas up into small squares where they lie (tippecanoe's tiny polygon reduction, the default).")
+    var noTinyPolygonReduction = false
+
+    @Option(name: .customLong("cluster-distance"), help: ArgumentHelp("Vector tiles: below the deepest zoom, points within this many pixels (1-255, of 256 a tile) of a cluster's first point become one point with point_count (instead of being thinned by --drop-rate).", valueName: "pixels"))
+    var clusterDistance: Int?
+
+    @Option(name: .customLong("accumulate-attribute"), help: ArgumentHelp("Vector tiles, with --cluster-distance: combine this attribute over each cluster's points: NAME:sum, mean, max, min, concat or comma.", valueName: "name:how"))
+    var accumulations: [String] = []
+
+    @Option(name: [.customShort("y"), .customLong("include")], help: ArgumentHelp("Vector tiles: keep only this attribute (give it once for each to keep).", valueName: "name"))
+    var included: [String] = []
+
+    @Option(name: [.customShort("x"), .customLong("exclude")], help: ArgumentHelp("Vector tiles: leave this attribute out (give it once for each).", valueName: "name"))
+    var excluded: [String] = []
+
+    @Flag(name: [.customShort("X"), .customLong("exclude-all")], help: "Vector tiles: leave every attribute out (features keep their geometry and id).")
+    var excludeAll = false
+
+    /// The strategy flags given, with their names.
+    var strategies: [(name: String, strategy: OverLimitStrategy)] {
+        [("--drop-smallest-as-needed", dropSmallest, OverLimitStrategy.dropSmallest),
+         ("--drop-densest-as-needed", dropDensest, .dropDensest),
+         ("--drop-fraction-as-needed", dropFraction, .dropFraction),
+         ("--coalesce-smallest-as-needed", coalesceSmallest, .coalesceSmallest),
+         ("--coalesce-densest-as-needed", coalesceDensest, .coalesceDensest)].filter(\.1).map { ($0.0, $0.2) }
+    }
+
+    func validate() throws {
+        if let maximumTileBytes, maximumTileBytes < 1 { throw ValidationError("--maximum-tile-bytes must be at least 1") }
+        if let maximumTileFeatures, maximumTileFeatures < 1 { throw ValidationError("--maximum-tile-features must be at least 1") }
+        if let dropRate, !(dropRate >= 1 && dropRate.isFinite) { throw ValidationError("--drop-rate must be a number of 1 or more") }
+        if let baseZoom, !(0...VectorTilingOptions.deepestExtension).contains(baseZoom) {
+            throw ValidationError("--base-zoom must be from 0 to \(VectorTilingOptions.deepestExtension)")
+        }
+        if strategies.count > 1 {
+            throw ValidationError("give one of \(strategies.map(\.name).joined(separator: " and ")): a tile over the limits is brought under them one way")
+        }
+        if let clusterDistance, !(1...255).contains(clusterDistance) { throw ValidationError("--cluster-distance must be from 1 to 255 pixels") }
+        if clusterDistance != nil && (dropRate != nil || baseZoom != nil) {
+            throw ValidationError("--cluster-distance gathers close points into clusters in place of thinning them: give it without --drop-rate and --base-zoom")
+        }
+        if !accumulations.isEmpty && clusterDistance == nil {
+            throw ValidationError("--accumulate-attribute combines attributes over clusters: give --cluster-distance too")
+        }
+        _ = try accumulationTable()
+        if !included.isEmpty && (excludeAll || !excluded.isEmpty) {
+            throw ValidationError("--include keeps only the attributes it names: give it without --exclude or --exclude-all")
+        }
+    }
+
+    /// Whether any of these options was given, with the first one's name.
+    var firstGiven: String? {
+        let given: [(String, Bool)] = [
+            ("--maximum-tile-bytes", maximumTileBytes != nil), ("--maximum-tile-features", maximumTileFeatures != nil),
+            ("--drop-rate", dropRate != nil), ("--base-zoom", baseZoom != nil),
+        ] + strategies.map { ($0.name, true) } + [
+            ("--extend-zooms-if-still-dropping", extendZooms), ("--cluster-distance", clusterDistance != nil), ("--accumulate-attribute", !accumulations.isEmpty), ("--no-tiny-polygon-reduction", noTinyPolygonReduction), ("--include", !included.isEmpty),
+            ("--exclude", !excluded.isEmpty), ("--exclude-all", excludeAll),
+        ]
+        return given.first(where: \.1)?.0
+    }
+
+    /// Which attributes the spill keeps.
+    var attributeFilter: AttributeFilter {
+        AttributeFilter(included: included.isEmpty ? nil : Set(included), excluded: Set(excluded), excludesAll: excludeAll)
+    }
+
+    /// The tiling options for `zooms` with these choices.
+    func tilingOptions(zooms: ClosedRange<Int>) -> VectorTilingOptions {
+        var options = VectorTilingOptions(zooms: zooms)
+        if let maximumTileBytes { options.limits.maximumBytes = maximumTileBytes }
+        if let maximumTileFeatures { options.limits.maximumFeatures = maximumTileFeatures }
+        options.overLimit = strategies.first?.strategy ?? .dropSmallest
+        options.extendZoomsIfStillDropping = extendZooms
+        options.reducesTinyPolygons = !noTinyPolygonReduction
+        options.pointThinning = PointThinning(dropRate: dropRate ?? 2.5, baseZoom: baseZoom ?? zooms.upperBound)
+        if let clusterDistance {
+            options.pointThinning = nil
+            options.clustering = PointClustering(distance: clusterDistance, accumulations: (try? accumulationTable()) ?? [:])
+        }
+        return options
+    }
+
+    /// `--accumulate-attribute NAME:HOW`s by attribute.
+    func accumulationTable() throws -> [String: PointClustering.Accumulation] {
+        var table: [String: PointClustering.Accumulation] = [:]
+        for text in accumulations {
+            guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
+                  let how = PointClustering.Accumulation(rawValue: String(text[text.index(after: colon)...])) else {
+                let hows = PointClustering.Accumulation.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ValidationError("--accumulate-attribute takes NAME:HOW, HOW one of \(hows), not '\(text)'")
+            }
+            table[String(text[..<colon])] = how
+        }
+        return table
+    }
+}

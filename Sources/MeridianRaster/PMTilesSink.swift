@@ -22,8 +22,9 @@ public final class PMTilesSink: TileSink, Sendable {
         case .png: .png
         case .jpeg: .jpeg
         case .webp: .webp
+        case .mvt: .mvt
         }
-        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: false))
+        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: format == .mvt))
     }
 
     /// Nothing to resume: an archive is written whole.
@@ -35,9 +36,10 @@ public final class PMTilesSink: TileSink, Sendable {
     /// Nothing to remove: the archive is only written by `finish`, and its spill goes with the sink.
     public func discard() {}
 
-    /// Spills one encoded tile.
+    /// Spills one encoded tile (a vector tile gzipped, as PMTiles stores them).
     public func write(_ tile: MapTile, data: [UInt8]) throws {
-        try archive.withLock { try $0.write(tile, data) }
+        let stored = format == .mvt ? try Gzip.compress(data) : data
+        try archive.withLock { try $0.write(tile, stored) }
         zooms.withLock { $0 = $0.map { min($0.lowerBound, tile.zoom)...max($0.upperBound, tile.zoom) } ?? tile.zoom...tile.zoom }
     }
 
@@ -56,7 +58,8 @@ public final class PMTilesSink: TileSink, Sendable {
     /// Lays out the archive with its metadata and moves it into place.
     public func finish(metadata m: TileSetMetadata) throws {
         let json = "{\"name\":\(jsonString(m.name)),\"description\":\(jsonString(m.description)),\"type\":\"overlay\","
-            + "\"format\":\"\(m.format.fileExtension)\",\"tileSize\":\"\(m.tileSize)\"}"
+            + "\"format\":\"\(m.format.fileExtension)\""
+            + (m.vectorLayersJSON.map { ",\"vector_layers\":\($0)}" } ?? ",\"tileSize\":\"\(m.tileSize)\"}")
         try archive.withLock { try $0.finish(metadataJSON: json, bounds: m.bounds, zooms: m.minZoom...m.maxZoom) }
     }
 

@@ -218,6 +218,17 @@ public struct ShardWorkspace: Sendable {
         isFinished(run) || WorkMark.holds(doneMark(index), identity: run.shard(index))
     }
 
+    /// Checks that every shard of `run`, split into `count`, has completed, so they can be joined.
+    /// - Throws: `MeridianError` (input unavailable: their tiles are the joining's input)
+    ///   listing the shards that have not.
+    public func checkComplete(count: Int, of run: TilingRunIdentity) throws {
+        let missing = (0..<count).filter { !isComplete($0, of: run) }
+        guard missing.isEmpty else {
+            throw MeridianError(.inputUnavailable, "\(missing.count) of \(count) shards have not completed: \(missing.map(String.init).joined(separator: ", "))",
+                                at: SourceLocation(file: path), hint: "run them (resuming those that were interrupted), then join them again; nothing was changed")
+        }
+    }
+
     /// Records shard `index` of `run` complete: its frontier first, then the mark, with the
     /// files that prove its tiles are there (both renamed into place).
     func complete(_ index: Int, of run: TilingRunIdentity, frontier: [MapTile: [Int: TileImage]], evidence: [String]) throws {
@@ -363,11 +374,7 @@ extension Tiler {
     /// - Throws: `MeridianError` (input unavailable: their tiles are the joining's input)
     ///   listing the shards that have not.
     public func checkShardsComplete(count: Int, of run: TilingRunIdentity, workspace: ShardWorkspace) throws {
-        let missing = (0..<count).filter { !workspace.isComplete($0, of: run) }
-        guard missing.isEmpty else {
-            throw MeridianError(.inputUnavailable, "\(missing.count) of \(count) shards have not completed: \(missing.map(String.init).joined(separator: ", "))",
-                                at: SourceLocation(file: workspace.path), hint: "run them (resuming those that were interrupted), then join them again; nothing was changed")
-        }
+        try workspace.checkComplete(count: count, of: run)
     }
 
     /// Joins the `count` completed shards in `workspace` into `sink`: takes in each shard's

@@ -28,10 +28,15 @@ public struct TileSetMetadata: Sendable {
     public var tileSize: Int
     /// A line describing the tile set (the raster's file name, and that Meridian tiled it).
     public var description: String
+    /// For vector tiles: TileJSON's `vector_layers` (each layer's id, fields and zooms) as JSON; nil for images.
+    public var vectorLayersJSON: String?
 
     /// The metadata of a tile set of `format` tiles, `tileSize` pixels square, holding tiles at
     /// zoom levels `minZoom` to `maxZoom` over `bounds` (degrees).
-    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String) {
+    /// For vector tiles, `vectorLayersJSON` lists the layers (TileJSON's `vector_layers`).
+    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String,
+                vectorLayersJSON: String? = nil) {
+        self.vectorLayersJSON = vectorLayersJSON
         self.name = name
         self.format = format
         self.bounds = bounds
@@ -290,8 +295,14 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         }
     }
 
-    /// TileJSON 3.0.0.
+    /// TileJSON 3.0.0 (for vector tiles, as every vector pyramid's: MeridianTiles' `TilePyramidWriter`'s).
     func tileJSON(_ m: TileSetMetadata) -> String {
+        if format == .mvt {
+            return TilePyramidWriter.tileJSON(
+                TilePyramidMetadata(tileType: .mvt, name: m.name, description: m.description, bounds: m.bounds, zooms: m.minZoom...m.maxZoom,
+                                    vectorLayersJSON: m.vectorLayersJSON),
+                tileType: .mvt, vectorLayersJSON: m.vectorLayersJSON ?? "[]")
+        }
         let b = m.bounds, c = m.center
         return """
             {

@@ -128,7 +128,7 @@ public final class TilePyramidWriter {
 
     /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style
     /// `json` member that tippecanoe writes and GDAL's MVT driver reads for the layers' fields.
-    static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?) -> String {
+    package static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?) -> String {
         let b = m.bounds, ext = tileType.formatName
         let vector = layers.map {
             """

@@ -235,8 +235,10 @@ struct Tile: ParsableCommand {
             RunInputs.record(inputs + [inputList].compactMap { $0 })
             let kind: TileRunKind = try isVectorRun(inputs) ? (tileFormatChoice == nil || tileFormatChoice == .mvt ? .vectorTiles : .drawnVectors) : .rasters
             try refuseOptionsNotApplying(to: kind)
+            var vectorRun = self
+            if kind == .vectorTiles { vectorRun.tileFormatChoice = .mvt }
             switch kind {
-            case .vectorTiles: return try tileVectors(inputs, reporter: &reporter)
+            case .vectorTiles: return try vectorRun.tileVectors(inputs, reporter: &reporter)
             case .drawnVectors: return try drawVectors(inputs, reporter: &reporter)
             case .rasters: break
             }
@@ -294,14 +296,7 @@ struct Tile: ParsableCommand {
     func refuseOptionsNotApplying(to kind: TileRunKind) throws {
         let raster: Set<TileRunKind> = [.rasters], images: Set<TileRunKind> = [.rasters, .drawnVectors]
         let vector: Set<TileRunKind> = [.vectorTiles, .drawnVectors]
-        let inOneGo = "vector data is tiled in one go on one machine: an interrupted run is run again whole"
         let options: [(name: String, given: Bool, appliesTo: Set<TileRunKind>, why: String)] = [
-            ("--resume", resume, raster, inOneGo),
-            ("--shard", shard != nil, raster, inOneGo),
-            ("--shards", shards != nil, raster, inOneGo),
-            ("--finish", finish, raster, inOneGo),
-            ("--plan", plan, raster, "it plans how charts quilt and estimates a raster's tiles"),
-            ("--plan-format", planFormatChoice != nil, raster, "it says how --plan prints"),
             ("--viewer", viewer, images, "its Leaflet map shows image tiles"),
             ("--tms", scheme == .tms, images, "vector tiles are written in XYZ rows, as their web maps read them"),
             ("--tile-size", tileSizeChoice != nil, images, "vector tiles have no pixels"),

@@ -27,25 +27,40 @@ extension Tile {
         let run = try runIdentity(tiler, shards: shard.count)
         let identity = run.shard(shard.index)
         let workspace = ShardWorkspace(output: output)
+        guard let sink = try shardSink(shard, of: run, workspace: workspace) else { return nil }
+        return try tiling { try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: $0) }
+    }
+
+    /// Claims the shards' folder for `run` and opens shard `shard`'s sink: the shared folder, or
+    /// its own MBTiles file in the shards' folder; nil (said) when the shard had completed.
+    func shardSink(_ shard: TileShard, of run: TilingRunIdentity, workspace: ShardWorkspace, checkpointBytes: Int? = nil) throws -> TileSink? {
         try workspace.claim(for: run)
         guard !workspace.isComplete(shard.index, of: run) else {
             if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
             return nil
         }
-        let sink: TileSink
+        let identity = run.shard(shard.index)
         if isMBTiles {
             // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
             unlink(workspace.mbtiles(shard.index))
-            sink = try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity, isShardPart: true)
-        } else {
-            sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                      identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
+            return try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity, isShardPart: true,
+                                   checkpointBytes: checkpointBytes)
         }
-        return try tiling { try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: $0) }
+        return try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
+                                  identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
     }
 
     /// Joins the completed shards; nil when they had already been joined.
     func finishShards(_ tiler: Tiler) throws -> TilingSummary? {
+        guard let joining = try joiningSink(identity: { try runIdentity(tiler, shards: $0) }) else { return nil }
+        return try tiler.finishShards(count: joining.count, of: joining.run, into: joining.sink, workspace: joining.workspace)
+    }
+
+    /// For `--finish`: the number of shards and the run (`identity` of that number) the shards'
+    /// folder records, checked against this one's, and the output's sink to join them into;
+    /// nil (said) when they had been joined already.
+    func joiningSink(identity: (Int) throws -> TilingRunIdentity, checkpointBytes: Int? = nil)
+        throws -> (count: Int, run: TilingRunIdentity, workspace: ShardWorkspace, sink: TileSink)? {
         let workspace = ShardWorkspace(output: output)
         guard let recorded = workspace.recordedRun() else {
             throw MeridianError(.inputUnavailable, "no shards of this run have started (there is no \(workspace.path))",
@@ -56,7 +71,7 @@ extension Tile {
             throw MeridianError(.badInput, "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)",
                                 at: SourceLocation(file: workspace.path + "/run"), hint: "the shards' folder is damaged: run the shards again into a new output")
         }
-        let run = try runIdentity(tiler, shards: count)
+        let run = try identity(count)
         let differences = run.differences(from: recorded)
         guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: workspace.path, differences: differences) }
         if workspace.isFinished(run) {
@@ -64,11 +79,11 @@ extension Tile {
             return nil
         }
         // Checked before anything is made, so that a refused --finish changes nothing.
-        try tiler.checkShardsComplete(count: count, of: run, workspace: workspace)
+        try workspace.checkComplete(count: count, of: run)
         let sink: TileSink = isMBTiles
-            ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run)
+            ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run, checkpointBytes: checkpointBytes)
             : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: true,
                                  identity: run, sharedState: workspace.finishState)
-        return try tiler.finishShards(count: count, of: run, into: sink, workspace: workspace)
+        return (count, run, workspace, sink)
     }
 }

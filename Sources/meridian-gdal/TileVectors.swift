@@ -10,6 +10,7 @@ import MeridianGeometry
 import MeridianOGR
 import MeridianRaster
 import MeridianTiles
+import Synchronization
 
 /// `meridian tile` for vector data: Mapbox Vector Tiles, one layer per input, or image tiles of
 /// the features drawn as `meridian render` draws them (`--tile-format png`, `jpeg` or `webp`).
@@ -88,20 +89,31 @@ extension Tile {
     func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
         Self.useOneMallocArena()
-        // Kept to the end of the process: a run stopped in order prints it as it exits.
-        if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
         let spill = try VectorFeatureSpill()
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
-        // A signal stops the tiling in order, so the writer removes its staging folder or partial file.
-        let summary = try TemporaryFiles.stoppingInOrder {
-            let store = try TilePyramidWriter(path: output, tileType: .mvt)
-            let summary = try VectorTiler(features: spill, options: VectorTilingOptions(zooms: zooms)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
-            try store.finish(VectorTileSetMetadata(
-                name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
-                bounds: bounds, zooms: zooms,
-                layers: names.map { ($0, summary.fields[$0] ?? [:]) }).pyramidMetadata)
-            return summary
+        if plan { return print(Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
+        let identity = try LevelTilingRun.identity(kind: "vector tiles", inputs: inputs, settings: [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)")]
+                                                   + layerNames.map { ("layer-name", $0) })
+        let fields = Dictionary(zip(spill.layerNames, spill.fields)) { _, last in last }
+        let vector = VectorTileSetMetadata(name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
+                                           bounds: bounds, zooms: zooms, layers: names.map { ($0, fields[$0] ?? [:]) })
+        // The levels tiled, whichever hold tiles: `vector_layers` names them.
+        let metadata = { (_: ClosedRange<Int>?) in
+            TileSetMetadata(name: vector.name, format: .mvt, bounds: vector.bounds, minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, tileSize: 256,
+                            description: vector.description, vectorLayersJSON: vector.vectorLayersJSON)
         }
+        let cut = Mutex((tilesOverLimit: 0, featuresDroppedForSize: 0, polygonsRepaired: 0, idsLeftOut: 0))
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, store in
+            let summary = try VectorTiler(features: spill, options: VectorTilingOptions(zooms: zoom...zoom)).run(jobs: jobs) { try store($0, $1) }
+            cut.withLock {
+                $0.tilesOverLimit += summary.tilesOverLimit
+                $0.featuresDroppedForSize += summary.featuresDroppedForSize
+                $0.polygonsRepaired += summary.polygonsRepaired
+                $0.idsLeftOut = summary.idsLeftOut
+            }
+        }) else { return }
+        let summary = cut.withLock { $0 }
         if summary.tilesOverLimit > 0 {
             reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over 500 KB: their \(summary.featuresDroppedForSize) smallest features were left out of them",
                                        at: SourceLocation(file: output)))
@@ -111,20 +123,91 @@ extension Tile {
                                        at: SourceLocation(file: inputs[0])))
         }
         if !quiet {
-            let seconds = Date().timeIntervalSince(start)
             let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
-            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(names.count) layer\(names.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired), \(String(format: "%.1f", seconds)) s")
+            Reporter.printError(levelSummaryText(stored, what: "vector tile", extra: ", \(names.count) layer\(names.count == 1 ? "" : "s")\(repaired)", start: start))
         }
+    }
+
+    /// Runs a level-by-level run (`produce` makes each level's tiles) as the options say: the
+    /// run into the output (resumed with --resume), one shard of it (--shard), or the joining of
+    /// its shards (--finish); nil when there was nothing to do. `metadata` is the tile set's,
+    /// given the zoom levels that hold tiles.
+    func runByLevels(_ run: LevelTilingRun, metadata: @escaping (ClosedRange<Int>?) -> TileSetMetadata,
+                     produce: LevelTilingRun.Producer) throws -> LevelTilingSummary? {
+        // Kept to the end of the process: a run stopped by a signal prints how to go on as it exits.
+        if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
+        let checkpoint = 8 << 20
+        if finish {
+            guard let joining = try joiningSink(identity: { run.identity.adding("shards", "\($0)") }, checkpointBytes: checkpoint) else { return nil }
+            let level = LevelTilingRun(zooms: run.zooms, identity: joining.run)
+            return try level.finishShards(count: joining.count, into: joining.sink, workspace: joining.workspace, metadata: metadata)
+        }
+        if let shard {
+            let shard = try resolvedShard(shard)
+            if let shards, shards != shard.count { throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)") }
+            let level = LevelTilingRun(zooms: run.zooms, identity: run.identity.adding("shards", "\(shard.count)"))
+            let workspace = ShardWorkspace(output: output)
+            guard let sink = try shardSink(shard, of: level.identity, workspace: workspace, checkpointBytes: checkpoint) else { return nil }
+            return try level.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
+        }
+        let sink: TileSink = isPMTiles ? try PMTilesSink(path: output, format: tileFormat)
+            : isMBTiles ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: run.identity, checkpointBytes: checkpoint) as TileSink
+            : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume, identity: run.identity) as TileSink
+        // An archive is written in one go: a signal stops it in order, and it leaves nothing.
+        // A folder or an MBTiles file keeps what it stored for --resume.
+        return try isPMTiles ? TemporaryFiles.stoppingInOrder { try build(run, into: sink, metadata: metadata, produce: produce) }
+            : build(run, into: sink, metadata: metadata, produce: produce)
+    }
+
+    private func build(_ run: LevelTilingRun, into sink: TileSink, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+                       produce: LevelTilingRun.Producer) throws -> LevelTilingSummary {
+        do {
+            let summary = try run.build(into: sink, produce: produce)
+            try TemporaryFiles.checkForStop()
+            try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+            return summary
+        } catch {
+            if isPMTiles { sink.discard() }
+            throw error
+        }
+    }
+
+    /// What a level-by-level run prints when done: the tiles written (and kept, resumed; or a
+    /// shard's, or that the shards were joined).
+    func levelSummaryText(_ summary: LevelTilingSummary, what: String, extra: String, start: Date) -> String {
+        let time = String(format: "%.1f s", Date().timeIntervalSince(start)), zooms = "zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)"
+        if finish { return "\(output): shards joined; \(zooms), \(time)" }
+        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written, \(time)" }
+        let count = summary.written + summary.kept
+        let kept = resume ? " (\(summary.written) written now, \(summary.kept) kept from the interrupted run)" : ""
+        return "\(output): \(count) \(what)\(count == 1 ? "" : "s")\(kept)\(extra), \(zooms), \(time)"
+    }
+
+    /// `--plan` of vector data: the tiles over the data's bounds at each level (at most: tiles
+    /// where nothing lies are not made).
+    static func levelPlanText(bounds: BoundingBox, zooms: ClosedRange<Int>, format: PlanFormat) -> String {
+        let perZoom = zooms.map { zoom -> (Int, Int) in
+            let north = min(bounds.north, MapWorld.maximumLatitude), south = max(bounds.south, -MapWorld.maximumLatitude)
+            let low = MapTile(containing: MapPoint(Position(longitude: bounds.west, latitude: north)), zoom: zoom)
+            let high = MapTile(containing: MapPoint(Position(longitude: bounds.east, latitude: south)), zoom: zoom)
+            return (zoom, (high.x - low.x + 1) * (high.y - low.y + 1))
+        }
+        let total = perZoom.reduce(0) { $0 + $1.1 }
+        if format == .json {
+            let levels = perZoom.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ")
+            return "{\"zooms\": [\(zooms.lowerBound), \(zooms.upperBound)], \"tilesPerZoom\": {\(levels)}, \"tiles\": \(total)}\n"
+        }
+        var lines = ["zoom  tiles"]
+        for (zoom, tiles) in perZoom {
+            let level = "\(zoom)"
+            lines.append(level + String(repeating: " ", count: max(0, 4 - level.count)) + "  \(tiles)")
+        }
+        lines += ["", "\(total) tiles at most, over the data's bounds, zoom \(zooms.lowerBound)-\(zooms.upperBound)"]
+        return lines.joined(separator: "\n") + "\n"
     }
 }
 
 extension Tile {
-    /// The line a signal's stopping a vector run prints: such a run keeps nothing.
-    static var nothingKeptNote: String {
-        let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
-        return "\(clear)meridian: interrupted; nothing was kept (vector data is tiled in one go): run the same command again to tile it\n"
-    }
-
     /// Makes glibc's malloc serve every thread from one arena. Each level's pieces are made and
     /// freed on the worker threads; with an arena per thread (glibc's default) the freed memory
     /// of one level lies spread over the arenas and the next level grows them again: zoom 0-8 of
@@ -138,47 +221,38 @@ extension Tile {
 
     /// Draws the features of every input (in order, the first underneath) into PNG, JPEG or
     /// WebP tiles with their simplestyle properties, as `meridian render` draws them: drawn by
-    /// `meridian-draw tiles` (cairo stays out of this process), encoded and stored as a
-    /// raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
+    /// `meridian-draw tiles` (cairo stays out of this process) level by level, encoded and
+    /// stored as a raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
     func drawVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
-        // Kept to the end of the process: a run stopped in order prints it as it exits.
-        if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
         let spill = try FeatureSpill("tiles")
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter) { try spill.append($0) }
         try spill.close()
+        if plan { return print(Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
         let background = try backgroundColour()
-        let settings = [("kind", "drawn vector data")] + inputs.map { ("input", $0) }
-            + [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),
-               ("background", background?.css ?? "none")] + outputFields
-        let messages = reporter
-        // Drawn in one go: a run that fails or is stopped by a signal (in order) leaves nothing.
-        let (metadata, tilesWritten) = try TemporaryFiles.stoppingInOrder {
-            let sink = try makeSink { TilingRunIdentity(fields: settings.map { TilingRunIdentity.Field(name: $0.0, value: $0.1) }) }
-            do {
-                let writer = DrawnTileWriter(sink: sink, format: tileFormat, tileSize: tileSize, background: background)
-                try TilesThroughHelper.draw(spill: spill.path, zooms: zooms, tileSize: tileSize, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-                                            warnings: { messages.report($0) }) { tile, rgba in
-                    try TemporaryFiles.checkForStop()
-                    try writer.write(tile, rgba: rgba)
-                }
-                try TemporaryFiles.checkForStop()
-                let held = try sink.zoomsWithTiles() ?? zooms
-                let metadata = TileSetMetadata(name: names.joined(separator: ", "), format: tileFormat, bounds: bounds, minZoom: held.lowerBound, maxZoom: held.upperBound, tileSize: tileSize,
-                                               description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
-                try sink.finish(metadata: metadata)
-                return (metadata, writer.tilesWritten)
-            } catch {
-                sink.discard()
-                throw error
-            }
+        let identity = try LevelTilingRun.identity(kind: "drawn vector data", inputs: inputs, settings: [
+            ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),
+            ("background", background?.css ?? "none")] + outputFields)
+        let (format, tileSize, output) = (tileFormat, tileSize, output)
+        let finished = Mutex<TileSetMetadata?>(nil)
+        let metadata = { (held: ClosedRange<Int>?) in
+            let metadata = TileSetMetadata(name: names.joined(separator: ", "), format: format, bounds: bounds, minZoom: (held ?? zooms).lowerBound,
+                                           maxZoom: (held ?? zooms).upperBound, tileSize: tileSize,
+                                           description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
+            finished.withLock { $0 = metadata }
+            return metadata
         }
-        if viewer {
+        let messages = reporter
+        let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, store in
+            try TilesThroughHelper.draw(spill: spill.path, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, warnings: { messages.report($0) }) { tile, rgba in
+                if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
+            }
+        }) else { return }
+        if viewer, let metadata = finished.withLock({ $0 }) {
             try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
         }
-        if !quiet {
-            let seconds = Date().timeIntervalSince(start)
-            Reporter.printError("\(output): \(tilesWritten) \(tileFormat.rawValue.uppercased()) tiles of \(inputs.count) input\(inputs.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
-        }
+        if !quiet { Reporter.printError(levelSummaryText(stored, what: "\(format.rawValue.uppercased()) tile", extra: " of \(inputs.count) input\(inputs.count == 1 ? "" : "s")", start: start)) }
     }
 }

@@ -79,6 +79,8 @@ public struct LevelTilingRun: Sendable {
             }
             let stored = Mutex<[MapTile]>([])
             try produce(zoom) { tile, bytes in
+                // A run stopped in order (an archive written in one go) stops here.
+                try TemporaryFiles.checkForStop()
                 if let shard, Self.owner(of: tile, count: shard.count) != shard.index { return }
                 try sink.write(tile, data: bytes)
                 stored.withLock { $0.append(tile) }

@@ -86,6 +86,24 @@ public protocol TileSink: AnyObject, Sendable {
     func discard()
 }
 
+/// The one place a tiling run's output container is chosen from its path: an MBTiles file
+/// (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder.
+public enum TileSinks {
+    /// The sink of a run of `format` tiles into `path`: a PMTiles archive (written in one go: it
+    /// needs no identity and cannot be resumed), an MBTiles file or a folder (`scheme` rows) of
+    /// the run `identity`, resumed with `resume`. `checkpointBytes` commits an MBTiles file's
+    /// tiles that often when a run's blocks are large.
+    /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
+    public static func open(_ path: String, format: TileFormat, scheme: TileScheme, resume: Bool, checkpointBytes: Int? = nil,
+                            identity: () throws -> TilingRunIdentity) throws -> TileSink {
+        if TilePyramidWriter.isPMTiles(path) { return try PMTilesSink(path: path, format: format) }
+        if TilePyramidWriter.isMBTiles(path) {
+            return try MBTilesSink(path: path, format: format, resume: resume, identity: identity(), checkpointBytes: checkpointBytes)
+        }
+        return try FolderTileSink(path: path, scheme: scheme, format: format, resume: resume, identity: identity())
+    }
+}
+
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
 /// `tilemapresource.xml`. Each tile is written to a temporary file and renamed into place.
 /// While a run is under way, `.meridian-tiling` in the folder holds the run's identity (one

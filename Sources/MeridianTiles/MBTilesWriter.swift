@@ -46,7 +46,7 @@ public final class MBTilesWriter {
             var status = stat()
             guard lstat(partialPath, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
                 throw MeridianError(.badInput, "the interrupted run's file is not a regular file (a symbolic link?): Meridian does not resume into it",
-                                    at: SourceLocation(file: partialPath), hint: "remove it, and tile again without --resume")
+                                    at: SourceLocation(file: partialPath), hint: "remove it, and tile again as a new run")
             }
             // The interrupted run's identity, read without touching the file: a refused resume
             // must leave it as it is, and opening it to write would roll back a hot journal.
@@ -63,7 +63,7 @@ public final class MBTilesWriter {
             if access(partialPath, F_OK) == 0 {
                 // What an interrupted run left (this run holds the lock, so it is no live run's).
                 throw MeridianError(.cannotCreateOutput, "an interrupted run's partial file is beside the output", at: SourceLocation(file: partialPath),
-                                    hint: "continue that run with --resume where it can be resumed; otherwise remove \(partialPath)")
+                                    hint: "continue that run by resuming it where it can be resumed; otherwise remove \(partialPath)")
             }
             unlink(partialPath + "-journal")
             // Created here rather than by SQLite, which makes databases 0644 whatever the umask:

@@ -5,6 +5,7 @@ import MeridianCommandLine
 import MeridianFormats
 import MeridianGeometry
 import MeridianRaster
+import MeridianTiles
 import Synchronization
 
 /// `meridian tile`: a raster into a Web Mercator tile pyramid.
@@ -188,12 +189,12 @@ struct Tile: ParsableCommand {
         if isPMTiles && viewer { throw ValidationError("--viewer needs a folder output, not a PMTiles archive") }
     }
 
-    var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
+    var isMBTiles: Bool { TilePyramidWriter.isMBTiles(output) }
     /// How a folder output counts rows.
     var rows: TileScheme { scheme == .tms ? .tms : .xyz }
     /// What the run identity records of the output: a folder's row scheme (MBTiles rows are always TMS).
     var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", rows.rawValue)] }
-    var isPMTiles: Bool { output.lowercased().hasSuffix(".pmtiles") }
+    var isPMTiles: Bool { TilePyramidWriter.isPMTiles(output) }
 
     /// The last path: where the tiles go.
     var output: String { paths.last ?? "" }
@@ -322,10 +323,8 @@ struct Tile: ParsableCommand {
 
     /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
     /// `identity` gives (an archive cannot be resumed and needs none).
-    func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
-        if isPMTiles { return try PMTilesSink(path: output, format: tileFormat) }
-        if isMBTiles { return try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: identity()) }
-        return try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume, identity: identity())
+    func makeSink(checkpointBytes: Int? = nil, identity: () throws -> TilingRunIdentity) throws -> TileSink {
+        try TileSinks.open(output, format: tileFormat, scheme: rows, resume: resume, checkpointBytes: checkpointBytes, identity: identity)
     }
 
     /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a

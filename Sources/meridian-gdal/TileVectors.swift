@@ -150,9 +150,7 @@ extension Tile {
             guard let sink = try shardSink(shard, of: level.identity, workspace: workspace, checkpointBytes: checkpoint) else { return nil }
             return try level.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
         }
-        let sink: TileSink = isPMTiles ? try PMTilesSink(path: output, format: tileFormat)
-            : isMBTiles ? try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: run.identity, checkpointBytes: checkpoint) as TileSink
-            : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume, identity: run.identity) as TileSink
+        let sink = try makeSink(checkpointBytes: checkpoint) { run.identity }
         // An archive is written in one go: a signal stops it in order, and it leaves nothing.
         // A folder or an MBTiles file keeps what it stored for --resume.
         return try isPMTiles ? TemporaryFiles.stoppingInOrder { try build(run, into: sink, metadata: metadata, produce: produce) }

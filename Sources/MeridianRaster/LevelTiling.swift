@@ -1,6 +1,7 @@
 import Foundation
 import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 import Synchronization
 
 /// A tiling run made zoom level by zoom level, each level whole from the data: vector data cut
@@ -125,6 +126,94 @@ public struct LevelTilingRun: Sendable {
         try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
         return LevelTilingSummary(zooms: zooms)
     }
+}
+
+/// What a level-by-level run is asked to do with its output.
+public enum LevelTilingMode: Sendable {
+    /// The whole run into the output, continuing an interrupted one when `resume`.
+    case run(resume: Bool)
+    /// One shard of the run into the shared output (continuing its interrupted attempt when `resume`).
+    case shard(TileShard, resume: Bool)
+    /// The joining of the completed shards (their number, or the one recorded).
+    case finish(count: Int?)
+}
+
+/// How a level-by-level run into an output ended.
+public enum LevelTilingOutcome: Sendable {
+    /// It stored tiles (or joined the shards): what it stored.
+    case done(LevelTilingSummary)
+    /// The shard had completed before: nothing was done.
+    case shardAlreadyComplete(TileShard)
+    /// The shards had been joined before (`count` of them): nothing was done.
+    case alreadyJoined(count: Int)
+}
+
+extension LevelTilingRun {
+    /// Runs into `output` (a folder of `scheme` rows, an MBTiles file or a PMTiles archive, as
+    /// `TileSinks` chooses) as `mode` says: the run, one shard of it, or the joining of its
+    /// shards (their workspace beside the output). `metadata` is the tile set's, given the zoom
+    /// levels that hold tiles. A PMTiles archive is written in one go: a signal stops it in order
+    /// and it leaves nothing; a folder or an MBTiles file keeps what it stored for resuming.
+    public func run(into output: String, format: TileFormat, scheme: TileScheme, mode: LevelTilingMode,
+                    metadata: (ClosedRange<Int>?) -> TileSetMetadata, produce: Producer) throws -> LevelTilingOutcome {
+        // A level's tiles are committed into an MBTiles file every few megabytes.
+        let checkpoint = 8 << 20
+        let workspace = ShardWorkspace(output: output)
+        switch mode {
+        case .finish(let count):
+            let joining = try workspace.openJoining(output: output, count: count, format: format, scheme: scheme, checkpointBytes: checkpoint) {
+                identity.adding("shards", "\($0)")
+            }
+            guard let sink = joining.sink else { return .alreadyJoined(count: joining.count) }
+            let run = LevelTilingRun(zooms: zooms, identity: joining.run)
+            return .done(try run.finishShards(count: joining.count, into: sink, workspace: workspace, metadata: metadata) ?? LevelTilingSummary(zooms: zooms))
+        case .shard(let shard, let resume):
+            let run = LevelTilingRun(zooms: zooms, identity: identity.adding("shards", "\(shard.count)"))
+            guard let sink = try workspace.openShardSink(shard, of: run.identity, output: output, format: format, scheme: scheme,
+                                                         resume: resume, checkpointBytes: checkpoint),
+                  let summary = try run.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
+            else { return .shardAlreadyComplete(shard) }
+            return .done(summary)
+        case .run(let resume):
+            let sink = try TileSinks.open(output, format: format, scheme: scheme, resume: resume, checkpointBytes: checkpoint) { identity }
+            let inOneGo = TilePyramidWriter.isPMTiles(output)
+            func build() throws -> LevelTilingSummary {
+                do {
+                    let summary = try self.build(into: sink, produce: produce)
+                    try TemporaryFiles.checkForStop()
+                    try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+                    return summary
+                } catch {
+                    if inOneGo { sink.discard() }
+                    throw error
+                }
+            }
+            return .done(try inOneGo ? TemporaryFiles.stoppingInOrder(build) : build())
+        }
+    }
+
+    /// The tiles over `bounds` (degrees) at each of `zooms`: at most what a run makes, as tiles
+    /// where nothing lies are not made.
+    public static func plan(bounds: BoundingBox, zooms: ClosedRange<Int>) -> LevelTilingPlan {
+        let north = min(bounds.north, MapWorld.maximumLatitude), south = max(bounds.south, -MapWorld.maximumLatitude)
+        var perZoom: [String: Int] = [:]
+        for zoom in zooms {
+            let low = MapTile(containing: MapPoint(Position(longitude: bounds.west, latitude: north)), zoom: zoom)
+            let high = MapTile(containing: MapPoint(Position(longitude: bounds.east, latitude: south)), zoom: zoom)
+            perZoom["\(zoom)"] = (high.x - low.x + 1) * (high.y - low.y + 1)
+        }
+        return LevelTilingPlan(zooms: [zooms.lowerBound, zooms.upperBound], tilesPerZoom: perZoom, tiles: perZoom.values.reduce(0, +))
+    }
+}
+
+/// What a level-by-level run would make: the tiles over the data's bounds per zoom level.
+public struct LevelTilingPlan: Codable, Sendable, Equatable {
+    /// The lowest and highest zoom levels.
+    public var zooms: [Int]
+    /// The tiles at most at each level (keyed by the level, as JSON keys are text).
+    public var tilesPerZoom: [String: Int]
+    /// Their sum.
+    public var tiles: Int
 }
 
 /// What a level-by-level run stored.

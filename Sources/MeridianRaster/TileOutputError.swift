@@ -13,12 +13,18 @@ public enum TileOutputError: MeridianFailure, Equatable {
     case shardStarted(path: String)
     /// The offline viewer copies Leaflet from `leaflet`, where it is not.
     case leafletMissing(folder: String, leaflet: String)
+    /// Shards are to be joined into `output`, and none has started (its shards' folder `workspace` is missing).
+    case noShardsStarted(output: String, workspace: String)
+    /// The shards' folder records no number of shards a run can have (its `run` file, at `path`, is damaged).
+    case shardCountMissing(path: String)
 
     /// Usage for a resume that cannot continue; cannot-create-output otherwise.
     public var kind: MeridianError.Kind {
         switch self {
         case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
         case .nothingToResume, .resumeMismatch, .shardStarted: .usage
+        case .noShardsStarted: .inputUnavailable
+        case .shardCountMissing: .badInput
         }
     }
 
@@ -27,6 +33,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
         switch self {
         case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _), .shardStarted(let path): SourceLocation(file: path)
         case .leafletMissing(let folder, _): SourceLocation(file: folder)
+        case .noShardsStarted(let output, _): SourceLocation(file: output)
+        case .shardCountMissing(let path): SourceLocation(file: path)
         }
     }
 
@@ -40,6 +48,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
                 + differences.map { "\n  \($0)" }.joined()
         case .shardStarted: "this shard has run before: its state is here"
         case .leafletMissing(_, let leaflet): "the viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
+        case .noShardsStarted(_, let workspace): "no shards of this run have started (there is no \(workspace))"
+        case .shardCountMissing: "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)"
         }
     }
 
@@ -51,6 +61,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .resumeMismatch: "resume with the same input and options, or tile into a new output"
         case .shardStarted: "resume the run to continue it"
         case .leafletMissing: "Scripts/bootstrap installs it"
+        case .noShardsStarted: "run the shards first"
+        case .shardCountMissing: "the shards' folder is damaged: run the shards again into a new output"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianFormats
+import MeridianTiles
 import MeridianGeometry
 
 /// One worker's part of a run split across machines: shard `index` of `count` (from 0). A
@@ -302,6 +303,51 @@ public struct ShardWorkspace: Sendable {
             for leftover in [mbtiles(index), state(index), doneMark(index), frontier(index)] { unlink(leftover) }
         }
         unlink(finishState)
+    }
+}
+
+extension ShardWorkspace {
+    /// Claims the workspace for `run` and opens shard `shard`'s sink: the shared folder
+    /// `output` (`scheme` rows), or the shard's own MBTiles file here for an MBTiles output;
+    /// nil when the shard had completed. `resume` continues the shard's interrupted attempt.
+    /// - Throws: `TileOutputError` when the workspace is another run's or the shard ran before
+    ///   and `resume` is false; the sink's errors.
+    public func openShardSink(_ shard: TileShard, of run: TilingRunIdentity, output: String, format: TileFormat, scheme: TileScheme,
+                              resume: Bool, checkpointBytes: Int? = nil) throws -> TileSink? {
+        try claim(for: run)
+        guard !isComplete(shard.index, of: run) else { return nil }
+        let identity = run.shard(shard.index)
+        if TilePyramidWriter.isMBTiles(output) {
+            // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
+            unlink(mbtiles(shard.index))
+            return try MBTilesSink(path: mbtiles(shard.index), format: format, resume: resume, identity: identity, isShardPart: true,
+                                   checkpointBytes: checkpointBytes)
+        }
+        return try FolderTileSink(path: output, scheme: scheme, format: format, resume: resume,
+                                  identity: identity, sharedState: state(shard.index), writesMetadata: false)
+    }
+
+    /// For joining the shards into `output`: their number (`count`, or the recorded one), the
+    /// run (`identity` of that number) checked against the recorded one, and the output's sink,
+    /// nil when they had been joined already. Nothing is made before every shard is checked complete.
+    /// - Throws: `TileOutputError` when no shard has started, the workspace is damaged or another
+    ///   run's; `MeridianError` (input unavailable) naming the shards that have not completed.
+    public func openJoining(output: String, count: Int?, format: TileFormat, scheme: TileScheme, checkpointBytes: Int? = nil,
+                            identity: (Int) throws -> TilingRunIdentity) throws -> (count: Int, run: TilingRunIdentity, sink: TileSink?) {
+        guard let recorded = recordedRun() else { throw TileOutputError.noShardsStarted(output: output, workspace: path) }
+        let recordedCount = recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) }
+        guard let count = count ?? recordedCount, (1...TileShard.maximumCount).contains(count) else {
+            throw TileOutputError.shardCountMissing(path: file("run"))
+        }
+        let run = try identity(count)
+        let differences = run.differences(from: recorded)
+        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: path, differences: differences) }
+        if isFinished(run) { return (count, run, nil) }
+        try checkComplete(count: count, of: run)
+        let sink: TileSink = TilePyramidWriter.isMBTiles(output)
+            ? try MBTilesSink(path: output, format: format, resume: false, identity: run, checkpointBytes: checkpointBytes)
+            : try FolderTileSink(path: output, scheme: scheme, format: format, resume: true, identity: run, sharedState: finishState)
+        return (count, run, sink)
     }
 }
 

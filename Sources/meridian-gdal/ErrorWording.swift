@@ -46,6 +46,7 @@ extension TileOutputError: WordedForCommandLine {
         case .nothingToResume, .resumeMismatch: "--resume: \(message)"
         case .shardStarted: "--shard: \(message)"
         case .leafletMissing(_, let leaflet): "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
+        case .noShardsStarted, .shardCountMissing: message
         }
     }
 
@@ -57,7 +58,8 @@ extension TileOutputError: WordedForCommandLine {
         case .folderNotEmpty: "remove the folder or choose another"
         case .nothingToResume: "it is a finished tile set or another program's files; run without --resume into a new or empty output"
         case .shardStarted: "give --resume to continue it (batch scripts should always give it, so that a retried shard continues)"
-        case .resumeMismatch, .leafletMissing: hint
+        case .resumeMismatch, .leafletMissing, .shardCountMissing: hint
+        case .noShardsStarted: "run the shards with --shard K/N or --shard auto first"
         }
     }
 }

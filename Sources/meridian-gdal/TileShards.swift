@@ -31,23 +31,12 @@ extension Tile {
         return try tiling { try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: $0) }
     }
 
-    /// Claims the shards' folder for `run` and opens shard `shard`'s sink: the shared folder, or
-    /// its own MBTiles file in the shards' folder; nil (said) when the shard had completed.
+    /// Claims the shards' folder for `run` and opens shard `shard`'s sink; nil (said) when the shard had completed.
     func shardSink(_ shard: TileShard, of run: TilingRunIdentity, workspace: ShardWorkspace, checkpointBytes: Int? = nil) throws -> TileSink? {
-        try workspace.claim(for: run)
-        guard !workspace.isComplete(shard.index, of: run) else {
-            if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
-            return nil
-        }
-        let identity = run.shard(shard.index)
-        if isMBTiles {
-            // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
-            unlink(workspace.mbtiles(shard.index))
-            return try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity, isShardPart: true,
-                                   checkpointBytes: checkpointBytes)
-        }
-        return try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                  identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
+        let sink = try workspace.openShardSink(shard, of: run, output: output, format: tileFormat, scheme: rows, resume: resume,
+                                               checkpointBytes: checkpointBytes)
+        if sink == nil && !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
+        return sink
     }
 
     /// Joins the completed shards; nil when they had already been joined.
@@ -56,34 +45,17 @@ extension Tile {
         return try tiler.finishShards(count: joining.count, of: joining.run, into: joining.sink, workspace: joining.workspace)
     }
 
-    /// For `--finish`: the number of shards and the run (`identity` of that number) the shards'
-    /// folder records, checked against this one's, and the output's sink to join them into;
+    /// For `--finish`: the shards' number and run, and the output's sink to join them into;
     /// nil (said) when they had been joined already.
     func joiningSink(identity: (Int) throws -> TilingRunIdentity, checkpointBytes: Int? = nil)
         throws -> (count: Int, run: TilingRunIdentity, workspace: ShardWorkspace, sink: TileSink)? {
         let workspace = ShardWorkspace(output: output)
-        guard let recorded = workspace.recordedRun() else {
-            throw MeridianError(.inputUnavailable, "no shards of this run have started (there is no \(workspace.path))",
-                                at: SourceLocation(file: output), hint: "run the shards with --shard K/N or --shard auto first")
-        }
-        let recordedCount = recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) }
-        guard let count = shards ?? recordedCount, (1...TileShard.maximumCount).contains(count) else {
-            throw MeridianError(.badInput, "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)",
-                                at: SourceLocation(file: workspace.path + "/run"), hint: "the shards' folder is damaged: run the shards again into a new output")
-        }
-        let run = try identity(count)
-        let differences = run.differences(from: recorded)
-        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: workspace.path, differences: differences) }
-        if workspace.isFinished(run) {
-            if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
+        let joining = try workspace.openJoining(output: output, count: shards, format: tileFormat, scheme: rows, checkpointBytes: checkpointBytes,
+                                                identity: identity)
+        guard let sink = joining.sink else {
+            if !quiet { Reporter.printError("\(output): the \(joining.count) shards were joined already; nothing to do") }
             return nil
         }
-        // Checked before anything is made, so that a refused --finish changes nothing.
-        try workspace.checkComplete(count: count, of: run)
-        let sink: TileSink = isMBTiles
-            ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run, checkpointBytes: checkpointBytes)
-            : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: true,
-                                 identity: run, sharedState: workspace.finishState)
-        return (count, run, workspace, sink)
+        return (joining.count, joining.run, workspace, sink)
     }
 }

@@ -89,9 +89,11 @@ extension Tile {
     func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
         Self.useOneMallocArena()
+        // Kept to the end of the process: a run stopped by a signal (reading included) prints how to go on as it exits.
+        if !quiet && !plan { TemporaryFiles.setInterruptionNote(resumeNote) }
         let spill = try VectorFeatureSpill()
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
-        if plan { return print(Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
+        if plan { return print(try Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
         let identity = try LevelTilingRun.identity(kind: "vector tiles", inputs: inputs, settings: [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)")]
                                                    + layerNames.map { ("layer-name", $0) })
         let fields = Dictionary(zip(spill.layerNames, spill.fields)) { _, last in last }
@@ -130,44 +132,24 @@ extension Tile {
 
     /// Runs a level-by-level run (`produce` makes each level's tiles) as the options say: the
     /// run into the output (resumed with --resume), one shard of it (--shard), or the joining of
-    /// its shards (--finish); nil when there was nothing to do. `metadata` is the tile set's,
-    /// given the zoom levels that hold tiles.
-    func runByLevels(_ run: LevelTilingRun, metadata: @escaping (ClosedRange<Int>?) -> TileSetMetadata,
+    /// its shards (--finish); nil (said) when there was nothing to do.
+    func runByLevels(_ run: LevelTilingRun, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
                      produce: LevelTilingRun.Producer) throws -> LevelTilingSummary? {
-        // Kept to the end of the process: a run stopped by a signal prints how to go on as it exits.
-        if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
-        let checkpoint = 8 << 20
-        if finish {
-            guard let joining = try joiningSink(identity: { run.identity.adding("shards", "\($0)") }, checkpointBytes: checkpoint) else { return nil }
-            let level = LevelTilingRun(zooms: run.zooms, identity: joining.run)
-            return try level.finishShards(count: joining.count, into: joining.sink, workspace: joining.workspace, metadata: metadata)
-        }
+        var mode = LevelTilingMode.run(resume: resume)
+        if finish { mode = .finish(count: shards) }
         if let shard {
             let shard = try resolvedShard(shard)
             if let shards, shards != shard.count { throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)") }
-            let level = LevelTilingRun(zooms: run.zooms, identity: run.identity.adding("shards", "\(shard.count)"))
-            let workspace = ShardWorkspace(output: output)
-            guard let sink = try shardSink(shard, of: level.identity, workspace: workspace, checkpointBytes: checkpoint) else { return nil }
-            return try level.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
+            mode = .shard(shard, resume: resume)
         }
-        let sink = try makeSink(checkpointBytes: checkpoint) { run.identity }
-        // An archive is written in one go: a signal stops it in order, and it leaves nothing.
-        // A folder or an MBTiles file keeps what it stored for --resume.
-        return try isPMTiles ? TemporaryFiles.stoppingInOrder { try build(run, into: sink, metadata: metadata, produce: produce) }
-            : build(run, into: sink, metadata: metadata, produce: produce)
-    }
-
-    private func build(_ run: LevelTilingRun, into sink: TileSink, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
-                       produce: LevelTilingRun.Producer) throws -> LevelTilingSummary {
-        do {
-            let summary = try run.build(into: sink, produce: produce)
-            try TemporaryFiles.checkForStop()
-            try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
-            return summary
-        } catch {
-            if isPMTiles { sink.discard() }
-            throw error
+        switch try run.run(into: output, format: tileFormat, scheme: rows, mode: mode, metadata: metadata, produce: produce) {
+        case .done(let summary): return summary
+        case .shardAlreadyComplete(let shard):
+            if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
+        case .alreadyJoined(let count):
+            if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
         }
+        return nil
     }
 
     /// What a level-by-level run prints when done: the tiles written (and kept, resumed; or a
@@ -181,26 +163,20 @@ extension Tile {
         return "\(output): \(count) \(what)\(count == 1 ? "" : "s")\(kept)\(extra), \(zooms), \(time)"
     }
 
-    /// `--plan` of vector data: the tiles over the data's bounds at each level (at most: tiles
-    /// where nothing lies are not made).
-    static func levelPlanText(bounds: BoundingBox, zooms: ClosedRange<Int>, format: PlanFormat) -> String {
-        let perZoom = zooms.map { zoom -> (Int, Int) in
-            let north = min(bounds.north, MapWorld.maximumLatitude), south = max(bounds.south, -MapWorld.maximumLatitude)
-            let low = MapTile(containing: MapPoint(Position(longitude: bounds.west, latitude: north)), zoom: zoom)
-            let high = MapTile(containing: MapPoint(Position(longitude: bounds.east, latitude: south)), zoom: zoom)
-            return (zoom, (high.x - low.x + 1) * (high.y - low.y + 1))
-        }
-        let total = perZoom.reduce(0) { $0 + $1.1 }
+    /// `--plan` of vector data: the tiles at most at each level, as a table or JSON.
+    static func levelPlanText(bounds: BoundingBox, zooms: ClosedRange<Int>, format: PlanFormat) throws -> String {
+        let plan = LevelTilingRun.plan(bounds: bounds, zooms: zooms)
         if format == .json {
-            let levels = perZoom.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ")
-            return "{\"zooms\": [\(zooms.lowerBound), \(zooms.upperBound)], \"tilesPerZoom\": {\(levels)}, \"tiles\": \(total)}\n"
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(plan), as: UTF8.self) + "\n"
         }
         var lines = ["zoom  tiles"]
-        for (zoom, tiles) in perZoom {
+        for zoom in zooms {
             let level = "\(zoom)"
-            lines.append(level + String(repeating: " ", count: max(0, 4 - level.count)) + "  \(tiles)")
+            lines.append(level + String(repeating: " ", count: max(0, 4 - level.count)) + "  \(plan.tilesPerZoom[level] ?? 0)")
         }
-        lines += ["", "\(total) tiles at most, over the data's bounds, zoom \(zooms.lowerBound)-\(zooms.upperBound)"]
+        lines += ["", "\(plan.tiles) tiles at most, over the data's bounds, zoom \(zooms.lowerBound)-\(zooms.upperBound)"]
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -223,10 +199,11 @@ extension Tile {
     /// stored as a raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
     func drawVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
+        if !quiet && !plan { TemporaryFiles.setInterruptionNote(resumeNote) }
         let spill = try FeatureSpill("tiles")
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter) { try spill.append($0) }
         try spill.close()
-        if plan { return print(Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
+        if plan { return print(try Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
         let background = try backgroundColour()
         let identity = try LevelTilingRun.identity(kind: "drawn vector data", inputs: inputs, settings: [
             ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),

@@ -6,7 +6,8 @@ import Synchronization
 
 /// A tiling run's image tiles into a PMTiles 3 archive (`PMTilesWriter`: spilled, then laid out
 /// by Hilbert id at the end), for the tiler's threads. An archive is written in one go: it
-/// cannot be resumed (a folder or MBTiles can) or shared by shards.
+/// cannot be resumed (a folder or MBTiles can); shards of a run write MBTiles parts, which the
+/// joining takes into the archive.
 public final class PMTilesSink: TileSink, Sendable {
     /// The archive being written.
     public let path: String
@@ -38,7 +39,11 @@ public final class PMTilesSink: TileSink, Sendable {
 
     /// Spills one encoded tile (a vector tile gzipped, as PMTiles stores them).
     public func write(_ tile: MapTile, data: [UInt8]) throws {
-        let stored = format == .mvt ? try Gzip.compress(data) : data
+        try store(tile, format == .mvt ? try Gzip.compress(data) : data)
+    }
+
+    /// Spills a tile as the archive stores it.
+    private func store(_ tile: MapTile, _ stored: [UInt8]) throws {
         try archive.withLock { try $0.write(tile, stored) }
         zooms.withLock { $0 = $0.map { min($0.lowerBound, tile.zoom)...max($0.upperBound, tile.zoom) } ?? tile.zoom...tile.zoom }
     }
@@ -63,9 +68,10 @@ public final class PMTilesSink: TileSink, Sendable {
         try archive.withLock { try $0.finish(metadataJSON: json, bounds: m.bounds, zooms: m.minZoom...m.maxZoom) }
     }
 
-    /// Shards write into a folder or MBTiles files; an archive is made from one of those.
+    /// Takes in every tile of shard `index`'s own MBTiles part (stored as an archive stores
+    /// them: vector tiles gzipped), once it has shown to be that shard's part.
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
-        throw MeridianError(.usage, "a PMTiles archive cannot join shards", at: SourceLocation(file: path),
-                            hint: "tile the shards into a folder or an MBTiles file")
+        try MBTilesWriter.forEachTile(ofPart: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
+                                      format: MBTilesSink.formatName(format), belongs: belongs) { try store($0, $1) }
     }
 }

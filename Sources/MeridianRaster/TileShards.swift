@@ -308,7 +308,7 @@ public struct ShardWorkspace: Sendable {
 
 extension ShardWorkspace {
     /// Claims the workspace for `run` and opens shard `shard`'s sink: the shared folder
-    /// `output` (`scheme` rows), or the shard's own MBTiles file here for an MBTiles output;
+    /// `output` (`scheme` rows), or the shard's own MBTiles file here for an MBTiles or PMTiles output;
     /// nil when the shard had completed. `resume` continues the shard's interrupted attempt.
     /// - Throws: `TileOutputError` when the workspace is another run's or the shard ran before
     ///   and `resume` is false; the sink's errors.
@@ -317,7 +317,7 @@ extension ShardWorkspace {
         try claim(for: run)
         guard !isComplete(shard.index, of: run) else { return nil }
         let identity = run.shard(shard.index)
-        if TilePyramidWriter.isMBTiles(output) {
+        if TilePyramidWriter.isMBTiles(output) || TilePyramidWriter.isPMTiles(output) {
             // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
             unlink(mbtiles(shard.index))
             return try MBTilesSink(path: mbtiles(shard.index), format: format, resume: resume, identity: identity, isShardPart: true,
@@ -344,10 +344,11 @@ extension ShardWorkspace {
         guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: path, differences: differences) }
         if isFinished(run) { return (count, run, nil) }
         try checkComplete(count: count, of: run)
-        let sink: TileSink = TilePyramidWriter.isMBTiles(output)
-            ? try MBTilesSink(path: output, format: format, resume: false, identity: run, checkpointBytes: checkpointBytes)
-            : try FolderTileSink(path: output, scheme: scheme, format: format, resume: true, identity: run, sharedState: finishState)
-        return (count, run, sink)
+        if TilePyramidWriter.isPMTiles(output) { return (count, run, try PMTilesSink(path: output, format: format)) }
+        if TilePyramidWriter.isMBTiles(output) {
+            return (count, run, try MBTilesSink(path: output, format: format, resume: false, identity: run, checkpointBytes: checkpointBytes))
+        }
+        return (count, run, try FolderTileSink(path: output, scheme: scheme, format: format, resume: true, identity: run, sharedState: finishState))
     }
 }
 

@@ -183,8 +183,8 @@ struct Tile: ParsableCommand {
         if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
         if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
         if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
-        if isPMTiles && (resume || shard != nil || finish) {
-            throw ValidationError("a PMTiles archive is written in one go: --resume, --shard and --finish need a folder or an .mbtiles file")
+        if isPMTiles && resume {
+            throw ValidationError("a PMTiles archive is written in one go: --resume needs a folder or an .mbtiles file (shards, with --shard and --finish, can be joined into an archive)")
         }
         if isPMTiles && viewer { throw ValidationError("--viewer needs a folder output, not a PMTiles archive") }
     }
@@ -323,8 +323,8 @@ struct Tile: ParsableCommand {
 
     /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
     /// `identity` gives (an archive cannot be resumed and needs none).
-    func makeSink(checkpointBytes: Int? = nil, identity: () throws -> TilingRunIdentity) throws -> TileSink {
-        try TileSinks.open(output, format: tileFormat, scheme: rows, resume: resume, checkpointBytes: checkpointBytes, identity: identity)
+    func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
+        try TileSinks.open(output, format: tileFormat, scheme: rows, resume: resume, identity: identity)
     }
 
     /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a

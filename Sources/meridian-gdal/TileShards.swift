@@ -25,16 +25,14 @@ extension Tile {
             throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)")
         }
         let run = try runIdentity(tiler, shards: shard.count)
-        let identity = run.shard(shard.index)
         let workspace = ShardWorkspace(output: output)
         guard let sink = try shardSink(shard, of: run, workspace: workspace) else { return nil }
         return try tiling { try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: $0) }
     }
 
     /// Claims the shards' folder for `run` and opens shard `shard`'s sink; nil (said) when the shard had completed.
-    func shardSink(_ shard: TileShard, of run: TilingRunIdentity, workspace: ShardWorkspace, checkpointBytes: Int? = nil) throws -> TileSink? {
-        let sink = try workspace.openShardSink(shard, of: run, output: output, format: tileFormat, scheme: rows, resume: resume,
-                                               checkpointBytes: checkpointBytes)
+    func shardSink(_ shard: TileShard, of run: TilingRunIdentity, workspace: ShardWorkspace) throws -> TileSink? {
+        let sink = try workspace.openShardSink(shard, of: run, output: output, format: tileFormat, scheme: rows, resume: resume)
         if sink == nil && !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
         return sink
     }
@@ -47,11 +45,9 @@ extension Tile {
 
     /// For `--finish`: the shards' number and run, and the output's sink to join them into;
     /// nil (said) when they had been joined already.
-    func joiningSink(identity: (Int) throws -> TilingRunIdentity, checkpointBytes: Int? = nil)
-        throws -> (count: Int, run: TilingRunIdentity, workspace: ShardWorkspace, sink: TileSink)? {
+    func joiningSink(identity: (Int) throws -> TilingRunIdentity) throws -> (count: Int, run: TilingRunIdentity, workspace: ShardWorkspace, sink: TileSink)? {
         let workspace = ShardWorkspace(output: output)
-        let joining = try workspace.openJoining(output: output, count: shards, format: tileFormat, scheme: rows, checkpointBytes: checkpointBytes,
-                                                identity: identity)
+        let joining = try workspace.openJoining(output: output, count: shards, format: tileFormat, scheme: rows, identity: identity)
         guard let sink = joining.sink else {
             if !quiet { Reporter.printError("\(output): the \(joining.count) shards were joined already; nothing to do") }
             return nil

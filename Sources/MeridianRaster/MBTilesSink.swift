@@ -15,14 +15,22 @@ public final class MBTilesSink: TileSink, Sendable {
     /// Blocks an interrupted run of the same identity completed, with their tile counts (empty for a new file).
     public let completedBlocks: [MapTile: Int]
     private let file: Mutex<MBTilesWriter>
+    /// Bytes stored since the last commit (taken inside `file`'s lock).
+    private let uncommittedBytes = Mutex(0)
+    /// How many bytes of tiles are committed at a time without a block's mark, or nil (a raster
+    /// run's blocks are small and commit with their mark).
+    private let checkpointBytes: Int?
     /// Whether the file is one shard's part of a run split across machines, which keeps the
     /// run's identity when finished, for `--finish` to check.
     private let isShardPart: Bool
 
     /// Opens the partial file for the run `identity`: a new one, or with `resume` an interrupted
     /// run's of the same identity (else a usage error, before anything is written). A shard's
-    /// part (`isShardPart`) keeps the identity when finished.
-    public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity, isShardPart: Bool = false) throws {
+    /// part (`isShardPart`) keeps the identity when finished. With `checkpointBytes`, tiles are
+    /// committed each time that many bytes have been stored (for runs whose blocks are large).
+    public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity, isShardPart: Bool = false,
+                checkpointBytes: Int? = nil) throws {
+        self.checkpointBytes = checkpointBytes
         self.format = format
         self.path = path
         self.isShardPart = isShardPart
@@ -44,9 +52,22 @@ public final class MBTilesSink: TileSink, Sendable {
         file.withLock { $0.discard() }
     }
 
-    /// Stores one encoded tile in the partial file.
+    /// Stores one encoded tile in the partial file (a vector tile gzipped, as MBTiles stores them).
     public func write(_ tile: MapTile, data: [UInt8]) throws {
-        try file.withLock { try $0.write(tile, data: data) }
+        let stored = format == .mvt ? try Gzip.compress(data) : data
+        try file.withLock { writer in
+            try writer.write(tile, data: stored)
+            guard let checkpointBytes else { return }
+            // A level-by-level run's blocks are whole levels: its tiles are committed every few
+            // megabytes (unmarked: an unfinished level is made again, the same tiles).
+            let due = uncommittedBytes.withLock {
+                $0 += stored.count
+                guard $0 >= checkpointBytes else { return false }
+                $0 = 0
+                return true
+            }
+            if due { try writer.commit() }
+        }
     }
 
     /// Records the block as completed in the partial file, in the transaction of its tiles, so
@@ -77,12 +98,13 @@ public final class MBTilesSink: TileSink, Sendable {
     }
 
     /// The MBTiles metadata's name of `format`.
-    static func formatName(_ format: TileFormat) -> String { format == .jpeg ? "jpg" : format.rawValue }
+    static func formatName(_ format: TileFormat) -> String { format == .mvt ? "pbf" : format == .jpeg ? "jpg" : format.rawValue }
 
     /// Writes the MBTiles metadata table and moves the finished file into place.
     public func finish(metadata m: TileSetMetadata) throws {
         let metadata = MBTilesMetadata(name: m.name, description: m.description, format: Self.formatName(m.format),
-                                       bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom)
+                                       bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom,
+                                       json: m.vectorLayersJSON.map { "{\"vector_layers\":\($0)}" })
         try file.withLock { try $0.finish(metadata: metadata, keepingRun: isShardPart) }
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 
 /// A tiling run's image tiles into a PMTiles 3 archive (`PMTilesWriter`: spilled, then laid out
 /// by Hilbert id at the end), for the tiler's threads. An archive is written in one go: it
-/// cannot be resumed (a folder or MBTiles can) or shared by shards.
+/// cannot be resumed (a folder or MBTiles can); shards of a run write MBTiles parts, which the
+/// joining takes into the archive.
 public final class PMTilesSink: TileSink, Sendable {
     /// The archive being written.
     public let path: String
@@ -23,8 +24,9 @@ public final class PMTilesSink: TileSink, Sendable {
         case .png: .png
         case .jpeg: .jpeg
         case .webp: .webp
+        case .mvt: .mvt
         }
-        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: false))
+        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: format == .mvt))
     }
 
     /// Nothing to resume: an archive is written whole.
@@ -36,9 +38,14 @@ public final class PMTilesSink: TileSink, Sendable {
     /// Nothing to remove: the archive is only written by `finish`, and its spill goes with the sink.
     public func discard() {}
 
-    /// Spills one encoded tile.
+    /// Spills one encoded tile (a vector tile gzipped, as PMTiles stores them).
     public func write(_ tile: MapTile, data: [UInt8]) throws {
-        try archive.withLock { try $0.write(tile, data) }
+        try store(tile, format == .mvt ? try Gzip.compress(data) : data)
+    }
+
+    /// Spills a tile as the archive stores it.
+    private func store(_ tile: MapTile, _ stored: [UInt8]) throws {
+        try archive.withLock { try $0.write(tile, stored) }
         zooms.withLock { $0 = $0.map { min($0.lowerBound, tile.zoom)...max($0.upperBound, tile.zoom) } ?? tile.zoom...tile.zoom }
     }
 
@@ -57,13 +64,15 @@ public final class PMTilesSink: TileSink, Sendable {
     /// Lays out the archive with its metadata and moves it into place.
     public func finish(metadata m: TileSetMetadata) throws {
         let json = "{\"name\":\(jsonString(m.name)),\"description\":\(jsonString(m.description)),\"type\":\"overlay\","
-            + "\"format\":\"\(m.format.fileExtension)\",\"tileSize\":\"\(m.tileSize)\"}"
+            + "\"format\":\"\(m.format.fileExtension)\""
+            + (m.vectorLayersJSON.map { ",\"vector_layers\":\($0)}" } ?? ",\"tileSize\":\"\(m.tileSize)\"}")
         try archive.withLock { try $0.finish(metadataJSON: json, bounds: m.bounds, zooms: m.minZoom...m.maxZoom) }
     }
 
-    /// Shards write into a folder or MBTiles files; an archive is made from one of those.
+    /// Takes in every tile of shard `index`'s own MBTiles part (stored as an archive stores
+    /// them: vector tiles gzipped), once it has shown to be that shard's part.
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
-        throw MeridianError(.usage, "a PMTiles archive cannot join shards", at: SourceLocation(file: path),
-                            hint: "tile the shards into a folder or an MBTiles file")
+        try MBTilesWriter.forEachTile(ofPart: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
+                                      format: MBTilesSink.formatName(format), belongs: belongs) { try store($0, $1) }
     }
 }

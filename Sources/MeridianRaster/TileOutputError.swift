@@ -17,6 +17,10 @@ public enum TileOutputError: MeridianFailure, Equatable {
     /// The vector tiles' viewer copies MapLibre GL JS from the first of `searched` holding it,
     /// and none does.
     case mapLibreMissing(folder: String, searched: [String])
+    /// Shards are to be joined into `output`, and none has started (its shards' folder `workspace` is missing).
+    case noShardsStarted(output: String, workspace: String)
+    /// The shards' folder records no number of shards a run can have (its `run` file, at `path`, is damaged).
+    case shardCountMissing(path: String)
 
     /// Usage for a resume that cannot continue; unavailable for a missing map library; cannot-create-output otherwise.
     public var kind: MeridianError.Kind {
@@ -24,6 +28,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
         case .nothingToResume, .resumeMismatch, .shardStarted: .usage
         case .mapLibreMissing: .unavailable
+        case .noShardsStarted: .inputUnavailable
+        case .shardCountMissing: .badInput
         }
     }
 
@@ -32,6 +38,9 @@ public enum TileOutputError: MeridianFailure, Equatable {
         switch self {
         case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _), .shardStarted(let path): SourceLocation(file: path)
         case .leafletMissing(let folder, _), .mapLibreMissing(let folder, _): SourceLocation(file: folder)
+        case .leafletMissing(let folder, _): SourceLocation(file: folder)
+        case .noShardsStarted(let output, _): SourceLocation(file: output)
+        case .shardCountMissing(let path): SourceLocation(file: path)
         }
     }
 
@@ -47,6 +56,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .leafletMissing(_, let leaflet): "the viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
         case .mapLibreMissing(_, let searched):
             "the viewer of vector tiles needs MapLibre GL JS (maplibre-gl.js and maplibre-gl.css), in none of \(searched.joined(separator: ", "))"
+        case .noShardsStarted(_, let workspace): "no shards of this run have started (there is no \(workspace))"
+        case .shardCountMissing: "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)"
         }
     }
 
@@ -60,6 +71,8 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .leafletMissing: "Scripts/bootstrap installs it"
         case .mapLibreMissing(_, let searched):
             "Scripts/bootstrap fetches it (the two files of PyPI's maplibre wheel, maplibre/srcjs/) into \(searched.first ?? "share/meridian/maplibre-gl")"
+        case .noShardsStarted: "run the shards first"
+        case .shardCountMissing: "the shards' folder is damaged: run the shards again into a new output"
         }
     }
 }

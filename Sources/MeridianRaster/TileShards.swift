@@ -1,6 +1,7 @@
 import Foundation
 import MeridianCore
 import MeridianFormats
+import MeridianTiles
 import MeridianGeometry
 
 /// One worker's part of a run split across machines: shard `index` of `count` (from 0). A
@@ -38,13 +39,13 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
     /// a Kubernetes Indexed Job (`JOB_COMPLETION_INDEX`) or an AWS Batch array job
     /// (`AWS_BATCH_JOB_ARRAY_INDEX`); `count` (`--shards`) gives N where the engine does not,
     /// and must agree where it does.
-    /// - Throws: `MeridianError` (usage) naming the variables looked for, when none is set or
+    /// - Throws: ``TileShardError`` (usage) naming the variables looked for, when none is set or
     ///   they disagree.
     public static func fromEnvironment(_ environment: [String: String], count: Int?) throws -> TileShard {
         func number(_ name: String) throws -> Int? {
             guard let text = environment[name] else { return nil }
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
-                throw MeridianError(.usage, "--shard auto: \(name) is '\(text)', not a whole number")
+                throw TileShardError.notANumber(variable: name, value: text)
             }
             return value
         }
@@ -54,7 +55,7 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
             // Differences of numbers from the environment, which may be anything.
             func span(_ high: Int, _ low: Int) throws -> Int {
                 let (difference, overflow) = high.subtractingReportingOverflow(low)
-                guard !overflow else { throw MeridianError(.usage, "--shard auto: the job array's numbers (SLURM_ARRAY_TASK_*) are out of range") }
+                guard !overflow else { throw TileShardError.outOfRange }
                 return difference / step
             }
             index = try span(id, min)
@@ -71,24 +72,69 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
         } else if let array = try number("AWS_BATCH_JOB_ARRAY_INDEX") {
             (index, engineCount, engine) = (array, nil, "AWS_BATCH_JOB_ARRAY_INDEX")
         } else {
-            throw MeridianError(.usage, "--shard auto found no shard number: none of SLURM_ARRAY_TASK_ID (a Slurm job array), "
-                                + "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX (an AWS Batch array job) is set",
-                                hint: "run it as an array job, or give --shard K/N")
+            throw TileShardError.noArrayJob
         }
         if let count, let engineCount, count != engineCount {
-            throw MeridianError(.usage, "--shards \(count) disagrees with the job array's \(engineCount) tasks (SLURM_ARRAY_TASK_COUNT, MIN, MAX)")
+            throw TileShardError.countDisagrees(given: count, engine: engineCount)
         }
         guard let total = engineCount ?? count else {
-            throw MeridianError(.usage, "--shard auto: \(engine) gives this shard's number but not how many there are",
-                                hint: "give --shards N (a Kubernetes Job's completions, an AWS Batch array's size)")
+            throw TileShardError.noCount(variable: engine)
         }
         guard (1...maximumCount).contains(total) else {
-            throw MeridianError(.usage, "--shard auto: \(total) shards, where a run takes 1 to \(maximumCount)")
+            throw TileShardError.tooManyShards(total)
         }
         guard let shard = TileShard(index: index, count: total) else {
-            throw MeridianError(.usage, "--shard auto: \(engine) makes this shard \(index), outside 0-\(total - 1)")
+            throw TileShardError.indexOutside(variable: engine, index: index, count: total)
         }
         return shard
+    }
+}
+
+/// Why the batch engine's environment gives no shard of a run split across machines. The
+/// library states the fact; the command line names its options (`--shard`, `--shards`).
+public enum TileShardError: MeridianFailure, Equatable {
+    /// A variable of the engine's holds no whole number.
+    case notANumber(variable: String, value: String)
+    /// The job array's numbers (`SLURM_ARRAY_TASK_*`) overflow.
+    case outOfRange
+    /// None of the engines' variables is set: this is no array job.
+    case noArrayJob
+    /// The number of shards given disagrees with the job array's task count.
+    case countDisagrees(given: Int, engine: Int)
+    /// The engine gives the shard's number (`variable`) but not how many shards there are.
+    case noCount(variable: String)
+    /// More shards than a run takes (or none).
+    case tooManyShards(Int)
+    /// The engine's number for this shard lies outside 0 to `count` - 1.
+    case indexOutside(variable: String, index: Int, count: Int)
+
+    /// Always a usage error: the run was started wrongly.
+    public var kind: MeridianError.Kind { .usage }
+    /// No file is concerned.
+    public var location: SourceLocation? { nil }
+
+    /// What is wrong, naming the engine's variables.
+    public var message: String {
+        switch self {
+        case .notANumber(let variable, let value): "\(variable) is '\(value)', not a whole number"
+        case .outOfRange: "the job array's numbers (SLURM_ARRAY_TASK_*) are out of range"
+        case .noArrayJob:
+            "no shard number: none of SLURM_ARRAY_TASK_ID (a Slurm job array), JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) "
+                + "or AWS_BATCH_JOB_ARRAY_INDEX (an AWS Batch array job) is set"
+        case .countDisagrees(let given, let engine): "\(given) shards disagree with the job array's \(engine) tasks (SLURM_ARRAY_TASK_COUNT, MIN, MAX)"
+        case .noCount(let variable): "\(variable) gives this shard's number but not how many shards there are"
+        case .tooManyShards(let count): "\(count) shards, where a run takes 1 to \(TileShard.maximumCount)"
+        case .indexOutside(let variable, let index, let count): "\(variable) makes this shard \(index), outside 0-\(count - 1)"
+        }
+    }
+
+    /// What to do, where there is something.
+    public var hint: String? {
+        switch self {
+        case .noArrayJob: "run it as an array job, or name the shard and the number of shards"
+        case .noCount: "give the number of shards (a Kubernetes Job's completions, an AWS Batch array's size)"
+        default: nil
+        }
     }
 }
 
@@ -219,6 +265,17 @@ public struct ShardWorkspace: Sendable {
         isFinished(run) || WorkMark.holds(doneMark(index), identity: run.shard(index))
     }
 
+    /// Checks that every shard of `run`, split into `count`, has completed, so they can be joined.
+    /// - Throws: `MeridianError` (input unavailable: their tiles are the joining's input)
+    ///   listing the shards that have not.
+    public func checkComplete(count: Int, of run: TilingRunIdentity) throws {
+        let missing = (0..<count).filter { !isComplete($0, of: run) }
+        guard missing.isEmpty else {
+            throw MeridianError(.inputUnavailable, "\(missing.count) of \(count) shards have not completed: \(missing.map(String.init).joined(separator: ", "))",
+                                at: SourceLocation(file: path), hint: "run them (resuming those that were interrupted), then join them again; nothing was changed")
+        }
+    }
+
     /// Records shard `index` of `run` complete: its frontier first, then the mark, with the
     /// files that prove its tiles are there (both renamed into place).
     func complete(_ index: Int, of run: TilingRunIdentity, frontier: [MapTile: [Int: TileImage]], evidence: [String]) throws {
@@ -247,6 +304,52 @@ public struct ShardWorkspace: Sendable {
             for leftover in [mbtiles(index), state(index), doneMark(index), frontier(index)] { unlink(leftover) }
         }
         unlink(finishState)
+    }
+}
+
+extension ShardWorkspace {
+    /// Claims the workspace for `run` and opens shard `shard`'s sink: the shared folder
+    /// `output` (`scheme` rows), or the shard's own MBTiles file here for an MBTiles or PMTiles output;
+    /// nil when the shard had completed. `resume` continues the shard's interrupted attempt.
+    /// - Throws: `TileOutputError` when the workspace is another run's or the shard ran before
+    ///   and `resume` is false; the sink's errors.
+    public func openShardSink(_ shard: TileShard, of run: TilingRunIdentity, output: String, format: TileFormat, scheme: TileScheme,
+                              resume: Bool, checkpointBytes: Int? = nil) throws -> TileSink? {
+        try claim(for: run)
+        guard !isComplete(shard.index, of: run) else { return nil }
+        let identity = run.shard(shard.index)
+        if TilePyramidWriter.isMBTiles(output) || TilePyramidWriter.isPMTiles(output) {
+            // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
+            unlink(mbtiles(shard.index))
+            return try MBTilesSink(path: mbtiles(shard.index), format: format, resume: resume, identity: identity, isShardPart: true,
+                                   checkpointBytes: checkpointBytes)
+        }
+        return try FolderTileSink(path: output, scheme: scheme, format: format, resume: resume,
+                                  identity: identity, sharedState: state(shard.index), writesMetadata: false)
+    }
+
+    /// For joining the shards into `output`: their number (`count`, or the recorded one), the
+    /// run (`identity` of that number) checked against the recorded one, and the output's sink,
+    /// nil when they had been joined already. Nothing is made before every shard is checked complete.
+    /// - Throws: `TileOutputError` when no shard has started, the workspace is damaged or another
+    ///   run's; `MeridianError` (input unavailable) naming the shards that have not completed.
+    public func openJoining(output: String, count: Int?, format: TileFormat, scheme: TileScheme, checkpointBytes: Int? = nil,
+                            identity: (Int) throws -> TilingRunIdentity) throws -> (count: Int, run: TilingRunIdentity, sink: TileSink?) {
+        guard let recorded = recordedRun() else { throw TileOutputError.noShardsStarted(output: output, workspace: path) }
+        let recordedCount = recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) }
+        guard let count = count ?? recordedCount, (1...TileShard.maximumCount).contains(count) else {
+            throw TileOutputError.shardCountMissing(path: file("run"))
+        }
+        let run = try identity(count)
+        let differences = run.differences(from: recorded)
+        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: path, differences: differences) }
+        if isFinished(run) { return (count, run, nil) }
+        try checkComplete(count: count, of: run)
+        if TilePyramidWriter.isPMTiles(output) { return (count, run, try PMTilesSink(path: output, format: format)) }
+        if TilePyramidWriter.isMBTiles(output) {
+            return (count, run, try MBTilesSink(path: output, format: format, resume: false, identity: run, checkpointBytes: checkpointBytes))
+        }
+        return (count, run, try FolderTileSink(path: output, scheme: scheme, format: format, resume: true, identity: run, sharedState: finishState))
     }
 }
 
@@ -292,7 +395,7 @@ public enum FrontierFile {
         var offset = magic.count
         func damaged(_ what: String) -> MeridianError {
             MeridianError(.badInput, "the frontier file is damaged at byte \(offset): \(what)", at: SourceLocation(file: path),
-                          hint: "run the shard again (remove its .done mark), then --finish")
+                          hint: "run the shard again (remove its .done mark), then join the shards again")
         }
         func take() throws -> Int {
             guard offset + 4 <= bytes.count else { throw damaged("cut short") }
@@ -364,11 +467,7 @@ extension Tiler {
     /// - Throws: `MeridianError` (input unavailable: their tiles are the joining's input)
     ///   listing the shards that have not.
     public func checkShardsComplete(count: Int, of run: TilingRunIdentity, workspace: ShardWorkspace) throws {
-        let missing = (0..<count).filter { !workspace.isComplete($0, of: run) }
-        guard missing.isEmpty else {
-            throw MeridianError(.inputUnavailable, "\(missing.count) of \(count) shards have not completed: \(missing.map(String.init).joined(separator: ", "))",
-                                at: SourceLocation(file: workspace.path), hint: "run them (resuming those that were interrupted), then join them again; nothing was changed")
-        }
+        try workspace.checkComplete(count: count, of: run)
     }
 
     /// Joins the `count` completed shards in `workspace` into `sink`: takes in each shard's

@@ -29,10 +29,15 @@ public struct TileSetMetadata: Sendable {
     public var tileSize: Int
     /// A line describing the tile set (the raster's file name, and that Meridian tiled it).
     public var description: String
+    /// For vector tiles: TileJSON's `vector_layers` (each layer's id, fields and zooms) as JSON; nil for images.
+    public var vectorLayersJSON: String?
 
     /// The metadata of a tile set of `format` tiles, `tileSize` pixels square, holding tiles at
     /// zoom levels `minZoom` to `maxZoom` over `bounds` (degrees).
-    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String) {
+    /// For vector tiles, `vectorLayersJSON` lists the layers (TileJSON's `vector_layers`).
+    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String,
+                vectorLayersJSON: String? = nil) {
+        self.vectorLayersJSON = vectorLayersJSON
         self.name = name
         self.format = format
         self.bounds = bounds
@@ -80,6 +85,24 @@ public protocol TileSink: AnyObject, Sendable {
     /// Removes what the sink wrote, its run state included, for a run that failed or was
     /// interrupted and cannot be resumed (image tiles drawn from vector data): no output is left.
     func discard()
+}
+
+/// The one place a tiling run's output container is chosen from its path: an MBTiles file
+/// (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder.
+public enum TileSinks {
+    /// The sink of a run of `format` tiles into `path`: a PMTiles archive (written in one go: it
+    /// needs no identity and cannot be resumed), an MBTiles file or a folder (`scheme` rows) of
+    /// the run `identity`, resumed with `resume`. `checkpointBytes` commits an MBTiles file's
+    /// tiles that often when a run's blocks are large.
+    /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
+    public static func open(_ path: String, format: TileFormat, scheme: TileScheme, resume: Bool, checkpointBytes: Int? = nil,
+                            identity: () throws -> TilingRunIdentity) throws -> TileSink {
+        if TilePyramidWriter.isPMTiles(path) { return try PMTilesSink(path: path, format: format) }
+        if TilePyramidWriter.isMBTiles(path) {
+            return try MBTilesSink(path: path, format: format, resume: resume, identity: identity(), checkpointBytes: checkpointBytes)
+        }
+        return try FolderTileSink(path: path, scheme: scheme, format: format, resume: resume, identity: identity())
+    }
 }
 
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
@@ -291,8 +314,14 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         }
     }
 
-    /// TileJSON 3.0.0.
+    /// TileJSON 3.0.0 (for vector tiles, as every vector pyramid's: MeridianTiles' `TilePyramidWriter`'s).
     func tileJSON(_ m: TileSetMetadata) -> String {
+        if format == .mvt {
+            return TilePyramidWriter.tileJSON(
+                TilePyramidMetadata(tileType: .mvt, name: m.name, description: m.description, bounds: m.bounds, zooms: m.minZoom...m.maxZoom,
+                                    vectorLayersJSON: m.vectorLayersJSON),
+                tileType: .mvt, vectorLayersJSON: m.vectorLayersJSON ?? "[]")
+        }
         let b = m.bounds, c = m.center
         return """
             {

@@ -47,7 +47,7 @@ public final class MBTilesWriter {
             var status = stat()
             guard lstat(partialPath, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
                 throw MeridianError(.badInput, "the interrupted run's file is not a regular file (a symbolic link?): Meridian does not resume into it",
-                                    at: SourceLocation(file: partialPath), hint: "remove it, and tile again without --resume")
+                                    at: SourceLocation(file: partialPath), hint: "remove it, and tile again as a new run")
             }
             // The interrupted run's identity, read without touching the file: a refused resume
             // must leave it as it is, and opening it to write would roll back a hot journal.
@@ -64,7 +64,7 @@ public final class MBTilesWriter {
             if access(partialPath, F_OK) == 0 {
                 // What an interrupted run left (this run holds the lock, so it is no live run's).
                 throw MeridianError(.cannotCreateOutput, "an interrupted run's partial file is beside the output", at: SourceLocation(file: partialPath),
-                                    hint: "continue that run with --resume where it can be resumed; otherwise remove \(partialPath)")
+                                    hint: "continue that run by resuming it where it can be resumed; otherwise remove \(partialPath)")
             }
             unlink(partialPath + "-journal")
             // Created here rather than by SQLite, which makes databases 0644 whatever the umask:
@@ -216,46 +216,75 @@ public final class MBTilesWriter {
     /// - Throws: `MeridianError` (input unavailable) when it cannot be read, (bad input) naming
     ///   it when it is not the part.
     public func copyTiles(from other: String, run: [RunField], format: String, belongs: (MapTile) -> Bool) throws {
+        try Self.checkPartFile(other)
+        try commit()
+        try storing("cannot read a shard's tiles") { try database.execute("ATTACH DATABASE \(sqlQuoted(other)) AS shard") }
+        defer { try? database.execute("DETACH DATABASE shard") }
+        try storing("cannot read a shard's tiles") { try Self.checkPart(database, schema: "shard.", path: other, run: run, format: format, belongs: belongs) }
+        try begin()
+        try execute("INSERT OR REPLACE INTO tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM shard.tiles; COMMIT")
+        inTransaction = false
+    }
+
+    /// Hands every tile of the shard's part at `other` to `body`, its bytes as stored, once it
+    /// has shown to be that shard's part as ``copyTiles(from:run:format:belongs:)`` checks it
+    /// (for a container that joins parts without SQLite: a PMTiles archive).
+    /// - Throws: as ``copyTiles(from:run:format:belongs:)``, and what `body` throws.
+    public static func forEachTile(ofPart other: String, run: [RunField], format: String, belongs: (MapTile) -> Bool,
+                                   _ body: (MapTile, [UInt8]) throws -> Void) throws {
+        try checkPartFile(other)
+        do {
+            let database = try SQLiteDatabase(path: other, mode: .readOnly)
+            try checkPart(database, schema: "", path: other, run: run, format: format, belongs: belongs)
+            try database.forEachRow("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles") {
+                try body(MapTile(zoom: $0.int(0), x: $0.int(1), tmsY: $0.int(2)), $0.blob(3))
+            }
+        } catch let error as SQLiteError {
+            throw MeridianError(.io, "cannot read a shard's tiles: \(error.message)", at: SourceLocation(file: other))
+        }
+    }
+
+    static func partRefused(_ other: String, _ why: String) -> MeridianError {
+        MeridianError(.badInput, "not this run's part: \(why)", at: SourceLocation(file: other),
+                      hint: "remove it and run its shard again; nothing was joined")
+    }
+
+    /// A shard's part must be a readable regular file with an MBTiles file's tables.
+    static func checkPartFile(_ other: String) throws {
         var status = stat()
         guard lstat(other, &status) == 0, access(other, R_OK) == 0 else {
             throw MeridianError(.inputUnavailable, "cannot read a shard's tiles: \(String(cString: strerror(errno)))", at: SourceLocation(file: other))
         }
         try MBTilesFile.checkTables(of: other)
-        func refused(_ why: String) -> MeridianError {
-            MeridianError(.badInput, "not this run's part: \(why)", at: SourceLocation(file: other),
-                          hint: "remove it and run its shard again; nothing was joined")
+        guard (status.st_mode & S_IFMT) == S_IFREG else { throw partRefused(other, "not a regular file") }
+    }
+
+    /// Checks the part's tables (in `schema`: `shard.` attached, or the connection's own):
+    /// Meridian's, of the run `run`, of `format` tiles, each valid and one `belongs` takes.
+    static func checkPart(_ database: SQLiteDatabase, schema: String, path other: String, run: [RunField], format: String,
+                          belongs: (MapTile) -> Bool) throws {
+        var kinds: [String: String] = [:]
+        try database.forEachRow("SELECT name, type FROM \(schema)sqlite_master WHERE name IN ('tiles', 'metadata', 'meridian_run')") {
+            kinds[$0.text(0)] = $0.text(1)
         }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw refused("not a regular file") }
-        try commit()
-        try storing("cannot read a shard's tiles") { try database.execute("ATTACH DATABASE \(sqlQuoted(other)) AS shard") }
-        defer { try? database.execute("DETACH DATABASE shard") }
-        try storing("cannot read a shard's tiles") {
-            var kinds: [String: String] = [:]
-            try database.forEachRow("SELECT name, type FROM shard.sqlite_master WHERE name IN ('tiles', 'metadata', 'meridian_run')") {
-                kinds[$0.text(0)] = $0.text(1)
-            }
-            guard kinds == ["tiles": "table", "metadata": "table", "meridian_run": "table"] else {
-                throw refused("it holds no Meridian run's tiles")
-            }
-            var recorded: [RunField] = []
-            try database.forEachRow("SELECT name, value FROM shard.meridian_run ORDER BY rowid") { recorded.append(($0.text(0), $0.text(1))) }
-            guard recorded.map(\.name) == run.map(\.name), recorded.map(\.value) == run.map(\.value) else {
-                throw refused("it records another run (or another shard)")
-            }
-            var formats: [String] = []
-            try database.forEachRow("SELECT value FROM shard.metadata WHERE name = 'format'") { formats.append($0.text(0)) }
-            guard formats == [format] else { throw refused("its tiles are \(formats.first.map { "'\($0.prefix(20))'" } ?? "of no stated format"), not \(format)") }
-            try database.forEachRow("SELECT zoom_level, tile_column, tile_row FROM shard.tiles") { row in
-                let zoom = row.int(0), x = row.int(1), tmsY = row.int(2)
-                guard MapTile.zoomLevels.contains(zoom), (0..<(1 << zoom)).contains(tmsY),
-                      case let tile = MapTile(zoom: zoom, x: x, tmsY: tmsY), tile.isValid, belongs(tile) else {
-                    throw refused("it holds tile \(zoom)/\(x)/\(tmsY) (TMS row), which is not that shard's")
-                }
+        guard kinds == ["tiles": "table", "metadata": "table", "meridian_run": "table"] else {
+            throw partRefused(other, "it holds no Meridian run's tiles")
+        }
+        var recorded: [RunField] = []
+        try database.forEachRow("SELECT name, value FROM \(schema)meridian_run ORDER BY rowid") { recorded.append(($0.text(0), $0.text(1))) }
+        guard recorded.map(\.name) == run.map(\.name), recorded.map(\.value) == run.map(\.value) else {
+            throw partRefused(other, "it records another run (or another shard)")
+        }
+        var formats: [String] = []
+        try database.forEachRow("SELECT value FROM \(schema)metadata WHERE name = 'format'") { formats.append($0.text(0)) }
+        guard formats == [format] else { throw partRefused(other, "its tiles are \(formats.first.map { "'\($0.prefix(20))'" } ?? "of no stated format"), not \(format)") }
+        try database.forEachRow("SELECT zoom_level, tile_column, tile_row FROM \(schema)tiles") { row in
+            let zoom = row.int(0), x = row.int(1), tmsY = row.int(2)
+            guard MapTile.zoomLevels.contains(zoom), (0..<(1 << zoom)).contains(tmsY),
+                  case let tile = MapTile(zoom: zoom, x: x, tmsY: tmsY), tile.isValid, belongs(tile) else {
+                throw partRefused(other, "it holds tile \(zoom)/\(x)/\(tmsY) (TMS row), which is not that shard's")
             }
         }
-        try begin()
-        try execute("INSERT OR REPLACE INTO tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM shard.tiles; COMMIT")
-        inTransaction = false
     }
 
     /// The lowest and highest zoom levels that hold a tile (nil when none does).

@@ -132,7 +132,7 @@ public final class TilePyramidWriter {
     /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style
     /// `json` member that tippecanoe writes and GDAL's MVT driver reads for the layers' fields.
     /// `tilestats` (`tileStatsJSON`) goes beside `vector_layers`, in both places.
-    static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?, tileStatsJSON: String? = nil) -> String {
+    package static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?, tileStatsJSON: String? = nil) -> String {
         let b = m.bounds, ext = tileType.formatName
         let vector = layers.map {
             """

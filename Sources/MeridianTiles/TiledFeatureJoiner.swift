@@ -378,7 +378,8 @@ extension TiledFeatureJoiner {
     ///   - zoom: The zoom level to read; nil when the pyramid holds tiles of one level only.
     ///   - layer: Only this layer's features; nil for every layer's.
     /// - Throws: `MeridianError` (bad input) when the pyramid holds images or a tile is damaged,
-    ///   (usage) when `zoom` is nil and the pyramid has several levels, `zoom` is not one of
+    ///   `TilePyramidLevelError` (usage) when `zoom` is nil and the pyramid has several levels;
+    ///   `MeridianError` (usage) when `zoom` is not one of
     ///   them, or no tile has the layer `layer`.
     public static func features(of pyramid: any TilePyramidReader, zoom: Int?, layer: String? = nil) throws -> [Feature] {
         let metadata = try pyramid.pyramidMetadata()
@@ -389,8 +390,7 @@ extension TiledFeatureJoiner {
         let tiles = try pyramid.tileAddresses(zooms: zoom.map { $0...$0 })
         let levels = Set(tiles.map(\.zoom)).sorted()
         if zoom == nil && levels.count > 1 {
-            throw MeridianError(.usage, "the tile pyramid has zoom levels \(levels.first!)-\(levels.last!): give the one to read with --zoom",
-                                at: SourceLocation(file: pyramid.path))
+            throw TilePyramidLevelError(path: pyramid.path, levels: levels.first!...levels.last!)
         }
         guard let level = levels.first else {
             let stated = metadata.zooms

@@ -28,7 +28,7 @@ public struct VectorTileSetMetadata: Sendable {
     }
 
     /// `vector_layers`: `[{"id": …, "fields": {…}, "minzoom": …, "maxzoom": …}, …]`.
-    var vectorLayersJSON: String {
+    public var vectorLayersJSON: String {
         let layers = self.layers.map { layer in
             let fields = layer.fields.sorted { $0.key < $1.key }.map { "\(JSONValue.string($0.key).jsonText):\(JSONValue.string($0.value).jsonText)" }
             return "{\"id\":\(JSONValue.string(layer.name).jsonText),\"fields\":{\(fields.joined(separator: ","))},"

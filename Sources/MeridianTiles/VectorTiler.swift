@@ -77,6 +77,9 @@ public struct VectorTilingSummary: Sendable {
     public var fields: [String: [String: String]] = [:]
     /// The tile count.
     public var tiles: Int { tilesPerZoom.values.reduce(0, +) }
+
+    /// Nothing done yet: the start of a summary that a run driven level by level adds its levels' up in.
+    public init() {}
 }
 
 /// Cuts vector layers into Mapbox Vector Tiles, zoom level by zoom level: each feature
@@ -116,19 +119,24 @@ public struct VectorTiler {
     /// zoom 8, was thousands of times). The tree is cut in two passes: features, as they stream
     /// from the spill, down to the level's blocks (`TileBlockSpill.blockZoom(for:)`), spilled; then each block,
     /// on its own thread, down to its tiles, each encoded as its leaf is reached.
+    ///
+    /// With `level`, only that level of the run is made (a run driven level by level, resumed or
+    /// split into shards, makes each on its own): thinning, clustering and the base zoom still
+    /// follow the whole run's ``VectorTilingOptions/zooms``, and no level is added.
     /// - Parameters:
     ///   - jobs: The number of threads that simplify and cut.
+    ///   - level: The one zoom level to make, or nil for every level of the run.
     ///   - write: Takes each tile's address and encoded bytes, on the calling thread.
     /// - Returns: What was done: tiles per zoom, tiles over the size limit, repairs.
     /// - Throws: What `write` throws, or `MeridianError` (`io`) when a scratch file fails.
-    public func run(jobs: Int = 1, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
+    public func run(jobs: Int = 1, level: Int? = nil, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
         summary.idsLeftOut = features.idsLeftOut
         for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
         let jobs = max(1, jobs)
         let budget = TileFeatureBudget(limits: options.limits, strategy: options.overLimit)
-        var nextZoom = options.zooms.lowerBound
-        summary.zooms = options.zooms
+        var nextZoom = level ?? options.zooms.lowerBound
+        summary.zooms = level.map { $0...$0 } ?? options.zooms
         while nextZoom <= summary.zooms.upperBound {
             let zoom = nextZoom
             nextZoom += 1
@@ -171,7 +179,7 @@ public struct VectorTiler {
                     stillFitting = true
                 }
             }
-            if zoom == summary.zooms.upperBound && stillFitting && options.extendZoomsIfStillDropping
+            if level == nil && zoom == summary.zooms.upperBound && stillFitting && options.extendZoomsIfStillDropping
                 && zoom < VectorTilingOptions.deepestExtension {
                 summary.zooms = summary.zooms.lowerBound...(zoom + 1)
             }

@@ -4,6 +4,7 @@ import MeridianCommandLine
 import MeridianFormats
 import MeridianOGR
 import MeridianRaster
+import MeridianTiles
 
 // The libraries' typed errors, and the notes a raster source gives, in the words of
 // `meridian tile`'s and the GDAL formats' options: the library says "the raster has no band
@@ -46,6 +47,7 @@ extension TileOutputError: WordedForCommandLine {
         case .shardStarted: "--shard: \(message)"
         case .leafletMissing(_, let leaflet): "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
         case .mapLibreMissing: "--viewer: \(message)"
+        case .noShardsStarted, .shardCountMissing: message
         }
     }
 
@@ -57,9 +59,33 @@ extension TileOutputError: WordedForCommandLine {
         case .folderNotEmpty: "remove the folder or choose another"
         case .nothingToResume: "it is a finished tile set or another program's files; run without --resume into a new or empty output"
         case .shardStarted: "give --resume to continue it (batch scripts should always give it, so that a retried shard continues)"
-        case .resumeMismatch, .leafletMissing, .mapLibreMissing: hint
+        case .resumeMismatch, .leafletMissing, .mapLibreMissing, .shardCountMissing: hint
+        case .noShardsStarted: "run the shards with --shard K/N or --shard auto first"
         }
     }
+}
+
+extension TileShardError: WordedForCommandLine {
+    public var commandLineMessage: String {
+        switch self {
+        case .countDisagrees(let given, let engine): "--shards \(given) disagrees with the job array's \(engine) tasks (SLURM_ARRAY_TASK_COUNT, MIN, MAX)"
+        case .noArrayJob: "--shard auto found \(message)"
+        default: "--shard auto: \(message)"
+        }
+    }
+
+    public var commandLineHint: String? {
+        switch self {
+        case .noArrayJob: "run it as an array job, or give --shard K/N"
+        case .noCount: "give --shards N (a Kubernetes Job's completions, an AWS Batch array's size)"
+        default: hint
+        }
+    }
+}
+
+extension TilePyramidLevelError: WordedForCommandLine {
+    public var commandLineMessage: String { "the tile pyramid has zoom levels \(levels.lowerBound)-\(levels.upperBound): give the one to read with --zoom" }
+    public var commandLineHint: String? { nil }
 }
 
 extension OGRFormatError: WordedForCommandLine {

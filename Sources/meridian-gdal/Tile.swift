@@ -6,6 +6,7 @@ import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianRaster
+import MeridianTiles
 import Synchronization
 
 /// `meridian tile`: a raster into a Web Mercator tile pyramid.
@@ -188,20 +189,20 @@ struct Tile: ParsableCommand {
         if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
         if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
         if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
-        if isPMTiles && (resume || shard != nil || finish) {
-            throw ValidationError("a PMTiles archive is written in one go: --resume, --shard and --finish need a folder or an .mbtiles file")
+        if isPMTiles && resume {
+            throw ValidationError("a PMTiles archive is written in one go: --resume needs a folder or an .mbtiles file (shards, with --shard and --finish, can be joined into an archive)")
         }
         if isPMTiles && viewer {
             throw ValidationError("--viewer needs a folder output, not a PMTiles archive: a page opened from disk reads one only through the pmtiles JavaScript library, which Meridian does not install")
         }
     }
 
-    var isMBTiles: Bool { output.lowercased().hasSuffix(".mbtiles") }
+    var isMBTiles: Bool { TilePyramidWriter.isMBTiles(output) }
     /// How a folder output counts rows.
     var rows: TileScheme { scheme == .tms ? .tms : .xyz }
     /// What the run identity records of the output: a folder's row scheme (MBTiles rows are always TMS).
     var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", rows.rawValue)] }
-    var isPMTiles: Bool { output.lowercased().hasSuffix(".pmtiles") }
+    var isPMTiles: Bool { TilePyramidWriter.isPMTiles(output) }
 
     /// The last path: where the tiles go.
     var output: String { paths.last ?? "" }
@@ -243,8 +244,10 @@ struct Tile: ParsableCommand {
             RunInputs.record(inputs + [inputList].compactMap { $0 })
             let kind: TileRunKind = try isVectorRun(inputs) ? (tileFormatChoice == nil || tileFormatChoice == .mvt ? .vectorTiles : .drawnVectors) : .rasters
             try refuseOptionsNotApplying(to: kind)
+            var vectorRun = self
+            if kind == .vectorTiles { vectorRun.tileFormatChoice = .mvt }
             switch kind {
-            case .vectorTiles: return try tileVectors(inputs, reporter: &reporter)
+            case .vectorTiles: return try vectorRun.tileVectors(inputs, reporter: &reporter)
             case .drawnVectors: return try drawVectors(inputs, reporter: &reporter)
             case .rasters: break
             }
@@ -302,14 +305,7 @@ struct Tile: ParsableCommand {
     func refuseOptionsNotApplying(to kind: TileRunKind) throws {
         let raster: Set<TileRunKind> = [.rasters], images: Set<TileRunKind> = [.rasters, .drawnVectors]
         let vector: Set<TileRunKind> = [.vectorTiles, .drawnVectors]
-        let inOneGo = "vector data is tiled in one go on one machine: an interrupted run is run again whole"
         let options: [(name: String, given: Bool, appliesTo: Set<TileRunKind>, why: String)] = [
-            ("--resume", resume, raster, inOneGo),
-            ("--shard", shard != nil, raster, inOneGo),
-            ("--shards", shards != nil, raster, inOneGo),
-            ("--finish", finish, raster, inOneGo),
-            ("--plan", plan, raster, "it plans how charts quilt and estimates a raster's tiles"),
-            ("--plan-format", planFormatChoice != nil, raster, "it says how --plan prints"),
             ("--tms", scheme == .tms, images, "vector tiles are written in XYZ rows, as their web maps read them"),
             ("--tile-size", tileSizeChoice != nil, images, "vector tiles have no pixels"),
             ("--background", background != nil, images, "vector tiles have no pixels"),
@@ -336,9 +332,7 @@ struct Tile: ParsableCommand {
     /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
     /// `identity` gives (an archive cannot be resumed and needs none).
     func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
-        if isPMTiles { return try PMTilesSink(path: output, format: tileFormat) }
-        if isMBTiles { return try MBTilesSink(path: output, format: tileFormat, resume: resume, identity: identity()) }
-        return try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume, identity: identity())
+        try TileSinks.open(output, format: tileFormat, scheme: rows, resume: resume, identity: identity)
     }
 
     /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a

@@ -26,50 +26,33 @@ extension Tile {
             throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)")
         }
         let run = try runIdentity(tiler, shards: shard.count)
-        let identity = run.shard(shard.index)
         let workspace = ShardWorkspace(output: output)
-        try workspace.claim(for: run)
-        guard !workspace.isComplete(shard.index, of: run) else {
-            if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
-            return nil
-        }
-        let sink: TileSink
-        if isMBTiles {
-            // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
-            unlink(workspace.mbtiles(shard.index))
-            sink = try MBTilesSink(path: workspace.mbtiles(shard.index), format: tileFormat, resume: resume, identity: identity, isShardPart: true)
-        } else {
-            sink = try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: resume,
-                                      identity: identity, sharedState: workspace.state(shard.index), writesMetadata: false)
-        }
+        guard let sink = try shardSink(shard, of: run, workspace: workspace) else { return nil }
         return try tiling { try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: $0) }
+    }
+
+    /// Claims the shards' folder for `run` and opens shard `shard`'s sink; nil (said) when the shard had completed.
+    func shardSink(_ shard: TileShard, of run: TilingRunIdentity, workspace: ShardWorkspace) throws -> TileSink? {
+        let sink = try workspace.openShardSink(shard, of: run, output: output, format: tileFormat, scheme: rows, resume: resume)
+        if sink == nil && !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
+        return sink
     }
 
     /// Joins the completed shards; nil when they had already been joined.
     func finishShards(_ tiler: Tiler) throws -> TilingSummary? {
+        guard let joining = try joiningSink(identity: { try runIdentity(tiler, shards: $0) }) else { return nil }
+        return try tiler.finishShards(count: joining.count, of: joining.run, into: joining.sink, workspace: joining.workspace)
+    }
+
+    /// For `--finish`: the shards' number and run, and the output's sink to join them into;
+    /// nil (said) when they had been joined already.
+    func joiningSink(identity: (Int) throws -> TilingRunIdentity) throws -> (count: Int, run: TilingRunIdentity, workspace: ShardWorkspace, sink: TileSink)? {
         let workspace = ShardWorkspace(output: output)
-        guard let recorded = workspace.recordedRun() else {
-            throw MeridianError(.inputUnavailable, "no shards of this run have started (there is no \(workspace.path))",
-                                at: SourceLocation(file: output), hint: "run the shards with --shard K/N or --shard auto first")
-        }
-        let recordedCount = recorded.fields.first { $0.name == "shards" }.flatMap { Int($0.value) }
-        guard let count = shards ?? recordedCount, (1...TileShard.maximumCount).contains(count) else {
-            throw MeridianError(.badInput, "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)",
-                                at: SourceLocation(file: workspace.path + "/run"), hint: "the shards' folder is damaged: run the shards again into a new output")
-        }
-        let run = try runIdentity(tiler, shards: count)
-        let differences = run.differences(from: recorded)
-        guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: workspace.path, differences: differences) }
-        if workspace.isFinished(run) {
-            if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
+        let joining = try workspace.openJoining(output: output, count: shards, format: tileFormat, scheme: rows, identity: identity)
+        guard let sink = joining.sink else {
+            if !quiet { Reporter.printError("\(output): the \(joining.count) shards were joined already; nothing to do") }
             return nil
         }
-        // Checked before anything is made, so that a refused --finish changes nothing.
-        try tiler.checkShardsComplete(count: count, of: run, workspace: workspace)
-        let sink: TileSink = isMBTiles
-            ? try MBTilesSink(path: output, format: tileFormat, resume: false, identity: run)
-            : try FolderTileSink(path: output, scheme: rows, format: tileFormat, resume: true,
-                                 identity: run, sharedState: workspace.finishState)
-        return try tiler.finishShards(count: count, of: run, into: sink, workspace: workspace)
+        return (joining.count, joining.run, workspace, sink)
     }
 }

@@ -53,6 +53,26 @@ struct VectorTileSelection: ParsableArguments {
     var excludeAll = false
 
     /// The strategy flags given, with their names.
+    /// Every choice of these options, as the settings of the run's identity: a run resumed or
+    /// joined with other choices would mix tiles of two runs, so the sink refuses it.
+    var identitySettings: [(String, String)] {
+        var settings: [(String, String)] = []
+        func add(_ name: String, _ value: (some CustomStringConvertible)?) { if let value { settings.append((name, value.description)) } }
+        add("maximum-tile-bytes", maximumTileBytes)
+        add("maximum-tile-features", maximumTileFeatures)
+        add("drop-rate", dropRate)
+        add("base-zoom", baseZoom)
+        for (name, given) in [("drop-smallest-as-needed", dropSmallest), ("drop-densest-as-needed", dropDensest),
+                              ("drop-fraction-as-needed", dropFraction), ("coalesce-smallest-as-needed", coalesceSmallest),
+                              ("coalesce-densest-as-needed", coalesceDensest), ("extend-zooms-if-still-dropping", extendZooms),
+                              ("no-tiny-polygon-reduction", noTinyPolygonReduction), ("exclude-all", excludeAll)] where given {
+            settings.append((name, "yes"))
+        }
+        add("cluster-distance", clusterDistance)
+        settings += accumulations.map { ("accumulate-attribute", $0) } + included.map { ("include", $0) } + excluded.map { ("exclude", $0) }
+        return settings
+    }
+
     var strategies: [(name: String, strategy: OverLimitStrategy)] {
         [("--drop-smallest-as-needed", dropSmallest, OverLimitStrategy.dropSmallest),
          ("--drop-densest-as-needed", dropDensest, .dropDensest),

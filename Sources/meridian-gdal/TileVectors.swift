@@ -11,6 +11,7 @@ import MeridianGeometry
 import MeridianOGR
 import MeridianRaster
 import MeridianTiles
+import Synchronization
 
 /// `meridian tile` for vector data: Mapbox Vector Tiles, one layer per input, or image tiles of
 /// the features drawn as `meridian render` draws them (`--tile-format png`, `jpeg` or `webp`).
@@ -87,27 +88,61 @@ extension Tile {
     func tileVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
         Self.useOneMallocArena()
-        // Kept to the end of the process: a run stopped in order prints it as it exits.
-        if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
+        // Kept to the end of the process: a run stopped by a signal (reading included) prints how to go on as it exits.
+        if !quiet && !plan { TemporaryFiles.setInterruptionNote(resumeNote) }
         // Found before the run: a run that cannot write its page does not start.
-        let mapLibre = viewer ? try VectorTileViewer.locateMapLibre(for: output) : nil
+        let mapLibre = viewer && !plan ? try VectorTileViewer.locateMapLibre(for: output) : nil
         let spill = try VectorFeatureSpill()
         spill.attributeFilter = selection.attributeFilter
-        let (names, bounds, asked) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
-        // A signal stops the tiling in order, so the writer removes its staging folder or partial file.
-        let summary = try TemporaryFiles.stoppingInOrder {
-            let store = try TilePyramidWriter(path: output, tileType: .mvt)
-            let made = try VectorTiler(features: spill, options: selection.tilingOptions(zooms: asked)).run(jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { try store.write($0, $1) }
-            try store.finish(VectorTileSetMetadata(
-                name: names.joined(separator: ", "), description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian",
-                bounds: bounds, zooms: made.zooms,
-                layers: spill.layerNames.map { ($0, made.fields[$0] ?? [:]) }).pyramidMetadata)
-            if let mapLibre { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) }
-            return made
+        let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter, startLayer: spill.startLayer) { try spill.append($0) }
+        if plan { return print(try Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
+        let options = selection.tilingOptions(zooms: zooms)
+        let identity = try LevelTilingRun.identity(kind: "vector tiles", inputs: inputs, settings: [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)")]
+                                                   + layerNames.map { ("layer-name", $0) } + selection.identitySettings)
+        // The layers the features went into (a feature's `tippecanoe` member may add one), with their fields.
+        let fields = Dictionary(zip(spill.layerNames, spill.fields)) { _, last in last }
+        let description = "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), tiled by Meridian"
+        // The levels tiled, from the asked ones' top to the deepest that holds tiles (levels
+        // added while the deepest still dropped): `vector_layers` names them.
+        let metadata = { (held: ClosedRange<Int>?) -> TileSetMetadata in
+            let levels = zooms.lowerBound...max(zooms.upperBound, held?.upperBound ?? zooms.upperBound)
+            let vector = VectorTileSetMetadata(name: names.joined(separator: ", "), description: description, bounds: bounds, zooms: levels,
+                                               layers: spill.layerNames.map { ($0, fields[$0] ?? [:]) })
+            return TileSetMetadata(name: vector.name, format: .mvt, bounds: vector.bounds, minZoom: levels.lowerBound, maxZoom: levels.upperBound, tileSize: 256,
+                                   description: vector.description, vectorLayersJSON: vector.vectorLayersJSON)
         }
-        let zooms = summary.zooms
+        let cut = Mutex(VectorTilingSummary())
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        // With --extend-zooms-if-still-dropping the run goes on to the deepest level a run may
+        // add; a level below the asked ones is made only while the one above it still dropped.
+        let deepest = options.extendZoomsIfStillDropping ? max(zooms.upperBound, VectorTilingOptions.deepestExtension) : zooms.upperBound
+        // Whether each level made still dropped; a level a resumed run kept is made again, unstored, to know.
+        let stillDropping = Mutex<[Int: Bool]>([:])
+        func dropped(at zoom: Int) throws -> Bool {
+            if let known = stillDropping.withLock({ $0[zoom] }) { return known }
+            let again = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom) { _, _ in }.tilesOverLimit > 0
+            stillDropping.withLock { $0[zoom] = again }
+            return again
+        }
+        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), metadata: metadata, produce: { zoom, store in
+            if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
+                stillDropping.withLock { $0[zoom] = false }
+                return
+            }
+            let level = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom) { try store($0, $1) }
+            stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 }
+            cut.withLock {
+                $0.tilesOverLimit += level.tilesOverLimit
+                $0.featuresDroppedForSize += level.featuresDroppedForSize
+                $0.featuresCoalesced += level.featuresCoalesced
+                $0.polygonsRepaired += level.polygonsRepaired
+                $0.idsLeftOut = level.idsLeftOut
+            }
+        }) else { return }
+        if let mapLibre { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) }
+        let summary = cut.withLock { $0 }
         if summary.tilesOverLimit > 0 {
-            let limits = selection.tilingOptions(zooms: asked).limits
+            let limits = options.limits
             let merged = summary.featuresCoalesced > 0 ? "\(summary.featuresCoalesced) features were merged into others and " : ""
             reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over \(limits.maximumBytes) bytes or \(limits.maximumFeatures) features: \(merged)\(summary.featuresDroppedForSize) features were left out of them to fit",
                                        at: SourceLocation(file: output)))
@@ -117,21 +152,64 @@ extension Tile {
                                        at: SourceLocation(file: inputs[0])))
         }
         if !quiet {
-            let seconds = Date().timeIntervalSince(start)
             let repaired = summary.polygonsRepaired == 0 ? "" : ", \(summary.polygonsRepaired) polygons made valid after snapping"
             let page = mapLibre == nil ? "" : ", index.html shows them"
-            Reporter.printError("\(output): \(summary.tiles) vector tile\(summary.tiles == 1 ? "" : "s"), \(spill.layerNames.count) layer\(spill.layerNames.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound)\(repaired)\(page), \(String(format: "%.1f", seconds)) s")
+            Reporter.printError(levelSummaryText(stored, what: "vector tile", extra: ", \(spill.layerNames.count) layer\(spill.layerNames.count == 1 ? "" : "s")\(repaired)\(page)", start: start))
         }
+    }
+
+    /// Runs a level-by-level run (`produce` makes each level's tiles) as the options say: the
+    /// run into the output (resumed with --resume), one shard of it (--shard), or the joining of
+    /// its shards (--finish); nil (said) when there was nothing to do.
+    func runByLevels(_ run: LevelTilingRun, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+                     produce: LevelTilingRun.Producer) throws -> LevelTilingSummary? {
+        var mode = LevelTilingMode.run(resume: resume)
+        if finish { mode = .finish(count: shards) }
+        if let shard {
+            let shard = try resolvedShard(shard)
+            if let shards, shards != shard.count { throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)") }
+            mode = .shard(shard, resume: resume)
+        }
+        switch try run.run(into: output, format: tileFormat, scheme: rows, mode: mode, metadata: metadata, produce: produce) {
+        case .done(let summary): return summary
+        case .shardAlreadyComplete(let shard):
+            if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
+        case .alreadyJoined(let count):
+            if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
+        }
+        return nil
+    }
+
+    /// What a level-by-level run prints when done: the tiles written (and kept, resumed; or a
+    /// shard's, or that the shards were joined).
+    func levelSummaryText(_ summary: LevelTilingSummary, what: String, extra: String, start: Date) -> String {
+        let time = String(format: "%.1f s", Date().timeIntervalSince(start)), zooms = "zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)"
+        if finish { return "\(output): shards joined; \(zooms), \(time)" }
+        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written, \(time)" }
+        let count = summary.written + summary.kept
+        let kept = resume ? " (\(summary.written) written now, \(summary.kept) kept from the interrupted run)" : ""
+        return "\(output): \(count) \(what)\(count == 1 ? "" : "s")\(kept)\(extra), \(zooms), \(time)"
+    }
+
+    /// `--plan` of vector data: the tiles at most at each level, as a table or JSON.
+    static func levelPlanText(bounds: BoundingBox, zooms: ClosedRange<Int>, format: PlanFormat) throws -> String {
+        let plan = LevelTilingRun.plan(bounds: bounds, zooms: zooms)
+        if format == .json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return String(decoding: try encoder.encode(plan), as: UTF8.self) + "\n"
+        }
+        var lines = ["zoom  tiles"]
+        for zoom in zooms {
+            let level = "\(zoom)"
+            lines.append(level + String(repeating: " ", count: max(0, 4 - level.count)) + "  \(plan.tilesPerZoom[level] ?? 0)")
+        }
+        lines += ["", "\(plan.tiles) tiles at most, over the data's bounds, zoom \(zooms.lowerBound)-\(zooms.upperBound)"]
+        return lines.joined(separator: "\n") + "\n"
     }
 }
 
 extension Tile {
-    /// The line a signal's stopping a vector run prints: such a run keeps nothing.
-    static var nothingKeptNote: String {
-        let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
-        return "\(clear)meridian: interrupted; nothing was kept (vector data is tiled in one go): run the same command again to tile it\n"
-    }
-
     /// Makes glibc's malloc serve every thread from one arena. Each level's pieces are made and
     /// freed on the worker threads; with an arena per thread (glibc's default) the freed memory
     /// of one level lies spread over the arenas and the next level grows them again: zoom 0-8 of
@@ -145,47 +223,39 @@ extension Tile {
 
     /// Draws the features of every input (in order, the first underneath) into PNG, JPEG or
     /// WebP tiles with their simplestyle properties, as `meridian render` draws them: drawn by
-    /// `meridian-draw tiles` (cairo stays out of this process), encoded and stored as a
-    /// raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
+    /// `meridian-draw tiles` (cairo stays out of this process) level by level, encoded and
+    /// stored as a raster's tiles are, into a folder (with `--viewer`), MBTiles or PMTiles.
     func drawVectors(_ inputs: [String], reporter: inout Reporter) throws {
         let start = Date()
-        // Kept to the end of the process: a run stopped in order prints it as it exits.
-        if !quiet { TemporaryFiles.setInterruptionNote(Self.nothingKeptNote) }
+        if !quiet && !plan { TemporaryFiles.setInterruptionNote(resumeNote) }
         let spill = try FeatureSpill("tiles")
         let (names, bounds, zooms) = try readLayers(inputs, reporter: reporter) { try spill.append($0) }
         try spill.close()
+        if plan { return print(try Self.levelPlanText(bounds: bounds, zooms: zooms, format: planFormat), terminator: "") }
         let background = try backgroundColour()
-        let settings = [("kind", "drawn vector data")] + inputs.map { ("input", $0) }
-            + [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),
-               ("background", background?.css ?? "none")] + outputFields
-        let messages = reporter
-        // Drawn in one go: a run that fails or is stopped by a signal (in order) leaves nothing.
-        let (metadata, tilesWritten) = try TemporaryFiles.stoppingInOrder {
-            let sink = try makeSink { TilingRunIdentity(fields: settings.map { TilingRunIdentity.Field(name: $0.0, value: $0.1) }) }
-            do {
-                let writer = DrawnTileWriter(sink: sink, format: tileFormat, tileSize: tileSize, background: background)
-                try TilesThroughHelper.draw(spill: spill.path, zooms: zooms, tileSize: tileSize, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-                                            warnings: { messages.report($0) }) { tile, rgba in
-                    try TemporaryFiles.checkForStop()
-                    try writer.write(tile, rgba: rgba)
-                }
-                try TemporaryFiles.checkForStop()
-                let held = try sink.zoomsWithTiles() ?? zooms
-                let metadata = TileSetMetadata(name: names.joined(separator: ", "), format: tileFormat, bounds: bounds, minZoom: held.lowerBound, maxZoom: held.upperBound, tileSize: tileSize,
-                                               description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
-                try sink.finish(metadata: metadata)
-                return (metadata, writer.tilesWritten)
-            } catch {
-                sink.discard()
-                throw error
-            }
+        let identity = try LevelTilingRun.identity(kind: "drawn vector data", inputs: inputs, settings: [
+            ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", tileFormat.rawValue), ("tile-size", "\(tileSize)"),
+            ("background", background?.css ?? "none")] + outputFields)
+        let (format, tileSize, output) = (tileFormat, tileSize, output)
+        let finished = Mutex<TileSetMetadata?>(nil)
+        let metadata = { (held: ClosedRange<Int>?) in
+            let metadata = TileSetMetadata(name: names.joined(separator: ", "), format: format, bounds: bounds, minZoom: (held ?? zooms).lowerBound,
+                                           maxZoom: (held ?? zooms).upperBound, tileSize: tileSize,
+                                           description: "\(inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")), drawn by Meridian")
+            finished.withLock { $0 = metadata }
+            return metadata
         }
-        if viewer {
+        let messages = reporter
+        let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
+        let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, store in
+            try TilesThroughHelper.draw(spill: spill.path, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, warnings: { messages.report($0) }) { tile, rgba in
+                if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
+            }
+        }) else { return }
+        if viewer, let metadata = finished.withLock({ $0 }) {
             try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
         }
-        if !quiet {
-            let seconds = Date().timeIntervalSince(start)
-            Reporter.printError("\(output): \(tilesWritten) \(tileFormat.rawValue.uppercased()) tiles of \(inputs.count) input\(inputs.count == 1 ? "" : "s"), zoom \(zooms.lowerBound)-\(zooms.upperBound), \(String(format: "%.1f", seconds)) s")
-        }
+        if !quiet { Reporter.printError(levelSummaryText(stored, what: "\(format.rawValue.uppercased()) tile", extra: " of \(inputs.count) input\(inputs.count == 1 ? "" : "s")", start: start)) }
     }
 }

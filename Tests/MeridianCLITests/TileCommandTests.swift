@@ -90,7 +90,7 @@ func pngCount(_ folder: URL) -> Int {
     }
 
     /// A chart into a PMTiles archive: the folder's tiles exactly, as PyPI's pmtiles reads them;
-    /// --resume and --shard need a folder or MBTiles.
+    /// --resume needs a folder or MBTiles; shards join into an archive.
     @Test func chartIntoPMTiles() throws {
         try withTemporaryFolder { folder in
             let archive = folder.appendingPathComponent("chart.pmtiles").path, tiles = folder.appendingPathComponent("chart")
@@ -99,7 +99,11 @@ func pngCount(_ folder: URL) -> Int {
             let report = try pmtilesAgainstFolder(archive, tiles.path, extension: "png").compactMapValues { $0 as? Int }
             #expect(report["files"] == 25 && report["stored"] == 25 && report["same"] == 25 && report["type"] == 2, "\(report)")
             #expect(try meridian(["tile", chart, archive, "--resume"]).status == ExitStatus.usage)
-            #expect(try meridian(["tile", chart, folder.appendingPathComponent("s.pmtiles").path, "--shard", "0/2"]).status == ExitStatus.usage)
+            // Issue 31: shards (each an MBTiles part) joined into an archive give one run's archive, byte for byte.
+            let split = folder.appendingPathComponent("s.pmtiles").path
+            for k in 0..<2 { #expect(try meridian(["tile", chart, split, "--shard", "\(k)/2", "-q"]).status == 0) }
+            #expect(try meridian(["tile", chart, split, "--finish", "-q"]).status == 0)
+            #expect(FileManager.default.contents(atPath: split) == FileManager.default.contents(atPath: archive))
         }
     }
 

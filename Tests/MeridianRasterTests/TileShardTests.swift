@@ -21,8 +21,8 @@ import MeridianTestSupport
         #expect(try TileShard.fromEnvironment(["JOB_COMPLETION_INDEX": "5"], count: 8) == TileShard(index: 5, count: 8))
         #expect(try TileShard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "0"], count: 3) == TileShard(index: 0, count: 3))
 
-        func refusal(_ environment: [String: String], count: Int? = nil) -> MeridianError? {
-            do { _ = try TileShard.fromEnvironment(environment, count: count); return nil } catch { return error as? MeridianError }
+        func refusal(_ environment: [String: String], count: Int? = nil) -> TileShardError? {
+            do { _ = try TileShard.fromEnvironment(environment, count: count); return nil } catch { return error as? TileShardError }
         }
         let none = try #require(refusal(["HOME": "/root"]))
         #expect(none.kind == .usage && ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"].allSatisfy(none.message.contains))

@@ -1,0 +1,227 @@
+import Foundation
+import MeridianFormats
+import MeridianGeometry
+import MeridianTiles
+import Synchronization
+
+/// A tiling run made zoom level by zoom level, each level whole from the data: vector data cut
+/// into Mapbox Vector Tiles, or drawn into image tiles. It goes into any `TileSink` (a folder,
+/// MBTiles or PMTiles), with the sink's resume state and shard parts, as a raster's run does:
+///
+/// - Resuming: a level is this run's unit of work. Its completion is recorded in the sink (as
+///   the block ``levelMark(_:)``, once every tile of the level is durable); a resumed run makes
+///   only the levels not recorded, and each such level again whole (its tiles, the same bytes,
+///   replace what an interrupted attempt stored).
+/// - Sharding: every tile has one shard that stores it (``owner(of:count:)``); each shard makes
+///   the levels and stores its own tiles, and the joining takes every shard's in.
+///
+/// The tiles are made by the caller's `produce`: given a level and where to store its tiles, it
+/// makes every tile of the level (in any order, from any thread).
+public struct LevelTilingRun: Sendable {
+    /// The zoom levels of the run.
+    public let zooms: ClosedRange<Int>
+    /// The run: its inputs and every setting that changes its tiles (the sink checks it on
+    /// resuming); for a run split into shards, their number too (a shard's sink is given
+    /// `identity.shard(index)`).
+    public let identity: TilingRunIdentity
+
+    /// Makes every tile of one zoom level, handing each to `store` (from any thread).
+    public typealias Producer = (_ zoom: Int, _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Void
+
+    /// A run of `zooms` that is `identity`.
+    public init(zooms: ClosedRange<Int>, identity: TilingRunIdentity) {
+        self.zooms = zooms
+        self.identity = identity
+    }
+
+    /// The identity of a run of `kind` over the files `inputs` (each known by its resolved path,
+    /// size, modification time and first 64 KiB, as a raster's), then `settings`.
+    public static func identity(kind: String, inputs: [String], settings: [(String, String)]) throws -> TilingRunIdentity {
+        var fields = [TilingRunIdentity.Field(name: "kind", value: kind)]
+        for (index, path) in inputs.enumerated() {
+            fields += try TilingRunIdentity.fileFields(index == 0 ? "input" : "input-\(index + 1)", path: path)
+        }
+        return TilingRunIdentity(fields: fields + settings.map { TilingRunIdentity.Field(name: $0.0, value: $0.1) })
+    }
+
+    /// The block a sink records when level `zoom` is complete: the level's first tile stands for
+    /// the whole level (a level-by-level run has no smaller unit of work).
+    public static func levelMark(_ zoom: Int) -> MapTile { MapTile(zoom: zoom, x: 0, y: 0) }
+
+    /// The zoom at and below which a tile's shard is its ancestor's there: neighbouring tiles go
+    /// to one shard (fewer folders each), and there are 65,536 ancestors to spread.
+    static let ownerZoom = 8
+
+    /// The shard (from 0 to `count` - 1) that stores `tile` in a run split into `count`: decided
+    /// by its ancestor at ``ownerZoom`` (or the tile itself above it), spread by a hash, so
+    /// that every shard gets about as many tiles of each level as every other.
+    public static func owner(of tile: MapTile, count: Int) -> Int {
+        guard count > 1 else { return 0 }
+        let shift = max(0, tile.zoom - ownerZoom)
+        var key = UInt64(tile.zoom) << 58 ^ UInt64(tile.x >> shift) << 29 ^ UInt64(tile.y >> shift)
+        // SplitMix64's finaliser: every input bit moves every output bit.
+        key = (key ^ (key >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        key = (key ^ (key >> 27)) &* 0x94d0_49bb_1331_11eb
+        key ^= key >> 31
+        return Int(key % UInt64(count))
+    }
+
+    /// Makes the levels `sink` has not recorded complete, storing the tiles `shard` owns (all
+    /// of them without a shard), each level recorded complete as it ends.
+    /// - Returns: The tiles stored now, and the tiles the completed levels held before.
+    /// - Throws: What `produce` and the sink throw.
+    public func build(into sink: TileSink, shard: TileShard? = nil, produce: Producer) throws -> LevelTilingSummary {
+        let completed = sink.completedBlocks
+        var summary = LevelTilingSummary(zooms: zooms)
+        for zoom in zooms {
+            if let kept = completed[Self.levelMark(zoom)] {
+                summary.kept += kept
+                continue
+            }
+            let stored = Mutex<[MapTile]>([])
+            try produce(zoom) { tile, bytes in
+                // A run stopped in order (an archive written in one go) stops here.
+                try TemporaryFiles.checkForStop()
+                if let shard, Self.owner(of: tile, count: shard.count) != shard.index { return }
+                try sink.write(tile, data: bytes)
+                stored.withLock { $0.append(tile) }
+            }
+            let tiles = stored.withLock { $0 }
+            try sink.markCompleted(block: Self.levelMark(zoom), tiles: tiles)
+            summary.written += tiles.count
+        }
+        return summary
+    }
+
+    /// Runs shard `shard` of this run into `sink` (the shared folder, or the shard's own MBTiles
+    /// file in `workspace`), finishes its part with `metadata` and records it complete; nil
+    /// when the shard had completed already.
+    public func runShard(_ shard: TileShard, into sink: TileSink, workspace: ShardWorkspace, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+                         produce: Producer) throws -> LevelTilingSummary? {
+        let run = identity
+        guard !workspace.isComplete(shard.index, of: run) else { return nil }
+        let summary = try build(into: sink, shard: shard, produce: produce)
+        try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+        try workspace.complete(shard.index, of: run, frontier: [:], evidence: sink.evidence(sample: nil))
+        return summary
+    }
+
+    /// Joins the `count` completed shards in `workspace` into `sink`: every shard's tiles
+    /// (`TileSink.adoptShard`, each checked to hold only its own), then `metadata`; nil when
+    /// they had been joined already.
+    /// - Throws: `MeridianError` (input unavailable) when a shard has not completed, before
+    ///   anything is changed.
+    public func finishShards(count: Int, into sink: TileSink, workspace: ShardWorkspace,
+                             metadata: (ClosedRange<Int>?) -> TileSetMetadata) throws -> LevelTilingSummary? {
+        let run = identity
+        guard !workspace.isFinished(run) else { return nil }
+        try workspace.checkComplete(count: count, of: run)
+        let zooms = self.zooms
+        for index in 0..<count {
+            try sink.adoptShard(index, of: workspace, identity: run.shard(index)) { tile in
+                zooms.contains(tile.zoom) && Self.owner(of: tile, count: count) == index
+            }
+        }
+        try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+        try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
+        return LevelTilingSummary(zooms: zooms)
+    }
+}
+
+/// What a level-by-level run is asked to do with its output.
+public enum LevelTilingMode: Sendable {
+    /// The whole run into the output, continuing an interrupted one when `resume`.
+    case run(resume: Bool)
+    /// One shard of the run into the shared output (continuing its interrupted attempt when `resume`).
+    case shard(TileShard, resume: Bool)
+    /// The joining of the completed shards (their number, or the one recorded).
+    case finish(count: Int?)
+}
+
+/// How a level-by-level run into an output ended.
+public enum LevelTilingOutcome: Sendable {
+    /// It stored tiles (or joined the shards): what it stored.
+    case done(LevelTilingSummary)
+    /// The shard had completed before: nothing was done.
+    case shardAlreadyComplete(TileShard)
+    /// The shards had been joined before (`count` of them): nothing was done.
+    case alreadyJoined(count: Int)
+}
+
+extension LevelTilingRun {
+    /// Runs into `output` (a folder of `scheme` rows, an MBTiles file or a PMTiles archive, as
+    /// `TileSinks` chooses) as `mode` says: the run, one shard of it, or the joining of its
+    /// shards (their workspace beside the output). `metadata` is the tile set's, given the zoom
+    /// levels that hold tiles. A PMTiles archive is written in one go: a signal stops it in order
+    /// and it leaves nothing; a folder or an MBTiles file keeps what it stored for resuming.
+    public func run(into output: String, format: TileFormat, scheme: TileScheme, mode: LevelTilingMode,
+                    metadata: (ClosedRange<Int>?) -> TileSetMetadata, produce: Producer) throws -> LevelTilingOutcome {
+        // A level's tiles are committed into an MBTiles file every few megabytes.
+        let checkpoint = 8 << 20
+        let workspace = ShardWorkspace(output: output)
+        switch mode {
+        case .finish(let count):
+            let joining = try workspace.openJoining(output: output, count: count, format: format, scheme: scheme, checkpointBytes: checkpoint) {
+                identity.adding("shards", "\($0)")
+            }
+            guard let sink = joining.sink else { return .alreadyJoined(count: joining.count) }
+            let run = LevelTilingRun(zooms: zooms, identity: joining.run)
+            return .done(try run.finishShards(count: joining.count, into: sink, workspace: workspace, metadata: metadata) ?? LevelTilingSummary(zooms: zooms))
+        case .shard(let shard, let resume):
+            let run = LevelTilingRun(zooms: zooms, identity: identity.adding("shards", "\(shard.count)"))
+            guard let sink = try workspace.openShardSink(shard, of: run.identity, output: output, format: format, scheme: scheme,
+                                                         resume: resume, checkpointBytes: checkpoint),
+                  let summary = try run.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
+            else { return .shardAlreadyComplete(shard) }
+            return .done(summary)
+        case .run(let resume):
+            let sink = try TileSinks.open(output, format: format, scheme: scheme, resume: resume, checkpointBytes: checkpoint) { identity }
+            let inOneGo = TilePyramidWriter.isPMTiles(output)
+            func build() throws -> LevelTilingSummary {
+                do {
+                    let summary = try self.build(into: sink, produce: produce)
+                    try TemporaryFiles.checkForStop()
+                    try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+                    return summary
+                } catch {
+                    if inOneGo { sink.discard() }
+                    throw error
+                }
+            }
+            return .done(try inOneGo ? TemporaryFiles.stoppingInOrder(build) : build())
+        }
+    }
+
+    /// The tiles over `bounds` (degrees) at each of `zooms`: at most what a run makes, as tiles
+    /// where nothing lies are not made.
+    public static func plan(bounds: BoundingBox, zooms: ClosedRange<Int>) -> LevelTilingPlan {
+        let north = min(bounds.north, MapWorld.maximumLatitude), south = max(bounds.south, -MapWorld.maximumLatitude)
+        var perZoom: [String: Int] = [:]
+        for zoom in zooms {
+            let low = MapTile(containing: MapPoint(Position(longitude: bounds.west, latitude: north)), zoom: zoom)
+            let high = MapTile(containing: MapPoint(Position(longitude: bounds.east, latitude: south)), zoom: zoom)
+            perZoom["\(zoom)"] = (high.x - low.x + 1) * (high.y - low.y + 1)
+        }
+        return LevelTilingPlan(zooms: [zooms.lowerBound, zooms.upperBound], tilesPerZoom: perZoom, tiles: perZoom.values.reduce(0, +))
+    }
+}
+
+/// What a level-by-level run would make: the tiles over the data's bounds per zoom level.
+public struct LevelTilingPlan: Codable, Sendable, Equatable {
+    /// The lowest and highest zoom levels.
+    public var zooms: [Int]
+    /// The tiles at most at each level (keyed by the level, as JSON keys are text).
+    public var tilesPerZoom: [String: Int]
+    /// Their sum.
+    public var tiles: Int
+}
+
+/// What a level-by-level run stored.
+public struct LevelTilingSummary: Sendable {
+    /// The zoom levels of the run.
+    public var zooms: ClosedRange<Int>
+    /// The tiles stored by this run (this shard's, for a shard).
+    public var written = 0
+    /// The tiles an interrupted run had stored in the levels it completed, kept.
+    public var kept = 0
+}

@@ -1,0 +1,154 @@
+import Foundation
+import MeridianTestSupport
+import MeridianTiles
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 31: vector tiles (MVT) and image tiles drawn from vector data honour the tiling
+/// options a raster's run does: shards joined by --finish give one run's pyramid byte for
+/// byte, a run stopped by SIGINT and resumed gives a clean run's, --plan estimates the run, and
+/// nothing is left in `$TMPDIR` or beside the output but the output and its resume state.
+@Suite struct VectorTileRunTests {
+    static let countries = fixture("geojson/ne_10m_countries_sample.geojson")
+
+    /// The zoom levels of a run of `format`: deep enough that a run can be stopped part-way.
+    static func zooms(_ format: String) -> [String] { ["--zoom", format == "mvt" ? "0-7" : "0-4"] }
+
+    /// `meridian tile` of the countries into `output` as `format`, with `extra` options and
+    /// `TMPDIR` pointed at `scratch`; started, not waited for.
+    static func start(_ output: String, format: String, _ extra: [String], scratch: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = ["tile", countries, output, "--tile-format", format, "--jobs", "2", "-q"] + zooms(format) + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Runs `start` to its end: the exit status.
+    static func run(_ output: String, format: String, _ extra: [String] = [], scratch: URL) throws -> Int32 {
+        let process = try start(output, format: format, extra, scratch: scratch)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// What a pyramid holds, to compare byte for byte: a folder's files (metadata included),
+    /// an MBTiles file's tiles and metadata table.
+    static func pyramid(_ path: String) throws -> [String: Data] {
+        if path.hasSuffix(".pmtiles") { return ["archive": try Data(contentsOf: URL(fileURLWithPath: path))] }
+        guard path.hasSuffix(".mbtiles") else { return folderContents(URL(fileURLWithPath: path)) }
+        let file = try MBTilesFile(path: path)
+        var contents: [String: Data] = [:]
+        for (tile, bytes) in try file.allTiles() { contents["\(tile.zoom)/\(tile.x)/\(tile.y)"] = Data(bytes) }
+        for (name, value) in file.metadata { contents["metadata " + name] = Data(value.utf8) }
+        return contents
+    }
+
+    /// A clean run of `format` into `output` (in a folder of its own), then `body` with the
+    /// runs' empty `$TMPDIR`, an empty folder, the path `output` there, and what the clean run made
+    /// (a PMTiles archive's bytes whole: the archive is compared byte for byte).
+    static func afterACleanRun(format: String, output: String, _ body: (URL, URL, String, [String: Data]) throws -> Void) throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp"), place = folder.appendingPathComponent("place")
+            for made in [scratch, place] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+            let clean = folder.appendingPathComponent("clean-" + output).path
+            #expect(try run(clean, format: format, scratch: scratch) == 0)
+            let expected = try pyramid(clean)
+            // More than 10 tiles (an archive is one file: more than 10 tiles' worth of bytes).
+            #expect(output.hasSuffix(".pmtiles") ? (expected["archive"]?.count ?? 0) > 10_000 : expected.count > 10)
+            try body(scratch, place, place.appendingPathComponent(output).path, expected)
+        }
+    }
+
+    /// The names in `folder`, hidden ones included.
+    static func names(in folder: URL) -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+    }
+
+    @Test(arguments: ["mvt", "png"], ["tiles", "tiles.mbtiles", "tiles.pmtiles"])
+    func shardsJoinIntoOneRunsPyramid(format: String, output: String) throws {
+        try Self.afterACleanRun(format: format, output: output) { scratch, place, split, expected throws in
+            for k in 0..<3 { #expect(try Self.run(split, format: format, ["--shard", "\(k)/3"], scratch: scratch) == 0) }
+            #expect(try Self.run(split, format: format, ["--finish"], scratch: scratch) == 0)
+            #expect(try Self.pyramid(split) == expected)
+            #expect(try Self.run(split, format: format, ["--finish"], scratch: scratch) == 0)   // idempotent
+            #expect(try Self.pyramid(split) == expected)
+            #expect(Self.names(in: place) == [output, output + ".shards"])
+            #expect(Self.names(in: URL(fileURLWithPath: split + ".shards")) == ["finished", "run"])
+            #expect(Self.names(in: scratch).isEmpty)
+        }
+    }
+
+    @Test(arguments: ["mvt", "png"], ["tiles", "tiles.mbtiles"])
+    func interruptedThenResumedIsACleanRun(format: String, output: String) throws {
+        try Self.afterACleanRun(format: format, output: output) { scratch, place, resumed, expected throws in
+
+            let process = try Self.start(resumed, format: format, [], scratch: scratch)
+            // Stopped once a level is recorded complete (a folder's state says so; an MBTiles
+            // file's partial file has grown past its empty tables).
+            let state = resumed + "/.meridian-tiling", partial = place.appendingPathComponent(".\(output).meridian-partial").path
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning && Date() < deadline {
+                if output.hasSuffix(".mbtiles") {
+                    if ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= 40_000 { break }
+                } else if ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ") {
+                    break
+                }
+                usleep(2_000)
+            }
+            #expect(process.isRunning, "the run ended before it could be stopped")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 128 + SIGINT)
+            // Only the output and its documented resume state: a folder with its state, or an
+            // MBTiles file's partial file (with SQLite's journal when stopped in a commit).
+            let left = Self.names(in: place)
+            if output.hasSuffix(".mbtiles") {
+                let partialName = ".\(output).meridian-partial"
+                #expect(left.contains(partialName) && left.isSubset(of: [partialName, partialName + "-journal"]), "\(left)")
+            } else {
+                #expect(left == [output], "\(left)")
+            }
+            #expect(Self.names(in: scratch).isEmpty, "\(Self.names(in: scratch))")
+
+            #expect(try Self.run(resumed, format: format, ["--resume"], scratch: scratch) == 0)
+            #expect(try Self.pyramid(resumed) == expected)
+            #expect(Self.names(in: place) == [output])
+            #expect(Self.names(in: scratch).isEmpty)
+        }
+    }
+
+    @Test(arguments: ["mvt", "png"])
+    func planEstimatesTheRunAndWritesNothing(format: String) throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out").path
+            let plan = try meridian(["tile", Self.countries, out, "--tile-format", format, "--zoom", "0-3", "--plan"])
+            #expect(plan.status == 0, "\(plan.stderr)")
+            #expect(plan.stdout.contains("tiles at most"), "\(plan.stdout)")
+            // Zoom 0 is one tile; the levels' counts add up to the total.
+            let counts = plan.stdout.split(separator: "\n").dropFirst().prefix(4).compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+            #expect(counts.count == 4 && counts[0] == 1)
+            #expect(plan.stdout.contains("\(counts.reduce(0, +)) tiles at most"))
+            let json = try meridian(["tile", Self.countries, out, "--tile-format", format, "--zoom", "0-3", "--plan", "--plan-format", "json"])
+            let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect(decoded?["tiles"] as? Int == counts.reduce(0, +))
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
+    /// An archive is written in one go: --resume is refused, naming why.
+    @Test(arguments: ["mvt", "png"], [["--resume"]])
+    func aPMTilesArchiveRefusesWhatNeedsResumableOutput(format: String, option: [String]) throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out.pmtiles").path
+            let result = try meridian(["tile", Self.countries, out, "--tile-format", format, "--zoom", "0-1"] + option)
+            #expect(result.status == ExitStatus.usage && result.stderr.contains("PMTiles"), "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+}

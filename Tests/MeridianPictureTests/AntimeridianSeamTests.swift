@@ -70,4 +70,15 @@ import Testing
         let plain = ring([(10, 0), (11, 0), (11, 1), (10, 0)])
         #expect(Outline.of([plain]).map(\.points) == [plain] && Outline.of([plain])[0].closed)
     }
+
+    /// In SVG, the halves are one filled path, unstroked, and the outline one closed stroked
+    /// path round both: nothing is stroked down the seam.
+    @Test func theSVGStrokesOneOutlineRoundTheHalves() throws {
+        let feature = ##"{"type":"Feature","properties":"## + Self.style + ##","geometry":"## + Self.cut + "}"
+        let svg = String(decoding: try draw(feature, as: .svg, PictureOptions(width: 200, height: 100)), as: UTF8.self)
+        let paths = svg.components(separatedBy: "<path ").dropFirst().map { $0.prefix { $0 != ">" } }
+        let stroked = paths.filter { !$0.contains(#"stroke="none""#) }
+        #expect(paths.count == 2 && stroked.count == 1, "\(paths)")
+        #expect(stroked.first.map { $0.components(separatedBy: "Z").count == 2 && $0.contains(#"fill="none""#) } == true, "\(stroked)")
+    }
 }

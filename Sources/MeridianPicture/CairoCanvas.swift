@@ -68,12 +68,13 @@ final class CairoCanvas: PictureCanvas {
         if closed { cairo_close_path(cr) }
     }
 
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption) {
+    func polygon(_ rings: [[PixelPoint]], outline: [Outline<PixelPoint>], style: OverlayStyle, caption: Caption) {
         cairo_new_path(cr)
         for ring in rings { trace(ring, closed: true) }
         cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
         color(style.fill, style.fillOpacity)
-        cairo_fill_preserve(cr)
+        cairo_fill(cr)
+        for line in outline { trace(line.points, closed: line.closed) }
         stroke(style)
     }
 

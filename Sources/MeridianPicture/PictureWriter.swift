@@ -7,8 +7,10 @@ import MeridianGeometry
 /// labels stay upright.
 protocol PictureCanvas: AnyObject {
     func begin(_ viewport: Viewport, options: PictureOptions) throws
-    /// Rings (the first outer, the rest holes), filled by the even-odd rule and stroked.
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption)
+    /// Rings (each polygon's outer ring, then its holes; all the polygons of a multipolygon),
+    /// filled together by the even-odd rule, and `outline` stroked: the rings less their edges
+    /// along ±180° (`Outline`).
+    func polygon(_ rings: [[PixelPoint]], outline: [Outline<PixelPoint>], style: OverlayStyle, caption: Caption)
     func line(_ points: [PixelPoint], style: OverlayStyle, caption: Caption)
     /// A pin, with its label (the caption's title) beside it where the label fits.
     func marker(_ point: PixelPoint, style: OverlayStyle, caption: Caption)
@@ -144,14 +146,111 @@ struct FeatureDrawing {
 
     private func draw(_ geometry: Geometry, style: OverlayStyle, caption: Caption) {
         func pixels(_ positions: [Position]) -> [PixelPoint] { positions.map(viewport.point) }
+        func polygon(_ rings: [[Position]]) {
+            let outline = Outline.of(rings).map { Outline(points: pixels($0.points), closed: $0.closed) }
+            canvas.polygon(rings.map(pixels), outline: outline, style: style, caption: caption)
+        }
+        // The polygons of a multipolygon each alone, in order, but those cut at ±180° (Fiji's
+        // halves in Natural Earth) in one path, where the first of them comes: filled apart,
+        // their anti-aliased edges left a seam where they met. Image tiles get a multipolygon as
+        // a collection of its polygons (`FeatureTiles.Piece`), and draw it alike.
+        func polygons(_ list: [Polygon]) {
+            let cut = list.filter { Outline.isCut($0.rings) }
+            var cutDrawn = false
+            for member in list {
+                guard cut.count > 1, Outline.isCut(member.rings) else {
+                    polygon(member.rings)
+                    continue
+                }
+                if !cutDrawn { polygon(cut.flatMap(\.rings)) }
+                cutDrawn = true
+            }
+        }
         switch geometry {
         case .point(let p): marker(p.coordinates, style: style, caption: caption)
         case .multiPoint(let m): for p in m.coordinates { marker(p, style: style, caption: caption) }
         case .lineString(let l): canvas.line(pixels(l.coordinates), style: style, caption: caption)
         case .multiLineString(let m): for line in m.lines { canvas.line(pixels(line), style: style, caption: caption) }
-        case .polygon(let p): canvas.polygon(p.rings.map(pixels), style: style, caption: caption)
-        case .multiPolygon(let m): for p in m.polygons { canvas.polygon(p.rings.map(pixels), style: style, caption: caption) }
-        case .geometryCollection(let c): for member in c.geometries { draw(member, style: style, caption: caption) }
+        case .polygon(let p): polygon(p.rings)
+        case .multiPolygon(let m): polygons(m.polygons)
+        case .geometryCollection(let c):
+            // Runs of polygons as a multipolygon's (see above).
+            var run: [Polygon] = []
+            for member in c.geometries {
+                if case .polygon(let p) = member {
+                    run.append(p)
+                    continue
+                }
+                polygons(run)
+                run = []
+                draw(member, style: style, caption: caption)
+            }
+            polygons(run)
         }
+    }
+}
+
+/// A stroked line of a polygon's outline: a ring, or the part of one between edges that lie
+/// along ±180°, which were made by cutting a shape there (as Natural Earth cuts Fiji, Chukotka
+/// and Antarctica) and are no edge of the shape: they are not stroked, so the halves of a cut
+/// shape, laid side by side (`ContinuousLongitudes`), show no line where they meet.
+struct Outline<Point> {
+    var points: [Point]
+    /// Whether it is a whole ring, closed (its end joined to its start).
+    var closed: Bool
+}
+
+extension Outline where Point == Position {
+    /// The outline of `rings`: each ring whole, or, when some of its edges lie along ±180°,
+    /// the lines between them, joined end to start across rings (the two halves of a cut
+    /// ring make one closed line again).
+    static func of(_ rings: [[Position]]) -> [Outline] {
+        var whole: [Outline] = [], pieces: [[Position]] = []
+        for ring in rings {
+            // The ring's corners once each (a closed ring repeats its first at the end).
+            let corners = ring.count > 1 && ring.first == ring.last ? Array(ring.dropLast()) : ring
+            let cut = corners.indices.map { isCut(corners[$0], corners[($0 + 1) % corners.count]) }
+            guard let first = cut.firstIndex(of: true) else {
+                whole.append(Outline(points: ring, closed: true))
+                continue
+            }
+            // From the vertex after a cut edge, once round: each run of uncut edges is a line.
+            var line: [Position] = []
+            for step in 1...corners.count {
+                let i = (first + step) % corners.count
+                if line.isEmpty { line = [corners[i]] }
+                if cut[i] {
+                    if line.count > 1 { pieces.append(line) }
+                    line = []
+                } else {
+                    line.append(corners[(i + 1) % corners.count])
+                }
+            }
+        }
+        return whole + joined(pieces)
+    }
+
+    /// Lines joined where one ends at another's start; a line that comes back to its start is closed.
+    static func joined(_ lines: [[Position]]) -> [Outline] {
+        var open = lines, result: [Outline] = []
+        while var line = open.popLast() {
+            while line.first != line.last, let next = open.firstIndex(where: { $0.first == line.last }) {
+                line += open.remove(at: next).dropFirst()
+            }
+            result.append(Outline(points: line, closed: line.count > 2 && line.first == line.last))
+        }
+        return result
+    }
+
+    /// Whether an edge of `rings` runs along ±180° (see ``isCut(_:_:)``).
+    static func isCut(_ rings: [[Position]]) -> Bool {
+        rings.contains { ring in ring.indices.contains { isCut(ring[$0], ring[($0 + 1) % ring.count]) } }
+    }
+
+    /// Whether the edge from `a` to `b` runs along ±180° (on any turn: parts are laid out on
+    /// whole turns of longitude), not a point.
+    static func isCut(_ a: Position, _ b: Position) -> Bool {
+        func onAntimeridian(_ longitude: Double) -> Bool { 180 - abs(ContinuousLongitudes.normalised(longitude)) < 1e-9 }
+        return a.latitude != b.latitude && abs(a.longitude - b.longitude) < 1e-9 && onAntimeridian(a.longitude)
     }
 }

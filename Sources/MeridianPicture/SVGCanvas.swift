@@ -31,10 +31,17 @@ final class SVGCanvas: PictureCanvas {
         xml.start("g", group)
     }
 
-    func polygon(_ rings: [[PixelPoint]], style: OverlayStyle, caption: Caption) {
-        path(rings, closed: true, attributes: [
-            ("fill", style.fill.css), ("fill-opacity", Self.fixed(style.fillOpacity)), ("fill-rule", "evenodd"),
-        ] + stroke(style), caption: caption)
+    func polygon(_ rings: [[PixelPoint]], outline: [Outline<PixelPoint>], style: OverlayStyle, caption: Caption) {
+        let fill = [("fill", style.fill.css), ("fill-opacity", Self.fixed(style.fillOpacity)), ("fill-rule", "evenodd")]
+        // One element, filled and stroked, unless edges along ±180° are left unstroked.
+        guard outline.count != rings.count || !outline.allSatisfy(\.closed) else {
+            path(rings, closed: true, attributes: fill + stroke(style), caption: caption)
+            return
+        }
+        path(rings, closed: true, attributes: fill + [("stroke", "none")], caption: caption)
+        for closed in [true, false] {
+            path(outline.filter { $0.closed == closed }.map(\.points), closed: closed, attributes: [("fill", "none")] + stroke(style), caption: Caption([:]))
+        }
     }
 
     func line(_ points: [PixelPoint], style: OverlayStyle, caption: Caption) {

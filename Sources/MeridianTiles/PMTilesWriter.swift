@@ -84,6 +84,9 @@ public final class PMTilesWriter {
         var directory: [(id: UInt64, offset: Int, length: Int, run: Int)] = []
         var dataLength = 0, contents = 0
         for entry in entries {
+            // Laying out a large pyramid reads every tile back: a signal stops it here too (a
+            // stop request was ignored until the archive was written).
+            try TemporaryFiles.checkForStop()
             let bytes = try spill.read(at: entry.offset, count: entry.length)
             var offset: Int?
             for candidate in placed[entry.hash, default: []] where candidate.length == entry.length {
@@ -139,6 +142,7 @@ public final class PMTilesWriter {
         i32((bounds.west + bounds.east) / 2); i32((bounds.south + bounds.north) / 2)
         precondition(header.count == 127)
 
+        try TemporaryFiles.checkForStop()
         try claim.refuseIfTaken()
         let target = try OutputTarget.open(path)
         try target.commit(durable: false) {

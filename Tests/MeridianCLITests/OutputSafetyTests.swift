@@ -338,10 +338,11 @@ import MeridianCore
         }
     }
 
-    /// One run at a time writes an output: a lock beside it (`.NAME.meridian-lock`) holds the
-    /// process id, and a second run is refused naming it, for every container and every
-    /// subcommand that writes tiles; a lock whose process is gone (a run killed with SIGKILL)
-    /// is taken over; no lock is left behind by a run that ends.
+    /// One run at a time writes an output: a lock beside it (`.NAME.meridian-lock`), locked
+    /// with flock(2), holds the process id, and a second run is refused naming it, for every
+    /// container and every subcommand that writes tiles; a lock file nobody holds (a run killed
+    /// with SIGKILL leaves it, its process and so its flock gone) is taken over; no lock is left
+    /// behind by a run that ends.
     @Test func aSecondRunIntoTheSameOutputIsRefused() throws {
         try withTemporaryFolder { folder in
             let countries = fixture("geojson/ne_10m_countries_sample.geojson"), small = fixture("raster/rgbsmall.tif")
@@ -358,8 +359,12 @@ import MeridianCore
                     let output = place.appendingPathComponent(name).path
                     let lock = place.appendingPathComponent(".\(name).meridian-lock")
                     try Data(live.utf8).write(to: lock)
+                    // Held as a run holds it: locked (flock), by this live process.
+                    let held = open(lock.path, O_RDONLY | O_CLOEXEC)
+                    #expect(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
                     let run = arguments.prefix(2) + [output] + arguments.dropFirst(2) + ["-q"]
                     let refused = try meridian(Array(run))
+                    close(held)
                     #expect(refused.status == ExitStatus.cannotCreateOutput && refused.stderr.contains("process \(getpid())")
                             && refused.stderr.contains(output), "\(arguments) \(name): \(refused.stderr)")
                     #expect(contents(of: place) == [".\(name).meridian-lock"], "\(arguments) \(name)")

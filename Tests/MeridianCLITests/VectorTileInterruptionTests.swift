@@ -54,4 +54,56 @@ import Testing
             }
         }
     }
+
+    #if os(Linux)
+    /// A PMTiles archive is laid out once every tile is made (every tile read back, sorted,
+    /// identical ones stored once): a signal then stops the run as it does while tiling, with
+    /// 130 and nothing left, where the layout went on to write the archive and exit 0. The
+    /// moment is found in /proc: the layout's scratch file (`meridian-pmtiles-data-…`) is open.
+    @Test(.timeLimit(.minutes(10))) func interruptedWhileLayingOutAPMTilesArchive() throws {
+        try withTemporaryFolder { folder in
+            let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
+            for made in [place, scratch] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+            // Points far apart, a tile each at every zoom: many tiles, quickly made.
+            var seed: UInt64 = 29
+            func next() -> Double {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Double(seed >> 11) / Double(1 << 53)
+            }
+            let points = (0..<8000).map { i in
+                #"{"type":"Feature","properties":{"n":\#(i)},"geometry":{"type":"Point","coordinates":[\#(next() * 358 - 179),\#(next() * 160 - 80)]}}"#
+            }
+            let input = folder.appendingPathComponent("points.geojson")
+            try Data((#"{"type":"FeatureCollection","features":["# + points.joined(separator: ",") + "]}").utf8).write(to: input)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", input.path, place.appendingPathComponent("points.pmtiles").path, "--zoom", "0-12"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+            let errors = folder.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let descriptors = "/proc/\(process.processIdentifier)/fd"
+            func layingOut() -> Bool {
+                ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?.contains("meridian-pmtiles-data-") == true
+                }
+            }
+            let deadline = Date().addingTimeInterval(300)
+            while process.isRunning && !layingOut() && Date() < deadline { usleep(2_000) }
+            #expect(process.isRunning, "the run ended before its layout was seen")
+            kill(process.processIdentifier, SIGINT)
+            let signalled = Date()
+            process.waitUntilExit()
+            let seconds = Date().timeIntervalSince(signalled)
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
+            #expect(seconds < 30, "\(seconds) s after SIGINT")
+            #expect(contents(of: place).isEmpty, "left \(contents(of: place))")
+            #expect(contents(of: scratch).isEmpty, "left in TMPDIR \(contents(of: scratch))")
+            #expect(stderr.contains("nothing was kept"), "\(stderr)")
+        }
+    }
+    #endif
 }

@@ -9,10 +9,11 @@ import MeridianCore
 ///   through links) are refused with cannot-create-output, naming the path, unless the run
 ///   continues what is there (`continuing`: `--resume`, a shard's shared folder), which its
 ///   writer then checks. An empty folder counts as new.
-/// - One run at a time: `.NAME.meridian-lock` beside the output, created exclusively, holds
-///   the run's process id; a second run is refused naming it. The lock goes when the output is
+/// - One run at a time: `.NAME.meridian-lock` beside the output, locked with flock(2), holds
+///   the run's process id; a second run is refused naming it. The file goes when the output is
 ///   finished or given up (``release()``), and on SIGINT/SIGTERM/SIGHUP; a run killed with
-///   SIGKILL leaves it, and the next run takes it over once that process is gone.
+///   SIGKILL leaves the file, but the kernel lets go of its lock as the process ends, and
+///   the next run takes the file over: exactly one, however many find it at once.
 public final class OutputClaim: @unchecked Sendable {
     /// What the output is.
     public enum Container: Sendable {
@@ -26,6 +27,8 @@ public final class OutputClaim: @unchecked Sendable {
     public let path: String
     /// The lock file, while this claim holds it.
     private var lockPath: String?
+    /// The lock file's descriptor, locked with flock(2) while this claim holds it.
+    private var lockDescriptor: Int32 = -1
 
     /// Claims `path` for a new `container`, or with `continuing` for the run in the folder there.
     /// `notEmpty` is the error for a folder that holds files, for its owner to word (default:
@@ -123,40 +126,57 @@ public final class OutputClaim: @unchecked Sendable {
 
     private func lock() throws {
         let lock = Self.lockPath(for: path)
-        // Two tries: the second after taking over a lock whose run is gone.
-        for _ in 0..<2 {
-            let fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
-            if fd >= 0 {
-                TemporaryFiles.removeOnSignal(lock)
-                let text = "\(getpid())\n"
-                let written = text.withCString { write(fd, $0, strlen($0)) }
+        // The lock is flock(2) on the file, not the file being there: the kernel lets it go
+        // when the holder ends however it ends (SIGKILL too), so a file left behind is simply
+        // locked again, in place, by one claimant: no claimant removes another's file on the
+        // strength of a process id it read a moment before. Tries again when the file it
+        // locked was removed meanwhile by the run that held it (see `release()`).
+        for _ in 0..<16 {
+            let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
+            guard fd >= 0 else {
+                let failure = errno
+                throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
+                                    hint: failure == ENOENT ? "the folder \(OutputTarget.splitPath(path).folder) does not exist"
+                                        : failure == ELOOP ? "\(lock), its lock file, is a symbolic link: remove it" : nil)
+            }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                let failure = errno
+                let holder = Self.holder(readingFrom: fd)
                 close(fd)
-                lockPath = lock
-                guard written == text.utf8.count else {
-                    release()
-                    throw MeridianError(.cannotCreateOutput, "cannot write the lock file: \(String(cString: strerror(errno)))", at: SourceLocation(file: lock))
+                guard failure == EWOULDBLOCK else {
+                    throw MeridianError(.cannotCreateOutput, "cannot lock the output: \(String(cString: strerror(failure)))",
+                                        at: SourceLocation(file: lock))
                 }
-                return
+                // The holder may not have written its id over a killed run's yet: name only a live one.
+                let named = holder.map { $0 != getpid() && kill($0, 0) != 0 && errno == ESRCH } == false ? holder : nil
+                throw MeridianError(.cannotCreateOutput, "another run\(named.map { " (process \($0))" } ?? "") is writing this output",
+                                    at: SourceLocation(file: path), hint: "wait for it to end, or choose another path")
             }
-            guard errno == EEXIST else {
+            guard Self.isFile(fd, at: lock) else {
+                close(fd)
+                continue
+            }
+            // Ours, new or left by a killed run: it holds this process's id from now on.
+            lockDescriptor = fd
+            lockPath = lock
+            TemporaryFiles.removeOnSignal(lock)
+            let text = "\(getpid())\n"
+            let written = ftruncate(fd, 0) == 0 ? text.withCString { pwrite(fd, $0, strlen($0), 0) } : -1
+            guard written == text.utf8.count else {
                 let reason = String(cString: strerror(errno))
-                throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path),
-                                    hint: errno == ENOENT ? "the folder \(OutputTarget.splitPath(path).folder) does not exist" : nil)
+                release()
+                throw MeridianError(.cannotCreateOutput, "cannot write the lock file: \(reason)", at: SourceLocation(file: lock))
             }
-            guard let holder = Self.holder(of: lock) else {
-                throw MeridianError(.cannotCreateOutput, "another run is writing this output (its lock file holds no process id)",
-                                    at: SourceLocation(file: path), hint: "if no run is writing it, remove \(lock)")
-            }
-            if holder == getpid() || kill(holder, 0) == 0 || errno == EPERM {
-                throw MeridianError(.cannotCreateOutput, "another run (process \(holder)) is writing this output",
-                                    at: SourceLocation(file: path),
-                                    hint: "wait for it to end, or choose another path; if no Meridian run is writing it, remove \(lock)")
-            }
-            // Its run was killed (SIGKILL leaves the lock): take it over.
-            unlink(lock)
+            return
         }
         throw MeridianError(.cannotCreateOutput, "another run is writing this output", at: SourceLocation(file: path),
                             hint: "wait for it to end, or choose another path")
+    }
+
+    /// Whether `fd` is the file at `path` (not one removed since it was opened).
+    static func isFile(_ fd: Int32, at path: String) -> Bool {
+        var open = stat(), there = stat()
+        return fstat(fd, &open) == 0 && lstat(path, &there) == 0 && open.st_dev == there.st_dev && open.st_ino == there.st_ino
     }
 
     /// The process id a lock file holds, or nil.
@@ -164,8 +184,13 @@ public final class OutputClaim: @unchecked Sendable {
         let fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return holder(readingFrom: fd)
+    }
+
+    /// The process id the lock file open at `fd` holds, or nil.
+    static func holder(readingFrom fd: Int32) -> pid_t? {
         var bytes = [UInt8](repeating: 0, count: 32)
-        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, 31) }
+        let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 31, 0) }
         guard count > 0 else { return nil }
         let text = String(decoding: bytes[..<count], as: UTF8.self)
         guard let pid = pid_t(text.split(separator: "\n").first ?? ""), pid > 0 else { return nil }
@@ -173,11 +198,16 @@ public final class OutputClaim: @unchecked Sendable {
     }
 
     /// Gives the lock up (once the output is finished, or abandoned); later calls do nothing.
-    /// The file goes only while it still holds this process's id: it is this run's.
+    /// The file is removed while still locked, so that no claimant locks it on its way out
+    /// (one that opened it before is told by `isFile(_:at:)`), and only while it is the one
+    /// this claim locked.
     public func release() {
         guard let lock = lockPath else { return }
         lockPath = nil
-        if Self.holder(of: lock) == getpid() { unlink(lock) }
+        // Off the signal handler's list first: once removed, the path may be another run's lock.
         TemporaryFiles.forget(lock)
+        if Self.isFile(lockDescriptor, at: lock) { unlink(lock) }
+        close(lockDescriptor)
+        lockDescriptor = -1
     }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import MeridianFormats
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One run at a time holds an output's lock (`.NAME.meridian-lock` beside it), however many
+/// find the same lock left behind by a run that was killed.
+@Suite struct OutputClaimTests {
+    /// A lock left by a killed run (its process gone), found by many claimants at once: exactly
+    /// one takes it over, every other is refused as cannot-create-output, and the lock file then
+    /// holds the winner's process id. Taking over was check-then-act (read the dead process id,
+    /// remove the file, create it again): two claimants that both read the dead id both won, the
+    /// second removing the first's fresh lock.
+    @Test func manyClaimantsOfOneStaleLockOneWins() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-claim-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let claimants = 8
+        for round in 0..<150 {
+            let output = folder + "/out-\(round).pmtiles", lock = folder + "/.out-\(round).pmtiles.meridian-lock"
+            try Data("4194303\n".utf8).write(to: URL(fileURLWithPath: lock))  // above Linux's largest process id
+            let race = Race()
+            let done = DispatchGroup()
+            for _ in 0..<claimants {
+                done.enter()
+                Thread {
+                    defer { done.leave() }
+                    // All start together, so that they find the stale lock at once.
+                    race.ready.add(1, ordering: .relaxed)
+                    while race.ready.load(ordering: .relaxed) < claimants { sched_yield() }
+                    do {
+                        let claim = try OutputClaim(output, container: .file)
+                        race.outcomes.withLock { $0.claims.append(claim) }
+                    } catch let error as MeridianError {
+                        race.outcomes.withLock { $0.refusals.append(error.kind) }
+                    } catch {
+                        race.outcomes.withLock { $0.others.append("\(error)") }
+                    }
+                }.start()
+            }
+            done.wait()
+            let (claims, refusals, others) = race.outcomes.withLock { ($0.claims, $0.refusals, $0.others) }
+            #expect(claims.count == 1, "round \(round): \(claims.count) claimants took the stale lock over")
+            #expect(refusals.count == claimants - claims.count && refusals.allSatisfy { $0 == .cannotCreateOutput }, "round \(round): \(refusals)")
+            #expect(others.isEmpty, "round \(round): \(others)")
+            #expect(OutputClaim.holder(of: lock) == getpid(), "round \(round)")
+            for claim in claims { claim.release() }
+            #expect(!FileManager.default.fileExists(atPath: lock), "round \(round): the lock was left")
+            if claims.count != 1 { break }
+        }
+    }
+
+    /// What the claimants of one round share.
+    final class Race: Sendable {
+        let ready = Atomic<Int>(0)
+        let outcomes = Mutex<(claims: [OutputClaim], refusals: [MeridianError.Kind], others: [String])>(([], [], []))
+    }
+
+    /// A lock held by a live claim is not taken over, whatever the file says: one whose
+    /// process id is gone, or that holds none; once released, the next claim takes it.
+    @Test func aHeldLockIsNotTakenOverWhateverItHolds() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-claim-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out", lock = folder + "/.out.meridian-lock"
+        let first = try OutputClaim(output, container: .folder)
+        for text in ["4194303\n", "", "not a process\n"] {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: lock))  // the same file, rewritten in place
+            #expect { try OutputClaim(output, container: .folder) } throws: { ($0 as? MeridianError)?.kind == .cannotCreateOutput }
+        }
+        first.release()
+        #expect(!FileManager.default.fileExists(atPath: lock))
+        let second = try OutputClaim(output, container: .folder)
+        #expect(OutputClaim.holder(of: lock) == getpid())
+        second.release()
+    }
+}

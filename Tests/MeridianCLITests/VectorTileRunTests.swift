@@ -1,11 +1,8 @@
 import Foundation
+import MeridianCore
 import MeridianTestSupport
 import MeridianTiles
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Issue 31: vector tiles (MVT) and image tiles drawn from vector data honour the tiling
 /// options a raster's run does: shards joined by --finish give one run's pyramid byte for

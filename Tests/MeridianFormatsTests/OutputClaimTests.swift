@@ -1,12 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import MeridianCore
 @testable import MeridianFormats
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One run at a time holds an output's lock (`.NAME.meridian-lock` beside it), however many
 /// find the same lock left behind by a run that was killed.

@@ -72,12 +72,13 @@ final class PNGEncoder {
         }
         // Opaque tiles lose their alpha: RGB from RGBA, gray from gray and alpha, with the
         // channel count a constant in each loop.
+        let from = source.baseAddress!, to = row.baseAddress!, end = row.count
         @inline(__always) func pack(_ channels: Int) {
             var i = 0, o = 0
-            while o < row.count {
-                for c in 0..<channels { row[o + c] = source[i + c] }
-                i += stride
-                o += channels
+            while o < end {
+                for c in 0..<channels { to[o &+ c] = from[i &+ c] }
+                i &+= stride
+                o &+= channels
             }
         }
         switch channels {

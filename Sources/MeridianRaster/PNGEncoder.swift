@@ -104,55 +104,55 @@ final class PNGEncoder {
             let above: UnsafePointer<UInt8>? = y == 0 ? nil : UnsafePointer(base + start - rowBytes)
             let sums = Self.filterSums(UnsafePointer(row), above: above, count: rowBytes, bytesPerPixel: bytesPerPixel)
             var best = 0, bestSum = sums.0
-            for (type, sum) in [(1, sums.1), (2, sums.2), (3, sums.3), (4, sums.4)] where sum < bestSum { best = type; bestSum = sum }
+            if sums.1 < bestSum { best = 1; bestSum = sums.1 }
+            if sums.2 < bestSum { best = 2; bestSum = sums.2 }
+            if sums.3 < bestSum { best = 3; bestSum = sums.3 }
+            if sums.4 < bestSum { best = 4 }
             base[start] = UInt8(best)
             Self.applyFilter(best, to: row, above: above, count: rowBytes, bytesPerPixel: bytesPerPixel)
         }
     }
 
     /// Per filter type (none, sub, up, average, Paeth), the sum of the filtered row's bytes'
-    /// absolute values as signed bytes. `above` is nil for the first row (zeros above).
+    /// absolute values as signed bytes. `above` is nil for the first row (zeros above). One
+    /// simple loop per filter, with wrapping arithmetic, so that the compiler vectorizes them.
     @inline(__always)
     private static func filterSums(_ row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>?, count: Int, bytesPerPixel bpp: Int) -> (Int, Int, Int, Int, Int) {
-        @inline(__always) func magnitude(_ value: Int) -> Int { Int(Int8(truncatingIfNeeded: value).magnitude) }
-        var none = 0, sub = 0, up = 0, average = 0, paeth = 0
         let lead = min(bpp, count)
+        var none = 0, sub = 0, up = 0, average = 0, paeth = 0
+        for i in 0..<count { none &+= magnitude(row[i]) }
+        // Nothing to the left of the first pixel: sub is none there.
+        for i in 0..<lead { sub &+= magnitude(row[i]) }
+        for i in lead..<count { sub &+= magnitude(row[i] &- row[i &- bpp]) }
         guard let above else {
             // No row above: up is none, and Paeth predicts the byte to the left, as sub does.
-            for i in 0..<lead { let x = Int(row[i]); none &+= magnitude(x); sub &+= magnitude(x); average &+= magnitude(x) }
-            for i in lead..<count {
-                let x = Int(row[i]), a = Int(row[i &- bpp])
-                none &+= magnitude(x)
-                sub &+= magnitude(x &- a)
-                average &+= magnitude(x &- (a >> 1))
-            }
+            for i in 0..<lead { average &+= magnitude(row[i]) }
+            for i in lead..<count { average &+= magnitude(row[i] &- (row[i &- bpp] >> 1)) }
             return (none, sub, none, average, sub)
         }
-        for i in 0..<lead {
-            // Nothing to the left: sub is none; Paeth's a = c = 0 predicts the byte above.
-            let x = Int(row[i]), b = Int(above[i])
-            none &+= magnitude(x)
-            up &+= magnitude(x &- b)
-            average &+= magnitude(x &- (b >> 1))
-        }
-        sub = none
-        paeth = up
-        for i in lead..<count {
-            let x = Int(row[i]), a = Int(row[i &- bpp]), b = Int(above[i]), c = Int(above[i &- bpp])
-            none &+= magnitude(x)
-            sub &+= magnitude(x &- a)
-            up &+= magnitude(x &- b)
-            average &+= magnitude(x &- ((a &+ b) >> 1))
-            paeth &+= magnitude(x &- paethPredictor(a, b, c))
-        }
+        for i in 0..<count { up &+= magnitude(row[i] &- above[i]) }
+        // Nothing to the left: average predicts half the byte above, Paeth the byte above.
+        for i in 0..<lead { average &+= magnitude(row[i] &- (above[i] >> 1)); paeth &+= magnitude(row[i] &- above[i]) }
+        for i in lead..<count { average &+= magnitude(row[i] &- floorAverage(row[i &- bpp], above[i])) }
+        for i in lead..<count { paeth &+= magnitude(row[i] &- paethPredictor(row[i &- bpp], above[i], above[i &- bpp])) }
         return (none, sub, up, average, paeth)
     }
+
+    /// A filtered byte's absolute value as a signed byte (0 to 128).
+    @inline(__always)
+    private static func magnitude(_ byte: UInt8) -> Int { Int(Int8(bitPattern: byte).magnitude) }
+
+    /// ⌊(a + b) / 2⌋ without leaving 8 bits.
+    @inline(__always)
+    private static func floorAverage(_ a: UInt8, _ b: UInt8) -> UInt8 { (a & b) &+ ((a ^ b) >> 1) }
 
     /// PNG's Paeth predictor: of the bytes left (a), above (b) and above left (c), the one
     /// nearest a + b − c, ties to a, then b.
     @inline(__always)
-    private static func paethPredictor(_ a: Int, _ b: Int, _ c: Int) -> Int {
-        let pa = abs(b &- c), pb = abs(a &- c), pc = abs(a &+ b &- c &- c)
+    private static func paethPredictor(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt8 {
+        @inline(__always) func distance(_ value: Int32) -> Int32 { value < 0 ? 0 &- value : value }
+        let a32 = Int32(a), b32 = Int32(b), c32 = Int32(c)
+        let pa = distance(b32 &- c32), pb = distance(a32 &- c32), pc = distance(a32 &+ b32 &- c32 &- c32)
         return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
     }
 
@@ -160,22 +160,28 @@ final class PNGEncoder {
     /// its last byte to its first (each byte's prediction reads bytes before it, still
     /// unfiltered). `above` is the unfiltered row above (nil for the first: zeros).
     private static func applyFilter(_ type: Int, to row: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>?, count: Int, bytesPerPixel bpp: Int) {
-        @inline(__always) func each(_ predicted: (_ i: Int, _ a: Int, _ b: Int, _ c: Int) -> Int) {
+        let lead = min(bpp, count)
+        switch (type, above) {
+        case (1, _), (4, nil):
+            // Without a row above, Paeth predicts the byte to the left (and 0 at the start).
             var i = count &- 1
-            while i >= 0 {
-                let a = i >= bpp ? Int(row[i &- bpp]) : 0
-                let b = above.map { Int($0[i]) } ?? 0
-                let c = i >= bpp ? above.map { Int($0[i &- bpp]) } ?? 0 : 0
-                row[i] = UInt8(truncatingIfNeeded: Int(row[i]) &- predicted(i, a, b, c))
-                i &-= 1
-            }
-        }
-        switch type {
-        case 0: return
-        case 1: each { _, a, _, _ in a }
-        case 2: each { _, _, b, _ in b }
-        case 3: each { _, a, b, _ in (a &+ b) >> 1 }
-        default: each { _, a, b, c in paethPredictor(a, b, c) }
+            while i >= lead { row[i] = row[i] &- row[i &- bpp]; i &-= 1 }
+        case (2, let above?):
+            for i in 0..<count { row[i] = row[i] &- above[i] }
+        case (3, nil):
+            var i = count &- 1
+            while i >= lead { row[i] = row[i] &- (row[i &- bpp] >> 1); i &-= 1 }
+        case (3, let above?):
+            var i = count &- 1
+            while i >= lead { row[i] = row[i] &- floorAverage(row[i &- bpp], above[i]); i &-= 1 }
+            for i in 0..<lead { row[i] = row[i] &- (above[i] >> 1) }
+        case (4, let above?):
+            var i = count &- 1
+            while i >= lead { row[i] = row[i] &- paethPredictor(row[i &- bpp], above[i], above[i &- bpp]); i &-= 1 }
+            // Nothing to the left: Paeth predicts the byte above.
+            for i in 0..<lead { row[i] = row[i] &- above[i] }
+        default:
+            return  // none, or up without a row above (zeros)
         }
     }
 

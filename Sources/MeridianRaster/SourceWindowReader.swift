@@ -22,6 +22,15 @@ final class SourceWindowReader: @unchecked Sendable {
     /// - Throws: `MeridianError` when the file cannot be opened (again).
     init(source: RasterSource) throws {
         self.source = source
+        // An uncompressed GeoTIFF's windows read straight from the file into place (GDAL's
+        // direct I/O, which the GeoTIFF driver takes up when it opens the file), not through
+        // the block cache: a strip of such a file is often a whole row of the raster, which the
+        // cache deinterleaves band by band across its whole width (19% of the instructions of
+        // a tiling of NOAA 19350 as an RGBA GeoTIFF) for a window of a tenth of it. Other
+        // files and formats ignore the option; the threads' own datasets (GDAL's warper) do
+        // not have it.
+        CPLSetThreadLocalConfigOption("GTIFF_DIRECT_IO", "YES")
+        defer { CPLSetThreadLocalConfigOption("GTIFF_DIRECT_IO", nil) }
         (file, prepared) = try source.open()
     }
 
@@ -70,14 +79,7 @@ final class SourceWindowReader: @unchecked Sendable {
             if !fillsEveryChannel { buffer.initialize(repeating: 255) }
             count = w * h * 4
             status = lock.withLock {
-                // An uncompressed GeoTIFF's window read straight from the file into place (GDAL's
-                // direct I/O), not through the block cache: a strip of such a file is a whole
-                // row of the raster, which the cache would deinterleave band by band across its
-                // whole width (16% of a tiling of NOAA 19350 as an RGBA GeoTIFF) for a window
-                // of a tenth of it. Other files and formats ignore the option.
-                CPLSetThreadLocalConfigOption("GTIFF_DIRECT_IO", "YES")
-                defer { CPLSetThreadLocalConfigOption("GTIFF_DIRECT_IO", nil) }
-                return GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), buffer.baseAddress, Int32(w), Int32(h),
+                GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), buffer.baseAddress, Int32(w), Int32(h),
                                            GDT_Byte, Int32(bandMap.count), &bandMap, 4, Int32(4 * w), bandSpace)
             }
         }

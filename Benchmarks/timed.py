@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs a command and prints its wall seconds and peak resident memory in KiB ("SECONDS KIB").
+"""Runs a command and prints its wall seconds, peak resident memory in KiB and CPU seconds (user
+plus system) ("SECONDS KIB CPU-SECONDS").
 
 `common.sh`'s `measure` uses it. The clock starts just before the command is spawned and stops
 just after it is reaped; the memory is `/usr/bin/time`'s account of the command (a child spawned
@@ -22,7 +23,7 @@ def main() -> int:
     folder, command = sys.argv[1], sys.argv[2:]
     handle, memory = tempfile.mkstemp(dir=folder, prefix="peak.")  # its own: runs may overlap
     os.close(handle)
-    timed = ["/usr/bin/time", "-f", "%M", "-o", memory, *command]
+    timed = ["/usr/bin/time", "-f", "%M %U %S", "-o", memory, *command]
     with open(os.path.join(folder, "stderr"), "wb") as errors, open(os.devnull, "wb") as discard:
         actions = [(os.POSIX_SPAWN_DUP2, discard.fileno(), 1), (os.POSIX_SPAWN_DUP2, errors.fileno(), 2)]
         start = time.perf_counter()
@@ -30,9 +31,9 @@ def main() -> int:
         _, status = os.waitpid(pid, 0)
         seconds = time.perf_counter() - start
     with open(memory) as peak:
-        kib = peak.read().split()[-1]
+        kib, user, system = peak.read().split()[-3:]
     os.remove(memory)
-    print(f"{seconds:.6f} {kib}")
+    print(f"{seconds:.6f} {kib} {float(user) + float(system):.2f}")
     code = os.waitstatus_to_exitcode(status)
     return code if code >= 0 else 1
 

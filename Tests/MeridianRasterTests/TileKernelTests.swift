@@ -66,6 +66,52 @@ import Testing
         }
     }
 
+    /// The adaptive filters as PNG defines them, written out plainly: per row (bottom up), every
+    /// filter's output, the one whose bytes as signed values have the least sum of magnitudes
+    /// kept (ties to the lower type). The encoder's one-pass choice must give the same bytes.
+    static func plainlyFiltered(_ pixels: [UInt8], width: Int, height: Int, bpp: Int) -> [UInt8] {
+        let rowBytes = width * bpp
+        var out = [UInt8](repeating: 0, count: (rowBytes + 1) * height)
+        for y in 0..<height {
+            var best: [UInt8] = [], bestType = 0, bestSum = Int.max
+            for type in 0..<5 {
+                var row = [UInt8](repeating: 0, count: rowBytes), sum = 0
+                for i in 0..<rowBytes {
+                    let x = Int(pixels[y * rowBytes + i])
+                    let a = i >= bpp ? Int(pixels[y * rowBytes + i - bpp]) : 0
+                    let b = y > 0 ? Int(pixels[(y - 1) * rowBytes + i]) : 0
+                    let c = y > 0 && i >= bpp ? Int(pixels[(y - 1) * rowBytes + i - bpp]) : 0
+                    let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                    let predicted = [0, a, b, (a + b) / 2, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][type]
+                    row[i] = UInt8(truncatingIfNeeded: x - predicted)
+                    sum += abs(Int(Int8(bitPattern: row[i])))
+                }
+                if sum < bestSum { best = row; bestType = type; bestSum = sum }
+            }
+            out[y * (rowBytes + 1)] = UInt8(bestType)
+            out.replaceSubrange((y * (rowBytes + 1) + 1)...(y * (rowBytes + 1) + rowBytes), with: best)
+        }
+        return out
+    }
+
+    /// The encoder's adaptive filtering, byte for byte as the plain definition, on tiles of
+    /// flat areas and noise and on rows of extreme bytes, for every channel count.
+    @Test func adaptiveFilteringIsThePlainDefinition() throws {
+        let encoder = try PNGEncoder(filtering: .adaptive)
+        var random = SplitMix64(seed: 11)
+        for channels in 1...4 {
+            for (width, height) in [(1, 1), (2, 3), (37, 9), (64, 64)] {
+                let tile = Self.tileImage(size: 64, colorChannels: channels >= 3 ? 3 : 1, opaque: false, seed: UInt64(channels)).pixels
+                let pixels = (0..<(width * height * channels)).map { i in
+                    random.below(3) == 0 ? UInt8([0, 1, 127, 128, 254, 255][random.below(6)]) : tile[i % tile.count]
+                }
+                _ = try pixels.withUnsafeBufferPointer { try encoder.encode($0, width: width, height: height, channels: channels, stride: channels) }
+                let expected = Self.plainlyFiltered(pixels, width: width, height: height, bpp: channels)
+                #expect(Array(encoder.filtered.prefix(expected.count)) == expected, "\(channels) channels, \(width) × \(height)")
+            }
+        }
+    }
+
     @Test func exactDivisionIsIntegerDivision() {
         // Every alpha sum a tile pixel can have (up to 8 × 8 samples of 255), with numerators
         // at, around and between multiples of it, up to the largest sum of a colour channel.

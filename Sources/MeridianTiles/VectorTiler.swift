@@ -299,13 +299,16 @@ struct TileItem: Sendable {
     }
 
     /// What of `items` a leaf tile holds: all but the thinned points; when they would leave
-    /// the tile empty, the thinned point of the lowest rank (as tippecanoe keeps a point in
-    /// every tile that has any, so sparse areas do not go blank at low zooms). The lowest rank
-    /// is the point the tile's parent keeps too, so a point kept at a level stays at deeper ones.
+    /// the tile without a point (lines and polygons do not count), the thinned point of the
+    /// lowest rank too, in its place (as tippecanoe keeps a point in every tile that has any, so
+    /// sparse areas do not go blank at low zooms). The lowest rank is the point the tile's
+    /// parent keeps too, so a point kept at a level stays at deeper ones.
     static func kept(_ items: [TileItem]) -> [TileItem] {
-        let shown = items.filter { $0.thinning == nil }
-        if !shown.isEmpty || items.isEmpty { return shown }
-        return [items.min { $0.thinning!.rank < $1.thinning!.rank }!]
+        let thinned = items.indices.filter { items[$0].thinning != nil }
+        if thinned.isEmpty { return items }
+        let showsAPoint = items.contains { $0.thinning == nil && !$0.shape.points.isEmpty }
+        let chosen = showsAPoint ? nil : thinned.min { items[$0].thinning!.rank < items[$1].thinning!.rank }
+        return items.indices.compactMap { items[$0].thinning == nil || $0 == chosen ? items[$0] : nil }
     }
 
     /// What of it lies in `rect`: itself when wholly inside (no copy), nil when nothing is.

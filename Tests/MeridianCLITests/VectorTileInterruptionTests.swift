@@ -102,7 +102,7 @@ import Testing
             #expect(seconds < 30, "\(seconds) s after SIGINT")
             #expect(contents(of: place).isEmpty, "left \(contents(of: place))")
             #expect(contents(of: scratch).isEmpty, "left in TMPDIR \(contents(of: scratch))")
-            #expect(stderr.contains("nothing was kept"), "\(stderr)")
+            #expect(stderr.contains("nothing of the PMTiles archive was kept"), "\(stderr)")
         }
     }
     #endif

@@ -53,7 +53,7 @@ public struct LevelTilingRun: Sendable {
     static let ownerZoom = 8
 
     /// The shard (from 0 to `count` - 1) that stores `tile` in a run split into `count`: decided
-    /// by its ancestor at ``ownerZoom`` (or the tile itself above it), spread by a hash, so
+    /// by its ancestor at zoom 8, `ownerZoom` (or the tile itself above it), spread by a hash, so
     /// that every shard gets about as many tiles of each level as every other.
     public static func owner(of tile: MapTile, count: Int) -> Int {
         guard count > 1 else { return 0 }

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianGeometry
+import MeridianTiles
 
 /// Web Mercator (EPSG:3857) tile math for a pyramid of square tiles, counted XYZ-style (rows from
 /// the top, as `MapTile` counts them). The zoom range and each level's tile range are chosen as
@@ -150,15 +151,6 @@ extension MapTile {
     /// The tile's place on the Z-order (Morton) curve of its level: x's and y's bits interleaved,
     /// so that the four tiles under one tile of the level above are consecutive.
     var mortonCode: UInt64 {
-        func spread(_ value: Int) -> UInt64 {
-            var v = UInt64(truncatingIfNeeded: value) & 0xFFFF_FFFF
-            v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF
-            v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF
-            v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F
-            v = (v | (v << 2)) & 0x3333_3333_3333_3333
-            v = (v | (v << 1)) & 0x5555_5555_5555_5555
-            return v
-        }
-        return spread(x) | (spread(y) << 1)
+        MortonOrder.code(x: UInt32(truncatingIfNeeded: x), y: UInt32(truncatingIfNeeded: y))
     }
 }

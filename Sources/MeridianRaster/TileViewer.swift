@@ -49,19 +49,27 @@ public enum TileViewer {
         }
     }
 
+    /// The start of a viewer page, to its `</head>`: its title, the map library's stylesheet and
+    /// script (copied beside the page), and the page's background.
+    static func pageHead(title: String, stylesheet: String, script: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html>
+        <head>
+          <meta charset="utf-8">
+          <title>\(xmlEscaped(title))</title>
+          <meta name="viewport" content="width=device-width, initial-scale=1">
+          <link rel="stylesheet" href="\(stylesheet)">
+          <script src="\(script)"></script>
+          <style>html, body, #map { height: 100%; margin: 0; background: \(background); }</style>
+        </head>
+
+        """
+    }
+
     static func html(_ m: TileSetMetadata, scheme: TileScheme) -> String {
         let b = m.bounds
-        return """
-            <!DOCTYPE html>
-            <html>
-            <head>
-              <meta charset="utf-8">
-              <title>\(xmlEscaped(m.name))</title>
-              <meta name="viewport" content="width=device-width, initial-scale=1">
-              <link rel="stylesheet" href="leaflet/leaflet.css">
-              <script src="leaflet/leaflet.js"></script>
-              <style>html, body, #map { height: 100%; margin: 0; background: \(background); }</style>
-            </head>
+        return pageHead(title: m.name, stylesheet: "leaflet/leaflet.css", script: "leaflet/leaflet.js") + """
             <body>
               <div id="map"></div>
               <script>

@@ -103,17 +103,7 @@ public enum VectorTileViewer {
     static func html(_ m: TilePyramidMetadata, layers: [String]) -> String {
         let b = m.bounds, zooms = m.zooms
         let names = "[" + layers.map(scriptJSON).joined(separator: ", ") + "]"
-        return """
-            <!DOCTYPE html>
-            <html>
-            <head>
-              <meta charset="utf-8">
-              <title>\(xmlEscaped(m.name))</title>
-              <meta name="viewport" content="width=device-width, initial-scale=1">
-              <link rel="stylesheet" href="viewer/maplibre-gl.css">
-              <script src="viewer/maplibre-gl.js"></script>
-              <style>html, body, #map { height: 100%; margin: 0; background: \(TileViewer.background); }</style>
-            </head>
+        return TileViewer.pageHead(title: m.name, stylesheet: "viewer/maplibre-gl.css", script: "viewer/maplibre-gl.js") + """
             <body>
               <div id="map"></div>
               <script>

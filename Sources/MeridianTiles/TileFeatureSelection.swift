@@ -279,16 +279,7 @@ struct TileFeatureBudget {
 
     /// The Z-order (Morton) code of a tile point, its coordinates offset to be non-negative.
     static func mortonCode(_ point: SIMD2<Int32>) -> UInt64 {
-        func spread(_ value: Int32) -> UInt64 {
-            var v = UInt64(UInt32(bitPattern: value) ^ 0x8000_0000)
-            v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF
-            v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF
-            v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F
-            v = (v | (v << 2)) & 0x3333_3333_3333_3333
-            v = (v | (v << 1)) & 0x5555_5555_5555_5555
-            return v
-        }
-        return spread(point.x) | (spread(point.y) << 1)
+        MortonOrder.code(x: UInt32(bitPattern: point.x) ^ 0x8000_0000, y: UInt32(bitPattern: point.y) ^ 0x8000_0000)
     }
 
     /// `value`'s lowest `bits` bits in reverse order.

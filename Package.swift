@@ -151,7 +151,7 @@ let package = Package(
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).
-        .target(name: "MeridianRaster", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "CDeflate", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
+        .target(name: "MeridianRaster", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "CDeflate", "CFileSync", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianFormats
 import MeridianGeometry
 import Synchronization
 
@@ -200,7 +201,10 @@ public struct VectorTiler {
         var waiting: [Int: CutBatch] = [:]
         try WorkerThreads.run(threads: jobs, backlog: 2) { [options] (emit: (CutBatch) throws -> Void) in
             var simplifier = GeometrySimplifier(tolerance: level.unit, method: options.method)
+            // A long ring's repair can take seconds: a signal stops it, and the run then stops at its next check.
+            simplifier.stopRequested = { TemporaryFiles.stopRequested != nil }
             while let (sequence, batch) = try batches.next() {
+                try TemporaryFiles.checkForStop()
                 var cut = CutBatch(sequence: sequence)
                 // Summed per batch, so the squares do not depend on which thread cut which batch.
                 var tiny = TinyPolygonReduction(unit: level.unit)

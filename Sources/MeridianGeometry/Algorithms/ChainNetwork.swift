@@ -120,14 +120,18 @@ struct ChainNetwork {
 
     /// Repairs until no kept segment conflicts with another. Segments that are the input's
     /// own (nothing left to put back) and still conflict were invalid in the input; they stay.
-    mutating func repair() {
+    /// `stopRequested`, asked every 4,096 segments, ends the repair early (the result may then
+    /// be invalid: the caller throws it away).
+    mutating func repair(stopRequested: (() -> Bool)? = nil) {
         while true {
+            if stopRequested?() == true { return }
             let segments = keptSegments().sorted { $0.minX < $1.minX }
             var refine = Set<SegmentKey>()
             func flag(_ s: Segment) {
                 if s.b - s.a > 1 { refine.insert(SegmentKey(chain: s.chain, a: s.a)) }
             }
             for i in segments.indices {
+                if i & 4095 == 4095, stopRequested?() == true { return }
                 let s = segments[i]
                 var j = i + 1
                 while j < segments.count && segments[j].minX <= s.maxX {

@@ -17,6 +17,11 @@ public struct GeometrySimplifier: Sendable {
     /// or a line that would shrink to a point keeps two of its positions, as tippecanoe keeps
     /// polygons below a pixel, so areas and places do not vanish when zoomed out.
     public var keepSmall = false
+    /// Asked now and then while simplifying makes a geometry valid again (work that grows fast
+    /// with a long ring's positions): when it answers true, the repair stops where it is, and
+    /// what is returned may be invalid. A caller that stops on a signal passes its check here,
+    /// so a run does not go on for seconds after Ctrl-C; it must then throw the result away.
+    public var stopRequested: (@Sendable () -> Bool)? = nil
     /// Rings dropped so far because they were smaller than the tolerance or degenerate.
     public private(set) var droppedRings = 0
     /// Lines dropped so far because they shrank to a point (a closed line smaller than the tolerance).
@@ -136,7 +141,7 @@ public struct GeometrySimplifier: Sendable {
         }
         network.simplify(tolerance: tolerance, method: method)
         let degenerate = network.restoreCollapsedRings()
-        network.repair()
+        network.repair(stopRequested: stopRequested)
 
         let kept = zip(topology.arcs, network.chains).map { arc, chain in chain.keptIndices.map { arc[$0] } }
         return paths.indices.map { index in

@@ -8,18 +8,7 @@ import Testing
     func interruptedConversionLeavesNoFile(_ signal: Int32) throws {
         try withTemporaryFolder { folder in
             let output = folder.appendingPathComponent("out.geojson")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
-            process.arguments = ["convert", "-", "-o", output.path]
-            let input = Pipe()
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var text = "{\"type\":\"FeatureCollection\",\"features\":["
-            for i in 0..<2_000 {
-                text += "{\"type\":\"Feature\",\"properties\":{\"i\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},"
-            }
-            input.fileHandleForWriting.write(Data(text.utf8))
+            let (process, input) = try startConverting(["convert", "-", "-o", output.path])
             // Wait until the temporary file exists, then interrupt.
             let deadline = Date().addingTimeInterval(10)
             while contents(of: folder).isEmpty && Date() < deadline { usleep(10_000) }
@@ -41,19 +30,8 @@ import Testing
         try withTemporaryFolder { folder in
             let scratch = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
             for made in [scratch, out] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
-            process.arguments = ["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent("out.kml").path]
-            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
-            let input = Pipe()
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var text = "{\"type\":\"FeatureCollection\",\"features\":["
-            for i in 0..<2_000 {
-                text += "{\"type\":\"Feature\",\"properties\":{\"i\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},"
-            }
-            input.fileHandleForWriting.write(Data(text.utf8))
+            let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent("out.kml").path],
+                                                       environment: ["TMPDIR": scratch.path])
             // The output's own temporary file shows the writer is open; give it time to write.
             let deadline = Date().addingTimeInterval(10)
             while contents(of: out).isEmpty && Date() < deadline { usleep(10_000) }
@@ -65,5 +43,25 @@ import Testing
             #expect(process.terminationStatus == SIGKILL)
             #expect(contents(of: scratch).isEmpty, "left in $TMPDIR: \(contents(of: scratch))")
         }
+    }
+
+    /// Starts `meridian arguments` reading standard input from a pipe, and writes the start of a
+    /// FeatureCollection of 2,000 points into it, leaving the pipe open so the run is caught
+    /// mid-stream. Returns the running process and the pipe (close its writing end when done).
+    func startConverting(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = "{\"type\":\"FeatureCollection\",\"features\":["
+        for i in 0..<2_000 {
+            text += "{\"type\":\"Feature\",\"properties\":{\"i\":\(i)},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}},"
+        }
+        input.fileHandleForWriting.write(Data(text.utf8))
+        return (process, input)
     }
 }

@@ -222,7 +222,7 @@ public struct VectorTiler {
                           feature.minimumZoom <= level.zoom, level.zoom <= feature.maximumZoom else { return }
                     // A feature no tile of the shard's reaches is passed over unsimplified, unless
                     // it might simplify to nothing: its area then adds to the tiny polygons' squares.
-                    if !level.mayReachShard(geometry) && (!options.reducesTinyPolygons || !simplifier.certainlyKeepsSomething(of: geometry)) { return }
+                    if !level.mayReachShard(geometry) && (!options.reducesTinyPolygons || simplifier.certainlyKeepsSomething(of: geometry)) { return }
                     let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
                     var thinning: TileItem.Thinning?
                     if let rule = options.pointThinning, let positions = geometry.pointPositions {

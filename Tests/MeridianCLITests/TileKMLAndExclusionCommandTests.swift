@@ -77,6 +77,20 @@ import MeridianCore
         }
     }
 
+    /// Vector data drawn as image tiles gets its super-overlay too: a KML beside every tile.
+    @Test func drawnTilesGetTheirKML() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("drawn")
+            let result = try meridian(["tile", fixture("geojson/drop-rate-points.geojson"), out.path, "--tile-format", "png", "--zoom", "0-1", "--kml", "-q"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let files = folderContents(out).keys
+            let tiles = Set(files.filter { $0.hasSuffix(".png") }.map { $0.dropLast(4) })
+            #expect(!tiles.isEmpty)
+            #expect(Set(files.filter { $0.hasSuffix(".kml") && $0 != "doc.kml" }.map { $0.dropLast(4) }) == tiles)
+            #expect(files.contains("doc.kml"))
+        }
+    }
+
     /// A run killed part-way and resumed with --kml ends with the KML of a clean run.
     @Test func aResumedRunWritesTheCleanRunsKML() throws {
         try withTemporaryFolder { folder in

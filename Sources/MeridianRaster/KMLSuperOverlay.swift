@@ -12,8 +12,8 @@ import MeridianTiles
 /// The regions' levels of detail are gdal2tiles' (its `-k`): a tile shows from half its size on
 /// screen (`minLodPixels` 128 for 256-pixel tiles) to eight times it (`maxLodPixels` 2048),
 /// where its children take over, and a tile with no children never gives way (-1). The tree is
-/// made from the tiles the folder holds once the run is done (after `--finish` for shards, and
-/// after a resumed run, whatever was written before), so every link resolves: `doc.kml` links
+/// made from the tiles the folder holds once the run is done (once shards are joined, and after
+/// a resumed run, over the tiles kept from before), so every link resolves: `doc.kml` links
 /// each tile whose parent is not in the folder (the lowest level's tiles, and any tile left
 /// alone by a transparent parent). Each file is written atomically, `doc.kml` last, so the tree
 /// is entered only once it is whole.

@@ -198,14 +198,18 @@ struct ExcludingSampleAverager {
                         averager.interpolateRow(at: Double(py) + (Double(sy) + 0.5) / Double(k), x: &rowX, y: &rowY)
                         for cell in 0..<(grid.columns - 1) {
                             let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
+                            // Each position the one before plus (dx, dy), as `SampleAverager` adds them,
+                            // so that a sample falls on the very source pixel it takes.
+                            var x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
                             for j in 0..<(grid.step * k) {
                                 let px = cell * grid.step + j / k
-                                let x = rowX[cell] + dx * (Double(j) + 0.5) - originX, y = rowY[cell] + dy * (Double(j) + 0.5) - originY
                                 if x >= 0, y >= 0, Int(x) < window.width, Int(y) < window.height {
                                     means[px].add(src, at: (Int(y) * window.width + Int(x)) * 4, colorChannels: colorChannels, alphaAt: 3)
                                 } else {
                                     means[px].addTransparent()
                                 }
+                                x += dx
+                                y += dy
                             }
                         }
                     }

@@ -43,6 +43,36 @@ import MeridianTestSupport
         #expect(Array(TileImage.downsample([mixed, nil, nil, nil], size: 2, colorChannels: 3, excluding: excluded).pixels[0..<4]) == [9, 9, 9, 191])
     }
 
+    /// Excluding a colour the source does not have, the excluding kernel gives the `average`
+    /// kernel's very pixels: it takes the same samples, at the same positions, partly outside
+    /// the window, and rounds as it does.
+    @Test(arguments: [1, 2, 4])
+    func excludingNothingPresentIsTheAverageKernel(samples: Int) throws {
+        let size = 32, step = 16, columns = size / step + 1
+        // Colours whose red is at least 10 (never the excluded 1,2,3), some pixels transparent or half.
+        let window = SourceWindow(x: 2, y: 3, width: 90, height: 80, rgba: (0..<(90 * 80 * 4)).map { i in
+            let pixel = i / 4
+            return i % 4 == 3 ? [255, 0, 128, 255, 255][pixel % 5] : UInt8(10 + (pixel * 7 + i % 4 * 29) % 240)
+        })
+        var xs: [Double] = [], ys: [Double] = []
+        for j in 0..<columns {
+            for i in 0..<columns {
+                let u = Double(i * step), v = Double(j * step)
+                xs.append(-3.2 + 1.3 * u + 0.1 * v)
+                ys.append(-1.7 + 0.05 * u + 1.2 * v)
+            }
+        }
+        let grid = PositionGrid(step: step, columns: columns, rows: columns, xs: xs, ys: ys)
+        let excluded = try #require(ExcludedValues(colours: [RGB(1, 2, 3)]))
+        for colorChannels in [1, 3] {
+            let averager = SampleAverager(grid: grid, window: window, size: size, samples: samples, colorChannels: colorChannels)
+            let excluding = ExcludingSampleAverager(averager: averager, excluded: excluded)
+            let ours = excluding.pixels(), theirs = averager.pixels()
+            let differing = ours.indices.filter { ours[$0] != theirs[$0] }
+            #expect(differing.isEmpty, "\(colorChannels) colour channels: \(differing.count) bytes differ, first \(differing.prefix(4).map { "\($0): \(ours[$0]) not \(theirs[$0])" })")
+        }
+    }
+
     /// Tiles white-margin.tif (a navy square in a white margin 33 source pixels wide, tile
     /// 2/1/1 at one source pixel a pixel) at `zooms`, and returns its tile 1/0/0.
     func marginTile(zooms: ClosedRange<Int>, excluded: ExcludedValues?) throws -> DecodedImage {

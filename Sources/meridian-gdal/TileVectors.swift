@@ -259,6 +259,7 @@ extension Tile {
         if viewer, let metadata = finished.withLock({ $0 }) {
             try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
         }
+        if kml, let metadata = finished.withLock({ $0 }) { try writeKML(metadata) }
         if !quiet { Reporter.printError(levelSummaryText(stored, what: "\(format.rawValue.uppercased()) tile", extra: " of \(inputs.count) input\(inputs.count == 1 ? "" : "s")", start: start)) }
     }
 }

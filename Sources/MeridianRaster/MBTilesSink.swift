@@ -93,16 +93,13 @@ public final class MBTilesSink: TileSink, Sendable {
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
         try file.withLock {
             try $0.copyTiles(from: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
-                             format: MBTilesSink.formatName(format), belongs: belongs)
+                             format: format.fileExtension, belongs: belongs)
         }
     }
 
-    /// The MBTiles metadata's name of `format`.
-    static func formatName(_ format: TileFormat) -> String { format == .mvt ? "pbf" : format == .jpeg ? "jpg" : format.rawValue }
-
     /// Writes the MBTiles metadata table and moves the finished file into place.
     public func finish(metadata m: TileSetMetadata) throws {
-        let metadata = MBTilesMetadata(name: m.name, description: m.description, format: Self.formatName(m.format),
+        let metadata = MBTilesMetadata(name: m.name, description: m.description, format: m.format.fileExtension,
                                        bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom,
                                        json: m.vectorLayersJSON.map { "{\"vector_layers\":\($0)}" })
         try file.withLock { try $0.finish(metadata: metadata, keepingRun: isShardPart) }

@@ -20,13 +20,7 @@ public final class PMTilesSink: TileSink, Sendable {
     public init(path: String, format: TileFormat) throws {
         self.path = path
         self.format = format
-        let type: PMTilesWriter.TileType = switch format {
-        case .png: .png
-        case .jpeg: .jpeg
-        case .webp: .webp
-        case .mvt: .mvt
-        }
-        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: format == .mvt))
+        archive = Mutex(try PMTilesWriter(path: path, format: format, tilesGzipped: format == .mvt))
     }
 
     /// Nothing to resume: an archive is written whole.
@@ -73,6 +67,6 @@ public final class PMTilesSink: TileSink, Sendable {
     /// them: vector tiles gzipped), once it has shown to be that shard's part.
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
         try MBTilesWriter.forEachTile(ofPart: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
-                                      format: MBTilesSink.formatName(format), belongs: belongs) { try store($0, $1) }
+                                      format: format.fileExtension, belongs: belongs) { try store($0, $1) }
     }
 }

@@ -8,54 +8,6 @@ import MeridianGeometry
 import MeridianTiles
 import Synchronization
 
-/// How tile rows are counted in a folder of tiles.
-public enum TileScheme: String, Sendable, CaseIterable {
-    /// Rows from the top (MapKit's MKTileOverlayPath, OpenStreetMap, Leaflet's default).
-    case xyz
-    /// Rows from the bottom (Tile Map Service).
-    case tms
-}
-
-/// What a tile set's metadata says (TileJSON, MBTiles metadata, tilemapresource.xml).
-public struct TileSetMetadata: Sendable {
-    /// The tile set's name (the raster's file name without its extension).
-    public var name: String
-    /// The tiles' image format.
-    public var format: TileFormat
-    /// The bounds of the data in degrees (west, south, east, north).
-    public var bounds: BoundingBox
-    /// The lowest zoom level that holds tiles.
-    public var minZoom: Int
-    /// The highest zoom level that holds tiles.
-    public var maxZoom: Int
-    /// Tile width and height in pixels.
-    public var tileSize: Int
-    /// A line describing the tile set (the raster's file name, and that Meridian tiled it).
-    public var description: String
-    /// For vector tiles: TileJSON's `vector_layers` (each layer's id, fields and zooms) as JSON; nil for images.
-    public var vectorLayersJSON: String?
-
-    /// The metadata of a tile set of `format` tiles, `tileSize` pixels square, holding tiles at
-    /// zoom levels `minZoom` to `maxZoom` over `bounds` (degrees).
-    /// For vector tiles, `vectorLayersJSON` lists the layers (TileJSON's `vector_layers`).
-    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String,
-                vectorLayersJSON: String? = nil) {
-        self.vectorLayersJSON = vectorLayersJSON
-        self.name = name
-        self.format = format
-        self.bounds = bounds
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.tileSize = tileSize
-        self.description = description
-    }
-
-    /// The middle of the bounds, at the middle zoom level (TileJSON's and MBTiles' `center`).
-    public var center: (longitude: Double, latitude: Double, zoom: Int) {
-        ((bounds.west + bounds.east) / 2, (bounds.south + bounds.north) / 2, (minZoom + maxZoom + 1) / 2)
-    }
-}
-
 /// Where tiles go. Writes may come from several threads at once. A tile set is built block by
 /// block (a block: every tile under one tile of a middle zoom level); a sink remembers
 /// completed blocks and the run they belong to (its `TilingRunIdentity`), so a resumed run after
@@ -330,10 +282,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// TileJSON 3.0.0 (for vector tiles, as every vector pyramid's: MeridianTiles' `TilePyramidWriter`'s).
     func tileJSON(_ m: TileSetMetadata) -> String {
         if format == .mvt {
-            return TilePyramidWriter.tileJSON(
-                TilePyramidMetadata(tileType: .mvt, name: m.name, description: m.description, bounds: m.bounds, zooms: m.minZoom...m.maxZoom,
-                                    vectorLayersJSON: m.vectorLayersJSON),
-                tileType: .mvt, vectorLayersJSON: m.vectorLayersJSON ?? "[]")
+            return TilePyramidWriter.tileJSON(m, vectorLayersJSON: m.vectorLayersJSON ?? "[]")
         }
         let b = m.bounds, c = m.center
         return """

@@ -20,7 +20,7 @@ public final class TilePyramidWriter {
     /// The folder or file.
     public let path: String
     /// What the tiles are.
-    public let tileType: TileType
+    public let format: TileFormat
     private let mbtiles: MBTilesWriter?
     private let pmtiles: PMTilesWriter?
     /// Writes a folder's tiles into ``staging``.
@@ -37,19 +37,19 @@ public final class TilePyramidWriter {
     /// Whether `path` names a PMTiles archive.
     public static func isPMTiles(_ path: String) -> Bool { path.lowercased().hasSuffix(".pmtiles") }
 
-    /// Opens `path` for a new pyramid of `tileType` tiles.
+    /// Opens `path` for a new pyramid of `format` tiles.
     /// - Throws: `MeridianError` (cannot create output) when the output exists (an empty folder
     ///   counts as new) or cannot be made, (usage) when it is an input of the run.
-    public init(path: String, tileType: TileType) throws {
+    public init(path: String, format: TileFormat) throws {
         self.path = path
-        self.tileType = tileType
+        self.format = format
         if Self.isPMTiles(path) {
-            (mbtiles, pmtiles, staging, claim, files) = (nil, try PMTilesWriter(path: path, tileType: tileType, tilesGzipped: tileType == .mvt), nil, nil, nil)
+            (mbtiles, pmtiles, staging, claim, files) = (nil, try PMTilesWriter(path: path, format: format, tilesGzipped: format == .mvt), nil, nil, nil)
             return
         }
         pmtiles = nil
         if Self.isMBTiles(path) {
-            let mbtiles = try MBTilesWriter(path: path, resume: false, run: [("kind", tileType.displayName)]) { _ in }
+            let mbtiles = try MBTilesWriter(path: path, resume: false, run: [("kind", format.displayName)]) { _ in }
             (self.mbtiles, staging, claim, files) = (mbtiles, nil, nil, nil)
             // A signal that ends the process at once removes the partial file at least.
             for file in mbtiles.leftovers { TemporaryFiles.removeOnSignal(file) }
@@ -82,7 +82,7 @@ public final class TilePyramidWriter {
     /// are vector tiles).
     public func write(_ tile: MapTile, _ bytes: [UInt8]) throws {
         try TemporaryFiles.checkForStop()
-        let stored = tileType == .mvt && (mbtiles != nil || pmtiles != nil) ? try Gzip.compress(bytes) : bytes
+        let stored = format == .mvt && (mbtiles != nil || pmtiles != nil) ? try Gzip.compress(bytes) : bytes
         if let mbtiles {
             try mbtiles.write(tile, data: stored)
             // The MBTiles writer keeps uncommitted tiles in memory (a block's worth, for resumable
@@ -95,29 +95,29 @@ public final class TilePyramidWriter {
         } else if let pmtiles {
             try pmtiles.write(tile, stored)
         } else {
-            try files!.write(stored, to: "\(staging!)/\(tile.zoom)/\(tile.x)/\(tile.y).\(tileType.formatName)")
+            try files!.write(stored, to: "\(staging!)/\(tile.zoom)/\(tile.x)/\(tile.y).\(format.fileExtension)")
         }
     }
 
     /// Writes the metadata (TileJSON 3.0.0 in a folder, the metadata table with its `json` row
     /// in MBTiles, the metadata JSON in PMTiles) and finishes the pyramid.
-    public func finish(_ metadata: TilePyramidMetadata) throws {
+    public func finish(_ metadata: TileSetMetadata) throws {
         try TemporaryFiles.checkForStop()
         let b = metadata.bounds, zooms = metadata.zooms
-        let layers = tileType == .mvt ? metadata.vectorLayersJSON ?? "[]" : nil
-        let statsJSON = tileType == .mvt ? metadata.tileStatsJSON : nil
+        let layers = format == .mvt ? metadata.vectorLayersJSON ?? "[]" : nil
+        let statsJSON = format == .mvt ? metadata.tileStatsJSON : nil
         let stats = statsJSON.map { ",\"tilestats\":\($0)" } ?? ""
         if let mbtiles {
             try mbtiles.finish(metadata: MBTilesMetadata(
-                name: metadata.name, description: metadata.description, format: tileType.formatName, bounds: b,
+                name: metadata.name, description: metadata.description, format: format.fileExtension, bounds: b,
                 center: ((b.west + b.east) / 2, (b.south + b.north) / 2, zooms.lowerBound),
                 minZoom: zooms.lowerBound, maxZoom: zooms.upperBound, json: layers.map { "{\"vector_layers\":\($0)\(stats)}" }))
         } else if let pmtiles {
             let json = "{\"name\":\(JSONValue.string(metadata.name).jsonText),\"description\":\(JSONValue.string(metadata.description).jsonText),"
-                + "\"type\":\"overlay\",\"format\":\"\(tileType.formatName)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + stats + "}"
+                + "\"type\":\"overlay\",\"format\":\"\(format.fileExtension)\"" + (layers.map { ",\"vector_layers\":\($0)" } ?? "") + stats + "}"
             try pmtiles.finish(metadataJSON: json, bounds: b, zooms: zooms)
         } else if let staging, let files {
-            try files.write(Array(Self.tileJSON(metadata, tileType: tileType, vectorLayersJSON: layers, tileStatsJSON: statsJSON).utf8), to: staging + "/metadata.json")
+            try files.write(Array(Self.tileJSON(metadata, vectorLayersJSON: layers, tileStatsJSON: statsJSON).utf8), to: staging + "/metadata.json")
             // rename(2) replaces an empty folder, and refuses anything else (a folder that has
             // filled meanwhile, a file): nothing that was there is removed.
             guard rename(staging, path) == 0 else {
@@ -132,8 +132,8 @@ public final class TilePyramidWriter {
     /// TileJSON 3.0.0 for a folder of `z/x/y.ext` tiles; for vector tiles also the MBTiles-style
     /// `json` member that tippecanoe writes and GDAL's MVT driver reads for the layers' fields.
     /// `tilestats` (`tileStatsJSON`) goes beside `vector_layers`, in both places.
-    package static func tileJSON(_ m: TilePyramidMetadata, tileType: TileType, vectorLayersJSON layers: String?, tileStatsJSON: String? = nil) -> String {
-        let b = m.bounds, ext = tileType.formatName
+    package static func tileJSON(_ m: TileSetMetadata, vectorLayersJSON layers: String?, tileStatsJSON: String? = nil) -> String {
+        let b = m.bounds, ext = m.format.fileExtension
         let vector = layers.map {
             """
 
@@ -180,7 +180,7 @@ extension TilePyramidWriter {
             throw MeridianError(.badInput, "the tile pyramid holds no tiles\(which)", at: SourceLocation(file: source.path))
         }
         if zooms != nil { metadata.zooms = lowest...highest }
-        let writer = try TilePyramidWriter(path: path, tileType: metadata.tileType)
+        let writer = try TilePyramidWriter(path: path, format: metadata.format)
         var written = 0
         for tile in tiles {
             // An address without bytes holds no tile (a PMTiles archive cannot even store one).

@@ -36,7 +36,7 @@ public enum VectorTileViewer {
     static let mapLibreFiles = ["maplibre-gl.js", "maplibre-gl.css"]
 
     /// The first of `folders` that holds MapLibre GL JS.
-    /// - Throws: ``TileOutputError/mapLibreMissing(folder:searched:)`` (unavailable) when none does,
+    /// - Throws: `TileOutputError.mapLibreMissing(folder:searched:)` (unavailable) when none does,
     ///   naming `output`: found before tiling, so a run that cannot write its page does not start.
     public static func locateMapLibre(for output: String, in folders: [String] = mapLibreFolders) throws -> String {
         let manager = FileManager.default
@@ -50,7 +50,7 @@ public enum VectorTileViewer {
     /// `metadata.json` gives the layers, bounds and zoom levels. `viewer/` is made out of sight
     /// (`.viewer.partial`) and renamed into place; `index.html` goes last.
     /// - Parameters:
-    ///   - folder: The pyramid's folder (as `TilePyramidWriter` writes it).
+    ///   - folder: The pyramid's folder (as MeridianTiles' `FolderTileSink` writes it).
     ///   - mapLibre: The folder holding `maplibre-gl.js` and `maplibre-gl.css` (``locateMapLibre(for:in:)``).
     /// - Returns: The number of tiles the page can show.
     /// - Throws: `MeridianError` (bad input) when the folder is not a vector pyramid; (cannot

@@ -135,7 +135,7 @@ public struct TileJoinSummary: Sendable {
 /// name use different extents. Image tiles are not joined.
 public enum TileJoin {
     /// Joins the tile sets `inputs` into a new one at `output` (the container by its path, as
-    /// ``TilePyramidWriter`` chooses it).
+    /// ``TileSinks/openNew(_:format:scheme:)`` chooses it).
     /// - Parameters:
     ///   - inputs: The tile sets, open for reading, in the order their layers go.
     ///   - output: A new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
@@ -147,7 +147,7 @@ public enum TileJoin {
     ///   writer's errors (an existing output is refused, and nothing is left of a failed run).
     @discardableResult
     public static func join(_ inputs: [any TilePyramidReader], into output: String, options: TileJoinOptions = .init()) throws -> TileJoinSummary {
-        let outputIsFolder = !TilePyramidWriter.isMBTiles(output) && !TilePyramidWriter.isPMTiles(output)
+        let outputIsFolder = TileContainer(path: output) == .folder
         try RunInputs.refuseInput(at: output, holdsFiles: outputIsFolder, alsoInputs: inputs.map(\.path))
         try refuseOutputInsideInput(output, inputs: inputs)
         let metadata = try inputs.map { try $0.pyramidMetadata() }
@@ -167,7 +167,7 @@ public enum TileJoin {
         var layers = LayerCatalog()
         var summary = TileJoinSummary()
         var written: ClosedRange<Int>?
-        try writeNewPyramid(at: output, format: .mvt) { write in
+        try TileSinks.writeNew(output, format: .mvt) { write in
             for address in addresses {
                 var joined = VectorTile()
                 for index in holders[address] ?? [] {
@@ -189,18 +189,6 @@ public enum TileJoin {
             return joinedMetadata(metadata, inputs: inputs, layers: layers, written: written)
         }
         return summary
-    }
-
-    /// The one place a joined tile set is written: opens the output, hands `body` a function
-    /// that stores a tile (uncompressed vector tile bytes), and finishes the output with the
-    /// metadata `body` returns. A failure leaves nothing at `path`.
-    static func writeNewPyramid(at path: String, format: TileFormat,
-                                _ body: (_ write: (MapTile, [UInt8]) throws -> Void) throws -> TileSetMetadata) throws {
-        try TemporaryFiles.stoppingInOrder {
-            let writer = try TilePyramidWriter(path: path, format: format)
-            let metadata = try body { try writer.write($0, $1) }
-            try writer.finish(metadata)
-        }
     }
 
     /// Refuses an output inside an input folder (`tiles/9`): its tiles would land among the

@@ -81,8 +81,7 @@ public enum TilePyramids {
     /// Whether `path` names a tile pyramid: an `.mbtiles` or `.pmtiles` file, or a folder with
     /// a `metadata.json`.
     public static func isPyramid(_ path: String) -> Bool {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".mbtiles") || lower.hasSuffix(".pmtiles") { return true }
+        if TileContainer(path: path) != .folder { return true }
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
             && FileManager.default.fileExists(atPath: path + "/metadata.json")
@@ -96,9 +95,11 @@ public enum TilePyramids {
         guard FileManager.default.fileExists(atPath: path) else {
             throw MeridianError(.inputUnavailable, "no such file or folder", at: SourceLocation(file: path))
         }
-        let lower = path.lowercased()
-        if lower.hasSuffix(".mbtiles") { return try MBTilesFile(path: path) }
-        if lower.hasSuffix(".pmtiles") { return try PMTilesFile(path: path) }
+        switch TileContainer(path: path) {
+        case .mbtiles: return try MBTilesFile(path: path)
+        case .pmtiles: return try PMTilesFile(path: path)
+        case .folder: break
+        }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
             throw MeridianError(.badInput, "not a tile pyramid", at: SourceLocation(file: path),
@@ -141,6 +142,7 @@ public final class TileFolderReader: TilePyramidReader {
         metadata = TileSetMetadata(
             format: type, name: json["name"]?.string ?? "", description: json["description"]?.string ?? "",
             bounds: try TileSetMetadata.statedBounds(json["bounds"]?.elements?.compactMap(\.number), in: file), zooms: zooms ?? 0...0,
+            tileSize: json["tileSize"]?.number.flatMap { Int(exactly: $0) }.flatMap { (1...4096).contains($0) ? $0 : nil } ?? 256,
             vectorLayersJSON: json["vector_layers"].map(jsonText), tileStatsJSON: json["tilestats"].map(jsonText))
     }
 

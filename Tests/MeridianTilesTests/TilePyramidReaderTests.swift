@@ -120,9 +120,10 @@ import Testing
                                    VectorTile(layers: [.init(name: "a", extent: 1 << 40, features: [point])]).encoded()]
         for bytes in contents {
             try withTemporaryFolderPath { folder in
-                let writer = try TilePyramidWriter(path: folder + "/t.pmtiles", format: .mvt)
-                try writer.write(MapTile(zoom: 2, x: 1, y: 1), bytes)
-                try writer.finish(TileSetMetadata(format: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 2...2))
+                try TileSinks.writeNew(folder + "/t.pmtiles", format: .mvt) { store in
+                    try store(MapTile(zoom: 2, x: 1, y: 1), bytes)
+                    return TileSetMetadata(format: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 2...2)
+                }
                 #expect { try TiledFeatureJoiner.features(of: TilePyramids.open(folder + "/t.pmtiles"), zoom: nil) } throws: { error in
                     let error = error as? MeridianError
                     return error?.kind == .badInput && error?.message.contains("2/1/1") == true
@@ -149,9 +150,10 @@ import Testing
             let layers = "[{\"id\":\"roads\",\"fields\":{\"name\":\"String\"},\"minzoom\":1,\"maxzoom\":2}]"
             let metadata = TileSetMetadata(format: .mvt, name: "roads", description: "a test", bounds: Self.bounds, zooms: 1...2,
                                                vectorLayersJSON: layers, tileStatsJSON: "{\"layerCount\":1,\"layers\":[]}")
-            let writer = try TilePyramidWriter(path: path, format: .mvt)
-            for (tile, bytes) in tiles { try writer.write(tile, bytes) }
-            try writer.finish(metadata)
+            try TileSinks.writeNew(path, format: .mvt) { store in
+                for (tile, bytes) in tiles { try store(tile, bytes) }
+                return metadata
+            }
 
             let reader = try TilePyramids.open(path)
             #expect(try reader.pyramidMetadata() == metadata)

@@ -2,7 +2,6 @@ import Foundation
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
-import MeridianTiles
 import Synchronization
 
 /// A tiling run's image tiles into a PMTiles 3 archive (`PMTilesWriter`: spilled, then laid out
@@ -59,7 +58,8 @@ public final class PMTilesSink: TileSink, Sendable {
     public func finish(metadata m: TileSetMetadata) throws {
         let json = "{\"name\":\(jsonString(m.name)),\"description\":\(jsonString(m.description)),\"type\":\"overlay\","
             + "\"format\":\"\(m.format.fileExtension)\""
-            + (m.vectorLayersJSON.map { ",\"vector_layers\":\($0)}" } ?? ",\"tileSize\":\"\(m.tileSize)\"}")
+            + (m.format == .mvt ? ",\"vector_layers\":\(m.vectorLayersJSON ?? "[]")" + (m.tileStatsJSON.map { ",\"tilestats\":\($0)" } ?? "") + "}"
+                : ",\"tileSize\":\"\(m.tileSize)\"}")
         try archive.withLock { try $0.finish(metadataJSON: json, bounds: m.bounds, zooms: m.minZoom...m.maxZoom) }
     }
 

@@ -71,6 +71,24 @@ public enum TileFormat: String, Sendable, CaseIterable {
     public var isLossless: Bool { self == .png }
 }
 
+/// The container a tile set is written into, chosen from the output's path in this one place:
+/// an MBTiles file (`.mbtiles`), a PMTiles archive (`.pmtiles`), or else a folder of `z/x/y.ext`
+/// tiles. The sinks of `tile` and the pyramid writer of `tile-copy` and `tile-join` ask it.
+public enum TileContainer: Sendable, Equatable {
+    /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows) with its TileJSON `metadata.json`.
+    case folder
+    /// An MBTiles 1.3 file (SQLite).
+    case mbtiles
+    /// A PMTiles version 3 archive.
+    case pmtiles
+
+    /// The container `path` names, by its extension (in any case).
+    public init(path: String) {
+        let lowercased = path.lowercased()
+        self = lowercased.hasSuffix(".mbtiles") ? .mbtiles : lowercased.hasSuffix(".pmtiles") ? .pmtiles : .folder
+    }
+}
+
 /// How tile rows are counted in a folder of tiles.
 public enum TileScheme: String, Sendable, CaseIterable {
     /// Rows from the top (MapKit's MKTileOverlayPath, OpenStreetMap, Leaflet's default).
@@ -109,15 +127,9 @@ public struct TileSetMetadata: Sendable, Equatable {
     /// `tileStatsJSON` may summarize them.
     public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String,
                 vectorLayersJSON: String? = nil, tileStatsJSON: String? = nil) {
-        self.vectorLayersJSON = vectorLayersJSON
-        self.tileStatsJSON = tileStatsJSON
-        self.name = name
-        self.format = format
-        self.bounds = bounds
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.tileSize = tileSize
-        self.description = description
+        (self.name, self.format, self.bounds, self.tileSize, self.description) = (name, format, bounds, tileSize, description)
+        (self.minZoom, self.maxZoom) = (minZoom, maxZoom)
+        (self.vectorLayersJSON, self.tileStatsJSON) = (vectorLayersJSON, tileStatsJSON)
     }
 
     /// The metadata of a tile set of `format` tiles at `zooms` (as a container read back states

@@ -131,7 +131,7 @@ let package = Package(
 
         // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper;
         // Mapbox Vector Tiles cut from vector layers, written into a folder or an MBTiles file.
-        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "CSQLite", "CZlib", "CGEOS", "MeridianGeometry", "MeridianFormats"]),
+        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "CSQLite", "CZlib", "CGEOS", "CFileSync", "MeridianGeometry", "MeridianFormats"]),
 
         // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
         // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that

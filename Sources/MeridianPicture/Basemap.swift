@@ -29,7 +29,7 @@ struct Basemap {
     let zooms: [Int]
 
     init(path: String) throws {
-        if path.lowercased().hasSuffix(".mbtiles") {
+        if TileContainer(path: path) == .mbtiles {
             let file = try MBTilesFile(path: path)
             if let format = file.metadata["format"], !Self.readableFormats.contains(format.lowercased()) {
                 throw BasemapError.unreadableTiles(format: format, basemap: path)

@@ -2,6 +2,7 @@ import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import Synchronization
+import MeridianTiles
 
 /// Image tiles drawn elsewhere, as RGBA pixels (vector data drawn by `meridian-draw`), encoded
 /// the way a raster's tiles are: over the background when there is one, without alpha when

@@ -171,7 +171,7 @@ extension LevelTilingRun {
             return .done(summary)
         case .run(let resume):
             let sink = try TileSinks.open(output, format: format, scheme: scheme, resume: resume, checkpointBytes: checkpoint) { identity }
-            let inOneGo = TilePyramidWriter.isPMTiles(output)
+            let inOneGo = TileContainer(path: output) == .pmtiles
             func build() throws -> LevelTilingSummary {
                 do {
                     let summary = try self.build(into: sink, produce: produce)

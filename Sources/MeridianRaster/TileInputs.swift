@@ -3,6 +3,7 @@ import Foundation
 import GDALSupport
 import MeridianCore
 import MeridianFormats
+import MeridianTiles
 
 /// The rasters a tiling run reads, from what a user names: files, folders of rasters (a chart
 /// catalog as NOAA ships it, one folder per chart), and list files.

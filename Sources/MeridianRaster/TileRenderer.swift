@@ -4,6 +4,7 @@ import GDALSupport
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
+import MeridianTiles
 
 /// Resampling for base tiles (GDAL's warp kernels).
 ///
@@ -176,40 +177,10 @@ final class TileRenderer {
     }
 }
 
-/// What a tile set's tiles are: images (encoded through GDAL's PNG, JPEG and WEBP drivers in
-/// memory, or `PNGEncoder`) or Mapbox Vector Tiles (made by MeridianTiles' `VectorTiler`; no
-/// raster is encoded into them). Every sink stores each of them.
-public enum TileFormat: String, Sendable, CaseIterable {
-    /// PNG images.
-    case png
-    /// JPEG images.
-    case jpeg
-    /// WebP images.
-    case webp
-    /// Mapbox Vector Tiles, given to a sink uncompressed (MBTiles and PMTiles store them gzipped).
-    case mvt
-
-    /// The file name extension of tiles in this format, without the dot (`jpg` for JPEG, `pbf` for vector tiles).
-    public var fileExtension: String {
-        switch self {
-        case .jpeg: "jpg"
-        case .mvt: "pbf"
-        default: rawValue
-        }
-    }
-    /// The format's MIME type, as tile set metadata states it.
-    public var mimeType: String {
-        switch self {
-        case .jpeg: "image/jpeg"
-        case .mvt: "application/vnd.mapbox-vector-tile"
-        default: "image/\(rawValue)"
-        }
-    }
-    /// Whether the tiles are images (a raster's pixels can be encoded into them).
-    public var isImage: Bool { self != .mvt }
-    /// Whether a tile read back gives exactly the pixels written.
-    public var isLossless: Bool { self == .png }
+extension TileFormat {
+    /// The GDAL driver that encodes images of the format.
     var driver: String { self == .jpeg ? "JPEG" : rawValue.uppercased() }
+    /// The driver's creation options for tiles of the format.
     var creationOptions: [String] {
         switch self {
         case .png: []

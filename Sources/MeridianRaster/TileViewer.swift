@@ -21,11 +21,11 @@ public enum TileViewer {
 
     /// Writes `index.html` and a copy of Leaflet into a finished folder of tiles.
     /// - Parameters:
-    ///   - folder: The tile folder (the one a ``FolderTileSink`` wrote).
+    ///   - folder: The tile folder (the one a `FolderTileSink` wrote).
     ///   - m: The tile set's metadata (``TilingSummary/metadata``): bounds, zoom levels, format.
     ///   - scheme: How the folder counts rows, so the map asks for the right tiles.
     ///   - leaflet: The folder holding `leaflet.js`, `leaflet.css` and `images/`.
-    /// - Throws: ``TileOutputError/leafletMissing(folder:leaflet:)`` when Leaflet is not there; a `MeridianError` when the files cannot be written.
+    /// - Throws: `TileOutputError.leafletMissing(folder:leaflet:)` when Leaflet is not there; a `MeridianError` when the files cannot be written.
     public static func write(folder: String, metadata m: TileSetMetadata, scheme: TileScheme, leaflet: String = leafletFolder) throws {
         guard FileManager.default.fileExists(atPath: leaflet + "/leaflet.js") else {
             throw TileOutputError.leafletMissing(folder: folder, leaflet: leaflet)

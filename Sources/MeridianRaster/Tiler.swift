@@ -4,6 +4,7 @@ import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import Synchronization
+import MeridianTiles
 
 /// How to cut a raster into tiles.
 public struct TilingOptions: Sendable {

@@ -36,7 +36,7 @@ public enum VectorTileViewer {
     static let mapLibreFiles = ["maplibre-gl.js", "maplibre-gl.css"]
 
     /// The first of `folders` that holds MapLibre GL JS.
-    /// - Throws: ``TileOutputError/mapLibreMissing(folder:searched:)`` (unavailable) when none does,
+    /// - Throws: `TileOutputError.mapLibreMissing(folder:searched:)` (unavailable) when none does,
     ///   naming `output`: found before tiling, so a run that cannot write its page does not start.
     public static func locateMapLibre(for output: String, in folders: [String] = mapLibreFolders) throws -> String {
         let manager = FileManager.default
@@ -50,7 +50,7 @@ public enum VectorTileViewer {
     /// `metadata.json` gives the layers, bounds and zoom levels. `viewer/` is made out of sight
     /// (`.viewer.partial`) and renamed into place; `index.html` goes last.
     /// - Parameters:
-    ///   - folder: The pyramid's folder (as `TilePyramidWriter` writes it).
+    ///   - folder: The pyramid's folder (as MeridianTiles' `FolderTileSink` writes it).
     ///   - mapLibre: The folder holding `maplibre-gl.js` and `maplibre-gl.css` (``locateMapLibre(for:in:)``).
     /// - Returns: The number of tiles the page can show.
     /// - Throws: `MeridianError` (bad input) when the folder is not a vector pyramid; (cannot
@@ -60,8 +60,8 @@ public enum VectorTileViewer {
     public static func write(folder: String, mapLibre: String) throws -> Int {
         let pyramid = try TileFolderReader(path: folder)
         let metadata = try pyramid.pyramidMetadata()
-        guard metadata.tileType == .mvt else {
-            throw MeridianError(.badInput, "not a folder of vector tiles: it holds \(metadata.tileType.formatName) tiles", at: SourceLocation(file: folder))
+        guard metadata.format == .mvt else {
+            throw MeridianError(.badInput, "not a folder of vector tiles: it holds \(metadata.format.fileExtension) tiles", at: SourceLocation(file: folder))
         }
         let target = folder + "/viewer", staging = folder + "/.viewer.partial", page = folder + "/index.html"
         for path in [target, staging, page] where LinkFreeReading.kind(of: path) != nil {
@@ -92,7 +92,7 @@ public enum VectorTileViewer {
     }
 
     /// The ids of `vector_layers`, in order.
-    static func layerNames(_ metadata: TilePyramidMetadata, in folder: String) throws -> [String] {
+    static func layerNames(_ metadata: TileSetMetadata, in folder: String) throws -> [String] {
         guard let text = metadata.vectorLayersJSON else { return [] }
         let json = try LocatedJSON.parse(BufferedInput(bytes: Array(text.utf8), name: folder + "/metadata.json"))
         return json.elements?.compactMap { $0["id"]?.string } ?? []
@@ -100,7 +100,7 @@ public enum VectorTileViewer {
 
     /// The page: a style of fill, line and circle layers per source layer, simplestyle
     /// properties read by expressions with `meridian render`'s defaults (`OverlayStyle`).
-    static func html(_ m: TilePyramidMetadata, layers: [String]) -> String {
+    static func html(_ m: TileSetMetadata, layers: [String]) -> String {
         let b = m.bounds, zooms = m.zooms
         let names = "[" + layers.map(scriptJSON).joined(separator: ", ") + "]"
         return TileViewer.pageHead(title: m.name, stylesheet: "viewer/maplibre-gl.css", script: "viewer/maplibre-gl.js") + """

@@ -36,7 +36,7 @@ public final class PMTilesFile {
     /// The archive's path, as given and as messages name it.
     public let path: String
     /// What the tiles are.
-    public let tileType: PMTilesWriter.TileType?
+    public let tileType: TileFormat?
     /// How each tile is compressed (gzip for vector tiles, as Meridian writes them).
     public let tileCompression: Compression
     /// The lowest and highest zoom levels the header states.
@@ -88,10 +88,10 @@ public final class PMTilesFile {
         let internalCompression = Compression(rawValue: header[97]) ?? .unknown
         self.internalCompression = internalCompression
         tileCompression = Compression(rawValue: header[98]) ?? .unknown
-        tileType = PMTilesWriter.TileType(rawValue: header[99])
-        let stated = try TilePyramidMetadata.statedZooms(minimum: Double(header[100]), maximum: Double(header[101]), in: path)
+        tileType = TileFormat(pmtilesTileType: header[99])
+        let stated = try TileSetMetadata.statedZooms(minimum: Double(header[100]), maximum: Double(header[101]), in: path)
         zooms = stated ?? 0...0
-        bounds = try TilePyramidMetadata.statedBounds([degrees(102), degrees(106), degrees(110), degrees(114)], in: path)
+        bounds = try TileSetMetadata.statedBounds([degrees(102), degrees(106), degrees(110), degrees(114)], in: path)
         tileIDs = Self.firstID(zoom: zooms.lowerBound)..<Self.firstID(zoom: zooms.upperBound + 1)
         leavesSection = try section(40)
         dataSection = try section(56)

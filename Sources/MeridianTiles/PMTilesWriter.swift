@@ -12,12 +12,9 @@ import MeridianGeometry
 /// size clients fetch first), the entries go into leaf directories that the root points to.
 /// The archive is written to a temporary file and renamed into place.
 public final class PMTilesWriter {
-    /// What the tiles are (the header's tile type).
-    public typealias TileType = MeridianTiles.TileType
-
     /// The archive's path.
     public let path: String
-    private let tileType: TileType
+    private let format: TileFormat
     private let tilesGzipped: Bool
     private let spill: ScratchFile
     private var spilled = 0
@@ -27,15 +24,15 @@ public final class PMTilesWriter {
     /// The archive's path, this run's until it is finished.
     private let claim: OutputClaim
 
-    /// A new archive at `path` of tiles of `tileType`, gzipped (`tilesGzipped`) or as they are.
-    public convenience init(path: String, tileType: TileType, tilesGzipped: Bool) throws {
-        try self.init(path: path, tileType: tileType, tilesGzipped: tilesGzipped, rootLimit: 16_384)
+    /// A new archive at `path` of `format` tiles, gzipped (`tilesGzipped`) or as they are.
+    public convenience init(path: String, format: TileFormat, tilesGzipped: Bool) throws {
+        try self.init(path: path, format: format, tilesGzipped: tilesGzipped, rootLimit: 16_384)
     }
 
-    init(path: String, tileType: TileType, tilesGzipped: Bool, rootLimit: Int) throws {
+    init(path: String, format: TileFormat, tilesGzipped: Bool, rootLimit: Int) throws {
         self.rootLimit = rootLimit
         self.path = path
-        self.tileType = tileType
+        self.format = format
         self.tilesGzipped = tilesGzipped
         claim = try OutputClaim(path, container: .file)
         spill = try ScratchFile(unlinked: "pmtiles")
@@ -74,8 +71,8 @@ public final class PMTilesWriter {
     /// - Throws: `MeridianError` (bad input) when `zooms` or `bounds` are not what a tile set
     ///   can state (the header holds zooms 0-30 and degrees).
     public func finish(metadataJSON: String, bounds: BoundingBox, zooms: ClosedRange<Int>) throws {
-        _ = try TilePyramidMetadata.statedZooms(minimum: Double(zooms.lowerBound), maximum: Double(zooms.upperBound), in: path)
-        _ = try TilePyramidMetadata.statedBounds([bounds.west, bounds.south, bounds.east, bounds.north], in: path)
+        _ = try TileSetMetadata.statedZooms(minimum: Double(zooms.lowerBound), maximum: Double(zooms.upperBound), in: path)
+        _ = try TileSetMetadata.statedBounds([bounds.west, bounds.south, bounds.east, bounds.north], in: path)
         try spill.sink.flush()
         entries.sort { $0.id < $1.id }
         // The data section in id order, each distinct content once.
@@ -136,7 +133,7 @@ public final class PMTilesWriter {
         u64(rootOffset); u64(root.count); u64(metadataOffset); u64(metadata.count); u64(leavesOffset); u64(leaves.count)
         u64(dataOffset); u64(dataLength)
         u64(entries.count); u64(directory.count); u64(contents)
-        header += [1, 2, tilesGzipped ? 2 : 1, tileType.rawValue, UInt8(zooms.lowerBound), UInt8(zooms.upperBound)]
+        header += [1, 2, tilesGzipped ? 2 : 1, format.pmtilesTileType, UInt8(zooms.lowerBound), UInt8(zooms.upperBound)]
         i32(bounds.west); i32(bounds.south); i32(bounds.east); i32(bounds.north)
         header.append(UInt8(zooms.lowerBound))
         i32((bounds.west + bounds.east) / 2); i32((bounds.south + bounds.north) / 2)

@@ -135,7 +135,7 @@ public struct TileJoinSummary: Sendable {
 /// name use different extents. Image tiles are not joined.
 public enum TileJoin {
     /// Joins the tile sets `inputs` into a new one at `output` (the container by its path, as
-    /// ``TilePyramidWriter`` chooses it).
+    /// ``TileSinks/openNew(_:format:scheme:)`` chooses it).
     /// - Parameters:
     ///   - inputs: The tile sets, open for reading, in the order their layers go.
     ///   - output: A new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
@@ -147,7 +147,7 @@ public enum TileJoin {
     ///   writer's errors (an existing output is refused, and nothing is left of a failed run).
     @discardableResult
     public static func join(_ inputs: [any TilePyramidReader], into output: String, options: TileJoinOptions = .init()) throws -> TileJoinSummary {
-        let outputIsFolder = !TilePyramidWriter.isMBTiles(output) && !TilePyramidWriter.isPMTiles(output)
+        let outputIsFolder = TileContainer(path: output) == .folder
         try RunInputs.refuseInput(at: output, holdsFiles: outputIsFolder, alsoInputs: inputs.map(\.path))
         try refuseOutputInsideInput(output, inputs: inputs)
         let metadata = try inputs.map { try $0.pyramidMetadata() }
@@ -167,7 +167,7 @@ public enum TileJoin {
         var layers = LayerCatalog()
         var summary = TileJoinSummary()
         var written: ClosedRange<Int>?
-        try writeNewPyramid(at: output, tileType: .mvt) { write in
+        try TileSinks.writeNew(output, format: .mvt) { write in
             for address in addresses {
                 var joined = VectorTile()
                 for index in holders[address] ?? [] {
@@ -189,18 +189,6 @@ public enum TileJoin {
             return joinedMetadata(metadata, inputs: inputs, layers: layers, written: written)
         }
         return summary
-    }
-
-    /// The one place a joined tile set is written: opens the output, hands `body` a function
-    /// that stores a tile (uncompressed vector tile bytes), and finishes the output with the
-    /// metadata `body` returns. A failure leaves nothing at `path`.
-    static func writeNewPyramid(at path: String, tileType: TileType,
-                                _ body: (_ write: (MapTile, [UInt8]) throws -> Void) throws -> TilePyramidMetadata) throws {
-        try TemporaryFiles.stoppingInOrder {
-            let writer = try TilePyramidWriter(path: path, tileType: tileType)
-            let metadata = try body { try writer.write($0, $1) }
-            try writer.finish(metadata)
-        }
     }
 
     /// Refuses an output inside an input folder (`tiles/9`): its tiles would land among the
@@ -227,13 +215,13 @@ public enum TileJoin {
     }
 
     /// Refuses image tiles: every input must hold vector tiles.
-    private static func checkTileTypes(_ inputs: [any TilePyramidReader], _ metadata: [TilePyramidMetadata]) throws {
-        guard let image = metadata.firstIndex(where: { $0.tileType != .mvt }) else { return }
-        guard metadata.contains(where: { $0.tileType == .mvt }) else {
-            throw MeridianError(.usage, "the tile sets hold \(metadata[image].tileType.displayName); only vector tiles are joined",
+    private static func checkTileTypes(_ inputs: [any TilePyramidReader], _ metadata: [TileSetMetadata]) throws {
+        guard let image = metadata.firstIndex(where: { $0.format != .mvt }) else { return }
+        guard metadata.contains(where: { $0.format == .mvt }) else {
+            throw MeridianError(.usage, "the tile sets hold \(metadata[image].format.displayName); only vector tiles are joined",
                                 at: SourceLocation(file: inputs[image].path))
         }
-        throw MeridianError(.badInput, "the tile set holds \(metadata[image].tileType.displayName) where the others hold vector tiles",
+        throw MeridianError(.badInput, "the tile set holds \(metadata[image].format.displayName) where the others hold vector tiles",
                             at: SourceLocation(file: inputs[image].path))
     }
 
@@ -297,8 +285,8 @@ public enum TileJoin {
     /// The joined set's metadata: names and descriptions listed, bounds around all, zooms from
     /// the lowest to the highest stated or `written` (a folder may hold levels its metadata does
     /// not state), the layers as the joined tiles hold them.
-    private static func joinedMetadata(_ metadata: [TilePyramidMetadata], inputs: [any TilePyramidReader], layers: LayerCatalog,
-                                       written: ClosedRange<Int>) -> TilePyramidMetadata {
+    private static func joinedMetadata(_ metadata: [TileSetMetadata], inputs: [any TilePyramidReader], layers: LayerCatalog,
+                                       written: ClosedRange<Int>) -> TileSetMetadata {
         let boxes = metadata.map(\.bounds)
         // Bounds across the antimeridian (west past east) make the union every longitude.
         let crosses = boxes.contains { $0.west > $0.east }
@@ -307,9 +295,9 @@ public enum TileJoin {
         let zooms = min(written.lowerBound, metadata.map(\.zooms.lowerBound).min()!)...max(written.upperBound, metadata.map(\.zooms.upperBound).max()!)
         let names = metadata.map(\.name).filter { !$0.isEmpty }
         let files = inputs.map { $0.path.split(separator: "/").last.map(String.init) ?? $0.path }
-        return TilePyramidMetadata(tileType: .mvt, name: names.joined(separator: " + "),
-                                   description: "\(files.joined(separator: ", ")) joined by Meridian", bounds: bounds,
-                                   zooms: zooms, vectorLayersJSON: layers.vectorLayersJSON, tileStatsJSON: layers.tileStatsJSON)
+        return TileSetMetadata(format: .mvt, name: names.joined(separator: " + "),
+                               description: "\(files.joined(separator: ", ")) joined by Meridian", bounds: bounds,
+                               zooms: zooms, vectorLayersJSON: layers.vectorLayersJSON, tileStatsJSON: layers.tileStatsJSON)
     }
 }
 

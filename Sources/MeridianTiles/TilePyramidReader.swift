@@ -3,40 +3,7 @@ import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 
-/// What a tile pyramid says about itself, whichever container holds it: what its tiles are,
-/// its name, bounds and zooms, and for vector tiles the layers (TileJSON's `vector_layers`).
-public struct TilePyramidMetadata: Sendable, Equatable {
-    /// What the tiles are.
-    public var tileType: TileType
-    /// The tile set's name.
-    public var name: String
-    /// A line about it.
-    public var description: String
-    /// The area the tiles cover, in degrees.
-    public var bounds: BoundingBox
-    /// The zoom levels the tile set states.
-    public var zooms: ClosedRange<Int>
-    /// For vector tiles: `vector_layers` as JSON text (an array of `{"id", "fields", "minzoom",
-    /// "maxzoom"}`); nil when the container does not say.
-    public var vectorLayersJSON: String?
-    /// For vector tiles: `tilestats` as JSON text (Mapbox's summary of each layer's features and
-    /// attributes, as tippecanoe writes it); nil when the container does not say.
-    public var tileStatsJSON: String?
-
-    /// The metadata of a tile pyramid.
-    public init(tileType: TileType, name: String, description: String, bounds: BoundingBox, zooms: ClosedRange<Int>,
-                vectorLayersJSON: String? = nil, tileStatsJSON: String? = nil) {
-        self.tileType = tileType
-        self.name = name
-        self.description = description
-        self.bounds = bounds
-        self.zooms = zooms
-        self.vectorLayersJSON = vectorLayersJSON
-        self.tileStatsJSON = tileStatsJSON
-    }
-}
-
-extension TilePyramidMetadata {
+extension TileSetMetadata {
     /// The zoom levels a tile set's metadata states (`minzoom`, `maxzoom`), checked: each a
     /// whole number Meridian can address (0-30). Nil when either is not stated; a minimum above
     /// the maximum is read as the minimum alone.
@@ -80,7 +47,7 @@ public protocol TilePyramidReader: AnyObject {
     /// The folder's or file's path, as messages name it.
     var path: String { get }
     /// The pyramid's metadata.
-    func pyramidMetadata() throws -> TilePyramidMetadata
+    func pyramidMetadata() throws -> TileSetMetadata
     /// The addresses of the tiles it holds (XYZ rows), optionally of the zoom levels `zooms` only.
     func tileAddresses(zooms: ClosedRange<Int>?) throws -> [MapTile]
     /// One tile's bytes as stored (vector tiles gzipped in MBTiles and PMTiles), or nil when
@@ -114,8 +81,7 @@ public enum TilePyramids {
     /// Whether `path` names a tile pyramid: an `.mbtiles` or `.pmtiles` file, or a folder with
     /// a `metadata.json`.
     public static func isPyramid(_ path: String) -> Bool {
-        let lower = path.lowercased()
-        if lower.hasSuffix(".mbtiles") || lower.hasSuffix(".pmtiles") { return true }
+        if TileContainer(path: path) != .folder { return true }
         var isFolder: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
             && FileManager.default.fileExists(atPath: path + "/metadata.json")
@@ -129,9 +95,11 @@ public enum TilePyramids {
         guard FileManager.default.fileExists(atPath: path) else {
             throw MeridianError(.inputUnavailable, "no such file or folder", at: SourceLocation(file: path))
         }
-        let lower = path.lowercased()
-        if lower.hasSuffix(".mbtiles") { return try MBTilesFile(path: path) }
-        if lower.hasSuffix(".pmtiles") { return try PMTilesFile(path: path) }
+        switch TileContainer(path: path) {
+        case .mbtiles: return try MBTilesFile(path: path)
+        case .pmtiles: return try PMTilesFile(path: path)
+        case .folder: break
+        }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
             throw MeridianError(.badInput, "not a tile pyramid", at: SourceLocation(file: path),
@@ -146,7 +114,7 @@ public enum TilePyramids {
 public final class TileFolderReader: TilePyramidReader {
     /// The folder's path.
     public let path: String
-    private let metadata: TilePyramidMetadata
+    private let metadata: TileSetMetadata
     private let countsRowsFromBottom: Bool
 
     /// Opens the folder and reads its `metadata.json`.
@@ -162,18 +130,19 @@ public final class TileFolderReader: TilePyramidReader {
         let json = try LocatedJSON.parse(BufferedInput(bytes: data, name: file))
         let template = json["tiles"]?.elements?.first?.string
         let formatName = json["format"]?.string ?? template.map { ($0 as NSString).pathExtension } ?? ""
-        guard let type = TileType(formatName: formatName) else {
+        guard let type = TileFormat(metadataName: formatName) else {
             throw MeridianError(.badInput, "metadata.json names no tile format Meridian knows (pbf, png, jpg, webp)", at: SourceLocation(file: file))
         }
         countsRowsFromBottom = json["scheme"]?.string?.lowercased() == "tms"
-        var zooms = try TilePyramidMetadata.statedZooms(minimum: json["minzoom"]?.number, maximum: json["maxzoom"]?.number, in: file)
+        var zooms = try TileSetMetadata.statedZooms(minimum: json["minzoom"]?.number, maximum: json["maxzoom"]?.number, in: file)
         if zooms == nil {
             let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
             zooms = levels.first.map { $0...levels.last! }
         }
-        metadata = TilePyramidMetadata(
-            tileType: type, name: json["name"]?.string ?? "", description: json["description"]?.string ?? "",
-            bounds: try TilePyramidMetadata.statedBounds(json["bounds"]?.elements?.compactMap(\.number), in: file), zooms: zooms ?? 0...0,
+        metadata = TileSetMetadata(
+            format: type, name: json["name"]?.string ?? "", description: json["description"]?.string ?? "",
+            bounds: try TileSetMetadata.statedBounds(json["bounds"]?.elements?.compactMap(\.number), in: file), zooms: zooms ?? 0...0,
+            tileSize: json["tileSize"]?.number.flatMap { Int(exactly: $0) }.flatMap { (1...4096).contains($0) ? $0 : nil } ?? 256,
             vectorLayersJSON: json["vector_layers"].map(jsonText), tileStatsJSON: json["tilestats"].map(jsonText))
     }
 
@@ -195,16 +164,16 @@ public final class TileFolderReader: TilePyramidReader {
     }
 
     /// What `metadata.json` says (zooms from the folder's levels when it does not).
-    public func pyramidMetadata() throws -> TilePyramidMetadata { metadata }
+    public func pyramidMetadata() throws -> TileSetMetadata { metadata }
 
     private func file(_ tile: MapTile) -> String {
-        "\(path)/\(tile.zoom)/\(tile.x)/\(countsRowsFromBottom ? tile.tmsY : tile.y).\(metadata.tileType.formatName)"
+        "\(path)/\(tile.zoom)/\(tile.x)/\(countsRowsFromBottom ? tile.tmsY : tile.y).\(metadata.format.fileExtension)"
     }
 
     /// The tiles found as `z/x/y.ext` files of the format's extension, optionally of the zoom
     /// levels `zooms` only, lowest zoom first.
     public func tileAddresses(zooms: ClosedRange<Int>?) throws -> [MapTile] {
-        let suffix = "." + metadata.tileType.formatName
+        let suffix = "." + metadata.format.fileExtension
         var tiles: [MapTile] = []
         for zoom in try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1) where zooms?.contains(zoom) ?? true {
             for x in try Self.numberedFolders("\(path)/\(zoom)", below: 1 << zoom) {
@@ -232,20 +201,20 @@ extension MBTilesFile: TilePyramidReader {
     /// The metadata table as a pyramid's: `format`, `name`, `description`, `bounds`, `minzoom`,
     /// `maxzoom`, and `vector_layers` from the `json` row.
     /// - Throws: `MeridianError` (bad input) when `format` is missing or not one Meridian knows.
-    public func pyramidMetadata() throws -> TilePyramidMetadata {
-        guard let format = metadata["format"], let type = TileType(formatName: format) else {
+    public func pyramidMetadata() throws -> TileSetMetadata {
+        guard let format = metadata["format"], let type = TileFormat(metadataName: format) else {
             throw MeridianError(.badInput, "the MBTiles file's format is \(metadata["format"].map { "\"\($0)\"" } ?? "not stated"); Meridian reads pbf, png, jpg and webp",
                                 at: SourceLocation(file: path))
         }
-        var zooms = try TilePyramidMetadata.statedZooms(minimum: metadata["minzoom"].flatMap(Self.number), maximum: metadata["maxzoom"].flatMap(Self.number), in: path)
+        var zooms = try TileSetMetadata.statedZooms(minimum: metadata["minzoom"].flatMap(Self.number), maximum: metadata["maxzoom"].flatMap(Self.number), in: path)
         if zooms == nil {
             let levels = try zoomLevels()
             zooms = levels.first.map { $0...levels.last! }
         }
         let json = metadata["json"].flatMap { try? LocatedJSON.parse(BufferedInput(string: $0)) }
-        return TilePyramidMetadata(
-            tileType: type, name: metadata["name"] ?? "", description: metadata["description"] ?? "",
-            bounds: try TilePyramidMetadata.statedBounds(metadata["bounds"]?.split(separator: ",").compactMap { Self.number(String($0)) }, in: path),
+        return TileSetMetadata(
+            format: type, name: metadata["name"] ?? "", description: metadata["description"] ?? "",
+            bounds: try TileSetMetadata.statedBounds(metadata["bounds"]?.split(separator: ",").compactMap { Self.number(String($0)) }, in: path),
             zooms: zooms ?? 0...0, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
     }
 
@@ -271,7 +240,7 @@ extension PMTilesFile: TilePyramidReader {
     /// of the metadata JSON.
     /// - Throws: `MeridianError` (bad input) when the tile type is not one Meridian knows, or the
     ///   tiles are compressed other than with gzip.
-    public func pyramidMetadata() throws -> TilePyramidMetadata {
+    public func pyramidMetadata() throws -> TileSetMetadata {
         guard let tileType else {
             throw MeridianError(.badInput, "the PMTiles archive's tiles are of a type Meridian does not read (it reads mvt, png, jpeg and webp)",
                                 at: SourceLocation(file: path))
@@ -281,8 +250,8 @@ extension PMTilesFile: TilePyramidReader {
                                 at: SourceLocation(file: path))
         }
         let json = try? LocatedJSON.parse(BufferedInput(string: metadataJSON))
-        return TilePyramidMetadata(
-            tileType: tileType, name: json?["name"]?.string ?? "", description: json?["description"]?.string ?? "",
+        return TileSetMetadata(
+            format: tileType, name: json?["name"]?.string ?? "", description: json?["description"]?.string ?? "",
             bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
     }
 }

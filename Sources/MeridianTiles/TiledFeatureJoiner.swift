@@ -383,8 +383,8 @@ extension TiledFeatureJoiner {
     ///   them, or no tile has the layer `layer`.
     public static func features(of pyramid: any TilePyramidReader, zoom: Int?, layer: String? = nil) throws -> [Feature] {
         let metadata = try pyramid.pyramidMetadata()
-        guard metadata.tileType == .mvt else {
-            throw MeridianError(.badInput, "the tile pyramid holds \(metadata.tileType.displayName), not vector tiles: only vector tiles are read back as features",
+        guard metadata.format == .mvt else {
+            throw MeridianError(.badInput, "the tile pyramid holds \(metadata.format.displayName), not vector tiles: only vector tiles are read back as features",
                                 at: SourceLocation(file: pyramid.path))
         }
         let tiles = try pyramid.tileAddresses(zooms: zoom.map { $0...$0 })

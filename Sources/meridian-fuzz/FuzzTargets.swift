@@ -80,7 +80,7 @@ enum FuzzTargets {
             let metadata = try pyramid.pyramidMetadata()
             for tile in try pyramid.tileAddresses(zooms: nil).prefix(64) {
                 guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
-                if metadata.tileType == .mvt { _ = try VectorTile(decoding: bytes) }
+                if metadata.format == .mvt { _ = try VectorTile(decoding: bytes) }
             }
         } catch {}
     }

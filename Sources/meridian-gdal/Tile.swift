@@ -210,12 +210,12 @@ struct Tile: ParsableCommand {
         }
     }
 
-    var isMBTiles: Bool { TilePyramidWriter.isMBTiles(output) }
+    var isMBTiles: Bool { TileContainer(path: output) == .mbtiles }
     /// How a folder output counts rows.
     var rows: TileScheme { scheme == .tms ? .tms : .xyz }
     /// What the run identity records of the output: a folder's row scheme (MBTiles rows are always TMS).
     var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", rows.rawValue)] }
-    var isPMTiles: Bool { TilePyramidWriter.isPMTiles(output) }
+    var isPMTiles: Bool { TileContainer(path: output) == .pmtiles }
 
     /// The last path: where the tiles go.
     var output: String { paths.last ?? "" }

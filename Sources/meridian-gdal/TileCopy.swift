@@ -39,7 +39,7 @@ struct TileCopy: ParsableCommand {
         try Reporter(quiet: quiet).run {
             RunInputs.record(source)
             let pyramid = try TilePyramids.open(source)
-            let copied = try TilePyramidWriter.copy(pyramid, to: destination, zooms: zoom?.levels)
+            let copied = try TileSinks.copy(pyramid, to: destination, zooms: zoom?.levels)
             if !quiet { Reporter.printError("\(destination): \(copied) tiles copied from \(source)") }
         }
     }

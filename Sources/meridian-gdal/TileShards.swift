@@ -3,6 +3,7 @@ import MeridianCommandLine
 import MeridianCore
 import MeridianFormats
 import MeridianRaster
+import MeridianTiles
 
 /// `meridian tile --shard K/N` and `--finish`: a run split across the machines of a batch engine.
 extension Tile {

@@ -106,10 +106,8 @@ extension Tile {
         // added while the deepest still dropped): `vector_layers` names them.
         let metadata = { (held: ClosedRange<Int>?) -> TileSetMetadata in
             let levels = zooms.lowerBound...max(zooms.upperBound, held?.upperBound ?? zooms.upperBound)
-            let vector = VectorTileSetMetadata(name: names.joined(separator: ", "), description: description, bounds: bounds, zooms: levels,
+            return TileSetMetadata.vectorTiles(name: names.joined(separator: ", "), description: description, bounds: bounds, zooms: levels,
                                                layers: spill.layerNames.map { ($0, fields[$0] ?? [:]) })
-            return TileSetMetadata(name: vector.name, format: .mvt, bounds: vector.bounds, minZoom: levels.lowerBound, maxZoom: levels.upperBound, tileSize: 256,
-                                   description: vector.description, vectorLayersJSON: vector.vectorLayersJSON)
         }
         let cut = Mutex(VectorTilingSummary())
         let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount

@@ -44,7 +44,7 @@ import Testing
             let before = try TilePyramids.open(original).pyramidMetadata()
             for copy in [mbtiles, pmtiles, back] {
                 let after = try TilePyramids.open(copy).pyramidMetadata()
-                #expect(after.tileType == .mvt && after.name == before.name && after.description == before.description && after.zooms == 0...4)
+                #expect(after.format == .mvt && after.name == before.name && after.description == before.description && after.zooms == 0...4)
                 #expect(after.vectorLayersJSON == before.vectorLayersJSON && (after.vectorLayersJSON ?? "").contains("\"NAME\":\"String\""))
                 #expect(abs(after.bounds.west - before.bounds.west) < 1e-6 && abs(after.bounds.north - before.bounds.north) < 1e-6)
             }

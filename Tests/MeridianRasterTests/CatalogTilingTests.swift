@@ -4,6 +4,7 @@ import MeridianGeometry
 import Testing
 @testable import MeridianRaster
 import MeridianTestSupport
+@testable import MeridianTiles
 
 /// Tiles `inputs` together into `output` (a folder, XYZ PNG tiles).
 @discardableResult

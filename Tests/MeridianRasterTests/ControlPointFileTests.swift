@@ -5,6 +5,7 @@ import MeridianFormats
 import Testing
 @testable import MeridianRaster
 import MeridianTestSupport
+@testable import MeridianTiles
 
 /// The Gemini IV photo's three control points (white-gemini-iv.vrt) as QGIS's Georeferencer
 /// saves them: in UTM 18N, the image row negated, and one disabled point QGIS would skip.

@@ -3,6 +3,7 @@ import MeridianCore
 import MeridianGeometry
 import Testing
 @testable import MeridianRaster
+@testable import MeridianTiles
 import MeridianTestSupport
 
 /// `ExcludedValues`: GDAL's `--excluded-values` rule, in the 2 × 2 averaging of lower zooms and

@@ -2,6 +2,7 @@ import Foundation
 import MeridianGeometry
 import Testing
 @testable import MeridianRaster
+@testable import MeridianTiles
 import MeridianTestSupport
 
 /// `KMLSuperOverlay`: the tree of KML files over a folder of tiles, walked as Google Earth

@@ -4,6 +4,7 @@ import MeridianFormats
 import Testing
 @testable import MeridianRaster
 import MeridianTestSupport
+@testable import MeridianTiles
 
 @Suite struct TileShardTests {
     @Test func shardNumbersAsTyped() {

@@ -5,6 +5,7 @@ import MeridianGeometry
 import Testing
 @testable import MeridianRaster
 import MeridianTestSupport
+@testable import MeridianTiles
 
 /// What a run keeps of an earlier one (its state, a shard's frontier), and --overzoom's quilt,
 /// checked rather than trusted.

@@ -2,7 +2,7 @@ import Foundation
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
-import MeridianTiles
+@testable import MeridianTiles
 import Testing
 @testable import MeridianRaster
 import MeridianTestSupport

@@ -15,9 +15,10 @@ import MeridianCore
 
     /// A one-tile PMTiles archive at `path` holding `tile`.
     func pyramid(_ path: String, _ tile: VectorTile) throws -> any TilePyramidReader {
-        let writer = try TilePyramidWriter(path: path, tileType: .mvt)
-        try writer.write(Self.address, tile.encoded())
-        try writer.finish(TilePyramidMetadata(tileType: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 3...3))
+        try TileSinks.writeNew(path, format: .mvt) { store in
+            try store(Self.address, tile.encoded())
+            return TileSetMetadata(format: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 3...3)
+        }
         return try TilePyramids.open(path)
     }
 

@@ -18,7 +18,7 @@ import Testing
     func pmtilesArchivesReadBack(rootLimit: Int) throws {
         try withTemporaryFolderPath { folder in
             let path = folder + "/t.pmtiles"
-            let writer = try PMTilesWriter(path: path, tileType: .png, tilesGzipped: false, rootLimit: rootLimit)
+            let writer = try PMTilesWriter(path: path, format: .png, tilesGzipped: false, rootLimit: rootLimit)
             var expected: [MapTile: [UInt8]] = [:]
             for zoom in 0...5 {
                 for x in 0..<(1 << zoom) {
@@ -42,7 +42,7 @@ import Testing
             for (tile, bytes) in expected { #expect(try archive.tile(tile) == bytes, "\(tile)") }
             #expect(try archive.tile(MapTile(zoom: 3, x: 0, y: 0)) == nil && archive.tile(MapTile(zoom: 9, x: 1, y: 1)) == nil)
             let metadata = try archive.pyramidMetadata()
-            #expect(metadata.name == "grid" && metadata.description == "a test" && metadata.tileType == .png && metadata.vectorLayersJSON == nil)
+            #expect(metadata.name == "grid" && metadata.description == "a test" && metadata.format == .png && metadata.vectorLayersJSON == nil)
         }
     }
 
@@ -79,7 +79,7 @@ import Testing
             #expect(addresses.count == (0..<8).reduce(0) { $0 + (1 << (2 * $1)) })
             for tile in addresses { #expect(try archive.tile(tile) == Array("\(tile.zoom)/\(tile.x)/\(tile.y)".utf8)) }
             let metadata = try archive.pyramidMetadata()
-            #expect(metadata.name == "python" && metadata.tileType == .png && metadata.zooms == 0...7 && metadata.bounds.west == -180)
+            #expect(metadata.name == "python" && metadata.format == .png && metadata.zooms == 0...7 && metadata.bounds.west == -180)
         }
     }
 
@@ -103,7 +103,7 @@ import Testing
             #expect { try PMTilesFile(path: path) } throws: { ($0 as? MeridianError)?.kind == .badInput }
             #expect { try PMTilesFile(path: folder + "/missing.pmtiles") } throws: { ($0 as? MeridianError)?.kind == .inputUnavailable }
             let good = folder + "/good.pmtiles"
-            let writer = try PMTilesWriter(path: good, tileType: .mvt, tilesGzipped: true)
+            let writer = try PMTilesWriter(path: good, format: .mvt, tilesGzipped: true)
             try writer.write(MapTile(zoom: 0, x: 0, y: 0), Gzip.compress([1, 2, 3]))
             try writer.finish(metadataJSON: "{}", bounds: Self.bounds, zooms: 0...0)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: good))
@@ -120,9 +120,10 @@ import Testing
                                    VectorTile(layers: [.init(name: "a", extent: 1 << 40, features: [point])]).encoded()]
         for bytes in contents {
             try withTemporaryFolderPath { folder in
-                let writer = try TilePyramidWriter(path: folder + "/t.pmtiles", tileType: .mvt)
-                try writer.write(MapTile(zoom: 2, x: 1, y: 1), bytes)
-                try writer.finish(TilePyramidMetadata(tileType: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 2...2))
+                try TileSinks.writeNew(folder + "/t.pmtiles", format: .mvt) { store in
+                    try store(MapTile(zoom: 2, x: 1, y: 1), bytes)
+                    return TileSetMetadata(format: .mvt, name: "", description: "", bounds: Self.bounds, zooms: 2...2)
+                }
                 #expect { try TiledFeatureJoiner.features(of: TilePyramids.open(folder + "/t.pmtiles"), zoom: nil) } throws: { error in
                     let error = error as? MeridianError
                     return error?.kind == .badInput && error?.message.contains("2/1/1") == true
@@ -147,11 +148,12 @@ import Testing
             let path = folder + "/" + name
             let tiles: [MapTile: [UInt8]] = [MapTile(zoom: 1, x: 0, y: 1): [1, 2], MapTile(zoom: 2, x: 3, y: 0): [3], MapTile(zoom: 2, x: 1, y: 2): [4, 5, 6]]
             let layers = "[{\"id\":\"roads\",\"fields\":{\"name\":\"String\"},\"minzoom\":1,\"maxzoom\":2}]"
-            let metadata = TilePyramidMetadata(tileType: .mvt, name: "roads", description: "a test", bounds: Self.bounds, zooms: 1...2,
+            let metadata = TileSetMetadata(format: .mvt, name: "roads", description: "a test", bounds: Self.bounds, zooms: 1...2,
                                                vectorLayersJSON: layers, tileStatsJSON: "{\"layerCount\":1,\"layers\":[]}")
-            let writer = try TilePyramidWriter(path: path, tileType: .mvt)
-            for (tile, bytes) in tiles { try writer.write(tile, bytes) }
-            try writer.finish(metadata)
+            try TileSinks.writeNew(path, format: .mvt) { store in
+                for (tile, bytes) in tiles { try store(tile, bytes) }
+                return metadata
+            }
 
             let reader = try TilePyramids.open(path)
             #expect(try reader.pyramidMetadata() == metadata)

@@ -68,16 +68,16 @@ import Testing
     /// Zoom levels and bounds as metadata states them: whole levels 0-30, finite bounds within
     /// the world's degrees; anything else is bad input naming the file.
     @Test func statedMetadataNumbersAreChecked() throws {
-        #expect(try TilePyramidMetadata.statedZooms(minimum: 2, maximum: 5, in: "m") == 2...5)
-        #expect(try TilePyramidMetadata.statedZooms(minimum: nil, maximum: 5, in: "m") == nil)
+        #expect(try TileSetMetadata.statedZooms(minimum: 2, maximum: 5, in: "m") == 2...5)
+        #expect(try TileSetMetadata.statedZooms(minimum: nil, maximum: 5, in: "m") == nil)
         for (low, high) in [(-1.0, 3.0), (0, 31), (1e300, 2), (.nan, 2), (0.5, 2)] {
-            #expect { try TilePyramidMetadata.statedZooms(minimum: low, maximum: high, in: "m") } throws: {
+            #expect { try TileSetMetadata.statedZooms(minimum: low, maximum: high, in: "m") } throws: {
                 ($0 as? MeridianError)?.kind == .badInput && ($0 as? MeridianError)?.location?.file == "m"
             }
         }
-        #expect(try TilePyramidMetadata.statedBounds([170, -10, -170, 10], in: "m").west == 170)
+        #expect(try TileSetMetadata.statedBounds([170, -10, -170, 10], in: "m").west == 170)
         for bounds in [[.nan, 0, 1, 1], [.infinity, 0, 1, 1], [-1000, 0, 1, 1], [0, 10, 1, -10], [0, -91, 1, 1]] as [[Double]] {
-            #expect { try TilePyramidMetadata.statedBounds(bounds, in: "m") } throws: { ($0 as? MeridianError)?.kind == .badInput }
+            #expect { try TileSetMetadata.statedBounds(bounds, in: "m") } throws: { ($0 as? MeridianError)?.kind == .badInput }
         }
     }
 }

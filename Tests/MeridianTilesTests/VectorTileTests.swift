@@ -115,7 +115,7 @@ import Testing
     @Test func leafDirectoriesReadByThePMTilesPackage() throws {
         try withTemporaryFolderPath { folder in
             let path = folder + "/scattered.pmtiles"
-            let writer = try PMTilesWriter(path: path, tileType: .png, tilesGzipped: false, rootLimit: 600)
+            let writer = try PMTilesWriter(path: path, format: .png, tilesGzipped: false, rootLimit: 600)
             var expected: [String: [UInt8]] = [:]
             var seed: UInt64 = 42
             for i in 0..<3_000 {

@@ -2,7 +2,6 @@ import Foundation
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
-import MeridianTiles
 import Synchronization
 
 /// A tiling run's image tiles into a PMTiles 3 archive (`PMTilesWriter`: spilled, then laid out
@@ -20,13 +19,7 @@ public final class PMTilesSink: TileSink, Sendable {
     public init(path: String, format: TileFormat) throws {
         self.path = path
         self.format = format
-        let type: PMTilesWriter.TileType = switch format {
-        case .png: .png
-        case .jpeg: .jpeg
-        case .webp: .webp
-        case .mvt: .mvt
-        }
-        archive = Mutex(try PMTilesWriter(path: path, tileType: type, tilesGzipped: format == .mvt))
+        archive = Mutex(try PMTilesWriter(path: path, format: format, tilesGzipped: format == .mvt))
     }
 
     /// Nothing to resume: an archive is written whole.
@@ -65,7 +58,8 @@ public final class PMTilesSink: TileSink, Sendable {
     public func finish(metadata m: TileSetMetadata) throws {
         let json = "{\"name\":\(jsonString(m.name)),\"description\":\(jsonString(m.description)),\"type\":\"overlay\","
             + "\"format\":\"\(m.format.fileExtension)\""
-            + (m.vectorLayersJSON.map { ",\"vector_layers\":\($0)}" } ?? ",\"tileSize\":\"\(m.tileSize)\"}")
+            + (m.format == .mvt ? ",\"vector_layers\":\(m.vectorLayersJSON ?? "[]")" + (m.tileStatsJSON.map { ",\"tilestats\":\($0)" } ?? "") + "}"
+                : ",\"tileSize\":\"\(m.tileSize)\"}")
         try archive.withLock { try $0.finish(metadataJSON: json, bounds: m.bounds, zooms: m.minZoom...m.maxZoom) }
     }
 
@@ -73,6 +67,6 @@ public final class PMTilesSink: TileSink, Sendable {
     /// them: vector tiles gzipped), once it has shown to be that shard's part.
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
         try MBTilesWriter.forEachTile(ofPart: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
-                                      format: MBTilesSink.formatName(format), belongs: belongs) { try store($0, $1) }
+                                      format: format.fileExtension, belongs: belongs) { try store($0, $1) }
     }
 }

@@ -47,7 +47,7 @@ public enum TilingStateFile {
 
     /// The state file at `path` opened to append lines (created, or emptied unless `keeping`).
     /// - Throws: `MeridianError` (cannot create output) when it is a symbolic link or cannot be opened.
-    static func openForAppending(_ path: String, keeping: Bool) throws -> Int32 {
+    package static func openForAppending(_ path: String, keeping: Bool) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (keeping ? 0 : O_TRUNC), 0o666)
         guard fd >= 0 else {
             if errno == ELOOP {
@@ -59,7 +59,7 @@ public enum TilingStateFile {
         return fd
     }
 
-    static func symbolicLink(_ path: String) -> MeridianError {
+    package static func symbolicLink(_ path: String) -> MeridianError {
         MeridianError(.badInput, "the run's state file is a symbolic link: Meridian does not read state through one",
                       at: SourceLocation(file: path), hint: "remove the link, or tile into a new output")
     }
@@ -95,7 +95,7 @@ public enum TilingStateFile {
 /// file): a mark whose files are gone or replaced (`rm -rf OUT`) no longer counts.
 public enum WorkMark {
     /// The mark's text for `identity`, with the present state of each of `evidence`.
-    static func text(identity: TilingRunIdentity, evidence: [String]) throws -> [UInt8] {
+    package static func text(identity: TilingRunIdentity, evidence: [String]) throws -> [UInt8] {
         var lines = identity.lines
         for path in evidence {
             guard let state = fileState(path) else {
@@ -107,7 +107,7 @@ public enum WorkMark {
     }
 
     /// Whether the mark at `path` is `identity`'s and every file it names is still as it was.
-    static func holds(_ path: String, identity: TilingRunIdentity) -> Bool {
+    package static func holds(_ path: String, identity: TilingRunIdentity) -> Bool {
         guard let bytes = try? TilingStateFile.read(path) else { return false }
         return holds(text: String(decoding: bytes, as: UTF8.self), identity: identity)
     }
@@ -125,7 +125,7 @@ public enum WorkMark {
 
     /// `DEVICE INODE SIZE MODIFIED` of a file (a folder's size and time change as files come and
     /// go: `-`), not following a link; nil when there is none.
-    static func fileState(_ path: String) -> String? {
+    package static func fileState(_ path: String) -> String? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         if (status.st_mode & S_IFMT) == S_IFDIR { return "\(status.st_dev) \(status.st_ino) - -" }

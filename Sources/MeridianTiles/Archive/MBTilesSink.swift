@@ -1,7 +1,6 @@
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
-import MeridianTiles
 import Synchronization
 
 /// A tiling run's tiles into an MBTiles file (`MBTilesWriter`: built out of sight, block by
@@ -23,13 +22,18 @@ public final class MBTilesSink: TileSink, Sendable {
     /// Whether the file is one shard's part of a run split across machines, which keeps the
     /// run's identity when finished, for `--finish` to check.
     private let isShardPart: Bool
+    /// The partial file and its journal when a signal removes them (a tile set written in one
+    /// go, which no run resumes); empty when they are kept for resuming.
+    private let removedOnSignal: [String]
 
     /// Opens the partial file for the run `identity`: a new one, or with `resume` an interrupted
     /// run's of the same identity (else a usage error, before anything is written). A shard's
     /// part (`isShardPart`) keeps the identity when finished. With `checkpointBytes`, tiles are
     /// committed each time that many bytes have been stored (for runs whose blocks are large).
+    /// With `removeOnSignal`, a signal that ends the process removes the partial file (a tile
+    /// set that is not resumed).
     public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity, isShardPart: Bool = false,
-                checkpointBytes: Int? = nil) throws {
+                checkpointBytes: Int? = nil, removeOnSignal: Bool = false) throws {
         self.checkpointBytes = checkpointBytes
         self.format = format
         self.path = path
@@ -39,6 +43,8 @@ public final class MBTilesSink: TileSink, Sendable {
             try identity.checkResuming(recordedIdentity, output: path)
         }
         completedBlocks = writer.completedBlocks
+        removedOnSignal = removeOnSignal ? writer.leftovers : []
+        for leftover in removedOnSignal { TemporaryFiles.removeOnSignal(leftover) }
         file = Mutex(writer)
     }
 
@@ -50,6 +56,7 @@ public final class MBTilesSink: TileSink, Sendable {
     /// Removes the partial file and its journal.
     public func discard() {
         file.withLock { $0.discard() }
+        for leftover in removedOnSignal { TemporaryFiles.forget(leftover) }
     }
 
     /// Stores one encoded tile in the partial file (a vector tile gzipped, as MBTiles stores them).
@@ -93,18 +100,16 @@ public final class MBTilesSink: TileSink, Sendable {
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
         try file.withLock {
             try $0.copyTiles(from: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
-                             format: MBTilesSink.formatName(format), belongs: belongs)
+                             format: format.fileExtension, belongs: belongs)
         }
     }
 
-    /// The MBTiles metadata's name of `format`.
-    static func formatName(_ format: TileFormat) -> String { format == .mvt ? "pbf" : format == .jpeg ? "jpg" : format.rawValue }
-
     /// Writes the MBTiles metadata table and moves the finished file into place.
     public func finish(metadata m: TileSetMetadata) throws {
-        let metadata = MBTilesMetadata(name: m.name, description: m.description, format: Self.formatName(m.format),
+        let metadata = MBTilesMetadata(name: m.name, description: m.description, format: m.format.fileExtension,
                                        bounds: m.bounds, center: m.center, minZoom: m.minZoom, maxZoom: m.maxZoom,
-                                       json: m.vectorLayersJSON.map { "{\"vector_layers\":\($0)}" })
+                                       json: m.format == .mvt ? "{\"vector_layers\":\(m.vectorLayersJSON ?? "[]")\(m.tileStatsJSON.map { ",\"tilestats\":\($0)" } ?? "")}" : nil)
         try file.withLock { try $0.finish(metadata: metadata, keepingRun: isShardPart) }
+        for leftover in removedOnSignal { TemporaryFiles.forget(leftover) }
     }
 }

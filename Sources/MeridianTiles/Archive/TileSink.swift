@@ -5,56 +5,7 @@ import CFileSync
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
-import MeridianTiles
 import Synchronization
-
-/// How tile rows are counted in a folder of tiles.
-public enum TileScheme: String, Sendable, CaseIterable {
-    /// Rows from the top (MapKit's MKTileOverlayPath, OpenStreetMap, Leaflet's default).
-    case xyz
-    /// Rows from the bottom (Tile Map Service).
-    case tms
-}
-
-/// What a tile set's metadata says (TileJSON, MBTiles metadata, tilemapresource.xml).
-public struct TileSetMetadata: Sendable {
-    /// The tile set's name (the raster's file name without its extension).
-    public var name: String
-    /// The tiles' image format.
-    public var format: TileFormat
-    /// The bounds of the data in degrees (west, south, east, north).
-    public var bounds: BoundingBox
-    /// The lowest zoom level that holds tiles.
-    public var minZoom: Int
-    /// The highest zoom level that holds tiles.
-    public var maxZoom: Int
-    /// Tile width and height in pixels.
-    public var tileSize: Int
-    /// A line describing the tile set (the raster's file name, and that Meridian tiled it).
-    public var description: String
-    /// For vector tiles: TileJSON's `vector_layers` (each layer's id, fields and zooms) as JSON; nil for images.
-    public var vectorLayersJSON: String?
-
-    /// The metadata of a tile set of `format` tiles, `tileSize` pixels square, holding tiles at
-    /// zoom levels `minZoom` to `maxZoom` over `bounds` (degrees).
-    /// For vector tiles, `vectorLayersJSON` lists the layers (TileJSON's `vector_layers`).
-    public init(name: String, format: TileFormat, bounds: BoundingBox, minZoom: Int, maxZoom: Int, tileSize: Int, description: String,
-                vectorLayersJSON: String? = nil) {
-        self.vectorLayersJSON = vectorLayersJSON
-        self.name = name
-        self.format = format
-        self.bounds = bounds
-        self.minZoom = minZoom
-        self.maxZoom = maxZoom
-        self.tileSize = tileSize
-        self.description = description
-    }
-
-    /// The middle of the bounds, at the middle zoom level (TileJSON's and MBTiles' `center`).
-    public var center: (longitude: Double, latitude: Double, zoom: Int) {
-        ((bounds.west + bounds.east) / 2, (bounds.south + bounds.north) / 2, (minZoom + maxZoom + 1) / 2)
-    }
-}
 
 /// Where tiles go. Writes may come from several threads at once. A tile set is built block by
 /// block (a block: every tile under one tile of a middle zoom level); a sink remembers
@@ -100,11 +51,86 @@ public enum TileSinks {
     /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
     public static func open(_ path: String, format: TileFormat, scheme: TileScheme, resume: Bool, checkpointBytes: Int? = nil,
                             identity: () throws -> TilingRunIdentity) throws -> TileSink {
-        if TilePyramidWriter.isPMTiles(path) { return try PMTilesSink(path: path, format: format) }
-        if TilePyramidWriter.isMBTiles(path) {
+        let container = TileContainer(path: path)
+        if container == .pmtiles { return try PMTilesSink(path: path, format: format) }
+        if container == .mbtiles {
             return try MBTilesSink(path: path, format: format, resume: resume, identity: identity(), checkpointBytes: checkpointBytes)
         }
         return try FolderTileSink(path: path, scheme: scheme, format: format, resume: resume, identity: identity())
+    }
+}
+
+extension TileSinks {
+    /// The sink of a new tile set of `format` tiles written in one go at `path`, which no run
+    /// resumes (`tile-copy`, `tile-join`): a folder staged out of sight and renamed into place
+    /// (``FolderTileSink/init(staging:scheme:format:)``), an MBTiles file built beside its place
+    /// whose partial file a signal removes, or a PMTiles archive. Whatever the container, an
+    /// existing output is refused, never replaced (an empty folder counts as new).
+    /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
+    public static func openNew(_ path: String, format: TileFormat, scheme: TileScheme = .xyz) throws -> TileSink {
+        switch TileContainer(path: path) {
+        case .pmtiles: try PMTilesSink(path: path, format: format)
+        case .mbtiles:
+            // Its blocks are not marked: tiles are committed every few megabytes instead.
+            try MBTilesSink(path: path, format: format, resume: false, identity: TilingRunIdentity(fields: [.init(name: "kind", value: format.displayName)]),
+                            checkpointBytes: 8 << 20, removeOnSignal: true)
+        case .folder: try FolderTileSink(staging: path, scheme: scheme, format: format)
+        }
+    }
+
+    /// Writes a new tile set at `path` (``openNew(_:format:scheme:)``): `body` stores the tiles
+    /// in the sink and returns the metadata, which finishes it. On an error, or a signal (checked
+    /// before each tile and before finishing), nothing is left at `path`.
+    /// - Throws: What `body` and the sink throw.
+    public static func writeNew(_ path: String, format: TileFormat, scheme: TileScheme = .xyz,
+                                _ body: (_ store: (MapTile, [UInt8]) throws -> Void) throws -> TileSetMetadata) throws {
+        try TemporaryFiles.stoppingInOrder {
+            let sink = try openNew(path, format: format, scheme: scheme)
+            do {
+                let metadata = try body { tile, bytes in
+                    try TemporaryFiles.checkForStop()
+                    try sink.write(tile, data: bytes)
+                }
+                try TemporaryFiles.checkForStop()
+                try sink.finish(metadata: metadata)
+            } catch {
+                sink.discard()
+                throw error
+            }
+        }
+    }
+
+    /// Copies the pyramid `source` into a new one at `path` (any container into any other),
+    /// tile for tile with its metadata; vector tiles are gunzipped on the way and stored as the
+    /// new container stores them.
+    /// - Parameters:
+    ///   - source: The pyramid to copy, open for reading.
+    ///   - path: Where the copy goes: a new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
+    ///   - zooms: Only these zoom levels (the metadata then states the levels copied).
+    /// - Returns: The number of tiles written (an address the source lists without a tile is not).
+    /// - Throws: `MeridianError` (bad input) when `source` holds no tiles at `zooms`, (usage)
+    ///   when `path` is the source itself, and the reader's and sink's errors.
+    @discardableResult
+    public static func copy(_ source: any TilePyramidReader, to path: String, zooms: ClosedRange<Int>? = nil) throws -> Int {
+        try RunInputs.refuseInput(at: path, alsoInputs: [source.path])
+        var metadata = try source.pyramidMetadata()
+        let tiles = try source.tileAddresses(zooms: zooms)
+        guard let lowest = tiles.map(\.zoom).min(), let highest = tiles.map(\.zoom).max() else {
+            let which = zooms.map { " at zoom \($0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)")" } ?? ""
+            throw MeridianError(.badInput, "the tile pyramid holds no tiles\(which)", at: SourceLocation(file: source.path))
+        }
+        if zooms != nil { metadata.zooms = lowest...highest }
+        var written = 0
+        try writeNew(path, format: metadata.format) { store in
+            for tile in tiles {
+                // An address without bytes holds no tile (a PMTiles archive cannot even store one).
+                guard let bytes = try source.uncompressedTile(tile), !bytes.isEmpty else { continue }
+                try store(tile, bytes)
+                written += 1
+            }
+            return metadata
+        }
+        return written
     }
 }
 
@@ -129,6 +155,13 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     private let statePath: String
     /// The state file's descriptor, written one whole line at a time.
     private let stateFile: Mutex<Int32>
+
+    /// Where the tiles go: the folder, or the hidden folder beside it that a staged sink renames into place.
+    private let root: String
+    /// A staged sink's hidden folder (nil: tiles go straight into the folder).
+    private let staging: String?
+    /// Whether ``finish(metadata:)`` has made the tile set whole.
+    private var finished = false
 
     /// The name of the file that holds an unfinished run's state.
     public static let stateFile = ".meridian-tiling"
@@ -155,6 +188,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         self.scheme = scheme
         self.format = format
         self.writesMetadata = writesMetadata
+        (root, staging) = (path, nil)
         shared = sharedState != nil
         statePath = sharedState ?? path + "/" + Self.stateFile
         files = TileFolderWriter(root: path)
@@ -195,10 +229,40 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         if !resuming { try append(identity.lines.map { $0 + "\n" }.joined()) }
     }
 
-    deinit { stateFile.withLock { if $0 >= 0 { close($0) } } }
+    /// Opens `path` for a new tile set written out of sight and renamed into place by
+    /// ``finish(metadata:)``: the tiles go into a hidden folder beside it (`.NAME.meridian-PID`),
+    /// written straight into place there, with no run state (such a tile set cannot be resumed).
+    /// The folder must be new or empty (rename(2) replaces only an empty folder).
+    /// - Throws: `MeridianError` (cannot create output) when the output exists or cannot be made,
+    ///   (usage) when it is an input of the run.
+    public init(staging path: String, scheme: TileScheme, format: TileFormat) throws {
+        self.path = path
+        self.scheme = scheme
+        self.format = format
+        writesMetadata = true
+        shared = false
+        claim = try OutputClaim(path, container: .folder)
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).meridian-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: staging)  // a run of this process id that was killed
+        do {
+            try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        } catch {
+            throw MeridianError(.cannotCreateOutput, "cannot create the output folder", at: SourceLocation(file: path))
+        }
+        (root, self.staging, statePath) = (staging, staging, "")
+        stateFile = Mutex(-1)
+        files = TileFolderWriter(root: staging, inPlace: true)
+    }
+
+    deinit {
+        stateFile.withLock { if $0 >= 0 { close($0) } }
+        // An unfinished staged folder goes with its sink: nothing of it was ever at `path`.
+        if let staging, !finished { try? FileManager.default.removeItem(atPath: staging) }
+    }
 
     /// Temporary files a killed run left behind (`.y.png.meridian-XXXXXX`).
-    static func removeLeftovers(in path: String) {
+    package static func removeLeftovers(in path: String) {
         guard let walker = FileManager.default.enumerator(atPath: path) else { return }
         for case let relative as String in walker {
             let name = (relative as NSString).lastPathComponent
@@ -216,11 +280,12 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         }
     }
 
-    /// Where a tile's file is: `path/z/x/y.ext`, with `y` counted as ``scheme`` says.
+    /// Where a tile's file is: `path/z/x/y.ext` (in the hidden folder while a staged sink is
+    /// unfinished), with `y` counted as ``scheme`` says.
     /// - Parameter tile: The tile, with XYZ rows.
     /// - Returns: The file's path (the file may not exist).
     public func tilePath(_ tile: MapTile) -> String {
-        "\(path)/\(tile.zoom)/\(tile.x)/\(scheme == .xyz ? tile.y : tile.tmsY).\(format.fileExtension)"
+        "\(root)/\(tile.zoom)/\(tile.x)/\(scheme == .xyz ? tile.y : tile.tmsY).\(format.fileExtension)"
     }
 
     /// The bytes of a tile's file, or nil when it has none.
@@ -238,6 +303,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// line must not reach the disk before them): on Linux one syncfs of the folder's file
     /// system, elsewhere (or if it fails) an fsync of each tile, column and level folder.
     public func markCompleted(block: MapTile, tiles: [MapTile]) throws {
+        guard staging == nil else { return }  // nothing to resume: the folder appears whole or not at all
         #if os(Linux)
         // One syncfs of the folder's file system makes every tile and folder durable at once.
         let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
@@ -283,7 +349,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
                 !column.hasPrefix(".") && ((try? manager.contentsOfDirectory(atPath: folder + "/" + column)) ?? []).contains { !$0.hasPrefix(".") }
             }
         }
-        let zooms = (0...TilePyramid.maximumZoom).filter { holdsTile("\(path)/\($0)") }
+        let zooms = MapTile.zoomLevels.filter { holdsTile("\(root)/\($0)") }
         guard let low = zooms.first, let high = zooms.last else { return nil }
         return low...high
     }
@@ -299,12 +365,23 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         // Joining shards: every shard has completed, so the temporary files in the folder are
         // what killed attempts left (while shards run, one's may be another's tile in flight).
         if shared { Self.removeLeftovers(in: path) }
-        for file in ["metadata.json", "tilemapresource.xml"] { try TileFolderWriter.refuseLink(at: path + "/" + file) }
-        try OutputTarget.write(Array(tileJSON(metadata).utf8), to: path + "/metadata.json", durable: false)
+        for file in ["metadata.json", "tilemapresource.xml"] { try TileFolderWriter.refuseLink(at: root + "/" + file) }
+        try OutputTarget.write(Array(tileJSON(metadata).utf8), to: root + "/metadata.json", durable: false)
         if scheme == .tms {
-            try OutputTarget.write(Array(tileMapResource(metadata).utf8), to: path + "/tilemapresource.xml", durable: false)
+            try OutputTarget.write(Array(tileMapResource(metadata).utf8), to: root + "/tilemapresource.xml", durable: false)
         }
-        unlink(statePath)
+        if let staging {
+            try TemporaryFiles.checkForStop()
+            // rename(2) replaces an empty folder, and refuses anything else (a folder that has
+            // filled meanwhile, a file): nothing that was there is removed.
+            guard rename(staging, path) == 0 else {
+                throw MeridianError(.cannotCreateOutput, "cannot move the finished tiles into place: \(String(cString: strerror(errno)))",
+                                    at: SourceLocation(file: path), hint: "Meridian never replaces an existing output: remove it or choose another path")
+            }
+        } else {
+            unlink(statePath)
+        }
+        finished = true
     }
 
     /// Nothing to take in: the shards wrote their tiles into this folder.
@@ -313,6 +390,10 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// Removes the folder if this sink made it, else everything in it (it was empty: a new run
     /// is refused a folder that is not). Not for a resumed or shared folder, which is left as it is.
     public func discard() {
+        if let staging {
+            try? FileManager.default.removeItem(atPath: staging)
+            return claim.release()
+        }
         guard !shared, completedBlocks.isEmpty else { return }
         stateFile.withLock { fd in
             if fd >= 0 { close(fd) }
@@ -327,14 +408,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         }
     }
 
-    /// TileJSON 3.0.0 (for vector tiles, as every vector pyramid's: MeridianTiles' `TilePyramidWriter`'s).
+    /// TileJSON 3.0.0 (for vector tiles, `vectorTileJSON`).
     func tileJSON(_ m: TileSetMetadata) -> String {
-        if format == .mvt {
-            return TilePyramidWriter.tileJSON(
-                TilePyramidMetadata(tileType: .mvt, name: m.name, description: m.description, bounds: m.bounds, zooms: m.minZoom...m.maxZoom,
-                                    vectorLayersJSON: m.vectorLayersJSON),
-                tileType: .mvt, vectorLayersJSON: m.vectorLayersJSON ?? "[]")
-        }
+        if format == .mvt { return Self.vectorTileJSON(m) }
         let b = m.bounds, c = m.center
         return """
             {
@@ -355,19 +431,45 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             """
     }
 
+    /// TileJSON 3.0.0 of a folder of vector tiles (XYZ rows), with `vector_layers` (`[]` when
+    /// the metadata has none) and `tilestats` when it has them, and the MBTiles-style `json`
+    /// member that tippecanoe writes and GDAL's MVT driver reads for the layers' fields.
+    static func vectorTileJSON(_ m: TileSetMetadata) -> String {
+        let b = m.bounds, ext = m.format.fileExtension, layers = m.vectorLayersJSON ?? "[]"
+        let stats = m.tileStatsJSON
+        return """
+            {
+              "tilejson": "3.0.0",
+              "name": \(jsonString(m.name)),
+              "description": \(jsonString(m.description)),
+              "scheme": "xyz",
+              "tiles": ["{z}/{x}/{y}.\(ext)"],
+              "format": "\(ext)",
+              "minzoom": \(m.minZoom),
+              "maxzoom": \(m.maxZoom),
+              "vector_layers": \(layers),\(stats.map { "\n  \"tilestats\": \($0)," } ?? "")
+              "json": \(jsonString("{\"vector_layers\":\(layers)\(stats.map { ",\"tilestats\":\($0)" } ?? "")}")),
+              "bounds": [\(b.west), \(b.south), \(b.east), \(b.north)],
+              "center": [\((b.west + b.east) / 2), \((b.south + b.north) / 2), \(m.minZoom)]
+            }
+
+            """
+    }
+
     /// The TMS TileMap document gdal2tiles writes beside TMS tiles.
     func tileMapResource(_ m: TileSetMetadata) -> String {
-        let pyramid = TilePyramid(tileSize: m.tileSize)
+        // Web Mercator's half width in metres (π · 6378137), and metres per pixel at each level, as MeridianRaster's `TilePyramid` has them.
+        let originShift = Double.pi * 6_378_137
         let lower = MapPoint(Position(longitude: m.bounds.west, latitude: m.bounds.south))
         let upper = MapPoint(Position(longitude: m.bounds.east, latitude: m.bounds.north))
         func metres(_ p: MapPoint) -> (Double, Double) {
-            (p.x / MapWorld.size * 2 * TilePyramid.originShift - TilePyramid.originShift,
-             TilePyramid.originShift - p.y / MapWorld.size * 2 * TilePyramid.originShift)
+            (p.x / MapWorld.size * 2 * originShift - originShift,
+             originShift - p.y / MapWorld.size * 2 * originShift)
         }
         let (minX, minY) = metres(lower), (maxX, maxY) = metres(upper)
         var sets = ""
         for z in m.minZoom...m.maxZoom {
-            sets += "      <TileSet href=\"\(z)\" units-per-pixel=\"\(pyramid.resolution(zoom: z))\" order=\"\(z)\"/>\n"
+            sets += "      <TileSet href=\"\(z)\" units-per-pixel=\"\(2 * originShift / Double(m.tileSize) / Double(1 << z))\" order=\"\(z)\"/>\n"
         }
         return """
             <?xml version="1.0" encoding="utf-8"?>
@@ -376,7 +478,7 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
               <Abstract>\(xmlEscaped(m.description))</Abstract>
               <SRS>EPSG:3857</SRS>
               <BoundingBox minx="\(minX)" miny="\(minY)" maxx="\(maxX)" maxy="\(maxY)"/>
-              <Origin x="\(-TilePyramid.originShift)" y="\(-TilePyramid.originShift)"/>
+              <Origin x="\(-originShift)" y="\(-originShift)"/>
               <TileFormat width="\(m.tileSize)" height="\(m.tileSize)" mime-type="\(m.format.mimeType)" extension="\(m.format.fileExtension)"/>
               <TileSets profile="mercator">
             \(sets)  </TileSets>
@@ -387,9 +489,9 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 }
 
 /// A JSON string literal, as Meridian's JSON writer escapes it.
-func jsonString(_ s: String) -> String { JSONValue.string(s).jsonText }
+package func jsonString(_ s: String) -> String { JSONValue.string(s).jsonText }
 
-func xmlEscaped(_ s: String) -> String {
+package func xmlEscaped(_ s: String) -> String {
     s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
         .replacingOccurrences(of: "\"", with: "&quot;")
 }

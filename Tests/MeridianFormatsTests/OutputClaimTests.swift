@@ -75,4 +75,41 @@ import MeridianCore
         #expect(OutputClaim.holder(of: lock) == getpid())
         second.release()
     }
+
+    /// A claim's lock file is registered for the signal handler as the one file its name may be
+    /// removed as: should the name come to hold another file (another run's lock, after this
+    /// one's was removed), the handler leaves it; while it names the claim's own, the handler
+    /// removes it. (Registered so before the name exists, a signal at any instant of its making
+    /// leaves nothing: issue 31's lock-file window.)
+    @Test func theSignalHandlerRemovesALockOnlyWhileItIsTheClaims() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-claim-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out.pmtiles", lock = folder + "/.out.pmtiles.meridian-lock"
+        let claim = try OutputClaim(output, container: .file)
+        #expect(OutputClaim.holder(of: lock) == getpid())
+        let slot = try #require(Self.slot(of: lock))
+        // Another file takes the name (as another run's lock would, once this one's was removed).
+        let other = folder + "/other"
+        try Data("4194303\n".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(rename(other, lock) == 0)
+        TemporaryFiles.removeFromSignalHandler(slot: slot)
+        #expect(FileManager.default.fileExists(atPath: lock), "the handler removed a lock that is not the claim's")
+        claim.release()
+        #expect(FileManager.default.fileExists(atPath: lock), "release removed a lock that is not the claim's")
+        #expect(Self.slot(of: lock) == nil)
+        try FileManager.default.removeItem(atPath: lock)
+        // The claim's own lock, there: the handler removes it.
+        let second = try OutputClaim(output, container: .file)
+        let secondSlot = try #require(Self.slot(of: lock))
+        TemporaryFiles.removeFromSignalHandler(slot: secondSlot)
+        #expect(!FileManager.default.fileExists(atPath: lock))
+        second.release()
+        #expect(Self.slot(of: lock) == nil)
+    }
+
+    /// The signal handler's table entry for `path`, if it has one.
+    static func slot(of path: String) -> Int? {
+        (0..<TemporaryFiles.slots).first { TemporaryFiles.table[$0].map { String(cString: $0) } == path }
+    }
 }

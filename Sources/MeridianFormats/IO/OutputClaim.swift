@@ -11,9 +11,11 @@ import MeridianCore
 ///   writer then checks. An empty folder counts as new.
 /// - One run at a time: `.NAME.meridian-lock` beside the output, locked with flock(2), holds
 ///   the run's process id; a second run is refused naming it. The file goes when the output is
-///   finished or given up (``release()``), and on SIGINT/SIGTERM/SIGHUP; a run killed with
-///   SIGKILL leaves the file, but the kernel lets go of its lock as the process ends, and
-///   the next run takes the file over: exactly one, however many find it at once.
+///   finished or given up (``release()``), and on SIGINT/SIGTERM/SIGHUP at any instant (it is
+///   registered for the signal handler before it has its name, as the one file that name may
+///   be removed as); a run killed with SIGKILL leaves the file, but the kernel lets go of its
+///   lock as the process ends, and the next run takes the file over: exactly one, however
+///   many find it at once.
 public final class OutputClaim: @unchecked Sendable {
     /// What the output is.
     public enum Container: Sendable {
@@ -132,13 +134,16 @@ public final class OutputClaim: @unchecked Sendable {
         // strength of a process id it read a moment before. Tries again when the file it
         // locked was removed meanwhile by the run that held it (see `release()`).
         for _ in 0..<16 {
-            let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
-            guard fd >= 0 else {
-                let failure = errno
-                throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
-                                    hint: failure == ENOENT ? "the folder \(OutputTarget.splitPath(path).folder) does not exist"
-                                        : failure == ELOOP ? "\(lock), its lock file, is a symbolic link: remove it" : nil)
+            let fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            if fd < 0 && errno == ENOENT {
+                // None there: made whole, locked and registered for the signal handler before
+                // it has its name, so no signal finds it unregistered (`makeLock`).
+                guard let made = try makeLock(lock) else { continue }
+                lockDescriptor = made
+                lockPath = lock
+                return
             }
+            guard fd >= 0 else { throw cannotCreate(errno, lock: lock) }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 let failure = errno
                 let holder = Self.holder(readingFrom: fd)
@@ -156,10 +161,11 @@ public final class OutputClaim: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            // Ours, new or left by a killed run: it holds this process's id from now on.
+            // Left by a killed run, and ours now: it holds this process's id from now on. (A
+            // signal before this registration leaves it as it was: nothing this run made.)
             lockDescriptor = fd
             lockPath = lock
-            TemporaryFiles.removeOnSignal(lock)
+            TemporaryFiles.removeOnSignal(lock, whileItNames: fd)
             let text = "\(getpid())\n"
             let written = ftruncate(fd, 0) == 0 ? text.withCString { pwrite(fd, $0, strlen($0), 0) } : -1
             guard written == text.utf8.count else {
@@ -171,6 +177,60 @@ public final class OutputClaim: @unchecked Sendable {
         }
         throw MeridianError(.cannotCreateOutput, "another run is writing this output", at: SourceLocation(file: path),
                             hint: "wait for it to end, or choose another path")
+    }
+
+    /// Makes the lock file `lock` where there is none: a file with no name yet (or, where the
+    /// system has no such files, a unique hidden one), holding this process's id and locked, is
+    /// registered for the signal handler as the one file `lock` may be removed as, and only
+    /// then linked at `lock`. A signal at any instant leaves no lock file of this run's, and
+    /// never removes another run's. Its descriptor, or nil when another run made `lock` first.
+    private func makeLock(_ lock: String) throws -> Int32? {
+        let (folder, name) = OutputTarget.splitPath(lock)
+        var failure = ENOTSUP
+        for unnamed in [true, false] {
+            var fd = unnamed ? Platform.openUnnamedFile(in: folder, mode: 0o666) : -1
+            var namedPath: String?
+            if !unnamed {
+                guard let made = TemporaryFiles.create("\(folder)/\(name)-XXXXXX", mode: 0o666, removedOnSignal: true) else {
+                    throw cannotCreate(errno, lock: lock)
+                }
+                (fd, namedPath) = made
+            }
+            guard fd >= 0 else {
+                failure = errno
+                if failure == ENOENT || failure == ENOTDIR || failure == EACCES { throw cannotCreate(failure, lock: lock) }
+                continue  // a file system without unnamed files: a named one
+            }
+            defer {
+                if let namedPath {
+                    unlink(namedPath)
+                    TemporaryFiles.forget(namedPath)
+                }
+            }
+            let text = "\(getpid())\n"
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, text.withCString({ pwrite(fd, $0, strlen($0), 0) }) == text.utf8.count,
+                  TemporaryFiles.removeOnSignal(lock, whileItNames: fd) else {
+                failure = errno
+                close(fd)
+                throw MeridianError(.cannotCreateOutput, "cannot write the lock file: \(String(cString: strerror(failure)))", at: SourceLocation(file: lock))
+            }
+            let linked = namedPath.map { link($0, lock) == 0 } ?? Platform.name(unnamed: fd, at: lock)
+            if linked { return fd }
+            failure = errno
+            TemporaryFiles.forget(lock)
+            close(fd)
+            if failure == EEXIST { return nil }
+            // Linux without /proc cannot name an unnamed file: a named one.
+            if !unnamed { throw cannotCreate(failure, lock: lock) }
+        }
+        throw cannotCreate(failure, lock: lock)
+    }
+
+    /// The error for a lock file that cannot be made or opened (errno `failure`).
+    private func cannotCreate(_ failure: Int32, lock: String) -> MeridianError {
+        MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
+                      hint: failure == ENOENT ? "the folder \(OutputTarget.splitPath(path).folder) does not exist"
+                          : failure == ELOOP ? "\(lock), its lock file, is a symbolic link: remove it" : nil)
     }
 
     /// Whether `fd` is the file at `path` (not one removed since it was opened).

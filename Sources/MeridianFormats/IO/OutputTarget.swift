@@ -28,12 +28,12 @@ public final class OutputTarget {
         try RunInputs.refuseInput(at: path)
         let (folder, file) = splitPath(path)
         // 0666 less the umask, applied by the kernel: what a new file of any other tool gets.
-        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX", mode: 0o666) else {
+        // Registered for the signal handler before it is made: no instant leaves it unregistered.
+        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX", mode: 0o666, removedOnSignal: true) else {
             let reason = String(cString: strerror(errno))
             throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path),
                                 hint: errno == ENOENT ? "the folder \(folder) does not exist" : nil)
         }
-        TemporaryFiles.shared.register(temporary)
         let target = OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
         target.releasingReplacedFile = releaseCachedPages(of: path)
         return target

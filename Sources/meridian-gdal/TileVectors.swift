@@ -249,7 +249,7 @@ extension Tile {
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, store in
-            try TilesThroughHelper.draw(spill: spill.path, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, warnings: { messages.report($0) }) { tile, rgba in
+            try TilesThroughHelper.draw(spill: spill, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, warnings: { messages.report($0) }) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
         }) else { return }

@@ -88,6 +88,18 @@ package enum Platform {
         #endif
     }
 
+    /// A path that opens the file open at `descriptor` again, as itself (named or not) with an
+    /// offset of its own: /proc/self/fd/N on Linux when /proc is there; nil elsewhere (Darwin's
+    /// /dev/fd/N shares the descriptor's offset).
+    package static func pathReopening(_ descriptor: Int32) -> String? {
+        #if os(Linux)
+        let path = "/proc/self/fd/\(descriptor)"
+        return access(path, F_OK) == 0 ? path : nil
+        #else
+        return nil
+        #endif
+    }
+
     /// A file's modification time: `st_mtim` on Linux, `st_mtimespec` on Darwin.
     package static func modificationTime(of status: stat) -> (seconds: Int, nanoseconds: Int) {
         #if canImport(Darwin)

@@ -80,6 +80,32 @@ import Testing
     }
     #endif
 
+    /// A conversion killed with `kill -9` leaves its hidden temporary file beside the output
+    /// (and the output's lock); the next run of the same output finds it stale (the lock is
+    /// free: its owner is gone), removes it and says so, and leaves only the output.
+    @Test(.timeLimit(.minutes(10)))
+    func theNextRunRemovesWhatAKilledConversionLeft() throws {
+        try withTemporaryFolder { folder in
+            let output = folder.appendingPathComponent("out.geojson")
+            let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", output.path])
+            let deadline = Date().addingTimeInterval(10)
+            while !contents(of: folder).contains(where: { $0.hasPrefix(".out.geojson.meridian-") && $0 != ".out.geojson.meridian-lock" })
+                    && Date() < deadline { usleep(10_000) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            let left = contents(of: folder).filter { $0 != ".out.geojson.meridian-lock" }
+            #expect(left.count == 1 && left[0].hasPrefix(".out.geojson.meridian-"), "\(left)")
+            let run = try meridian(["convert", Self.input, "-o", output.path])
+            #expect(run.status == 0)
+            #expect(run.stderr.contains(left[0]), "\(run.stderr)")
+            #expect(contents(of: folder) == ["out.geojson"])
+        }
+    }
+
+    /// A small input, for runs that need one.
+    static let input = packageRoot.appendingPathComponent("Tests/Fixtures/geojson/edge-cases.geojson").path
+
     /// Starts `meridian arguments` reading standard input from a pipe, and writes the start of a
     /// FeatureCollection of 2,000 points into it, leaving the pipe open so the run is caught
     /// mid-stream. Returns the running process and the pipe (close its writing end when done).

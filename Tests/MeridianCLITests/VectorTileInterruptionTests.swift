@@ -62,7 +62,7 @@ import Testing
     /// A PMTiles archive is laid out once every tile is made (every tile read back, sorted,
     /// identical ones stored once): a signal then stops the run as it does while tiling, with
     /// 130 and nothing left, where the layout went on to write the archive and exit 0. The
-    /// moment is found in /proc: the layout's scratch file (`meridian-pmtiles-data-…`) is open.
+    /// moment is found in /proc: one thread, and the layout's scratch file open with the others.
     @Test(.timeLimit(.minutes(10))) func interruptedWhileLayingOutAPMTilesArchive() throws {
         try withTemporaryFolder { folder in
             let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
@@ -87,14 +87,30 @@ import Testing
             process.standardError = try FileHandle(forWritingTo: errors)
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            let descriptors = "/proc/\(process.processIdentifier)/fd"
-            func layingOut() -> Bool {
-                ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
-                    (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?.contains("meridian-pmtiles-data-") == true
+            // The scratch files have no names (/proc shows `TMPDIR/#INODE (deleted)`): the layout
+            // is the one time the run has one thread (the tiler's have ended) and three scratch
+            // files open (the features, the tiles, the layout's data) for a while (0.1 s; between
+            // two levels the one thread is only a moment).
+            let processFolder = "/proc/\(process.processIdentifier)"
+            func layingOutNow() -> Bool {
+                let descriptors = processFolder + "/fd"
+                let scratchFiles = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).filter {
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?.hasPrefix(scratch.path + "/") == true
                 }
+                let status = (try? String(contentsOfFile: processFolder + "/status", encoding: .utf8)) ?? ""
+                return scratchFiles.count >= 3 && status.split(separator: "\n").contains("Threads:\t1")
             }
             let deadline = Date().addingTimeInterval(300)
-            while process.isRunning && !layingOut() && Date() < deadline { usleep(2_000) }
+            var since: Date?
+            while process.isRunning && Date() < deadline {
+                if layingOutNow() {
+                    since = since ?? Date()
+                    if Date().timeIntervalSince(since!) >= 0.1 { break }
+                } else {
+                    since = nil
+                }
+                usleep(2_000)
+            }
             #expect(process.isRunning, "the run ended before its layout was seen")
             kill(process.processIdentifier, SIGINT)
             let signalled = Date()

@@ -16,6 +16,8 @@ import MeridianCore
 ///   be removed as); a run killed with SIGKILL leaves the file, but the kernel lets go of its
 ///   lock as the process ends, and the next run takes the file over: exactly one, however
 ///   many find it at once.
+/// - What a killed run staged beside the output (`.NAME.meridian-…`, not the lock nor the
+///   resume state) is removed by the next claim, once it holds the lock, and reported.
 public final class OutputClaim: @unchecked Sendable {
     /// What the output is.
     public enum Container: Sendable {
@@ -37,8 +39,10 @@ public final class OutputClaim: @unchecked Sendable {
     /// remove it or choose another path). `locked` false leaves out the lock (the shards of a run share a folder).
     /// - Throws: `MeridianError`: usage when the path is an input, cannot-create-output when
     ///   it exists or another run holds it.
+    /// `replacing` true takes a file output that may exist and be replaced, as `convert`'s
+    /// outputs are (``OutputTarget``): nothing at the path is refused.
     public init(_ path: String, container: Container, continuing: Bool = false, locked: Bool = true,
-                notEmpty: (any MeridianFailure)? = nil) throws {
+                replacing: Bool = false, notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
         try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
         if locked {
@@ -46,13 +50,50 @@ public final class OutputClaim: @unchecked Sendable {
             if container == .folder { Self.makeFolders(OutputTarget.splitPath(Self.trimmed(path)).folder) }
             // First, so that a second run started at once is told another run holds the output.
             try lock()
+            // Held, the lock says that no run that lives is writing this output: what is
+            // staged beside it was left by one that was killed.
+            removeLeftovers()
         }
         do {
+            if replacing { return }
             try Self.refuseExisting(path, container: container, continuing: continuing, notEmpty: notEmpty)
         } catch {
             release()
             throw error
         }
+    }
+
+    /// Where claims report the leftovers of killed runs they remove (each a note naming the
+    /// path); nil, the default, reports none. The executables set it once, before any claim.
+    nonisolated(unsafe) public static var leftoverNotes: (@Sendable (Diagnostic) -> Void)?
+
+    /// Removes what a killed run (SIGKILL, a crash) staged beside this output and left:
+    /// `.NAME.meridian-…` files and folders (a file being written, a staging folder, a copy of
+    /// an MBTiles file being read), but not the lock and not an interrupted run's resume state
+    /// (`.NAME.meridian-partial` and its journal). Called with the lock held, which no run that
+    /// lives lets go of: none of them is a living run's. Each removal is reported
+    /// (``leftoverNotes``); what cannot be removed is left as it is.
+    func removeLeftovers() {
+        let (folder, name) = OutputTarget.splitPath(Self.trimmed(path))
+        let prefix = ".\(name).meridian-"
+        for (entry, kind) in LinkFreeReading.entries(of: folder) where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            // The lock (and a claimant's lock being made), the resume state.
+            if rest.hasPrefix("lock") || rest == "partial" || rest.hasPrefix("partial-") { continue }
+            let leftover = folder + "/" + entry
+            let named = path.contains("/") ? leftover : entry  // as the output was given
+            guard Self.remove(leftover, kind: kind) else { continue }
+            Self.leftoverNotes?(Diagnostic(.note, "removed \(kind == .folder ? "a folder" : "a file") that a run killed while writing this output left",
+                                           at: SourceLocation(file: named)))
+        }
+    }
+
+    /// Removes `path` (a folder with everything in it), never following a symbolic link:
+    /// whether it is gone.
+    static func remove(_ path: String, kind: LinkFreeReading.Kind) -> Bool {
+        guard kind == .folder else { return unlink(path) == 0 }
+        for (entry, inner) in LinkFreeReading.entries(of: path) { _ = remove(path + "/" + entry, kind: inner) }
+        return rmdir(path) == 0
     }
 
     /// Throws when something is at `path` that this claim may not take (see the type's rules).

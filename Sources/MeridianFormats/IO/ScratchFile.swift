@@ -55,6 +55,16 @@ public final class ScratchFile {
         try sink.flush()
     }
 
+    /// A copy of an input for a library that opens it by a path (``pathInThisProcess``): a file
+    /// without a name where this process can open one by a path (Linux), else a named one.
+    public static func copyOpenedByPath(_ input: BufferedInput, as name: String) throws -> ScratchFile {
+        let nameless = try ScratchFile(unlinked: name)
+        let copy = nameless.pathInThisProcess == nil ? try ScratchFile(name) : nameless
+        try input.forEachChunk { chunk, _ in copy.sink.write(UnsafeRawBufferPointer(chunk)) }
+        try copy.sink.flush()
+        return copy
+    }
+
     deinit {
         close(fd)
         guard !unlinked else { return }

@@ -45,9 +45,8 @@ public final class OutputClaim: @unchecked Sendable {
                 replacing: Bool = false, notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
         try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
+        try Self.requireFolder(of: path)
         if locked {
-            // A new folder's parents are made as the folder would have been (`tile x.tif a/b/out`).
-            if container == .folder { Self.makeFolders(OutputTarget.splitPath(Self.trimmed(path)).folder) }
             // First, so that a second run started at once is told another run holds the output.
             try lock()
             // Held, the lock says that no run that lives is writing this output: what is
@@ -120,14 +119,16 @@ public final class OutputClaim: @unchecked Sendable {
         }
     }
 
-    /// Makes `folder` and the folders above it that are missing, as `mkdir -p` does; what
-    /// cannot be made is reported by the lock's creation that follows.
-    static func makeFolders(_ folder: String) {
-        var made = folder.hasPrefix("/") ? "" : "."
-        for part in folder.split(separator: "/") {
-            made += "/" + part
-            _ = mkdir(made, 0o777)
-        }
+    /// Throws cannot-create-output, naming the output, when the folder it goes into is missing
+    /// (or not a folder): no subcommand makes the folders above its output, a file or a folder
+    /// of tiles alike (a mistyped path would otherwise become new folders).
+    public static func requireFolder(of path: String) throws {
+        let folder = OutputTarget.splitPath(trimmed(path)).folder
+        var status = stat()
+        let failure = stat(folder, &status) != 0 ? errno : status.st_mode & S_IFMT != S_IFDIR ? ENOTDIR : 0
+        guard failure != 0 else { return }
+        throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
+                            hint: failure == ENOENT ? "the folder \(folder) does not exist: make it first, or choose another path" : nil)
     }
 
     /// `path` without trailing slashes (`out/` names the folder `out`).

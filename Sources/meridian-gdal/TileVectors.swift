@@ -139,7 +139,7 @@ extension Tile {
                 $0.idsLeftOut = level.idsLeftOut
             }
         }) else { return }
-        if let mapLibre { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) }
+        if let mapLibre { try writingViewer(tiles: stored.written + stored.kept) { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) } }
         let summary = cut.withLock { $0 }
         if summary.tilesOverLimit > 0 {
             let limits = options.limits
@@ -254,7 +254,7 @@ extension Tile {
             }
         }) else { return }
         if viewer, let metadata = finished.withLock({ $0 }) {
-            try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
+            try writingViewer(tiles: stored.written + stored.kept) { try TileViewer.write(folder: output, metadata: metadata, scheme: rows) }
         }
         if !quiet { Reporter.printError(levelSummaryText(stored, what: "\(format.rawValue.uppercased()) tile", extra: " of \(inputs.count) input\(inputs.count == 1 ? "" : "s")", start: start)) }
     }

@@ -59,6 +59,44 @@ import Testing
     }
 
     #if os(Linux)
+    /// A signal while the viewer page is written, once every tile is in place (a page of
+    /// thousands of tiles, each copied as a script: long enough to be caught), ends the run with
+    /// 130 and the tiles kept, and the note says so (it said to `--resume` a finished run).
+    @Test(.timeLimit(.minutes(10))) func interruptedWhileWritingTheViewerPage() throws {
+        try withTemporaryFolder { folder in
+            var seed: UInt64 = 31
+            func next() -> Double {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Double(seed >> 11) / Double(1 << 53)
+            }
+            let points = (0..<4000).map { i in
+                #"{"type":"Feature","properties":{"n":\#(i)},"geometry":{"type":"Point","coordinates":[\#(next() * 358 - 179),\#(next() * 160 - 80)]}}"#
+            }
+            let input = folder.appendingPathComponent("points.geojson")
+            try Data((#"{"type":"FeatureCollection","features":["# + points.joined(separator: ",") + "]}").utf8).write(to: input)
+            let output = folder.appendingPathComponent("tiles")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", input.path, output.path, "--zoom", "0-9", "--viewer"]
+            let errors = folder.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(300)
+            let staging = output.appendingPathComponent(".viewer.partial").path
+            while process.isRunning && !FileManager.default.fileExists(atPath: staging) && Date() < deadline { usleep(1_000) }
+            #expect(process.isRunning, "the run ended before it was seen writing its page")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 130, "\(stderr)")
+            #expect(stderr.contains("complete and kept") && !stderr.contains("--resume"), "\(stderr)")
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("0/0/0.pbf").path))
+            #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("index.html").path))
+        }
+    }
+
     /// A PMTiles archive is laid out once every tile is made (every tile read back, sorted,
     /// identical ones stored once): a signal then stops the run as it does while tiling, with
     /// 130 and nothing left, where the layout went on to write the archive and exit 0. The

@@ -46,12 +46,22 @@ public final class ChildProcess {
     public let standardError: Int32?
     private var ended: Termination?
 
-    /// Starts `path` with `arguments` (argv[0] is the path), in this process's environment.
-    public init(path: String, arguments: [String], standardOutput output: Stream = .inherited, standardError error: Stream = .inherited) throws {
+    /// Starts `path` with `arguments` (argv[0] is the path), in this process's environment;
+    /// `inheriting` is a descriptor the child gets as `InheritedScratch.descriptor` (3): a
+    /// scratch file without a name, which it could not open by one.
+    public init(path: String, arguments: [String], standardOutput output: Stream = .inherited, standardError error: Stream = .inherited,
+                inheriting: Int32? = nil) throws {
         self.arguments = arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 onto itself would keep close-on-exec: a descriptor that is already 3 is copied first.
+        let inherited = inheriting.map { $0 == InheritedScratch.descriptor ? fcntl($0, F_DUPFD_CLOEXEC, 4) : $0 }
+        defer { if let inherited, inherited != inheriting { close(inherited) } }
+        if let inherited {
+            guard inherited >= 0 else { throw MeridianError(.io, "cannot hand a scratch file to \(path): \(String(cString: strerror(errno)))") }
+            posix_spawn_file_actions_adddup2(&actions, inherited, InheritedScratch.descriptor)
+        }
         // Both ends of each pipe are made close-on-exec, so no other child inherits them (Glibc's
         // module has no pipe2); dup2 gives this child its end as descriptor 1 or 2, which stays
         // open across exec.

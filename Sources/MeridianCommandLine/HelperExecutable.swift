@@ -64,15 +64,18 @@ public struct HelperExecutable: Sendable {
     /// The helper run as a child for `what` (named when it is missing), each of its output
     /// streams inherited or on a pipe (`ChildProcess`).
     public func run(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited,
-                    standardError: ChildProcess.Stream = .inherited) throws -> ChildProcess {
+                    standardError: ChildProcess.Stream = .inherited, inheriting: Int32? = nil) throws -> ChildProcess {
         guard let helper = path() else { throw missing(what) }
-        return try ChildProcess(path: helper, arguments: arguments, standardOutput: standardOutput, standardError: standardError)
+        return try ChildProcess(path: helper, arguments: arguments, standardOutput: standardOutput, standardError: standardError,
+                                inheriting: inheriting)
     }
 
     /// The helper run as a child that reports to this process (`Reporter.toParentProcess`): its
-    /// diagnostics are collected as it runs, for `HelperDiagnostics.finish`.
-    public func start(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited) throws -> (ChildProcess, HelperDiagnostics) {
-        let child = try run(arguments, for: what, standardOutput: standardOutput, standardError: .pipe)
+    /// diagnostics are collected as it runs, for `HelperDiagnostics.finish`. `inheriting`: a
+    /// scratch file the child reads as `InheritedScratch`.
+    public func start(_ arguments: [String], for what: String, standardOutput: ChildProcess.Stream = .inherited,
+                      inheriting: Int32? = nil) throws -> (ChildProcess, HelperDiagnostics) {
+        let child = try run(arguments, for: what, standardOutput: standardOutput, standardError: .pipe, inheriting: inheriting)
         return (child, try HelperDiagnostics(of: child, helper: name))
     }
 

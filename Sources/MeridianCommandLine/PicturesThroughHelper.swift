@@ -33,9 +33,9 @@ final class HelperPictureWriter: FeatureWriter {
 
     func finish(_ trailingMetadata: CollectionMetadata) throws {
         try spill.close()
-        let request = PictureRequest(kind: kind, options: options.settings(PictureOptions.self), input: spill.path)
+        let request = PictureRequest(kind: kind, options: options.settings(PictureOptions.self), input: InheritedScratch.argument)
         let (child, diagnostics) = try HelperExecutable.draw.start(request.arguments, for: "drawing \(kind.rawValue.uppercased()) pictures",
-                                                                   standardOutput: .pipe)
+                                                                   standardOutput: .pipe, inheriting: spill.descriptor)
         let picture = BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false)
         do {
             try picture.forEachChunk { chunk, _ in sink.write(UnsafeRawBufferPointer(chunk)) }

@@ -63,6 +63,8 @@ public struct Reporter: Sendable {
     public func run(_ body: () throws -> Void) throws {
         TemporaryFiles.removeOnSignals()
         ChildProcess.endWithParent()
+        let reporter = self
+        OutputClaim.leftoverNotes = { reporter.report($0) }
         do {
             try body()
         } catch let interruption as TemporaryFiles.Interruption {

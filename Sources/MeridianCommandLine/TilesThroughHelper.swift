@@ -28,7 +28,7 @@ public enum TilesThroughHelper {
     /// Runs `meridian-draw tiles` on the features at `spill` and hands each tile it draws to
     /// `store`, on `jobs` threads (encoding a tile takes as long as drawing it).
     /// - Parameters:
-    ///   - spill: A GeoJSON text sequence of the features (a closed `FeatureSpill`'s path).
+    ///   - spill: The features, closed (the child reads its file as `InheritedScratch`).
     ///   - zooms: The zoom levels to draw.
     ///   - tileSize: Tile width and height in pixels.
     ///   - jobs: The helper's drawing threads, and the threads calling `store`.
@@ -36,11 +36,12 @@ public enum TilesThroughHelper {
     ///   - warnings: Where the helper's warnings go.
     ///   - store: Takes each tile with its pixels (RGBA rows, not premultiplied), from several threads at once, in no set order.
     /// - Throws: The helper's error as a `MeridianError`, an I/O error when what it sends is cut short, or `store`'s first error.
-    public static func draw(spill: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil,
+    public static func draw(spill: FeatureSpill, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil,
                             warnings: DiagnosticHandler?, store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
         let arguments = ["tiles", "--zoom=\(zooms.lowerBound)-\(zooms.upperBound)", "--tile-size=\(tileSize)", "--jobs=\(jobs)"]
-            + (shard.map { ["--shard=\($0)"] } ?? []) + [spill]
-        let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing image tiles of vector data", standardOutput: .pipe)
+            + (shard.map { ["--shard=\($0)"] } ?? []) + [InheritedScratch.argument]
+        let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing image tiles of vector data", standardOutput: .pipe,
+                                                                   inheriting: spill.descriptor)
         let tiles = FrameReader(BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false),
                                 pixelCount: tileSize * tileSize * 4)
         let failure = Mutex<(any Error)?>(nil)

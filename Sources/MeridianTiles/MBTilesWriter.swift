@@ -179,20 +179,22 @@ public final class MBTilesWriter {
             MeridianError(.io, "cannot copy the interrupted run's file to read it: \(String(cString: strerror(errno)))",
                           at: SourceLocation(file: partialPath))
         }
-        guard let file = TemporaryFiles.create(partialPath + ".reading-XXXXXX") else { throw failure() }
+        // Each registered for the signal handler before it is made.
+        guard let file = TemporaryFiles.create(partialPath + ".reading-XXXXXX", removedOnSignal: true) else { throw failure() }
         // SQLite finds a database's journal by its name: the copy's is the copy's name and "-journal".
         let journal = file.path + "-journal"
+        TemporaryFiles.removeOnSignal(journal)
         let journalFD = open(journal, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         defer {
-            for (fd, path) in [(file.fd, file.path), (journalFD, journal)] where fd >= 0 {
-                close(fd)
-                unlink(path)
+            for (fd, path) in [(file.fd, file.path), (journalFD, journal)] {
+                if fd >= 0 {
+                    close(fd)
+                    unlink(path)
+                }
                 TemporaryFiles.forget(path)
             }
         }
-        TemporaryFiles.removeOnSignal(file.path)
         guard journalFD >= 0 else { throw failure() }
-        TemporaryFiles.removeOnSignal(journal)
         for (source, target, name) in [(partialPath, file.fd, file.path), (partialPath + "-journal", journalFD, journal)] {
             let copy = OutputSink(fileDescriptor: target, name: name)
             try BufferedInput.open(source).forEachChunk { chunk, _ in copy.write(UnsafeRawBufferPointer(chunk)) }

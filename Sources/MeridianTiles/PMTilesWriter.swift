@@ -141,7 +141,7 @@ public final class PMTilesWriter {
 
         try TemporaryFiles.checkForStop()
         try claim.refuseIfTaken()
-        let target = try OutputTarget.open(path)
+        let target = try OutputTarget.open(claimed: path)
         try target.commit(durable: false) {
             for part in [header, root, metadata, leaves] { part.withUnsafeBytes { target.sink.write($0) } }
             try data.copy(to: target.sink)

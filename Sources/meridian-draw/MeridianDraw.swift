@@ -39,7 +39,7 @@ struct DrawPicture: ParsableCommand {
         let reporter = Reporter.toParentProcess
         try reporter.run {
             // No features make an empty file, which is still a picture (of the world, or the view).
-            let features = try BufferedInput.open(request.input)
+            let features = try InheritedScratch.open(request.input)
             let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
             var options = WriteOptions(formatOptions: request.options)
             options.diagnostics = { reporter.report($0) }
@@ -68,7 +68,7 @@ struct DrawTiles: ParsableCommand {
         try Reporter.toParentProcess.run {
             // The features are streamed from the file once per group of zoom levels, never held.
             let tiles = FeatureTiles(tileSize: tileSize) { [input] in
-                let features = try BufferedInput.open(input)
+                let features = try InheritedScratch.open(input)
                 return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
             }
             // Only one tile is stored at a time (`drawTiles` says so).

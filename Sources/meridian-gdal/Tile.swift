@@ -406,7 +406,7 @@ struct Tile: ParsableCommand {
             return
         }
         if viewer {
-            try TileViewer.write(folder: output, metadata: summary.metadata, scheme: rows)
+            try writingViewer(tiles: summary.tileCount) { try TileViewer.write(folder: output, metadata: summary.metadata, scheme: rows) }
         }
         if kml { try writeKML(summary.metadata) }
         if let shortfall = Self.zoomShortfall(summary) {
@@ -487,6 +487,18 @@ struct Tile: ParsableCommand {
         let kept = isPMTiles ? "nothing of the PMTiles archive was kept (it is written in one go). To tile again, run:"
             : "the tiles written so far are kept. To finish, run:"
         return "\(clear)meridian: interrupted; \(kept)\n  \(command)\n"
+    }
+
+    /// Writes the viewer page (`body`) once the `count` tiles are all in place, with the note a
+    /// signal prints meanwhile saying what is true then: the tiles are complete and kept, the
+    /// page is not (the note for the tiling, "written so far… --resume", no longer is).
+    func writingViewer(tiles count: Int, _ body: () throws -> Void) throws {
+        let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
+        if !quiet {
+            TemporaryFiles.setInterruptionNote("\(clear)meridian: interrupted while writing the viewer page: the \(count) tile\(count == 1 ? "" : "s") of \(output) are complete and kept; the page is not\n")
+        }
+        defer { TemporaryFiles.setInterruptionNote(nil) }
+        try body()
     }
 
     /// Why the tile set holds fewer zoom levels than were asked for, if it does.

@@ -139,7 +139,7 @@ extension Tile {
                 $0.idsLeftOut = level.idsLeftOut
             }
         }) else { return }
-        if let mapLibre { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) }
+        if let mapLibre { try writingViewer(tiles: stored.written + stored.kept) { try VectorTileViewer.write(folder: output, mapLibre: mapLibre) } }
         let summary = cut.withLock { $0 }
         if summary.tilesOverLimit > 0 {
             let limits = options.limits
@@ -249,13 +249,13 @@ extension Tile {
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, shard, store in
-            try TilesThroughHelper.draw(spill: spill.path, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, shard: shard,
+            try TilesThroughHelper.draw(spill: spill, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, shard: shard,
                                         warnings: { messages.report($0) }) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
         }) else { return }
         if viewer, let metadata = finished.withLock({ $0 }) {
-            try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
+            try writingViewer(tiles: stored.written + stored.kept) { try TileViewer.write(folder: output, metadata: metadata, scheme: rows) }
         }
         if kml, let metadata = finished.withLock({ $0 }) { try writeKML(metadata) }
         if !quiet { Reporter.printError(levelSummaryText(stored, what: "\(format.rawValue.uppercased()) tile", extra: " of \(inputs.count) input\(inputs.count == 1 ? "" : "s")", start: start)) }

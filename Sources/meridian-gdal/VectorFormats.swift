@@ -73,9 +73,10 @@ struct OGRWrite: ParsableCommand {
         let reporter = Reporter.toParentProcess
         try reporter.run {
             let driver = try OGRFormats.driver(named: request.driver, path: request.output)
-            let source = try FeatureInput(path: request.input, format: FeatureFormat.geoJSONSeq.id)
+            // The features: the parent's scratch file without a name, inherited (or a path).
+            let source = try FeatureFormat.geoJSONSeq.reader(for: InheritedScratch.open(request.input))
             let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
-            try copyFeatures(from: source.reader, to: writer)
+            try copyFeatures(from: source, to: writer)
             try writer.commit()
         }
     }

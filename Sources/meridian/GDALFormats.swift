@@ -195,8 +195,8 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: spill.path, driver: driver, output: path).arguments,
-                                                               for: GDALFormats.purpose)
+        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path).arguments,
+                                                               for: GDALFormats.purpose, inheriting: spill.descriptor)
         try diagnostics.finish(warnings: warnings)
     }
 

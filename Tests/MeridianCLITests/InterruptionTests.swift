@@ -45,6 +45,67 @@ import Testing
         }
     }
 
+    #if os(Linux)
+    /// Every writer that sets features aside until the end (KML's parts, a KMZ's document, CSV's
+    /// rows, GPX's routes and tracks, a GDAL format's features for `meridian-gdal ogr-write`, a
+    /// picture's for `meridian-draw`) does so in a scratch file without a name, which `kill -9`
+    /// cannot leave behind: the run is killed while one is open (seen in /proc: a descriptor
+    /// into `$TMPDIR`), and `$TMPDIR` is then empty. (Issue 31: they were named, and stayed.)
+    @Test(.timeLimit(.minutes(10)), arguments: ["out.kml", "out.kmz", "out.csv", "out.gpx", "out.gpkg", "out.svg", "out.png"])
+    func killedConversionLeavesNoScratchFiles(output: String) throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
+            for made in [scratch, out] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+            let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent(output).path],
+                                                       environment: ["TMPDIR": scratch.path])
+            let deadline = Date().addingTimeInterval(20)
+            while !Self.hasOpenFile(process.processIdentifier, in: scratch.path) && Date() < deadline { usleep(10_000) }
+            #expect(Self.hasOpenFile(process.processIdentifier, in: scratch.path), "\(output): no scratch file was open")
+            usleep(300_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            #expect(process.terminationStatus == SIGKILL)
+            #expect(contents(of: scratch).isEmpty, "\(output): left in $TMPDIR: \(contents(of: scratch))")
+        }
+    }
+
+    /// Whether process `pid` has a file in `folder` open (named or not: /proc shows a nameless
+    /// one as `folder/#INODE (deleted)`).
+    static func hasOpenFile(_ pid: Int32, in folder: String) -> Bool {
+        let descriptors = "/proc/\(pid)/fd"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains { name in
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + name)) ?? "").hasPrefix(folder + "/")
+        }
+    }
+    #endif
+
+    /// A conversion killed with `kill -9` leaves its hidden temporary file beside the output
+    /// (and the output's lock); the next run of the same output finds it stale (the lock is
+    /// free: its owner is gone), removes it and says so, and leaves only the output.
+    @Test(.timeLimit(.minutes(10)))
+    func theNextRunRemovesWhatAKilledConversionLeft() throws {
+        try withTemporaryFolder { folder in
+            let output = folder.appendingPathComponent("out.geojson")
+            let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", output.path])
+            let deadline = Date().addingTimeInterval(10)
+            while !contents(of: folder).contains(where: { $0.hasPrefix(".out.geojson.meridian-") && $0 != ".out.geojson.meridian-lock" })
+                    && Date() < deadline { usleep(10_000) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            let left = contents(of: folder).filter { $0 != ".out.geojson.meridian-lock" }
+            #expect(left.count == 1 && left[0].hasPrefix(".out.geojson.meridian-"), "\(left)")
+            let run = try meridian(["convert", Self.input, "-o", output.path])
+            #expect(run.status == 0)
+            #expect(run.stderr.contains(left[0]), "\(run.stderr)")
+            #expect(contents(of: folder) == ["out.geojson"])
+        }
+    }
+
+    /// A small input, for runs that need one.
+    static let input = packageRoot.appendingPathComponent("Tests/Fixtures/geojson/edge-cases.geojson").path
+
     /// Starts `meridian arguments` reading standard input from a pipe, and writes the start of a
     /// FeatureCollection of 2,000 points into it, leaving the pipe open so the run is caught
     /// mid-stream. Returns the running process and the pipe (close its writing end when done).

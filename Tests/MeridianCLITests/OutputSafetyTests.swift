@@ -299,17 +299,32 @@ import MeridianCore
                 }
             }
 
-            // An empty folder counts as new, for every kind; a new folder's missing parents are made.
+            // An empty folder counts as new, for every kind.
             for (index, (kind, arguments)) in kinds.enumerated() {
                 let empty = folder.appendingPathComponent("empty-\(index)")
                 try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-                let nested = folder.appendingPathComponent("new-\(index)/deeper/tiles")
-                for output in [empty, nested] {
-                    let result = try meridian(Array(arguments.prefix(2) + [output.path] + arguments.dropFirst(2) + ["-q"]))
-                    #expect(result.status == 0 && !contents(of: output).isEmpty, "\(kind) into \(output.path): \(result.stderr)")
-                    let left = contents(of: output.deletingLastPathComponent()).filter { $0.hasPrefix(".\(output.lastPathComponent).") }
-                    #expect(left.isEmpty, "\(kind) left \(left)")
+                let result = try meridian(Array(arguments.prefix(2) + [empty.path] + arguments.dropFirst(2) + ["-q"]))
+                #expect(result.status == 0 && !contents(of: empty).isEmpty, "\(kind) into \(empty.path): \(result.stderr)")
+                let left = contents(of: folder).filter { $0.hasPrefix(".empty-\(index).") }
+                #expect(left.isEmpty, "\(kind) left \(left)")
+            }
+
+            // No subcommand makes the folders above its output: missing ones are refused (73) as
+            // `convert` refuses them, naming the output, for a folder, an MBTiles file and a
+            // PMTiles archive alike, and nothing is made.
+            for (index, (kind, arguments)) in kinds.enumerated() {
+                for name in ["tiles", "tiles.mbtiles", "tiles.pmtiles"] {
+                    let output = folder.appendingPathComponent("new-\(index)/deeper/\(name)").path
+                    let result = try meridian(Array(arguments.prefix(2) + [output] + arguments.dropFirst(2) + ["-q"]))
+                    #expect(result.status == ExitStatus.cannotCreateOutput && result.stderr.contains(output), "\(kind) into \(output): \(result.stderr)")
+                    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("new-\(index)").path), "\(kind) made \(output)'s folders")
                 }
+            }
+            for arguments in [["render", countries, "-o"], ["convert", countries, "-o"]] {
+                let output = folder.appendingPathComponent("new-\(arguments[0])/deeper/out.png").path
+                let result = try meridian(arguments + [output])
+                #expect(result.status == ExitStatus.cannotCreateOutput && result.stderr.contains(output), "\(arguments[0]): \(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("new-\(arguments[0])").path))
             }
         }
     }

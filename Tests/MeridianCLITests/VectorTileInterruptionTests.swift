@@ -43,11 +43,11 @@ import Testing
                 let endedBySignal = moment == 0 && process.terminationReason == .uncaughtSignal && process.terminationStatus == signal
                 #expect(process.terminationStatus == 128 + signal || endedBySignal, "\(output) \(format) moment \(moment): \(stderr)")
                 let left = Set((try? FileManager.default.contentsOfDirectory(atPath: place.path)) ?? [])
-                // The lock file is documented to stay when a signal lands between its making and
-                // its locking (as after kill -9): the next run locks it again in place.
+                // The lock file never stays: it is registered for the signal handler before it
+                // has its name (kill -9 alone leaves it).
                 let kept: [String] = output.hasSuffix(".pmtiles") ? []
                     : output.hasSuffix(".mbtiles") ? [".\(output).meridian-partial", ".\(output).meridian-partial-journal"] : [output]
-                let resumeState = Set(kept + [".\(output).meridian-lock"])
+                let resumeState = Set(kept)
                 #expect(left.isSubset(of: resumeState), "\(output) \(format) moment \(moment): left \(left)")
                 #expect(contents(of: scratch).isEmpty, "\(output) \(format) moment \(moment), signal \(signal): left in TMPDIR \(contents(of: scratch)); \(stderr)")
                 if moment > 0 {
@@ -59,10 +59,48 @@ import Testing
     }
 
     #if os(Linux)
+    /// A signal while the viewer page is written, once every tile is in place (a page of
+    /// thousands of tiles, each copied as a script: long enough to be caught), ends the run with
+    /// 130 and the tiles kept, and the note says so (it said to `--resume` a finished run).
+    @Test(.timeLimit(.minutes(10))) func interruptedWhileWritingTheViewerPage() throws {
+        try withTemporaryFolder { folder in
+            var seed: UInt64 = 31
+            func next() -> Double {
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Double(seed >> 11) / Double(1 << 53)
+            }
+            let points = (0..<4000).map { i in
+                #"{"type":"Feature","properties":{"n":\#(i)},"geometry":{"type":"Point","coordinates":[\#(next() * 358 - 179),\#(next() * 160 - 80)]}}"#
+            }
+            let input = folder.appendingPathComponent("points.geojson")
+            try Data((#"{"type":"FeatureCollection","features":["# + points.joined(separator: ",") + "]}").utf8).write(to: input)
+            let output = folder.appendingPathComponent("tiles")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", input.path, output.path, "--zoom", "0-9", "--viewer"]
+            let errors = folder.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(300)
+            let staging = output.appendingPathComponent(".viewer.partial").path
+            while process.isRunning && !FileManager.default.fileExists(atPath: staging) && Date() < deadline { usleep(1_000) }
+            #expect(process.isRunning, "the run ended before it was seen writing its page")
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 130, "\(stderr)")
+            #expect(stderr.contains("complete and kept") && !stderr.contains("--resume"), "\(stderr)")
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("0/0/0.pbf").path))
+            #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("index.html").path))
+        }
+    }
+
     /// A PMTiles archive is laid out once every tile is made (every tile read back, sorted,
     /// identical ones stored once): a signal then stops the run as it does while tiling, with
     /// 130 and nothing left, where the layout went on to write the archive and exit 0. The
-    /// moment is found in /proc: the layout's scratch file (`meridian-pmtiles-data-…`) is open.
+    /// moment is found in /proc: one thread, and the layout's scratch file open with the others.
     @Test(.timeLimit(.minutes(10))) func interruptedWhileLayingOutAPMTilesArchive() throws {
         try withTemporaryFolder { folder in
             let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
@@ -87,14 +125,30 @@ import Testing
             process.standardError = try FileHandle(forWritingTo: errors)
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            let descriptors = "/proc/\(process.processIdentifier)/fd"
-            func layingOut() -> Bool {
-                ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains {
-                    (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?.contains("meridian-pmtiles-data-") == true
+            // The scratch files have no names (/proc shows `TMPDIR/#INODE (deleted)`): the layout
+            // is the one time the run has one thread (the tiler's have ended) and three scratch
+            // files open (the features, the tiles, the layout's data) for a while (0.1 s; between
+            // two levels the one thread is only a moment).
+            let processFolder = "/proc/\(process.processIdentifier)"
+            func layingOutNow() -> Bool {
+                let descriptors = processFolder + "/fd"
+                let scratchFiles = ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).filter {
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + $0))?.hasPrefix(scratch.path + "/") == true
                 }
+                let status = (try? String(contentsOfFile: processFolder + "/status", encoding: .utf8)) ?? ""
+                return scratchFiles.count >= 3 && status.split(separator: "\n").contains("Threads:\t1")
             }
             let deadline = Date().addingTimeInterval(300)
-            while process.isRunning && !layingOut() && Date() < deadline { usleep(2_000) }
+            var since: Date?
+            while process.isRunning && Date() < deadline {
+                if layingOutNow() {
+                    since = since ?? Date()
+                    if Date().timeIntervalSince(since!) >= 0.1 { break }
+                } else {
+                    since = nil
+                }
+                usleep(2_000)
+            }
             #expect(process.isRunning, "the run ended before its layout was seen")
             kill(process.processIdentifier, SIGINT)
             let signalled = Date()

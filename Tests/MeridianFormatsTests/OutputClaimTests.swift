@@ -75,4 +75,84 @@ import MeridianCore
         #expect(OutputClaim.holder(of: lock) == getpid())
         second.release()
     }
+
+    /// A claim's lock file is registered for the signal handler as the one file its name may be
+    /// removed as: should the name come to hold another file (another run's lock, after this
+    /// one's was removed), the handler leaves it; while it names the claim's own, the handler
+    /// removes it. (Registered so before the name exists, a signal at any instant of its making
+    /// leaves nothing: issue 31's lock-file window.)
+    @Test func theSignalHandlerRemovesALockOnlyWhileItIsTheClaims() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-claim-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out.pmtiles", lock = folder + "/.out.pmtiles.meridian-lock"
+        let claim = try OutputClaim(output, container: .file)
+        #expect(OutputClaim.holder(of: lock) == getpid())
+        let slot = try #require(Self.slot(of: lock))
+        // Another file takes the name (as another run's lock would, once this one's was removed).
+        let other = folder + "/other"
+        try Data("4194303\n".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(rename(other, lock) == 0)
+        TemporaryFiles.removeFromSignalHandler(slot: slot)
+        #expect(FileManager.default.fileExists(atPath: lock), "the handler removed a lock that is not the claim's")
+        claim.release()
+        #expect(FileManager.default.fileExists(atPath: lock), "release removed a lock that is not the claim's")
+        #expect(Self.slot(of: lock) == nil)
+        try FileManager.default.removeItem(atPath: lock)
+        // The claim's own lock, there: the handler removes it.
+        let second = try OutputClaim(output, container: .file)
+        let secondSlot = try #require(Self.slot(of: lock))
+        TemporaryFiles.removeFromSignalHandler(slot: secondSlot)
+        #expect(!FileManager.default.fileExists(atPath: lock))
+        second.release()
+        #expect(Self.slot(of: lock) == nil)
+    }
+
+    /// The signal handler's table entry for `path`, if it has one.
+    static func slot(of path: String) -> Int? {
+        (0..<TemporaryFiles.slots).first { TemporaryFiles.table[$0].map { String(cString: $0) } == path }
+    }
+
+    /// What a killed run staged beside its output (a file being written, a staging folder, a
+    /// copy being read) is removed by the next claim of that output once it holds the lock, and
+    /// reported; the lock, an interrupted run's resume state and other outputs' files are
+    /// kept; and while a live run holds the lock, nothing of its is touched.
+    @Test func aClaimRemovesWhatAKilledRunStagedAndNothingElse() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-claim-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out.mbtiles"
+        let stale = [".out.mbtiles.meridian-Ab12Cd", ".out.mbtiles.meridian-4242", ".out.mbtiles.meridian-partial.reading-Xy34Zw"]
+        let kept = [".out.mbtiles.meridian-partial", ".out.mbtiles.meridian-partial-journal", ".other.mbtiles.meridian-Ab12Cd", "out.mbtiles.meridian-Ab12Cd"]
+        for name in stale + kept where name != ".out.mbtiles.meridian-4242" {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+        }
+        try FileManager.default.createDirectory(atPath: folder + "/.out.mbtiles.meridian-4242/0/0", withIntermediateDirectories: true)
+        try Data("tile".utf8).write(to: URL(fileURLWithPath: folder + "/.out.mbtiles.meridian-4242/0/0/0.png"))
+        // A link inside a staging folder is removed, never followed.
+        try Data("elsewhere".utf8).write(to: URL(fileURLWithPath: folder + "/target"))
+        #expect(symlink(folder + "/target", folder + "/.out.mbtiles.meridian-4242/0/link") == 0)
+
+        // Held by a live claim, a second claimant is refused and removes nothing.
+        let live = try OutputClaim(output, container: .file, continuing: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/.out.mbtiles.meridian-Live01"))
+        #expect { try OutputClaim(output, container: .file) } throws: { ($0 as? MeridianError)?.kind == .cannotCreateOutput }
+        #expect(FileManager.default.fileExists(atPath: folder + "/.out.mbtiles.meridian-Live01"))
+        live.release()
+        try FileManager.default.removeItem(atPath: folder + "/.out.mbtiles.meridian-Live01")
+        for name in stale + ["target"] + kept.filter({ !$0.hasPrefix(".out.mbtiles.meridian-partial") }) {
+            try? Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/" + name), options: .withoutOverwriting)
+        }
+
+        let notes = Mutex<[String]>([])
+        OutputClaim.leftoverNotes = { note in notes.withLock { $0.append(note.location?.file ?? "") } }
+        defer { OutputClaim.leftoverNotes = nil }
+        let claim = try OutputClaim(output, container: .file, continuing: true)
+        defer { claim.release() }
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
+        #expect(left.isDisjoint(with: stale), "left \(left)")
+        #expect(Set(kept + ["target", ".out.mbtiles.meridian-lock"]).isSubset(of: left), "left \(left)")
+        // (Other tests' claims may report at the same time: only this folder's count.)
+        #expect(Set(notes.withLock { $0 }.filter { $0.hasPrefix(folder + "/") }) == Set(stale.map { folder + "/" + $0 }))
+    }
 }

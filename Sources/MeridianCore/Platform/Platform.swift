@@ -60,6 +60,46 @@ package enum Platform {
         return dlsym(everyLibrary, name) != nil
     }
 
+    /// A new file in `folder` that has no name (Linux's O_TMPFILE), open for reading and writing,
+    /// made with `mode` less the umask: it vanishes with its last descriptor however the process
+    /// ends, SIGKILL too, and can be given a name at once (``name(unnamed:at:)``). -1, with errno
+    /// set, where the system or the folder's file system makes no such file: the caller then makes
+    /// a named file and removes (or links) its name.
+    package static func openUnnamedFile(in folder: String, mode: mode_t) -> Int32 {
+        #if os(Linux)
+        // O_TMPFILE is a macro Swift does not import: __O_TMPFILE (the same on every Linux) | O_DIRECTORY.
+        let temporaryFile: Int32 = 0o20000000 | O_DIRECTORY
+        return systemOpen(folder, temporaryFile | O_RDWR | O_CLOEXEC, mode)
+        #else
+        errno = ENOTSUP
+        return -1
+        #endif
+    }
+
+    /// Gives the file open at `descriptor`, made by ``openUnnamedFile(in:mode:)``, the name
+    /// `path` (link(2): never replacing what is there, EEXIST). False, with errno set, when it
+    /// cannot (on Linux without /proc too: the caller then makes a named file).
+    package static func name(unnamed descriptor: Int32, at path: String) -> Bool {
+        #if os(Linux)
+        return linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0
+        #else
+        errno = ENOTSUP
+        return false
+        #endif
+    }
+
+    /// A path that opens the file open at `descriptor` again, as itself (named or not) with an
+    /// offset of its own: /proc/self/fd/N on Linux when /proc is there; nil elsewhere (Darwin's
+    /// /dev/fd/N shares the descriptor's offset).
+    package static func pathReopening(_ descriptor: Int32) -> String? {
+        #if os(Linux)
+        let path = "/proc/self/fd/\(descriptor)"
+        return access(path, F_OK) == 0 ? path : nil
+        #else
+        return nil
+        #endif
+    }
+
     /// A file's modification time: `st_mtim` on Linux, `st_mtimespec` on Darwin.
     package static func modificationTime(of status: stat) -> (seconds: Int, nanoseconds: Int) {
         #if canImport(Darwin)
@@ -72,5 +112,6 @@ package enum Platform {
 
 // At file scope nothing hides the C library's names.
 private func systemOpen(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, bytes, count) }
 private func systemFree(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }

@@ -9,15 +9,16 @@ public final class FeatureSpill {
     private let writer: GeoJSONWriter
     private var closed = false
     private(set) var count = 0
-    /// The scratch file, for handing to another process once `close()`d.
-    public var path: String { scratch.path }
+    /// The scratch file's descriptor, for handing to a child process once `close()`d
+    /// (`InheritedScratch`): the file has no name.
+    public var descriptor: Int32 { scratch.descriptor }
 
-    /// Starts an empty spill in a new scratch file (in `$TMPDIR`, else /tmp), removed when the spill
-    /// is released or a signal ends the process.
+    /// Starts an empty spill in a new scratch file without a name (in `$TMPDIR`, else /tmp), gone
+    /// when the spill is released, however the process ends (SIGKILL too).
     /// - Parameter name: A word for the scratch file's name (`meridian-NAME-XXXXXX`).
     /// - Throws: `MeridianError` (`io`) when the scratch file cannot be created.
     public init(_ name: String) throws {
-        scratch = try ScratchFile(name)
+        scratch = try ScratchFile(unlinked: name)
         writer = GeoJSONWriter(sink: scratch.sink, options: WriteOptions(), sequence: true)
         try writer.begin(.init())
     }

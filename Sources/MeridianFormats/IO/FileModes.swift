@@ -14,10 +14,21 @@ import MeridianCore
 /// creating one.
 public enum FileModes {
     /// The mode a new regular file gets in `folder` (0666 less the umask): a probe file is
-    /// created there with 0666 and removed.
+    /// created there with 0666 and removed (one with no name where the system makes them, so
+    /// that not even SIGKILL leaves it).
     public static func newFile(in folder: String) -> mode_t? {
-        guard let (fd, path) = TemporaryFiles.create("\(folder)/.meridian-mode-XXXXXX", mode: 0o666) else { return nil }
-        defer { close(fd); unlink(path) }
+        var fd = Platform.openUnnamedFile(in: folder, mode: 0o666), path: String?
+        if fd < 0 {
+            guard let made = TemporaryFiles.create("\(folder)/.meridian-mode-XXXXXX", mode: 0o666, removedOnSignal: true) else { return nil }
+            (fd, path) = made
+        }
+        defer {
+            close(fd)
+            if let path {
+                unlink(path)
+                TemporaryFiles.forget(path)
+            }
+        }
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         return status.st_mode & 0o7777

@@ -11,9 +11,13 @@ import MeridianCore
 ///   writer then checks. An empty folder counts as new.
 /// - One run at a time: `.NAME.meridian-lock` beside the output, locked with flock(2), holds
 ///   the run's process id; a second run is refused naming it. The file goes when the output is
-///   finished or given up (``release()``), and on SIGINT/SIGTERM/SIGHUP; a run killed with
-///   SIGKILL leaves the file, but the kernel lets go of its lock as the process ends, and
-///   the next run takes the file over: exactly one, however many find it at once.
+///   finished or given up (``release()``), and on SIGINT/SIGTERM/SIGHUP at any instant (it is
+///   registered for the signal handler before it has its name, as the one file that name may
+///   be removed as); a run killed with SIGKILL leaves the file, but the kernel lets go of its
+///   lock as the process ends, and the next run takes the file over: exactly one, however
+///   many find it at once.
+/// - What a killed run staged beside the output (`.NAME.meridian-…`, not the lock nor the
+///   resume state) is removed by the next claim, once it holds the lock, and reported.
 public final class OutputClaim: @unchecked Sendable {
     /// What the output is.
     public enum Container: Sendable {
@@ -35,22 +39,60 @@ public final class OutputClaim: @unchecked Sendable {
     /// remove it or choose another path). `locked` false leaves out the lock (the shards of a run share a folder).
     /// - Throws: `MeridianError`: usage when the path is an input, cannot-create-output when
     ///   it exists or another run holds it.
+    /// `replacing` true takes a file output that may exist and be replaced, as `convert`'s
+    /// outputs are (``OutputTarget``): nothing at the path is refused.
     public init(_ path: String, container: Container, continuing: Bool = false, locked: Bool = true,
-                notEmpty: (any MeridianFailure)? = nil) throws {
+                replacing: Bool = false, notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
         try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
+        try Self.requireFolder(of: path)
         if locked {
-            // A new folder's parents are made as the folder would have been (`tile x.tif a/b/out`).
-            if container == .folder { Self.makeFolders(OutputTarget.splitPath(Self.trimmed(path)).folder) }
             // First, so that a second run started at once is told another run holds the output.
             try lock()
+            // Held, the lock says that no run that lives is writing this output: what is
+            // staged beside it was left by one that was killed.
+            removeLeftovers()
         }
         do {
+            if replacing { return }
             try Self.refuseExisting(path, container: container, continuing: continuing, notEmpty: notEmpty)
         } catch {
             release()
             throw error
         }
+    }
+
+    /// Where claims report the leftovers of killed runs they remove (each a note naming the
+    /// path); nil, the default, reports none. The executables set it once, before any claim.
+    nonisolated(unsafe) public static var leftoverNotes: (@Sendable (Diagnostic) -> Void)?
+
+    /// Removes what a killed run (SIGKILL, a crash) staged beside this output and left:
+    /// `.NAME.meridian-…` files and folders (a file being written, a staging folder, a copy of
+    /// an MBTiles file being read), but not the lock and not an interrupted run's resume state
+    /// (`.NAME.meridian-partial` and its journal). Called with the lock held, which no run that
+    /// lives lets go of: none of them is a living run's. Each removal is reported
+    /// (``leftoverNotes``); what cannot be removed is left as it is.
+    func removeLeftovers() {
+        let (folder, name) = OutputTarget.splitPath(Self.trimmed(path))
+        let prefix = ".\(name).meridian-"
+        for (entry, kind) in LinkFreeReading.entries(of: folder) where entry.hasPrefix(prefix) {
+            let rest = entry.dropFirst(prefix.count)
+            // The lock (and a claimant's lock being made), the resume state.
+            if rest.hasPrefix("lock") || rest == "partial" || rest.hasPrefix("partial-") { continue }
+            let leftover = folder + "/" + entry
+            let named = path.contains("/") ? leftover : entry  // as the output was given
+            guard Self.remove(leftover, kind: kind) else { continue }
+            Self.leftoverNotes?(Diagnostic(.note, "removed \(kind == .folder ? "a folder" : "a file") that a run killed while writing this output left",
+                                           at: SourceLocation(file: named)))
+        }
+    }
+
+    /// Removes `path` (a folder with everything in it), never following a symbolic link:
+    /// whether it is gone.
+    static func remove(_ path: String, kind: LinkFreeReading.Kind) -> Bool {
+        guard kind == .folder else { return unlink(path) == 0 }
+        for (entry, inner) in LinkFreeReading.entries(of: path) { _ = remove(path + "/" + entry, kind: inner) }
+        return rmdir(path) == 0
     }
 
     /// Throws when something is at `path` that this claim may not take (see the type's rules).
@@ -77,14 +119,16 @@ public final class OutputClaim: @unchecked Sendable {
         }
     }
 
-    /// Makes `folder` and the folders above it that are missing, as `mkdir -p` does; what
-    /// cannot be made is reported by the lock's creation that follows.
-    static func makeFolders(_ folder: String) {
-        var made = folder.hasPrefix("/") ? "" : "."
-        for part in folder.split(separator: "/") {
-            made += "/" + part
-            _ = mkdir(made, 0o777)
-        }
+    /// Throws cannot-create-output, naming the output, when the folder it goes into is missing
+    /// (or not a folder): no subcommand makes the folders above its output, a file or a folder
+    /// of tiles alike (a mistyped path would otherwise become new folders).
+    public static func requireFolder(of path: String) throws {
+        let folder = OutputTarget.splitPath(trimmed(path)).folder
+        var status = stat()
+        let failure = stat(folder, &status) != 0 ? errno : status.st_mode & S_IFMT != S_IFDIR ? ENOTDIR : 0
+        guard failure != 0 else { return }
+        throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
+                            hint: failure == ENOENT ? "the folder \(folder) does not exist: make it first, or choose another path" : nil)
     }
 
     /// `path` without trailing slashes (`out/` names the folder `out`).
@@ -132,13 +176,16 @@ public final class OutputClaim: @unchecked Sendable {
         // strength of a process id it read a moment before. Tries again when the file it
         // locked was removed meanwhile by the run that held it (see `release()`).
         for _ in 0..<16 {
-            let fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o666)
-            guard fd >= 0 else {
-                let failure = errno
-                throw MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
-                                    hint: failure == ENOENT ? "the folder \(OutputTarget.splitPath(path).folder) does not exist"
-                                        : failure == ELOOP ? "\(lock), its lock file, is a symbolic link: remove it" : nil)
+            let fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            if fd < 0 && errno == ENOENT {
+                // None there: made whole, locked and registered for the signal handler before
+                // it has its name, so no signal finds it unregistered (`makeLock`).
+                guard let made = try makeLock(lock) else { continue }
+                lockDescriptor = made
+                lockPath = lock
+                return
             }
+            guard fd >= 0 else { throw cannotCreate(errno, lock: lock) }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 let failure = errno
                 let holder = Self.holder(readingFrom: fd)
@@ -156,10 +203,11 @@ public final class OutputClaim: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            // Ours, new or left by a killed run: it holds this process's id from now on.
+            // Left by a killed run, and ours now: it holds this process's id from now on. (A
+            // signal before this registration leaves it as it was: nothing this run made.)
             lockDescriptor = fd
             lockPath = lock
-            TemporaryFiles.removeOnSignal(lock)
+            TemporaryFiles.removeOnSignal(lock, whileItNames: fd)
             let text = "\(getpid())\n"
             let written = ftruncate(fd, 0) == 0 ? text.withCString { pwrite(fd, $0, strlen($0), 0) } : -1
             guard written == text.utf8.count else {
@@ -171,6 +219,60 @@ public final class OutputClaim: @unchecked Sendable {
         }
         throw MeridianError(.cannotCreateOutput, "another run is writing this output", at: SourceLocation(file: path),
                             hint: "wait for it to end, or choose another path")
+    }
+
+    /// Makes the lock file `lock` where there is none: a file with no name yet (or, where the
+    /// system has no such files, a unique hidden one), holding this process's id and locked, is
+    /// registered for the signal handler as the one file `lock` may be removed as, and only
+    /// then linked at `lock`. A signal at any instant leaves no lock file of this run's, and
+    /// never removes another run's. Its descriptor, or nil when another run made `lock` first.
+    private func makeLock(_ lock: String) throws -> Int32? {
+        let (folder, name) = OutputTarget.splitPath(lock)
+        var failure = ENOTSUP
+        for unnamed in [true, false] {
+            var fd = unnamed ? Platform.openUnnamedFile(in: folder, mode: 0o666) : -1
+            var namedPath: String?
+            if !unnamed {
+                guard let made = TemporaryFiles.create("\(folder)/\(name)-XXXXXX", mode: 0o666, removedOnSignal: true) else {
+                    throw cannotCreate(errno, lock: lock)
+                }
+                (fd, namedPath) = made
+            }
+            guard fd >= 0 else {
+                failure = errno
+                if failure == ENOENT || failure == ENOTDIR || failure == EACCES { throw cannotCreate(failure, lock: lock) }
+                continue  // a file system without unnamed files: a named one
+            }
+            defer {
+                if let namedPath {
+                    unlink(namedPath)
+                    TemporaryFiles.forget(namedPath)
+                }
+            }
+            let text = "\(getpid())\n"
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, text.withCString({ pwrite(fd, $0, strlen($0), 0) }) == text.utf8.count,
+                  TemporaryFiles.removeOnSignal(lock, whileItNames: fd) else {
+                failure = errno
+                close(fd)
+                throw MeridianError(.cannotCreateOutput, "cannot write the lock file: \(String(cString: strerror(failure)))", at: SourceLocation(file: lock))
+            }
+            let linked = namedPath.map { link($0, lock) == 0 } ?? Platform.name(unnamed: fd, at: lock)
+            if linked { return fd }
+            failure = errno
+            TemporaryFiles.forget(lock)
+            close(fd)
+            if failure == EEXIST { return nil }
+            // Linux without /proc cannot name an unnamed file: a named one.
+            if !unnamed { throw cannotCreate(failure, lock: lock) }
+        }
+        throw cannotCreate(failure, lock: lock)
+    }
+
+    /// The error for a lock file that cannot be made or opened (errno `failure`).
+    private func cannotCreate(_ failure: Int32, lock: String) -> MeridianError {
+        MeridianError(.cannotCreateOutput, "cannot create output: \(String(cString: strerror(failure)))", at: SourceLocation(file: path),
+                      hint: failure == ENOENT ? "the folder \(OutputTarget.splitPath(path).folder) does not exist"
+                          : failure == ELOOP ? "\(lock), its lock file, is a symbolic link: remove it" : nil)
     }
 
     /// Whether `fd` is the file at `path` (not one removed since it was opened).

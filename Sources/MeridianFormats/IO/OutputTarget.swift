@@ -15,26 +15,43 @@ public final class OutputTarget {
     private let temporaryPath: String?
     private let fd: Int32
     private var finished = false
+    /// The output's claim, let go once it is committed or abandoned.
+    private var claim: OutputClaim?
     /// Gives back the cached pages of the file this one replaces (see `releaseCachedPages`).
     private var releasingReplacedFile: WorkerThread?
 
-    /// Opens `path` for atomic writing, or standard output for nil or `-`.
+    /// Opens `path` for atomic writing, or standard output for nil or `-`. The path is claimed
+    /// (``OutputClaim``: one run at a time writes it, and what a killed run left staged beside
+    /// it is removed and reported) until the output is committed or abandoned.
     /// - Throws: `MeridianError`: usage when `path` is one of the run's inputs (``RunInputs``),
-    ///   cannot-create-output when the temporary file cannot be made.
+    ///   cannot-create-output when another run is writing it or the temporary file cannot be made.
     public static func open(_ path: String?) throws -> OutputTarget {
+        try open(path, claiming: true)
+    }
+
+    /// Opens `path` for atomic writing, for a writer that holds its ``OutputClaim`` already.
+    /// - Throws: `MeridianError`: as ``open(_:)``.
+    public static func open(claimed path: String) throws -> OutputTarget {
+        try open(path, claiming: false)
+    }
+
+    /// Opens `path` (standard output for nil or `-`), claiming it first with `claiming`.
+    static func open(_ path: String?, claiming: Bool) throws -> OutputTarget {
         guard let path, path != "-" else {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
         try RunInputs.refuseInput(at: path)
+        let claim = claiming ? try OutputClaim(path, container: .file, replacing: true) : nil
         let (folder, file) = splitPath(path)
         // 0666 less the umask, applied by the kernel: what a new file of any other tool gets.
-        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX", mode: 0o666) else {
+        // Registered for the signal handler before it is made: no instant leaves it unregistered.
+        guard let (fd, temporary) = TemporaryFiles.create("\(folder)/.\(file).meridian-XXXXXX", mode: 0o666, removedOnSignal: true) else {
             let reason = String(cString: strerror(errno))
             throw MeridianError(.cannotCreateOutput, "cannot create output: \(reason)", at: SourceLocation(file: path),
                                 hint: errno == ENOENT ? "the folder \(folder) does not exist" : nil)
         }
-        TemporaryFiles.shared.register(temporary)
         let target = OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
+        target.claim = claim
         target.releasingReplacedFile = releaseCachedPages(of: path)
         return target
     }
@@ -77,7 +94,8 @@ public final class OutputTarget {
     /// process still leaves the old file or the new one, and a pyramid's thousands of fsyncs
     /// would cost seconds.
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool) throws {
-        let target = try open(path)
+        // Unclaimed: a tile or a page inside a folder that its run has claimed whole.
+        let target = try open(path, claiming: false)
         try target.commit(durable: durable) { bytes.withUnsafeBytes { target.sink.write($0) } }
     }
 
@@ -105,7 +123,10 @@ public final class OutputTarget {
         finished = true
         releasingReplacedFile?.join()
         guard let temporaryPath, let path else { return }
-        defer { TemporaryFiles.shared.unregister(temporaryPath) }
+        defer {
+            TemporaryFiles.shared.unregister(temporaryPath)
+            claim?.release()
+        }
         do {
             // Again, for an input opened after the output (render reads its inputs as it draws).
             try RunInputs.refuseInput(at: path)
@@ -135,6 +156,7 @@ public final class OutputTarget {
         close(fd)
         unlink(temporaryPath)
         TemporaryFiles.shared.unregister(temporaryPath)
+        claim?.release()
     }
 
     static func splitPath(_ path: String) -> (folder: String, file: String) {

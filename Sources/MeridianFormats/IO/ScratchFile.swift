@@ -23,16 +23,29 @@ public final class ScratchFile {
         unlinked = false
     }
 
-    /// A new private scratch file named `meridian-NAME-XXXXXX` while it is made, then removed
-    /// from its folder: it is read back through its descriptor only (``read(at:count:)``,
-    /// ``copy(to:)``), never by its path.
+    /// A new private scratch file with no name in `$TMPDIR` (else /tmp): made without one where
+    /// the system can (Linux's O_TMPFILE), else removed from its folder as soon as it is made, so
+    /// that it goes with its descriptor however the process ends, SIGKILL too. It is read back
+    /// through its descriptor only (``readBack()``, ``read(at:count:)``, ``copy(to:)``), by a
+    /// library that must open a path through ``pathInThisProcess``, and by a child process as
+    /// an inherited descriptor (`InheritedScratch`).
     public init(unlinked name: String) throws {
-        (fd, path) = try TemporaryFiles.scratch(name)
-        unlink(path)
-        TemporaryFiles.shared.unregister(path)
+        fd = try TemporaryFiles.anonymousScratch(name)
+        path = "\(TemporaryFiles.folder)/meridian-\(name) (a scratch file without a name)"
         sink = OutputSink(fileDescriptor: fd, name: name)
         unlinked = true
     }
+
+    /// A path that opens this file again, for a library that can only open files by path (a
+    /// zip archive's writer): `/proc/self/fd/N` on Linux, which opens the file itself, named or
+    /// not; nil elsewhere, where /dev/fd/N would share this descriptor's offset, or without /proc.
+    public var pathInThisProcess: String? {
+        if !unlinked { return path }
+        return Platform.pathReopening(fd)
+    }
+
+    /// The descriptor, for handing to a child process (`InheritedScratch`); this object keeps it open.
+    public var descriptor: Int32 { fd }
 
     /// A copy of an input, for readers that need a path or random access where standard input
     /// streams (a zip, GDAL's drivers).
@@ -42,6 +55,16 @@ public final class ScratchFile {
         try sink.flush()
     }
 
+    /// A copy of an input for a library that opens it by a path (``pathInThisProcess``): a file
+    /// without a name where this process can open one by a path (Linux), else a named one.
+    public static func copyOpenedByPath(_ input: BufferedInput, as name: String) throws -> ScratchFile {
+        let nameless = try ScratchFile(unlinked: name)
+        let copy = nameless.pathInThisProcess == nil ? try ScratchFile(name) : nameless
+        try input.forEachChunk { chunk, _ in copy.sink.write(UnsafeRawBufferPointer(chunk)) }
+        try copy.sink.flush()
+        return copy
+    }
+
     deinit {
         close(fd)
         guard !unlinked else { return }
@@ -49,11 +72,30 @@ public final class ScratchFile {
         TemporaryFiles.shared.unregister(path)
     }
 
-    /// Flushes what was written and opens it for reading from the start (not for a file made
-    /// ``init(unlinked:)``, which has no path: opening it fails).
+    /// Flushes what was written and reads it from the start, through the descriptor (pread(2):
+    /// as often as asked, each from the start); the input keeps this file open while it lives.
     public func readBack() throws -> BufferedInput {
         try sink.flush()
-        return try BufferedInput.open(path)
+        return Self.reading(fd, name: path, keeping: self)
+    }
+
+    /// The file open at `fd`, read from its start by pread(2), which moves no shared offset:
+    /// every such input reads the whole file, however many there are. `owner` is kept alive
+    /// while the input lives (the descriptor's owner).
+    static func reading(_ fd: Int32, name: String, keeping owner: AnyObject?) -> BufferedInput {
+        var offset = 0
+        return BufferedInput(name: name) { buffer in
+            _ = owner
+            while true {
+                let got = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+                if got < 0 && errno == EINTR { continue }
+                guard got >= 0 else {
+                    throw MeridianError(.io, "cannot read back a temporary file: \(String(cString: strerror(errno)))", at: SourceLocation(file: name))
+                }
+                offset += got
+                return got
+            }
+        }
     }
 
     /// `count` bytes written at `offset` (after a flush), for writers that gather out of order.
@@ -82,5 +124,24 @@ public final class ScratchFile {
             offset += got
         }
         try destination.checkForErrors()
+    }
+}
+
+/// A scratch file handed to a child process by its descriptor, never by a name (it has none:
+/// `ScratchFile(unlinked:)`, so that SIGKILL leaves nothing). The child inherits it as
+/// descriptor 3 (`ChildProcess`'s `inheriting`), its request names it ``argument``, and it
+/// reads it with ``open(_:)``: from the start, by pread(2), as often as it likes, the same on
+/// Linux and Darwin (where opening /dev/fd/3 would share one offset between the readings).
+public enum InheritedScratch {
+    /// The descriptor the child has it as.
+    public static let descriptor: Int32 = 3
+    /// The word a request carries in place of a path.
+    public static let argument = "/dev/fd/3"
+
+    /// The inherited scratch file when `path` is ``argument``, else the file at `path`.
+    /// - Throws: `MeridianError` (`inputUnavailable`) when a path cannot be opened.
+    public static func open(_ path: String) throws -> BufferedInput {
+        guard path == argument else { return try BufferedInput.open(path) }
+        return ScratchFile.reading(descriptor, name: "<features from the parent process>", keeping: nil)
     }
 }

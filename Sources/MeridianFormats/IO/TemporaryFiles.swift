@@ -13,11 +13,23 @@ public final class TemporaryFiles: @unchecked Sendable {
     // A fixed table read by the signal handler: entries are swapped in and out atomically
     // enough for a pointer-sized store, and freed only after they are cleared.
     nonisolated(unsafe) static let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
+    /// For each entry of `table`, the file it may remove, when it may remove only that one (set
+    /// before the entry's path is stored, so the handler never sees a path without it).
+    nonisolated(unsafe) static let identities = UnsafeMutablePointer<FileIdentity>.allocate(capacity: slots)
+
+    /// The one file a registered path may be removed as: its device and inode numbers.
+    struct FileIdentity {
+        /// Whether the path is removed only while it names this file.
+        var checked = false
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+    }
     /// Serialises changes to `table` (the signal handler only reads it).
     private let lock = Mutex(())
 
     private init() {
         Self.table.initialize(repeating: nil, count: Self.slots)
+        Self.identities.initialize(repeating: FileIdentity(), count: Self.slots)
     }
 
     /// The folder for scratch files: $TMPDIR, else /tmp.
@@ -71,17 +83,60 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// ``scratch(_:suffix:)``; ``forget(_:)`` takes it off once it is removed or in place.
     public static func removeOnSignal(_ path: String) { shared.register(path) }
 
+    /// Adds `path` to the files a signal removes, but only while it names the file open at `fd`:
+    /// a path this process means to give its file (a lock file linked into place), registered
+    /// before the name exists, so that no instant is left when the name is there and the
+    /// handler does not know it; and should another run's file have that name, the handler
+    /// leaves it. ``forget(_:)`` takes it off.
+    /// - Returns: false when `fd` is not open (nothing is registered).
+    @discardableResult
+    public static func removeOnSignal(_ path: String, whileItNames fd: Int32) -> Bool {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return false }
+        shared.register(path, as: FileIdentity(checked: true, device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
+        return true
+    }
+
     /// Takes `path` off the files a signal removes.
     public static func forget(_ path: String) { shared.unregister(path) }
 
-    /// Adds `path` to the files a signal removes (the first 64 registered at once are covered).
-    func register(_ path: String) {
+    /// A new private (0600) scratch file in `folder` that has no name: it goes with its
+    /// descriptor however the process ends, SIGKILL too (Linux's O_TMPFILE; elsewhere, or on a
+    /// file system without it, a file named `meridian-NAME-XXXXXX` removed from its folder as
+    /// soon as it is made, registered for the signal handler in between). The caller closes it.
+    /// - Throws: `MeridianError` (`io`) when it cannot be made.
+    public static func anonymousScratch(_ name: String) throws -> Int32 {
+        let fd = Platform.openUnnamedFile(in: folder, mode: 0o600)
+        if fd >= 0 { return fd }
+        let (named, path) = try scratch(name)
+        unlink(path)
+        shared.unregister(path)
+        return named
+    }
+
+    /// Adds `path` to the files a signal removes (the first 64 registered at once are covered),
+    /// whatever file it names, or only the one `identity` tells.
+    func register(_ path: String, as identity: FileIdentity = FileIdentity()) {
         lock.withLock { _ in
             for i in 0..<Self.slots where Self.table[i] == nil {
+                Self.identities[i] = identity
                 Self.table[i] = strdup(path)
                 return
             }
         }
+    }
+
+    /// What the signal handler does for entry `slot` of the table: removes its path, unless the
+    /// entry may remove one file only and the path names another (or nothing). Async-signal-safe:
+    /// lstat(2) and unlink(2) only.
+    static func removeFromSignalHandler(slot: Int) {
+        guard let entry = table[slot] else { return }
+        let identity = identities[slot]
+        if identity.checked {
+            var status = stat()
+            guard lstat(entry, &status) == 0, UInt64(status.st_dev) == identity.device, UInt64(status.st_ino) == identity.inode else { return }
+        }
+        unlink(entry)
     }
 
     /// Takes `path` off the files a signal removes, once it is removed or in place.
@@ -172,9 +227,7 @@ public final class TemporaryFiles: @unchecked Sendable {
                 }
                 // Children first: they may be writing what is about to be removed.
                 RunningChildren.endAllFromSignalHandler()
-                for i in 0..<TemporaryFiles.slots {
-                    if let entry = TemporaryFiles.table[i] { unlink(entry) }
-                }
+                for i in 0..<TemporaryFiles.slots { TemporaryFiles.removeFromSignalHandler(slot: i) }
                 if let note = TemporaryFiles.interruptionNote { _ = write(STDERR_FILENO, note.bytes, note.count) }
                 _exit(128 + sig)
             }

@@ -13,8 +13,8 @@ enum KMZArchive {
     /// to a scratch file. The scratch copy comes back too: the caller keeps it while it reads.
     static func open(_ input: BufferedInput) throws -> (archive: ZipArchive, scratch: ScratchFile?) {
         if let path = input.regularFilePath { return (try ZipArchive(path: path, name: input.name), nil) }
-        let scratch = try ScratchFile(copying: input, as: "kmz-input")
-        return (try ZipArchive(path: scratch.path, name: input.name), scratch)
+        let scratch = try ScratchFile.copyOpenedByPath(input, as: "kmz-input")
+        return (try ZipArchive(path: scratch.pathInThisProcess ?? scratch.path, name: input.name), scratch)
     }
 
     static func isSafe(_ path: String) -> Bool {

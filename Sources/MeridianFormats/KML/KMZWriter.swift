@@ -16,7 +16,7 @@ public final class KMZWriter: FeatureWriter {
     /// - Throws: `MeridianError` (`io`) when the scratch files cannot be created.
     public init(sink: OutputSink, options: WriteOptions = .init()) throws {
         destination = sink
-        scratch = try ScratchFile("doc.kml")
+        scratch = try ScratchFile(unlinked: "doc.kml")
         kml = try KMLWriter(sink: scratch.sink, options: options)
     }
 
@@ -30,8 +30,11 @@ public final class KMZWriter: FeatureWriter {
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         try kml.finish(trailingMetadata)
         let document = try scratch.readBack()
-        let zip = try ScratchFile("zip")
-        let archive = try ZipArchiveWriter(path: zip.path)
+        // minizip writes by path: the nameless scratch file's own where the system has one
+        // (Linux), else a named one (removed on a signal, left by SIGKILL).
+        let nameless = try ScratchFile(unlinked: "zip")
+        let zip = nameless.pathInThisProcess == nil ? try ScratchFile("zip") : nameless
+        let archive = try ZipArchiveWriter(path: zip.pathInThisProcess ?? zip.path)
         try archive.addEntry("doc.kml", size: UInt64(scratch.sink.bytesWritten)) { write in
             try document.forEachChunk { chunk, _ in try write(UnsafeRawBufferPointer(chunk)) }
         }

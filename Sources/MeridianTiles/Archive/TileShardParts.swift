@@ -172,6 +172,7 @@ public struct ShardWorkspace: Sendable {
     /// - Throws: usage when the recorded run differs (listing how), cannot-create-output when
     ///   the folder cannot be made.
     public func claim(for identity: TilingRunIdentity) throws {
+        try OutputClaim.requireFolder(of: path)
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {

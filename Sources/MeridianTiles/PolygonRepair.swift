@@ -21,6 +21,8 @@ final class PolygonRepair {
     /// unclosed, in tile units) as they are when GEOS finds them valid, else repaired; empty
     /// when nothing with an area is left.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
+        // Most tile polygons are plainly valid, which is quick to see in integers.
+        if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
         guard let geometry = multiPolygon(rings) else { return rings }
         defer { GEOSGeom_destroy_r(context, geometry) }
         if GEOSisValid_r(context, geometry) == 1 { return rings }

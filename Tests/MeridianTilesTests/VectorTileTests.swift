@@ -255,3 +255,59 @@ import Testing
         return OGR_G_IsValid(geometry) != 0
     }
 }
+
+/// The repair's quick test (`SnappedPolygonCheck`) keeps a polygon without asking GEOS only
+/// when GEOS would find it valid: checked on shapes drawn on a small grid, where rings cross,
+/// touch, fold back and nest in every way, against GEOS through GDAL.
+@Suite struct SnappedPolygonCheckTests {
+    @Test func plainOnesAreValidAndTheRestAreLeftToGEOS() {
+        let square: [SIMD2<Int32>] = [SIMD2(0, 0), SIMD2(10, 0), SIMD2(10, 10), SIMD2(0, 10)]
+        let hole: [SIMD2<Int32>] = [SIMD2(2, 2), SIMD2(2, 4), SIMD2(4, 4), SIMD2(4, 2)]
+        let holeTouching: [SIMD2<Int32>] = [SIMD2(0, 2), SIMD2(2, 4), SIMD2(4, 2)]
+        let bowtie: [SIMD2<Int32>] = [SIMD2(0, 0), SIMD2(10, 10), SIMD2(10, 0), SIMD2(0, 10)]
+        let wound = { (rings: [[SIMD2<Int32>]]) in TileGrid.wound(rings) }
+        #expect(SnappedPolygonCheck.isPlainlyValid(wound([square])))
+        #expect(SnappedPolygonCheck.isPlainlyValid(wound([square, hole])))
+        #expect(!SnappedPolygonCheck.isPlainlyValid(wound([square, holeTouching])))  // valid, but GEOS decides
+        #expect(VectorTileValidityTests.isValidByGEOS(wound([square, holeTouching])))
+        #expect(!SnappedPolygonCheck.isPlainlyValid(wound([bowtie])))
+        #expect(!SnappedPolygonCheck.isPlainlyValid(wound([square]) + wound([hole.reversed()])))  // an island inside another
+
+        var random = SplitMix(seed: 32)
+        var plain = 0, invalid = 0, wrong: [[[SIMD2<Int32>]]] = []
+        for _ in 0..<4000 {
+            var rings: [[SIMD2<Int32>]] = []
+            for _ in 0..<(1 + random.next(below: 2)) {
+                let polygon = (0..<(1 + random.next(below: 3))).map { ringIndex in
+                    let span = ringIndex == 0 ? 12 : 6, offset = ringIndex == 0 ? 0 : 2 + random.next(below: 6)
+                    return (0..<(3 + random.next(below: 4))).map { _ in
+                        SIMD2(Int32(offset + random.next(below: span)), Int32(offset + random.next(below: span)))
+                    }
+                }
+                rings += TileGrid.wound(polygon)
+            }
+            guard !rings.isEmpty else { continue }
+            let geos = VectorTileValidityTests.isValidByGEOS(rings)
+            if !geos { invalid += 1 }
+            if SnappedPolygonCheck.isPlainlyValid(rings) {
+                plain += 1
+                if !geos { wrong.append(rings) }
+            }
+        }
+        #expect(wrong.isEmpty, "called plainly valid but invalid by GEOS: \(wrong.prefix(3))")
+        #expect(plain > 200 && invalid > 400, "\(plain) plainly valid, \(invalid) invalid")
+    }
+
+    /// A small seeded generator, so the shapes are the same on every run.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next(below bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+}

@@ -1,0 +1,162 @@
+/// A quick and exact test, in the tile's integers, that a snapped polygon is plainly valid:
+/// no two of its edges meet anywhere (but consecutive edges of a ring at their shared vertex,
+/// without folding back along each other), every hole lies inside its own outer ring and in no
+/// other hole, and no outer ring lies inside another. Such a polygon is valid by GEOS's rules
+/// (and OGC's), so ``PolygonRepair`` keeps it without asking GEOS, whose check costs far more
+/// (it builds the geometry, an index of monotone chains and its noder for every tile polygon).
+///
+/// The test is one-sided: a polygon it does not call plainly valid may still be valid (a hole
+/// touching its shell at one point, an island in a lake); those, a few in a thousand once
+/// snapped, go to GEOS as before, so what is written does not change.
+enum SnappedPolygonCheck {
+    /// Whether `rings` (each outer ring with positive area followed by its holes, with negative
+    /// area, unclosed, no point repeated in a row, at least three points each, as
+    /// `TileGrid.wound(_:)` makes them) is plainly valid; false when unsure.
+    static func isPlainlyValid(_ rings: [[SIMD2<Int32>]]) -> Bool {
+        guard !rings.isEmpty else { return false }
+        // Kept within ±2^30, every product below fits in an Int64.
+        let limit: Int32 = 1 << 30
+        var segments: [Segment] = []
+        segments.reserveCapacity(rings.reduce(0) { $0 + $1.count })
+        var boxes: [Box] = []
+        boxes.reserveCapacity(rings.count)
+        for (r, ring) in rings.enumerated() {
+            guard ring.count >= 3 else { return false }
+            var box = Box(minX: .max, minY: .max, maxX: .min, maxY: .min)
+            for i in ring.indices {
+                let p = ring[i], q = ring[i + 1 == ring.count ? 0 : i + 1]
+                guard abs(p.x) < limit, abs(p.y) < limit else { return false }
+                box.add(p)
+                segments.append(Segment(p: p, q: q, ring: Int32(r), index: Int32(i)))
+            }
+            boxes.append(box)
+        }
+        guard noEdgesMeet(&segments, rings) else { return false }
+        return nested(rings, boxes)
+    }
+
+    struct Box {
+        var minX: Int32, minY: Int32, maxX: Int32, maxY: Int32
+        mutating func add(_ p: SIMD2<Int32>) {
+            minX = min(minX, p.x); minY = min(minY, p.y); maxX = max(maxX, p.x); maxY = max(maxY, p.y)
+        }
+        func contains(_ p: SIMD2<Int32>) -> Bool { minX <= p.x && p.x <= maxX && minY <= p.y && p.y <= maxY }
+    }
+
+    struct Segment {
+        let p: SIMD2<Int32>, q: SIMD2<Int32>
+        let ring: Int32, index: Int32
+        let minX: Int32, maxX: Int32, minY: Int32, maxY: Int32
+        init(p: SIMD2<Int32>, q: SIMD2<Int32>, ring: Int32, index: Int32) {
+            (self.p, self.q, self.ring, self.index) = (p, q, ring, index)
+            (minX, maxX) = (min(p.x, q.x), max(p.x, q.x))
+            (minY, maxY) = (min(p.y, q.y), max(p.y, q.y))
+        }
+    }
+
+    /// The sign of the turn a → b → c: positive one way, negative the other, 0 when in line.
+    @inline(__always)
+    static func orientation(_ a: SIMD2<Int32>, _ b: SIMD2<Int32>, _ c: SIMD2<Int32>) -> Int {
+        let value = (Int64(b.x) - Int64(a.x)) * (Int64(c.y) - Int64(a.y)) - (Int64(b.y) - Int64(a.y)) * (Int64(c.x) - Int64(a.x))
+        return value > 0 ? 1 : (value < 0 ? -1 : 0)
+    }
+
+    /// Whether `c`, in line with a–b, lies on the segment a–b (its ends included).
+    @inline(__always)
+    static func onSegment(_ a: SIMD2<Int32>, _ b: SIMD2<Int32>, _ c: SIMD2<Int32>) -> Bool {
+        min(a.x, b.x) <= c.x && c.x <= max(a.x, b.x) && min(a.y, b.y) <= c.y && c.y <= max(a.y, b.y)
+    }
+
+    /// Whether two closed segments have any point in common.
+    static func meet(_ s: Segment, _ t: Segment) -> Bool {
+        let o1 = orientation(s.p, s.q, t.p), o2 = orientation(s.p, s.q, t.q)
+        let o3 = orientation(t.p, t.q, s.p), o4 = orientation(t.p, t.q, s.q)
+        if o1 * o2 < 0 && o3 * o4 < 0 { return true }
+        return (o1 == 0 && onSegment(s.p, s.q, t.p)) || (o2 == 0 && onSegment(s.p, s.q, t.q))
+            || (o3 == 0 && onSegment(t.p, t.q, s.p)) || (o4 == 0 && onSegment(t.p, t.q, s.q))
+    }
+
+    /// Whether consecutive edges a → b → c of a ring meet only at b: they do unless c lies
+    /// back along b → a.
+    static func meetOnlyAtJoint(_ a: SIMD2<Int32>, _ b: SIMD2<Int32>, _ c: SIMD2<Int32>) -> Bool {
+        guard orientation(a, b, c) == 0 else { return true }
+        let dot = (Int64(a.x) - Int64(b.x)) * (Int64(c.x) - Int64(b.x)) + (Int64(a.y) - Int64(b.y)) * (Int64(c.y) - Int64(b.y))
+        return dot < 0
+    }
+
+    /// A sweep along x over the edges' boxes: true when no two edges meet but consecutive ones
+    /// of a ring at their joint.
+    static func noEdgesMeet(_ segments: inout [Segment], _ rings: [[SIMD2<Int32>]]) -> Bool {
+        segments.sort { $0.minX < $1.minX }
+        for i in segments.indices {
+            let s = segments[i]
+            var j = i + 1
+            while j < segments.count && segments[j].minX <= s.maxX {
+                let t = segments[j]
+                j += 1
+                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+                if s.ring == t.ring {
+                    let count = Int32(rings[Int(s.ring)].count)
+                    // Consecutive edges (in a triangle, every pair is, both ways round: with
+                    // an area, none of its corners is flat, so one joint's test is enough).
+                    if (s.index + 1) % count == t.index {
+                        if !meetOnlyAtJoint(s.p, s.q, t.q) { return false }
+                        continue
+                    }
+                    if (t.index + 1) % count == s.index {
+                        if !meetOnlyAtJoint(t.p, t.q, s.q) { return false }
+                        continue
+                    }
+                }
+                if meet(s, t) { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `p`, on no edge of `ring`, lies inside it (even-odd rule, exact).
+    static func inside(_ p: SIMD2<Int32>, _ ring: [SIMD2<Int32>]) -> Bool {
+        var inside = false
+        var a = ring[ring.count - 1]
+        for b in ring {
+            if (a.y > p.y) != (b.y > p.y) {
+                let cross = (Int64(b.x) - Int64(a.x)) * (Int64(p.y) - Int64(a.y)) - (Int64(b.y) - Int64(a.y)) * (Int64(p.x) - Int64(a.x))
+                if (cross > 0) == (b.y > a.y) { inside.toggle() }
+            }
+            a = b
+        }
+        return inside
+    }
+
+    /// With no edges meeting, rings are apart: each hole must be inside its outer ring and in no
+    /// other hole of it, and no outer ring inside another (an island in a lake goes to GEOS).
+    static func nested(_ rings: [[SIMD2<Int32>]], _ boxes: [Box]) -> Bool {
+        var shells: [Int] = []
+        var index = 0
+        while index < rings.count {
+            let shell = index
+            shells.append(shell)
+            index += 1
+            let firstHole = index
+            while index < rings.count, TileGrid.doubleArea(rings[index]) < 0 { index += 1 }
+            let holes = firstHole..<index
+            for hole in holes {
+                let probe = rings[hole][0]
+                guard boxes[shell].contains(probe), inside(probe, rings[shell]) else { return false }
+                for other in holes where other != hole && boxes[other].contains(probe) {
+                    if inside(probe, rings[other]) { return false }
+                }
+            }
+        }
+        guard shells.count > 1 else { return true }
+        shells.sort { boxes[$0].minX < boxes[$1].minX }
+        for (n, a) in shells.enumerated() {
+            for b in shells[(n + 1)...] {
+                if boxes[b].minX > boxes[a].maxX { break }
+                if boxes[a].contains(rings[b][0]) && inside(rings[b][0], rings[a]) { return false }
+                if boxes[b].contains(rings[a][0]) && inside(rings[a][0], rings[b]) { return false }
+            }
+        }
+        return true
+    }
+}

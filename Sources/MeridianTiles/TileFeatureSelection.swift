@@ -258,8 +258,12 @@ struct TileFeatureBudget {
 
     /// `tile` without the features whose key is under `threshold`, or with them merged into the
     /// kept feature of the same layer and kind before them (after, for the first); a feature
-    /// with none of its kind in its layer to merge into is dropped.
-    func thinned(_ tile: VectorTile, keys: [[DropThreshold]], below threshold: DropThreshold) -> Thinned {
+    /// with none of its kind in its layer to merge into is dropped. With `keepingOne`, a tile
+    /// the threshold would empty keeps its feature of the highest key, so that sparse areas do
+    /// not go blank under a level's threshold (as a tile keeps a point under thinning).
+    func thinned(_ tile: VectorTile, keys: [[DropThreshold]], below threshold: DropThreshold, keepingOne: Bool = false) -> Thinned {
+        var threshold = threshold
+        if keepingOne, let highest = keys.lazy.flatMap({ $0 }).max(), highest < threshold { threshold = highest }
         var result = Thinned(tile: tile)
         let merges = strategy == .coalesceSmallest || strategy == .coalesceDensest
         for (l, layer) in tile.layers.enumerated() {

@@ -219,7 +219,7 @@ public struct VectorTiler {
                     var keys: [[DropThreshold]]?
                     if let threshold {
                         let ranked = budget.keys(whole, rankings: rankings)
-                        let thinned = budget.thinned(whole, keys: ranked, below: threshold)
+                        let thinned = budget.thinned(whole, keys: ranked, below: threshold, keepingOne: true)
                         if thinned.dropped + thinned.coalesced > 0 {
                             built.fitted = (thinned.dropped, thinned.coalesced)
                             content = thinned.tile

@@ -81,6 +81,23 @@ import Testing
         }
     }
 
+    /// A level thinned as a whole under the tile limits (the threshold the densest tile needed,
+    /// for all the level's tiles) is the same in every shard: shards joined by --finish give one
+    /// run's tiles byte for byte.
+    @Test func shardsShareTheLevelsThreshold() throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let limits = ["--maximum-tile-features", "12", "--drop-densest-as-needed"]
+            let clean = folder.appendingPathComponent("clean").path, split = folder.appendingPathComponent("split").path
+            #expect(try Self.run(clean, format: "mvt", limits, scratch: scratch) == 0)
+            for k in 0..<3 { #expect(try Self.run(split, format: "mvt", limits + ["--shard", "\(k)/3"], scratch: scratch) == 0) }
+            #expect(try Self.run(split, format: "mvt", limits + ["--finish"], scratch: scratch) == 0)
+            let expected = try Self.pyramid(clean), joined = try Self.pyramid(split)
+            #expect(expected.count > 10 && joined == expected)
+        }
+    }
+
     @Test(arguments: ["mvt", "png"], ["tiles", "tiles.mbtiles"])
     func interruptedThenResumedIsACleanRun(format: String, output: String) throws {
         try Self.afterACleanRun(format: format, output: output) { scratch, place, resumed, expected throws in

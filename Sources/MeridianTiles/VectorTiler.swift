@@ -60,7 +60,8 @@ public struct VectorTilingOptions: Sendable {
 public struct VectorTilingSummary: Sendable {
     /// Tiles written per zoom level.
     public var tilesPerZoom: [Int: Int] = [:]
-    /// Tiles that were over the limits, and the features dropped from them to fit.
+    /// Tiles that lost features to the limits (over them, or thinned with their zoom level
+    /// under its threshold), and the features dropped from them.
     public var tilesOverLimit = 0, featuresDroppedForSize = 0
     /// Features merged into others to fit tiles under the limits (``OverLimitStrategy/coalesceSmallest``, ``OverLimitStrategy/coalesceDensest``).
     public var featuresCoalesced = 0

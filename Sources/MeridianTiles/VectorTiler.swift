@@ -426,9 +426,9 @@ struct TileItem: Sendable {
         record.putRecord { record in
             record.put(UInt32(layer))
             record.put(UInt8(thinning == nil ? 0 : 1))
-            record.put(thinning?.rank ?? 0)
+            // A thinned point's rank is its ranking's (both hash its position and attributes): written once.
             record.put(ranking.size)
-            record.put(ranking.rank)
+            record.put(thinning?.rank ?? ranking.rank)
             record.put(attributes)
             record.put(shape.points)
             record.put(count: shape.lines.count)
@@ -447,14 +447,14 @@ struct TileItem: Sendable {
         var items: [TileItem] = [], attributes: [TileAttributes] = []
         RecordBatches.forEach(in: records) { record in
             let layer = record.count()
-            let thinned = record.byte() == 1, rank = record.double()
+            let thinned = record.byte() == 1
             let ranking = FeatureRanking(size: record.double(), rank: record.double())
             attributes.append(TileAttributes(&record))
             let points = record.planePoints()
             let lines = (0..<record.count()).map { _ in record.planePoints() }
             let polygons = (0..<record.count()).map { _ in (0..<record.count()).map { _ in record.planePoints() } }
             items.append(TileItem(layer: layer, feature: items.count, shape: PlaneShape(points: points, lines: lines, polygons: polygons),
-                                  thinning: thinned ? Thinning(rank: rank) : nil, ranking: ranking))
+                                  thinning: thinned ? Thinning(rank: ranking.rank) : nil, ranking: ranking))
         }
         return (items, attributes)
     }

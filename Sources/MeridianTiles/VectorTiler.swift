@@ -125,13 +125,21 @@ public struct VectorTiler {
     /// With `level`, only that level of the run is made (a run driven level by level, resumed or
     /// split into shards, makes each on its own): thinning, clustering and the base zoom still
     /// follow the whole run's ``VectorTilingOptions/zooms``, and no level is added.
+    ///
+    /// With `shard`, only that shard's tiles are made, each the same bytes as in a run of every
+    /// tile (what goes into a tile depends on the tile and the features alone, save the tiny
+    /// polygons' squares, which depend on the features before them: see `cutIntoBlocks`), and the
+    /// summary counts the shard's. Quadtree nodes none of whose tiles is the shard's are not cut,
+    /// and features that reach none of its tiles are not simplified.
     /// - Parameters:
     ///   - jobs: The number of threads that simplify and cut.
     ///   - level: The one zoom level to make, or nil for every level of the run.
+    ///   - shard: The shard whose tiles to make; nil for every tile.
     ///   - write: Takes each tile's address and encoded bytes, on the calling thread.
     /// - Returns: What was done: tiles per zoom, tiles over the size limit, repairs.
     /// - Throws: What `write` throws, or `MeridianError` (`io`) when a scratch file fails.
-    public func run(jobs: Int = 1, level: Int? = nil, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
+    public func run(jobs: Int = 1, level: Int? = nil, shard: TileShardOwnership? = nil,
+                    _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
         summary.idsLeftOut = features.idsLeftOut
         for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
@@ -143,7 +151,12 @@ public struct VectorTiler {
         while nextZoom <= summary.zooms.upperBound {
             let zoom = nextZoom
             nextZoom += 1
-            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames)
+            // A level whose tiles may go over the limits is thinned as a whole, by the threshold
+            // its densest tile needs: a shard makes every tile of it to know that threshold (a
+            // shard's own tiles alone would give another), and keeps its own. A level that
+            // cannot go over is made once, each shard only its own tiles.
+            let thinnedWhole = try levelMayExceedLimits(zoom: zoom)
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames, shard: thinnedWhole ? nil : shard)
             let blocks = try TileBlockSpill()
             let cut = try cutIntoBlocks(level, blocks, jobs: jobs)
             summary.featuresTooSmall += cut
@@ -154,10 +167,14 @@ public struct VectorTiler {
             var threshold: DropThreshold?
             var pass = 0, lostFeatures = false
             while true {
-                let staging = pass + 1 < Self.levelPasses ? try LevelTileStaging() : nil
+                let staging = thinnedWhole && pass + 1 < Self.levelPasses ? try LevelTileStaging() : nil
                 var made = VectorTilingSummary()
-                var raised: DropThreshold?
+                var raised: DropThreshold?, levelLostFeatures = false
                 try makeTiles(level, from: blocks, nodes, jobs: jobs, budget: budget, threshold: threshold) { built in
+                    if let needed = built.threshold, needed < .everything, raised.map({ needed > $0 }) ?? true { raised = needed }
+                    if built.fitted != nil { levelLostFeatures = true }
+                    // Another shard's tile, made only to know the level's threshold.
+                    if let shard, !shard.owns(built.tile) { return }
                     // A tile that lost every feature to the limits is not written.
                     if !built.bytes.isEmpty {
                         if let staging { try staging.append(built.tile, built.bytes) } else { try write(built.tile, built.bytes) }
@@ -169,7 +186,6 @@ public struct VectorTiler {
                         made.featuresDroppedForSize += dropped
                         made.featuresCoalesced += coalesced
                     }
-                    if let needed = built.threshold, needed < .everything, raised.map({ needed > $0 }) ?? true { raised = needed }
                 }
                 if let raised, staging != nil, threshold.map({ raised > $0 }) ?? true {
                     threshold = raised
@@ -182,7 +198,9 @@ public struct VectorTiler {
                 summary.tilesOverLimit += made.tilesOverLimit
                 summary.featuresDroppedForSize += made.featuresDroppedForSize
                 summary.featuresCoalesced += made.featuresCoalesced
-                lostFeatures = made.tilesOverLimit > 0
+                // Whether the level still dropped is the whole level's (a shard's own when the
+                // level could not go over the limits, and then none did).
+                lostFeatures = levelLostFeatures
                 break
             }
             if onlyLevel == nil && zoom == summary.zooms.upperBound && lostFeatures && options.extendZoomsIfStillDropping
@@ -192,6 +210,55 @@ public struct VectorTiler {
         }
         return summary
     }
+
+    /// Whether a tile of level `zoom` may go over ``VectorTilingOptions/limits``, so that the
+    /// level is thinned as a whole (and a shard must make all its tiles to know by how much).
+    ///
+    /// No tile holds more features than the level (clusters and tiny polygons' squares stand
+    /// for one feature or more), nor more bytes than every feature of the level would take
+    /// encoded in one tile: per feature an allowance for its header, id and geometry commands;
+    /// per position ``bytesPerPosition`` (two 5-byte varints, four times over for the points
+    /// clipping adds); per property its key and value bytes and the most their tags and table
+    /// entries take. A level under both bounds is made in one pass, each tile on its own.
+    /// - Parameter zoom: The zoom level.
+    /// - Returns: False when no tile of the level can be over the limits.
+    /// - Throws: `MeridianError` (`io`) when the features' scratch file cannot be read.
+    public func levelMayExceedLimits(zoom: Int) throws -> Bool {
+        let limits = options.limits
+        var count = 0, bytes = features.layerNames.reduce(0) { $0 + Self.bytesPerLayer + $1.utf8.count }
+        var batches = try features.batches()
+        while let batch = try batches.next() {
+            RecordBatches.forEach(in: batch) { record in
+                guard count <= limits.maximumFeatures, bytes <= limits.maximumBytes else { return }
+                let feature = SpilledFeature(&record)
+                guard let geometry = feature.geometry, feature.minimumZoom <= zoom, zoom <= feature.maximumZoom else { return }
+                count += 1
+                var positions = 0
+                geometry.forEachPosition { _ in positions += 1 }
+                // The attributes: their length, an id flag (and id), a property count, the properties.
+                var attributes = RecordReader(record.bytes, at: feature.attributes.lowerBound)
+                _ = attributes.count()
+                if attributes.byte() == 1 { _ = attributes.uint64() }
+                let properties = attributes.count()
+                bytes += Self.bytesPerFeature + positions * Self.bytesPerPosition
+                    + feature.attributes.count + properties * Self.bytesPerPropertyBeyondItsText
+            }
+        }
+        return count > limits.maximumFeatures || bytes > limits.maximumBytes
+    }
+
+    /// The most a feature takes in a tile beyond its positions and properties: its header, id,
+    /// type, geometry commands and parts (a clipped line's pieces among them), or a cluster's
+    /// added counts.
+    static let bytesPerFeature = 256
+    /// The most a position takes in a tile: two varints of at most 5 bytes, and as many again
+    /// three times over for the points clipping to the tile and its buffer adds.
+    static let bytesPerPosition = 40
+    /// The most a property takes in a tile beyond its key's and value's bytes: its two tag
+    /// varints and its key's and value's table entries' field tags and lengths.
+    static let bytesPerPropertyBeyondItsText = 28
+    /// The most a layer takes in a tile beyond its name: its version, extent and field tags.
+    static let bytesPerLayer = 32
 
     /// How many times a level may be made, the threshold raised each time a tile needed more:
     /// in the last pass a tile still over the limits is brought under them on its own.
@@ -268,6 +335,9 @@ public struct VectorTiler {
                     let feature = SpilledFeature(&record)
                     guard let geometry = feature.geometry,
                           feature.minimumZoom <= level.zoom, level.zoom <= feature.maximumZoom else { return }
+                    // A feature no tile of the shard's reaches is passed over unsimplified, unless
+                    // it might simplify to nothing: its area then adds to the tiny polygons' squares.
+                    if !level.mayReachShard(geometry) && (!options.reducesTinyPolygons || simplifier.certainlyKeepsSomething(of: geometry)) { return }
                     let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
                     var thinning: TileItem.Thinning?
                     let rank = PointThinning.rank(attributes, geometry.pointPositions ?? Self.firstPositions(of: geometry))
@@ -531,19 +601,52 @@ struct PlaneShape: Sendable {
     }
 }
 
-/// One zoom level being cut: its sizes in map points, and its tiles' layers.
+/// One zoom level being cut: its sizes in map points, its tiles' layers, and the shard whose
+/// tiles are made (nil: every tile).
 struct ZoomLevel: Sendable {
     let zoom: Int, extent: Int
     /// A tile unit, and the buffer, in map points.
     let unit: Double, buffer: Double
     let layerNames: [String]
+    let shard: TileShardOwnership?
 
-    init(zoom: Int, options: VectorTilingOptions, layerNames: [String]) {
+    init(zoom: Int, options: VectorTilingOptions, layerNames: [String], shard: TileShardOwnership? = nil) {
         self.zoom = zoom
         extent = options.extent
         unit = MapWorld.size / Double(1 << zoom) / Double(options.extent)
         buffer = Double(options.buffer) * unit
         self.layerNames = layerNames
+        self.shard = shard
+    }
+
+    /// Whether a node's tiles of the level may hold something made: always without a shard.
+    func isWanted(_ node: MapTile) -> Bool {
+        shard?.ownsAny(atZoom: zoom, under: node) ?? true
+    }
+
+    /// Whether `geometry` may reach a tile of the shard's (always without a shard): whether
+    /// one of the tiles whose square and buffer its bounds touch, as ``rect(_:)`` draws them,
+    /// is the shard's. The columns and rows are widened by one and then narrowed by the very
+    /// comparisons `TileItem.clipped(to:)` makes, so no tile it reaches is missed.
+    func mayReachShard(_ geometry: Geometry) -> Bool {
+        guard let shard else { return true }
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        geometry.forEachPosition {
+            let m = MapPoint($0)
+            minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
+        }
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return true }
+        let tiles = 1 << zoom, width = MapWorld.size / Double(tiles)
+        func span(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
+            // Clamped before converting: positions may lie off the world.
+            func index(_ value: Double) -> Int { Int(max(-2, min(Double(tiles + 1), (value / width).rounded(.down)))) }
+            var first = max(0, index(low - buffer) - 1), last = min(tiles - 1, index(high + buffer) + 1)
+            while first <= last && Double(first + 1) * width + buffer < low { first += 1 }
+            while last >= first && Double(last) * width - buffer > high { last -= 1 }
+            return first <= last ? first...last : nil
+        }
+        guard let columns = span(minX, maxX), let rows = span(minY, maxY) else { return false }
+        return shard.ownsAny(atZoom: zoom, columns: columns, rows: rows)
     }
 
     /// What a node's features are clipped to: its square and the level's buffer around it.
@@ -557,7 +660,7 @@ struct ZoomLevel: Sendable {
     /// node of level `depth` that holds something to `body` with its pieces.
     func descend(_ node: MapTile, _ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
         if node.zoom == depth { return try body(node, items) }
-        for child in node.children {
+        for child in node.children where isWanted(child) {
             let rect = rect(child)
             let clipped = items.compactMap { $0.clipped(to: rect) }
             if !clipped.isEmpty { try descend(child, clipped, to: depth, body) }
@@ -567,6 +670,7 @@ struct ZoomLevel: Sendable {
     /// The world's features cut down to the nodes of level `depth`.
     func descend(_ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
         let root = MapTile(zoom: 0, x: 0, y: 0), rect = rect(root)
+        guard isWanted(root) else { return }
         let clipped = items.compactMap { $0.clipped(to: rect) }
         if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
     }

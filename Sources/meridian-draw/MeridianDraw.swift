@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianPicture
@@ -59,6 +60,8 @@ struct DrawTiles: ParsableCommand {
     @Option var zoom: ZoomRange
     @Option(name: .customLong("tile-size")) var tileSize: Int
     @Option var jobs = 1
+    /// `K/N`: draw only the tiles shard K of N makes (`TileShardOwnership`).
+    @Option var shard: String?
     @Argument var input: String
 
     func run() throws {
@@ -70,7 +73,11 @@ struct DrawTiles: ParsableCommand {
             }
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
-            try tiles.drawTiles(zooms: zoom.levels, jobs: jobs) { tile, rgba in
+            let ownership = try shard.map { text in
+                guard let ownership = TileShardOwnership(text) else { throw MeridianError(.usage, "'\(text)' is not a shard K/N") }
+                return ownership
+            }
+            try tiles.drawTiles(zooms: zoom.levels, jobs: jobs, shard: ownership) { tile, rgba in
                 TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
                 try out.checkForErrors()
             }

@@ -107,6 +107,15 @@ struct Tile: ParsableCommand {
     @Flag(help: "Write index.html, a map of the tiles that works offline, opened from disk (folder output): Leaflet for image tiles, MapLibre GL JS for vector tiles.")
     var viewer = false
 
+    @Flag(help: "Write a KML super-overlay over the tiles (folder output), which Google Earth opens: doc.kml, and beside each tile a KML with its region, its image and links to its children, as gdal2tiles -k writes.")
+    var kml = false
+
+    @Option(name: .customLong("excluded-values"), help: ArgumentHelp("Colours left out of the averages of pixels, as GDAL's option: R,G,B tuples separated by ; or written (R,G,B),(R,G,B) (one value is a gray level), e.g. a scan's white margin 255,255,255. Such a pixel is still valid (not transparent), and a pixel made from at least --excluded-values-pct-threshold percent of them takes that colour.", valueName: "R,G,B[;R,G,B…]"))
+    var excludedValuesText: String?
+
+    @Option(name: .customLong("excluded-values-pct-threshold"), help: ArgumentHelp("With --excluded-values: the share of the pixels under a coarser one, in percent, at and above which it takes the excluded colour most of them have instead of the mean of the others (default 50, as GDAL's).", valueName: "percent"))
+    var excludedValuesThreshold: Double?
+
     @Option(help: ArgumentHelp("A pixel value meaning 'no data' (transparent), over the file's own.", valueName: "value"))
     var nodata: Double?
 
@@ -179,6 +188,10 @@ struct Tile: ParsableCommand {
         _ = try bandList()
         _ = try points()
         _ = try backgroundColour()
+        _ = try excludedValues()
+        if kml && (isMBTiles || isPMTiles) {
+            throw ValidationError("--kml needs a folder output: Google Earth reads a super-overlay's tiles as image files beside its KML files, not from an \(isMBTiles ? "MBTiles file" : "PMTiles archive")")
+        }
         if viewer && isMBTiles {
             throw ValidationError("--viewer needs a folder output, not an MBTiles file: a page opened from disk cannot read an SQLite file")
         }
@@ -231,6 +244,24 @@ struct Tile: ParsableCommand {
         return colour
     }
 
+    /// What `--excluded-values` and its threshold ask for (nil when not given).
+    func excludedValues() throws -> ExcludedValues? {
+        guard let excludedValuesText else {
+            if excludedValuesThreshold != nil { throw ValidationError("--excluded-values-pct-threshold goes with --excluded-values") }
+            return nil
+        }
+        guard let colours = ExcludedValues.colours(parsing: excludedValuesText) else {
+            throw ValidationError("--excluded-values takes R,G,B tuples of 0-255, separated by ; or written (R,G,B),(R,G,B), not '\(excludedValuesText)'")
+        }
+        guard let excluded = ExcludedValues(colours: colours, thresholdPercent: excludedValuesThreshold ?? ExcludedValues.defaultThresholdPercent) else {
+            throw ValidationError("--excluded-values-pct-threshold must be from 0 to 100")
+        }
+        if resampling == .gdal2tiles {
+            throw ValidationError("--excluded-values does not apply to --resampling gdal2tiles, which reproduces the tiles of gdal2tiles 3.6 (before excluded values): use the default, average")
+        }
+        return excluded
+    }
+
     func points() throws -> [ControlPoint] {
         if !controlPoints.isEmpty && controlPoints.count < 3 { throw ValidationError("give --gcp at least three times (got \(controlPoints.count))") }
         return controlPoints.map { ControlPoint(pixel: $0.pixel, line: $0.line, latitude: $0.position.latitude, longitude: $0.position.longitude) }
@@ -266,7 +297,7 @@ struct Tile: ParsableCommand {
             let tiler = try Tiler(catalog: TileCatalog(sources: found.sources, quilt: quilt, overzoom: overzoom, tileSize: tileSize), options: TilingOptions(
                 zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
                 jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour(),
-                measurement: measurement.tilingMeasurement))
+                measurement: measurement.tilingMeasurement, excludedValues: try excludedValues()))
             if plan {
                 print(try Self.planText(tiler.plan(), format: planFormat), terminator: "")
                 return
@@ -314,6 +345,8 @@ struct Tile: ParsableCommand {
             ("--resampling", resamplingChoice != nil, raster, "only a raster's pixels are resampled"),
             ("--nodata", nodata != nil, raster, "only a raster's pixels have values"),
             ("--bands", bands != nil, raster, "only a raster has bands"),
+            ("--excluded-values", excludedValuesText != nil, raster, "only a raster's pixels are averaged into lower zoom levels (vector data is drawn at each)"),
+            ("--kml", kml, images, "Google Earth lays image tiles on the globe, not vector tiles"),
             ("--gcp", !controlPoints.isEmpty, raster, "only an image is georeferenced by control points"),
             ("--gcp-method", controlPointMethodChoice != nil, raster, "only an image is georeferenced by control points"),
             ("--no-cutline", noCutline, raster, "only a chart has a collar"),
@@ -375,6 +408,7 @@ struct Tile: ParsableCommand {
         if viewer {
             try TileViewer.write(folder: output, metadata: summary.metadata, scheme: rows)
         }
+        if kml { try writeKML(summary.metadata) }
         if let shortfall = Self.zoomShortfall(summary) {
             reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
         }
@@ -384,6 +418,14 @@ struct Tile: ParsableCommand {
             Reporter.printError("\(output): shards joined, \(summary.tileCount) tiles built where they meet; zoom \(held.lowerBound)-\(held.upperBound), \(time)")
         } else {
             Reporter.printError(Self.summaryText(summary, output: output, resumed: resume))
+        }
+    }
+
+    /// Writes the KML super-overlay over the finished folder and says how many files it wrote.
+    func writeKML(_ metadata: TileSetMetadata) throws {
+        let written = try KMLSuperOverlay.write(folder: output, metadata: metadata, scheme: rows)
+        if !quiet {
+            Reporter.printError("\(output)/doc.kml: KML super-overlay, \(written.tileFiles) tile KML files, \(written.roots) linked from doc.kml")
         }
     }
 

@@ -124,13 +124,19 @@ extension Tile {
             stillDropping.withLock { $0[zoom] = again }
             return again
         }
-        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), metadata: metadata, produce: { zoom, store in
+        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), metadata: metadata, produce: { zoom, shard, store in
             if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
                 stillDropping.withLock { $0[zoom] = false }
                 return
             }
-            let level = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom) { try store($0, $1) }
-            stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 }
+            // Whether a level still dropped is the whole level's, and so is the threshold a level
+            // that may go over the limits is thinned by: a shard makes such levels whole (the
+            // tiles of other shards are made, and left unstored).
+            let tiler = VectorTiler(features: spill, options: options)
+            let whole = try options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
+                || shard != nil && tiler.levelMayExceedLimits(zoom: zoom)
+            let level = try tiler.run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
+            if whole || shard == nil { stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 } }
             cut.withLock {
                 $0.tilesOverLimit += level.tilesOverLimit
                 $0.featuresDroppedForSize += level.featuresDroppedForSize
@@ -185,7 +191,7 @@ extension Tile {
     func levelSummaryText(_ summary: LevelTilingSummary, what: String, extra: String, start: Date) -> String {
         let time = String(format: "%.1f s", Date().timeIntervalSince(start)), zooms = "zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)"
         if finish { return "\(output): shards joined; \(zooms), \(time)" }
-        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written, \(time)" }
+        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written (\(summary.made) made), \(time)" }
         let count = summary.written + summary.kept
         let kept = resume ? " (\(summary.written) written now, \(summary.kept) kept from the interrupted run)" : ""
         return "\(output): \(count) \(what)\(count == 1 ? "" : "s")\(kept)\(extra), \(zooms), \(time)"
@@ -248,14 +254,16 @@ extension Tile {
         let messages = reporter
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, store in
-            try TilesThroughHelper.draw(spill: spill.path, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, warnings: { messages.report($0) }) { tile, rgba in
+        guard let stored = try runByLevels(LevelTilingRun(zooms: zooms, identity: identity), metadata: metadata, produce: { zoom, shard, store in
+            try TilesThroughHelper.draw(spill: spill.path, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, shard: shard,
+                                        warnings: { messages.report($0) }) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
         }) else { return }
         if viewer, let metadata = finished.withLock({ $0 }) {
             try TileViewer.write(folder: output, metadata: metadata, scheme: rows)
         }
+        if kml, let metadata = finished.withLock({ $0 }) { try writeKML(metadata) }
         if !quiet { Reporter.printError(levelSummaryText(stored, what: "\(format.rawValue.uppercased()) tile", extra: " of \(inputs.count) input\(inputs.count == 1 ? "" : "s")", start: start)) }
     }
 }

@@ -116,10 +116,13 @@ public struct PointThinning: Sendable, Equatable {
     }
 }
 
-/// What is done to a tile over ``TileLimits``, tile by tile, until it is under them (tippecanoe's
-/// `--drop-…-as-needed` and `--coalesce-…-as-needed`). Features are dropped (or merged) a tenth of
-/// what is left at a time, and a tile that cannot be brought under the limits by merging loses
-/// features in the same order instead: no tile is ever written over the limits.
+/// What is done when tiles are over ``TileLimits`` (tippecanoe's `--drop-…-as-needed` and
+/// `--coalesce-…-as-needed`): as tippecanoe does, for the whole zoom level. Each tile over the
+/// limits finds how far down the strategy's order its features must go (a tenth of those left
+/// more at a time) for it to fit; the level is then made again with the farthest of those for
+/// every tile, so all its tiles are thinned alike. A tile that cannot be brought under the
+/// limits by merging loses features in the same order instead, on its own: no tile is ever
+/// written over the limits.
 public enum OverLimitStrategy: String, Sendable, CaseIterable {
     /// Drop the smallest features first: the smallest polygons by area, the shortest lines,
     /// points last of all (they are drawn at any size). The default.
@@ -156,125 +159,169 @@ public struct TileLimits: Sendable, Equatable {
     func admit(bytes: Int, features: Int) -> Bool { bytes <= maximumBytes && features <= maximumFeatures }
 }
 
-/// Brings a tile over its ``TileLimits`` under them by an ``OverLimitStrategy``.
+/// What ranks a feature among its zoom level's when the level's tiles must lose some: known
+/// before the feature is cut into tiles, so that its pieces rank alike in every tile it crosses.
+struct FeatureRanking: Sendable, Equatable {
+    /// How big the whole feature is at the level: its polygons' area, else its lines' length,
+    /// in map points; points are above every other (infinity).
+    var size: Double
+    /// A number in [0, 1) from its position and attributes (``PointThinning/rank(_:_:)``),
+    /// spread evenly: it orders features of one size, and is the order of an evenly spread fraction.
+    var rank: Double
+}
+
+/// A zoom level's threshold under ``OverLimitStrategy``: a feature whose key (its size, gap to
+/// its neighbour or nothing, then its rank, by the strategy) is below it leaves every tile of
+/// the level (or is merged), so that all the level's tiles are thinned alike, with no seams
+/// between tiles thinned more and less (tippecanoe's `minextent`, `mingap` and drop sequence,
+/// raised for the whole zoom level).
+struct DropThreshold: Comparable, Sendable {
+    /// The strategy's measure: size, gap, or 0 for an evenly spread fraction.
+    var measure: Double
+    /// The feature's rank, between features of one measure.
+    var rank: Double
+
+    /// Above every key: every feature goes.
+    static let everything = DropThreshold(measure: .infinity, rank: .infinity)
+
+    static func < (a: DropThreshold, b: DropThreshold) -> Bool { (a.measure, a.rank) < (b.measure, b.rank) }
+}
+
+/// Brings a tile over its ``TileLimits`` under them by an ``OverLimitStrategy``: finds the
+/// least ``DropThreshold`` that does, which the tiler raises for the whole level.
 struct TileFeatureBudget {
     let limits: TileLimits
     let strategy: OverLimitStrategy
 
     /// What fitting a tile did: its bytes (none when every feature had to go: such a tile is
-    /// not written), and how many features were dropped or merged into others.
+    /// not written), how many features were dropped or merged into others, and the threshold
+    /// that fitted it (nil when merging could not, and the tile's own features were dropped
+    /// instead: that is not asked of the level's other tiles).
     struct Fitted {
         var bytes: [UInt8]
         var dropped = 0, coalesced = 0
+        var threshold: DropThreshold?
     }
 
-    /// `tile` brought under the limits.
+    /// A tile with the features under a threshold taken out, and how many were dropped and merged.
+    struct Thinned {
+        var tile: VectorTile
+        var dropped = 0, coalesced = 0
+    }
+
+    /// `tile` brought under the limits, its features ranked by themselves (their size in the
+    /// tile, their order spread evenly): for a tile on its own.
     func fit(_ tile: VectorTile) -> Fitted {
-        let order = removalOrder(tile)
-        switch strategy {
-        case .dropSmallest, .dropDensest, .dropFraction:
-            return drop(tile, order)
-        case .coalesceSmallest, .coalesceDensest:
-            return coalesce(tile, order) ?? drop(tile, order)
+        fit(tile, keys: keys(tile, rankings: Self.rankings(of: tile)), from: nil)
+    }
+
+    /// Rankings of a tile's features from the tile alone: their size in it, their place in it
+    /// bit-reversed (so the first of them in rank order are spread evenly through it).
+    static func rankings(of tile: VectorTile) -> [[FeatureRanking]] {
+        let count = tile.featureCount
+        let bits = max(1, Int.bitWidth - max(0, count - 1).leadingZeroBitCount)
+        var index = 0
+        return tile.layers.map { layer in
+            layer.features.map { feature in
+                defer { index += 1 }
+                return FeatureRanking(size: TileGrid.size(of: feature), rank: Double(reversed(index, bits: bits)) / Double(1 << bits))
+            }
         }
     }
 
-    /// The tile's features, (layer, feature) pairs, in the order they go.
-    func removalOrder(_ tile: VectorTile) -> [FeatureIndex] {
-        var all: [FeatureIndex] = []
-        for (l, layer) in tile.layers.enumerated() {
-            for f in layer.features.indices { all.append(FeatureIndex(layer: l, feature: f)) }
-        }
+    /// Each feature's key under the strategy, per layer: its size, its gap to its neighbour
+    /// before it along the Z-order curve (of its first vertex, in tile units: the same scale in
+    /// every tile of the level), or nothing; then its rank.
+    func keys(_ tile: VectorTile, rankings: [[FeatureRanking]]) -> [[DropThreshold]] {
         switch strategy {
         case .dropSmallest, .coalesceSmallest:
-            let sizes = all.map { TileGrid.size(of: tile.layers[$0.layer].features[$0.feature]) }
-            return all.indices.sorted { (sizes[$0], $0) < (sizes[$1], $1) }.map { all[$0] }
-        case .dropDensest, .coalesceDensest:
-            // Neighbours along the Z-order curve of each feature's first vertex: the gap to the one before.
-            let codes = all.map { index -> UInt64 in
-                let first = tile.layers[index.layer].features[index.feature].parts.first?.first ?? .zero
-                return Self.mortonCode(first)
-            }
-            let byPlace = all.indices.sorted { (codes[$0], $0) < (codes[$1], $1) }
-            var gaps = [Double](repeating: .infinity, count: all.count)
-            for (previous, next) in zip(byPlace, byPlace.dropFirst()) {
-                let a = tile.layers[all[previous].layer].features[all[previous].feature].parts.first?.first ?? .zero
-                let b = tile.layers[all[next].layer].features[all[next].feature].parts.first?.first ?? .zero
-                gaps[next] = hypot(Double(a.x) - Double(b.x), Double(a.y) - Double(b.y))
-            }
-            return all.indices.sorted { (gaps[$0], $0) < (gaps[$1], $1) }.map { all[$0] }
+            return rankings.map { $0.map { DropThreshold(measure: $0.size, rank: $0.rank) } }
         case .dropFraction:
-            // Evenly spread: features in the order of their bit-reversed index, so the first
-            // k of them are spaced about n/k apart in the tile's order.
-            let bits = max(1, Int.bitWidth - (all.count - 1).leadingZeroBitCount)
-            return all.indices.sorted { (Self.reversed($0, bits: bits), $0) < (Self.reversed($1, bits: bits), $1) }.map { all[$0] }
-        }
-    }
-
-    /// `tile` without the first of `order`, a tenth of what is left more at a time, until it is under the limits.
-    func drop(_ tile: VectorTile, _ order: [FeatureIndex]) -> Fitted {
-        var removed = 0
-        while true {
-            removed = min(order.count, removed + max(1, (order.count - removed) / 10))
-            let gone = Set(order[..<removed])
-            var trimmed = tile
-            for l in trimmed.layers.indices {
-                trimmed.layers[l].features = tile.layers[l].features.enumerated()
-                    .filter { !gone.contains(FeatureIndex(layer: l, feature: $0.offset)) }.map(\.element)
-            }
-            trimmed.layers.removeAll { $0.features.isEmpty }
-            let bytes = trimmed.encoded()
-            if removed == order.count { return Fitted(bytes: [], dropped: removed) }
-            if limits.admit(bytes: bytes.count, features: order.count - removed) { return Fitted(bytes: bytes, dropped: removed) }
-        }
-    }
-
-    /// `tile` with the first of `order` merged into the kept feature of the same layer and kind
-    /// before them (or after, for the first), a tenth of what is left more at a time; nil when
-    /// even merging every feature it can leaves the tile over the limits.
-    func coalesce(_ tile: VectorTile, _ order: [FeatureIndex]) -> Fitted? {
-        var merged = 0
-        while merged < order.count {
-            merged = min(order.count, merged + max(1, (order.count - merged) / 10))
-            let absorbed = Set(order[..<merged])
-            var result = tile, count = 0, coalesced = 0, dropped = 0
+            return rankings.map { $0.map { DropThreshold(measure: 0, rank: $0.rank) } }
+        case .dropDensest, .coalesceDensest:
+            var firsts: [(code: UInt64, point: SIMD2<Int32>, layer: Int, feature: Int)] = []
             for (l, layer) in tile.layers.enumerated() {
-                var kept: [VectorTile.Feature] = []
-                var waiting: [VectorTile.Feature] = []  // merged before any feature of their kind was kept
                 for (f, feature) in layer.features.enumerated() {
-                    if absorbed.contains(FeatureIndex(layer: l, feature: f)) {
-                        if let target = kept.lastIndex(where: { $0.type == feature.type }) {
-                            kept[target].parts += feature.parts
-                            coalesced += 1
-                        } else {
-                            waiting.append(feature)
-                        }
-                    } else {
-                        var feature = feature
-                        for (w, early) in waiting.enumerated().reversed() where early.type == feature.type {
-                            feature.parts = early.parts + feature.parts
-                            waiting.remove(at: w)
-                            coalesced += 1
-                        }
-                        kept.append(feature)
-                    }
+                    let first = feature.parts.first?.first ?? .zero
+                    firsts.append((Self.mortonCode(first), first, l, f))
                 }
-                dropped += waiting.count  // no feature of their kind in the layer to merge into
-                result.layers[l].features = kept
-                count += kept.count
             }
-            result.layers.removeAll { $0.features.isEmpty }
-            let bytes = result.encoded()
-            if limits.admit(bytes: bytes.count, features: count) {
-                return Fitted(bytes: bytes, dropped: dropped, coalesced: coalesced)
+            firsts.sort { ($0.code, $0.layer, $0.feature) < ($1.code, $1.layer, $1.feature) }
+            var keys = rankings.map { $0.map { DropThreshold(measure: .infinity, rank: $0.rank) } }
+            for (previous, next) in zip(firsts, firsts.dropFirst()) {
+                keys[next.layer][next.feature].measure = hypot(Double(previous.point.x) - Double(next.point.x),
+                                                               Double(previous.point.y) - Double(next.point.y))
             }
+            return keys
         }
-        return nil
     }
 
-    /// A feature of a tile: its layer's index and its own in the layer.
-    struct FeatureIndex: Hashable {
-        let layer: Int, feature: Int
+    /// `tile` without the features whose key is under `threshold`, or with them merged into the
+    /// kept feature of the same layer and kind before them (after, for the first); a feature
+    /// with none of its kind in its layer to merge into is dropped. With `keepingOne`, a tile
+    /// the threshold would empty keeps its feature of the highest key, so that sparse areas do
+    /// not go blank under a level's threshold (as a tile keeps a point under thinning).
+    func thinned(_ tile: VectorTile, keys: [[DropThreshold]], below threshold: DropThreshold, keepingOne: Bool = false) -> Thinned {
+        var threshold = threshold
+        if keepingOne, let highest = keys.lazy.flatMap({ $0 }).max(), highest < threshold { threshold = highest }
+        var result = Thinned(tile: tile)
+        let merges = strategy == .coalesceSmallest || strategy == .coalesceDensest
+        for (l, layer) in tile.layers.enumerated() {
+            var kept: [VectorTile.Feature] = []
+            var waiting: [VectorTile.Feature] = []  // merged before any feature of their kind was kept
+            for (f, feature) in layer.features.enumerated() {
+                if keys[l][f] < threshold {
+                    if !merges {
+                        result.dropped += 1
+                    } else if let target = kept.lastIndex(where: { $0.type == feature.type }) {
+                        kept[target].parts += feature.parts
+                        result.coalesced += 1
+                    } else {
+                        waiting.append(feature)
+                    }
+                } else {
+                    var feature = feature
+                    for (w, early) in waiting.enumerated().reversed() where early.type == feature.type {
+                        feature.parts = early.parts + feature.parts
+                        waiting.remove(at: w)
+                        result.coalesced += 1
+                    }
+                    kept.append(feature)
+                }
+            }
+            result.dropped += waiting.count  // no feature of their kind in the layer to merge into
+            result.tile.layers[l].features = kept
+        }
+        result.tile.layers.removeAll { $0.features.isEmpty }
+        return result
+    }
+
+    /// `tile` brought under the limits by the least threshold, at least `start`, that does:
+    /// the features' keys from the lowest, a tenth of those left more at a time. When merging
+    /// every feature it can leaves the tile over, its features are dropped instead, in the same
+    /// order; then, and when only losing every feature fits it, no threshold is given for the level.
+    func fit(_ tile: VectorTile, keys: [[DropThreshold]], from start: DropThreshold?) -> Fitted {
+        let sorted = keys.flatMap { $0 }.sorted()
+        var removed = start.map { start in sorted.firstIndex { !($0 < start) } ?? sorted.count } ?? 0
+        while true {
+            removed = min(sorted.count, removed + max(1, (sorted.count - removed) / 10))
+            let threshold = removed == sorted.count ? DropThreshold.everything : sorted[removed]
+            let thinned = thinned(tile, keys: keys, below: threshold)
+            let count = thinned.tile.featureCount
+            // A tile that fits only empty is not written; the level's other tiles are not emptied for it.
+            if count == 0 { return Fitted(bytes: [], dropped: thinned.dropped, coalesced: thinned.coalesced, threshold: nil) }
+            let bytes = thinned.tile.encoded()
+            if limits.admit(bytes: bytes.count, features: count) {
+                return Fitted(bytes: bytes, dropped: thinned.dropped, coalesced: thinned.coalesced, threshold: threshold)
+            }
+            if removed == sorted.count {
+                // Merged all it could and still over: drop instead, this tile only.
+                let dropping = TileFeatureBudget(limits: limits, strategy: strategy == .coalesceSmallest ? .dropSmallest : .dropDensest)
+                var fitted = dropping.fit(tile, keys: keys, from: nil)
+                fitted.threshold = nil
+                return fitted
+            }
+        }
     }
 
     /// The Z-order (Morton) code of a tile point, its coordinates offset to be non-negative.

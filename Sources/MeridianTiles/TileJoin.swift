@@ -101,11 +101,21 @@ public struct TileJoinOptions: Sendable {
     public var attributes: AttributeSelection
     /// A table to join onto features by its key, if any.
     public var table: AttributeTable?
+    /// The most bytes a joined tile may take gzipped, as MBTiles and PMTiles store it
+    /// (tippecanoe's tile-join limit, 500,000): a tile over it is left out and counted in
+    /// ``TileJoinSummary/tilesOverSize``. Nil writes every tile whatever its size.
+    public var maximumTileBytes: Int?
 
-    /// Options keeping every attribute and joining no table unless given.
-    public init(attributes: AttributeSelection = .all, table: AttributeTable? = nil) {
+    /// The tippecanoe tile-join limit on tile size.
+    public static let defaultMaximumTileBytes = 500_000
+
+    /// Options keeping every attribute, joining no table and leaving out tiles over 500,000
+    /// bytes gzipped unless given.
+    public init(attributes: AttributeSelection = .all, table: AttributeTable? = nil,
+                maximumTileBytes: Int? = TileJoinOptions.defaultMaximumTileBytes) {
         self.attributes = attributes
         self.table = table
+        self.maximumTileBytes = maximumTileBytes
     }
 }
 
@@ -119,6 +129,8 @@ public struct TileJoinSummary: Sendable {
     public var layers = 0
     /// Features that took a row of the table.
     public var featuresJoined = 0
+    /// Joined tiles left out for being over ``TileJoinOptions/maximumTileBytes``, in the order met.
+    public var tilesOverSize: [MapTile] = []
 }
 
 /// Vector tile sets merged tile by tile, as tippecanoe's `tile-join` merges them: every tile
@@ -128,7 +140,8 @@ public struct TileJoinSummary: Sendable {
 /// and selected (``TileJoinOptions``). The joined set's metadata: the bounds around every
 /// input's, the zoom levels from the lowest input's to the highest's, and the layers
 /// (`vector_layers`) with the fields and zooms their tiles hold, summed up in `tilestats`.
-/// Tiles are not cut down to any size: a tile holds whatever its inputs' tiles held.
+/// Tiles are not cut down: a joined tile over ``TileJoinOptions/maximumTileBytes`` (measured
+/// gzipped, as tippecanoe's tile-join measures it) is left out whole and reported, not thinned.
 ///
 /// Inputs are read through ``TilePyramidReader`` (any container) with every tile checked
 /// (``TileInputLimits``); a layer's coordinates are rescaled when two inputs' layers of one
@@ -176,19 +189,37 @@ public enum TileJoin {
                 }
                 joined.layers.removeAll { $0.features.isEmpty }
                 guard !joined.layers.isEmpty else { continue }
+                let bytes = joined.encoded()
+                if let limit = options.maximumTileBytes, try overSize(bytes, limit: limit) {
+                    summary.tilesOverSize.append(address)
+                    continue
+                }
                 layers.add(joined, at: address.zoom)
                 written = written.map { min($0.lowerBound, address.zoom)...max($0.upperBound, address.zoom) } ?? address.zoom...address.zoom
-                try write(address, joined.encoded())
+                try write(address, bytes)
                 summary.tiles += 1
                 summary.features += joined.layers.reduce(0) { $0 + $1.features.count }
             }
             guard let written else {
+                if let limit = options.maximumTileBytes, !summary.tilesOverSize.isEmpty {
+                    throw MeridianError(.badInput, "every joined tile is over \(limit) bytes gzipped (\(summary.tilesOverSize.count) tiles): nothing to write",
+                                        at: SourceLocation(file: inputs[0].path), hint: "lift the tile size limit, or join fewer layers or attributes")
+                }
                 throw MeridianError(.badInput, "the tile sets hold no features", at: SourceLocation(file: inputs[0].path))
             }
             summary.layers = layers.names.count
             return joinedMetadata(metadata, inputs: inputs, layers: layers, written: written)
         }
         return summary
+    }
+
+    /// Whether a tile of `bytes` (uncompressed) is over `limit` bytes gzipped. Gzip adds at
+    /// most its framing to what it cannot shrink (18 bytes, and 5 per 64 KB block stored), so a
+    /// tile within the limit uncompressed with that to spare is within it gzipped: only larger
+    /// ones are compressed to be measured.
+    static func overSize(_ bytes: [UInt8], limit: Int) throws -> Bool {
+        if bytes.count + bytes.count / 8192 + 64 <= limit { return false }
+        return try Gzip.compress(bytes).count > limit
     }
 
     /// Refuses an output inside an input folder (`tiles/9`): its tiles would land among the

@@ -60,7 +60,8 @@ public struct VectorTilingOptions: Sendable {
 public struct VectorTilingSummary: Sendable {
     /// Tiles written per zoom level.
     public var tilesPerZoom: [Int: Int] = [:]
-    /// Tiles that were over the limits, and the features dropped from them to fit.
+    /// Tiles that lost features to the limits (over them, or thinned with their zoom level
+    /// under its threshold), and the features dropped from them.
     public var tilesOverLimit = 0, featuresDroppedForSize = 0
     /// Features merged into others to fit tiles under the limits (``OverLimitStrategy/coalesceSmallest``, ``OverLimitStrategy/coalesceDensest``).
     public var featuresCoalesced = 0
@@ -144,56 +145,170 @@ public struct VectorTiler {
         for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
         let jobs = max(1, jobs)
         let budget = TileFeatureBudget(limits: options.limits, strategy: options.overLimit)
+        let onlyLevel = level
         var nextZoom = level ?? options.zooms.lowerBound
         summary.zooms = level.map { $0...$0 } ?? options.zooms
         while nextZoom <= summary.zooms.upperBound {
             let zoom = nextZoom
             nextZoom += 1
-            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames, shard: shard)
+            // A level whose tiles may go over the limits is thinned as a whole, by the threshold
+            // its densest tile needs: a shard makes every tile of it to know that threshold (a
+            // shard's own tiles alone would give another), and keeps its own. A level that
+            // cannot go over is made once, each shard only its own tiles.
+            let thinnedWhole = try levelMayExceedLimits(zoom: zoom)
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames, shard: thinnedWhole ? nil : shard)
             let blocks = try TileBlockSpill()
             let cut = try cutIntoBlocks(level, blocks, jobs: jobs)
             summary.featuresTooSmall += cut
-            var stillFitting = false
             let nodes = try blocks.finishWriting()
-            let next = Atomic<Int>(0)
-            try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
-                let repair = PolygonRepair()
-                while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
-                    let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]))
-                    try level.descend(nodes[index], items, to: zoom) { node, items in
-                        let repairedBefore = repair.repaired
-                        guard var content = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
-                        if let clustering = options.clustering, zoom < options.zooms.upperBound { content = clustering.clustered(content) }
-                        var built = BuiltTile(tile: node, bytes: content.encoded(),
-                                              repaired: repair.repaired - repairedBefore)
-                        if !budget.limits.admit(bytes: built.bytes.count, features: content.featureCount) {
-                            let fitted = budget.fit(content)
-                            built.bytes = fitted.bytes
-                            built.fitted = (fitted.dropped, fitted.coalesced)
-                        }
-                        try emit(built)
+            // The level is made again, from its blocks, while a tile needed a higher threshold
+            // than the level's: tippecanoe's retried zoom level. Until the last pass allowed, its
+            // tiles wait in a scratch file, for a level made again must not have written any.
+            var threshold: DropThreshold?
+            var pass = 0, lostFeatures = false
+            while true {
+                let staging = thinnedWhole && pass + 1 < Self.levelPasses ? try LevelTileStaging() : nil
+                var made = VectorTilingSummary()
+                var raised: DropThreshold?, levelLostFeatures = false
+                try makeTiles(level, from: blocks, nodes, jobs: jobs, budget: budget, threshold: threshold) { built in
+                    if let needed = built.threshold, needed < .everything, raised.map({ needed > $0 }) ?? true { raised = needed }
+                    if built.fitted != nil { levelLostFeatures = true }
+                    // Another shard's tile, made only to know the level's threshold.
+                    if let shard, !shard.owns(built.tile) { return }
+                    // A tile that lost every feature to the limits is not written.
+                    if !built.bytes.isEmpty {
+                        if let staging { try staging.append(built.tile, built.bytes) } else { try write(built.tile, built.bytes) }
+                        made.tilesPerZoom[zoom, default: 0] += 1
+                    }
+                    made.polygonsRepaired += built.repaired
+                    if let (dropped, coalesced) = built.fitted {
+                        made.tilesOverLimit += 1
+                        made.featuresDroppedForSize += dropped
+                        made.featuresCoalesced += coalesced
                     }
                 }
-            } consume: { built in
-                // A tile that lost every feature to the limits is not written.
-                if !built.bytes.isEmpty {
-                    try write(built.tile, built.bytes)
-                    summary.tilesPerZoom[zoom, default: 0] += 1
+                if let raised, staging != nil, threshold.map({ raised > $0 }) ?? true {
+                    threshold = raised
+                    pass += 1
+                    continue
                 }
-                summary.polygonsRepaired += built.repaired
-                if let (dropped, coalesced) = built.fitted {
-                    summary.tilesOverLimit += 1
-                    summary.featuresDroppedForSize += dropped
-                    summary.featuresCoalesced += coalesced
-                    stillFitting = true
-                }
+                try staging?.forEach(write)
+                summary.tilesPerZoom[zoom] = made.tilesPerZoom[zoom]
+                summary.polygonsRepaired += made.polygonsRepaired
+                summary.tilesOverLimit += made.tilesOverLimit
+                summary.featuresDroppedForSize += made.featuresDroppedForSize
+                summary.featuresCoalesced += made.featuresCoalesced
+                // Whether the level still dropped is the whole level's (a shard's own when the
+                // level could not go over the limits, and then none did).
+                lostFeatures = levelLostFeatures
+                break
             }
-            if level == nil && zoom == summary.zooms.upperBound && stillFitting && options.extendZoomsIfStillDropping
+            if onlyLevel == nil && zoom == summary.zooms.upperBound && lostFeatures && options.extendZoomsIfStillDropping
                 && zoom < VectorTilingOptions.deepestExtension {
                 summary.zooms = summary.zooms.lowerBound...(zoom + 1)
             }
         }
         return summary
+    }
+
+    /// Whether a tile of level `zoom` may go over ``VectorTilingOptions/limits``, so that the
+    /// level is thinned as a whole (and a shard must make all its tiles to know by how much).
+    ///
+    /// No tile holds more features than the level (clusters and tiny polygons' squares stand
+    /// for one feature or more), nor more bytes than every feature of the level would take
+    /// encoded in one tile: per feature an allowance for its header, id and geometry commands;
+    /// per position ``bytesPerPosition`` (two 5-byte varints, four times over for the points
+    /// clipping adds); per property its key and value bytes and the most their tags and table
+    /// entries take. A level under both bounds is made in one pass, each tile on its own.
+    /// - Parameter zoom: The zoom level.
+    /// - Returns: False when no tile of the level can be over the limits.
+    /// - Throws: `MeridianError` (`io`) when the features' scratch file cannot be read.
+    public func levelMayExceedLimits(zoom: Int) throws -> Bool {
+        let limits = options.limits
+        var count = 0, bytes = features.layerNames.reduce(0) { $0 + Self.bytesPerLayer + $1.utf8.count }
+        var batches = try features.batches()
+        while let batch = try batches.next() {
+            RecordBatches.forEach(in: batch) { record in
+                guard count <= limits.maximumFeatures, bytes <= limits.maximumBytes else { return }
+                let feature = SpilledFeature(&record)
+                guard let geometry = feature.geometry, feature.minimumZoom <= zoom, zoom <= feature.maximumZoom else { return }
+                count += 1
+                var positions = 0
+                geometry.forEachPosition { _ in positions += 1 }
+                // The attributes: their length, an id flag (and id), a property count, the properties.
+                var attributes = RecordReader(record.bytes, at: feature.attributes.lowerBound)
+                _ = attributes.count()
+                if attributes.byte() == 1 { _ = attributes.uint64() }
+                let properties = attributes.count()
+                bytes += Self.bytesPerFeature + positions * Self.bytesPerPosition
+                    + feature.attributes.count + properties * Self.bytesPerPropertyBeyondItsText
+            }
+        }
+        return count > limits.maximumFeatures || bytes > limits.maximumBytes
+    }
+
+    /// The most a feature takes in a tile beyond its positions and properties: its header, id,
+    /// type, geometry commands and parts (a clipped line's pieces among them), or a cluster's
+    /// added counts.
+    static let bytesPerFeature = 256
+    /// The most a position takes in a tile: two varints of at most 5 bytes, and as many again
+    /// three times over for the points clipping to the tile and its buffer adds.
+    static let bytesPerPosition = 40
+    /// The most a property takes in a tile beyond its key's and value's bytes: its two tag
+    /// varints and its key's and value's table entries' field tags and lengths.
+    static let bytesPerPropertyBeyondItsText = 28
+    /// The most a layer takes in a tile beyond its name: its version, extent and field tags.
+    static let bytesPerLayer = 32
+
+    /// How many times a level may be made, the threshold raised each time a tile needed more:
+    /// in the last pass a tile still over the limits is brought under them on its own.
+    static let levelPasses = 4
+
+    /// Makes the tiles of `level` from its blocks on `jobs` threads, each with the features
+    /// under `threshold` taken out (or merged) and, when still over the limits, brought under
+    /// them with the threshold that needed; hands each to `consume` on the calling thread.
+    func makeTiles(_ level: ZoomLevel, from blocks: TileBlockSpill, _ nodes: [MapTile], jobs: Int, budget: TileFeatureBudget,
+                   threshold: DropThreshold?, consume: (BuiltTile) throws -> Void) throws {
+        let next = Atomic<Int>(0), zoom = level.zoom
+        try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
+            let repair = PolygonRepair()
+            while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
+                let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]))
+                try level.descend(nodes[index], items, to: zoom) { node, items in
+                    let repairedBefore = repair.repaired
+                    guard var (content, rankings) = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
+                    if let clustering = options.clustering, zoom < options.zooms.upperBound {
+                        // Clusters are new features: ranked by themselves.
+                        content = clustering.clustered(content)
+                        rankings = TileFeatureBudget.rankings(of: content)
+                    }
+                    var built = BuiltTile(tile: node, bytes: [], repaired: repair.repaired - repairedBefore)
+                    let whole = content
+                    var keys: [[DropThreshold]]?
+                    if let threshold {
+                        let ranked = budget.keys(whole, rankings: rankings)
+                        let thinned = budget.thinned(whole, keys: ranked, below: threshold, keepingOne: true)
+                        if thinned.dropped + thinned.coalesced > 0 {
+                            built.fitted = (thinned.dropped, thinned.coalesced)
+                            content = thinned.tile
+                        }
+                        keys = ranked
+                    }
+                    built.bytes = content.encoded()
+                    if !budget.limits.admit(bytes: built.bytes.count, features: content.featureCount) {
+                        // From the whole tile again, past the level's threshold: keys (a gap is to
+                        // the neighbour before) are the whole tile's, as in every other tile.
+                        let fitted = budget.fit(whole, keys: keys ?? budget.keys(whole, rankings: rankings), from: threshold)
+                        built.bytes = fitted.bytes
+                        built.fitted = (fitted.dropped, fitted.coalesced)
+                        built.threshold = fitted.threshold
+                    }
+                    try emit(built)
+                }
+            }
+        } consume: { built in
+            try consume(built)
+        }
     }
 
     /// Streams the features from the spill (in batches, on `jobs` threads), simplifies each at
@@ -225,9 +340,9 @@ public struct VectorTiler {
                     if !level.mayReachShard(geometry) && (!options.reducesTinyPolygons || simplifier.certainlyKeepsSomething(of: geometry)) { return }
                     let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
                     var thinning: TileItem.Thinning?
-                    if let rule = options.pointThinning, let positions = geometry.pointPositions {
-                        let rank = PointThinning.rank(attributes, positions)
-                        if !rule.shows(rank: rank, at: level.zoom) { thinning = TileItem.Thinning(rank: rank) }
+                    let rank = PointThinning.rank(attributes, geometry.pointPositions ?? Self.firstPositions(of: geometry))
+                    if let rule = options.pointThinning, geometry.pointPositions != nil, !rule.shows(rank: rank, at: level.zoom) {
+                        thinning = TileItem.Thinning(rank: rank)
                     }
                     let shape: PlaneShape
                     if let simplified = simplifier.simplify(geometry) {
@@ -239,9 +354,10 @@ public struct VectorTiler {
                         return
                     }
                     guard !shape.isEmpty else { return }
-                    level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape, thinning: thinning)], to: depth) { node, items in
+                    let ranking = FeatureRanking(size: shape.size, rank: rank)
+                    level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape, thinning: thinning, ranking: ranking)], to: depth) { node, items in
                         var piece = RecordWriter()
-                        TileItem.write(layer: feature.layer, attributes: attributes, shape: items[0].shape, thinning: thinning, to: &piece)
+                        TileItem.write(layer: feature.layer, attributes: attributes, shape: items[0].shape, thinning: thinning, ranking: ranking, to: &piece)
                         cut.pieces.append((node, piece.bytes))
                     }
                 }
@@ -258,6 +374,17 @@ public struct VectorTiler {
             }
         }
         return tooSmall
+    }
+
+    /// A geometry's first four positions (what ``PointThinning/rank(_:_:)`` hashes), without walking the rest.
+    static func firstPositions(of geometry: Geometry) -> [Position] {
+        struct Enough: Error {}
+        var positions: [Position] = []
+        try? geometry.forEachPosition { position in
+            positions.append(position)
+            if positions.count == 4 { throw Enough() }
+        }
+        return positions
     }
 
     /// A batch of spilled features cut into a level's blocks by a worker: each piece's block and
@@ -294,6 +421,31 @@ public struct VectorTiler {
         var bytes: [UInt8]
         var repaired: Int
         var fitted: (dropped: Int, coalesced: Int)?
+        /// The threshold that brought it under the limits, past the level's: the level's next, when higher than any other tile's.
+        var threshold: DropThreshold?
+    }
+
+    /// A level's tiles set aside in a scratch file, in the order made, until the level is known
+    /// not to be made again; then handed on in that order.
+    final class LevelTileStaging {
+        private let file: ScratchFile
+        private var tiles: [(tile: MapTile, offset: Int, length: Int)] = []
+        private var written = 0
+
+        init() throws { file = try ScratchFile(unlinked: "tile-level") }
+
+        func append(_ tile: MapTile, _ bytes: [UInt8]) throws {
+            bytes.withUnsafeBytes { file.sink.write($0) }
+            tiles.append((tile, written, bytes.count))
+            written += bytes.count
+            try file.sink.checkForErrors()
+        }
+
+        /// Each tile set aside, to `body`, in order.
+        func forEach(_ body: (MapTile, [UInt8]) throws -> Void) throws {
+            try file.sink.flush()
+            for tile in tiles { try body(tile.tile, try file.read(at: tile.offset, count: tile.length)) }
+        }
     }
 }
 
@@ -306,6 +458,8 @@ struct TileItem: Sendable {
     /// Set for a point that ``PointThinning`` leaves out of the level, unless it is the one
     /// its tile keeps (``kept(_:)``).
     var thinning: Thinning?
+    /// How the whole feature ranks among the level's when tiles must lose features.
+    var ranking = FeatureRanking(size: .infinity, rank: 0)
 
     /// A point thinned out of the level: its rank, by which a tile that would otherwise lose
     /// all its points chooses the one it keeps.
@@ -332,16 +486,19 @@ struct TileItem: Sendable {
         if b.maxX < rect.minX || b.minX > rect.maxX || b.maxY < rect.minY || b.minY > rect.maxY { return nil }
         if rect.minX <= b.minX && b.maxX <= rect.maxX && rect.minY <= b.minY && b.maxY <= rect.maxY { return self }
         let shape = shape.clipped(to: rect)
-        return shape.isEmpty ? nil : TileItem(layer: layer, feature: feature, shape: shape, thinning: thinning)
+        return shape.isEmpty ? nil : TileItem(layer: layer, feature: feature, shape: shape, thinning: thinning, ranking: ranking)
     }
 
-    /// Writes a feature's piece as a block holds it: its layer, its attributes' bytes as the
-    /// feature spill holds them, and its shape.
-    static func write(layer: Int, attributes: UnsafeRawBufferPointer, shape: PlaneShape, thinning: Thinning?, to record: inout RecordWriter) {
+    /// Writes a feature's piece as a block holds it: its layer, whether it is thinned out, the
+    /// whole feature's ranking, its attributes' bytes as the feature spill holds them, and its shape.
+    static func write(layer: Int, attributes: UnsafeRawBufferPointer, shape: PlaneShape, thinning: Thinning?,
+                      ranking: FeatureRanking = FeatureRanking(size: .infinity, rank: 0), to record: inout RecordWriter) {
         record.putRecord { record in
             record.put(UInt32(layer))
             record.put(UInt8(thinning == nil ? 0 : 1))
-            record.put(thinning?.rank ?? 0)
+            // A thinned point's rank is its ranking's (both hash its position and attributes): written once.
+            record.put(ranking.size)
+            record.put(thinning?.rank ?? ranking.rank)
             record.put(attributes)
             record.put(shape.points)
             record.put(count: shape.lines.count)
@@ -360,13 +517,14 @@ struct TileItem: Sendable {
         var items: [TileItem] = [], attributes: [TileAttributes] = []
         RecordBatches.forEach(in: records) { record in
             let layer = record.count()
-            let thinned = record.byte() == 1, rank = record.double()
+            let thinned = record.byte() == 1
+            let ranking = FeatureRanking(size: record.double(), rank: record.double())
             attributes.append(TileAttributes(&record))
             let points = record.planePoints()
             let lines = (0..<record.count()).map { _ in record.planePoints() }
             let polygons = (0..<record.count()).map { _ in (0..<record.count()).map { _ in record.planePoints() } }
             items.append(TileItem(layer: layer, feature: items.count, shape: PlaneShape(points: points, lines: lines, polygons: polygons),
-                                  thinning: thinned ? Thinning(rank: rank) : nil))
+                                  thinning: thinned ? Thinning(rank: ranking.rank) : nil, ranking: ranking))
         }
         return (items, attributes)
     }
@@ -404,6 +562,24 @@ struct PlaneShape: Sendable {
     }
 
     var isEmpty: Bool { points.isEmpty && lines.isEmpty && polygons.isEmpty }
+
+    /// How big it is, to rank which features a full tile loses first: its polygons' area (holes
+    /// taken out), else its lines' length, in map points; points are above every other (infinity).
+    var size: Double {
+        if !polygons.isEmpty {
+            return polygons.reduce(0) { total, rings in
+                rings.enumerated().reduce(total) { sum, ring in
+                    var twice = 0.0
+                    for (a, b) in zip(ring.element, ring.element.dropFirst()) { twice += a.x * b.y - b.x * a.y }
+                    return sum + (ring.offset == 0 ? 1 : -1) * abs(twice) / 2
+                }
+            }
+        }
+        if !lines.isEmpty {
+            return lines.reduce(0) { total, line in total + zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) } }
+        }
+        return .infinity
+    }
 
     private mutating func measure() {
         func add(_ p: PlanePoint) {
@@ -501,11 +677,13 @@ struct ZoomLevel: Sendable {
 
     /// The tile of leaf `node` holding `items` (each item's `feature` indexing `attributes`),
     /// snapped to its grid, its polygons made valid by `repair`; nil when nothing is left after
-    /// snapping. Layers it holds nothing of are left out.
-    func tile(_ node: MapTile, _ items: [TileItem], attributes: [TileAttributes], repair: PolygonRepair) -> VectorTile? {
+    /// snapping. Layers it holds nothing of are left out. With it, per layer, the ranking of the
+    /// feature each of its features came from.
+    func tile(_ node: MapTile, _ items: [TileItem], attributes: [TileAttributes], repair: PolygonRepair) -> (VectorTile, [[FeatureRanking]])? {
         let width = MapWorld.size / Double(1 << zoom)
         let grid = TileGrid(origin: PlanePoint(Double(node.x) * width, Double(node.y) * width), unit: unit)
         var layers = layerNames.map { VectorTile.Layer(name: $0, extent: extent) }
+        var rankings = [[FeatureRanking]](repeating: [], count: layerNames.count)
         for item in items {
             for var feature in grid.features(item.shape, id: attributes[item.feature].id, properties: attributes[item.feature].properties) {
                 if feature.type == .polygon {
@@ -513,10 +691,11 @@ struct ZoomLevel: Sendable {
                     if feature.parts.isEmpty { continue }
                 }
                 layers[item.layer].features.append(feature)
+                rankings[item.layer].append(item.ranking)
             }
         }
-        layers.removeAll { $0.features.isEmpty }
-        return layers.isEmpty ? nil : VectorTile(layers: layers)
+        let held = layers.indices.filter { !layers[$0].features.isEmpty }
+        return held.isEmpty ? nil : (VectorTile(layers: held.map { layers[$0] }), held.map { rankings[$0] })
     }
 }
 

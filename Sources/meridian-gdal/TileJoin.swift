@@ -10,13 +10,15 @@ struct TileJoin: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile-join",
         abstract: "Merge vector tile sets tile by tile, their layers side by side, joining attributes from a CSV table.",
-        usage: "meridian tile-join <input>... -o <output> [--csv <file> [--csv-key <column>]] [--include <name>]... [--exclude <name>]... [--exclude-all]",
+        usage: "meridian tile-join <input>... -o <output> [--csv <file> [--csv-key <column>]] [--include <name>]... [--exclude <name>]... [--exclude-all] [--no-tile-size-limit]",
         discussion: """
             Each input is a folder with metadata.json, an .mbtiles file or a .pmtiles archive of \
             vector tiles, in any mix. Every tile of every input is written; where several inputs \
             have a tile at the same place, the output's tile holds all their layers, and a layer \
             name two inputs share holds the features of both (in input order), as tippecanoe's \
-            tile-join does. Tiles are not cut down to any size. The output's container follows \
+            tile-join does. A joined tile over 500000 bytes gzipped (as MBTiles and PMTiles \
+            store it; tippecanoe's tile-join limit) is left out, not thinned: the run warns how \
+            many and which, and --no-tile-size-limit (-pk) writes it anyway. The output's container follows \
             its path as for `meridian tile`; its metadata holds the bounds around every input's, \
             the zoom levels from the lowest to the highest, and the layers with the fields their \
             tiles hold (vector_layers, and tilestats as tippecanoe writes it). Image tiles are not joined (exit 64; among vector inputs, 65).
@@ -60,6 +62,10 @@ struct TileJoin: ParsableCommand {
     @Flag(name: .customLong("exclude-all"), help: "Leave out every attribute but those given with --include.")
     var excludeAll = false
 
+    @Flag(name: [.customLong("no-tile-size-limit"), .customLong("pk", withSingleDash: true)],
+          help: "Write joined tiles over 500000 bytes gzipped too, rather than leaving them out.")
+    var noTileSizeLimit = false
+
     @Flag(name: .shortAndLong, help: "Print no summary (errors are still printed).")
     var quiet = false
 
@@ -79,7 +85,8 @@ struct TileJoin: ParsableCommand {
     }
 
     func run() throws {
-        try Reporter(quiet: quiet).run {
+        let reporter = Reporter(quiet: quiet)
+        try reporter.run {
             RunInputs.record(inputs + (csv.map { [$0] } ?? []))
             var table: AttributeTable?
             if let csv {
@@ -90,7 +97,14 @@ struct TileJoin: ParsableCommand {
                 }
             }
             let pyramids = try inputs.map { try TilePyramids.open($0) }
-            let summary = try MeridianTiles.TileJoin.join(pyramids, into: output, options: TileJoinOptions(attributes: attributes, table: table))
+            let summary = try MeridianTiles.TileJoin.join(pyramids, into: output, options: TileJoinOptions(attributes: attributes, table: table,
+                maximumTileBytes: noTileSizeLimit ? nil : TileJoinOptions.defaultMaximumTileBytes))
+            if !summary.tilesOverSize.isEmpty {
+                let shown = summary.tilesOverSize.prefix(5).map { "\($0.zoom)/\($0.x)/\($0.y)" }.joined(separator: ", ")
+                let more = summary.tilesOverSize.count > 5 ? ", …" : ""
+                reporter.report(Diagnostic(.warning, "\(summary.tilesOverSize.count) joined tile\(summary.tilesOverSize.count == 1 ? " was" : "s were") over \(TileJoinOptions.defaultMaximumTileBytes) bytes gzipped and left out (\(shown)\(more))",
+                                           at: SourceLocation(file: output), hint: "--no-tile-size-limit (-pk) writes them"))
+            }
             if !quiet {
                 let joined = table.map { _ in "; \(summary.featuresJoined) feature\(summary.featuresJoined == 1 ? "" : "s") took a row of \(csv ?? "")" } ?? ""
                 Reporter.printError("\(output): \(summary.tiles) tile\(summary.tiles == 1 ? "" : "s"), \(summary.features) feature\(summary.features == 1 ? "" : "s") in \(summary.layers) layer\(summary.layers == 1 ? "" : "s") joined from \(inputs.count) tile set\(inputs.count == 1 ? "" : "s")\(joined)")

@@ -127,9 +127,13 @@ extension Tile {
                 stillDropping.withLock { $0[zoom] = false }
                 return
             }
-            // Whether a level still dropped is the whole level's: a shard makes such levels whole.
-            let whole = options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
-            let level = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
+            // Whether a level still dropped is the whole level's, and so is the threshold a level
+            // that may go over the limits is thinned by: a shard makes such levels whole (the
+            // tiles of other shards are made, and left unstored).
+            let tiler = VectorTiler(features: spill, options: options)
+            let whole = try options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
+                || shard != nil && tiler.levelMayExceedLimits(zoom: zoom)
+            let level = try tiler.run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
             if whole || shard == nil { stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 } }
             cut.withLock {
                 $0.tilesOverLimit += level.tilesOverLimit
@@ -144,7 +148,7 @@ extension Tile {
         if summary.tilesOverLimit > 0 {
             let limits = options.limits
             let merged = summary.featuresCoalesced > 0 ? "\(summary.featuresCoalesced) features were merged into others and " : ""
-            reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles were over \(limits.maximumBytes) bytes or \(limits.maximumFeatures) features: \(merged)\(summary.featuresDroppedForSize) features were left out of them to fit",
+            reporter.report(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles lost features so that none is over \(limits.maximumBytes) bytes or \(limits.maximumFeatures) features (each zoom level thinned alike): \(merged)\(summary.featuresDroppedForSize) features were left out of them",
                                        at: SourceLocation(file: output)))
         }
         if summary.idsLeftOut > 0 {

@@ -282,4 +282,71 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: out))
         }
     }
+
+    /// tippecanoe's tile-join leaves out a joined tile over 500,000 bytes gzipped unless given
+    /// `-pk` (`--no-tile-size-limit`): 40,000 points, each with 32 random hex digits, tiled at
+    /// zooms 0-1 with every point kept make a z0 tile and one z1 tile of about 800 KB gzipped,
+    /// and a lone point elsewhere a small z1 tile (the buffer puts
+    /// some of the 40,000 into two more). Read back by PyPI's pmtiles reader.
+    @Test func tilesOverHalfAMegabyteAreLeftOutUnlessAsked() throws {
+        try withTemporaryFolder { folder in
+            var state: UInt64 = 0x1234_5678
+            func next() -> UInt64 {
+                state &+= 0x9e37_79b9_7f4a_7c15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+                z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+                return z ^ (z >> 31)
+            }
+            var features: [String] = []
+            for _ in 0..<40_000 {
+                let lon = 1 + Double(next() % 900_000) / 100_000, lat = 1 + Double(next() % 900_000) / 100_000
+                let tag = String(format: "%016llx%016llx", next(), next())
+                features.append(#"{"type":"Feature","properties":{"tag":"\#(tag)"},"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}"#)
+            }
+            features.append(#"{"type":"Feature","properties":{"tag":"alone"},"geometry":{"type":"Point","coordinates":[-100,-40]}}"#)
+            let points = folder.appendingPathComponent("points.geojson")
+            try Data(#"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8).write(to: points)
+            let big = folder.appendingPathComponent("big.pmtiles").path
+            let tiled = try meridian(["tile", points.path, big, "--zoom", "0-1", "--drop-rate", "1", "--maximum-tile-bytes", "10000000", "-q"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+
+            // The pmtiles reader's tiles of `path`, "z/x/y" with their size gzipped.
+            func sizes(_ path: String) throws -> [String: Int] {
+                let result = try run(packageRoot.appendingPathComponent(".build/python-checks/bin/python").path, ["-c", """
+                    import json, sys
+                    from pmtiles.reader import MmapSource, all_tiles
+                    with open(sys.argv[1], 'rb') as f:
+                        print(json.dumps({'%d/%d/%d' % t: len(data) for t, data in all_tiles(MmapSource(f))}))
+                    """, path])
+                #expect(result.status == 0, "\(result.stderr)")
+                return try JSONDecoder().decode([String: Int].self, from: Data(result.stdout.utf8))
+            }
+            let input = try sizes(big)
+            let over = input.filter { $0.value > 500_000 }.keys.sorted()
+            #expect(over == ["0/0/0", "1/1/0"] && input["1/0/1"].map { $0 < 500_000 } == true, "\(input)")
+
+            let limited = folder.appendingPathComponent("limited.pmtiles").path
+            let result = try meridian(["tile-join", big, "-o", limited])
+            #expect(result.status == 0, "\(result.stderr)")
+            let kept = input.filter { $0.value <= 500_000 }
+            #expect(try sizes(limited) == kept && kept.count >= 1)
+            #expect(result.stderr.contains("warning: \(limited): 2 joined tiles were over 500000 bytes gzipped and left out (0/0/0, 1/1/0)")
+                    && result.stderr.contains("\(limited): \(kept.count) tiles"), "\(result.stderr)")
+
+            for flag in ["--no-tile-size-limit", "-pk"] {
+                let unlimited = folder.appendingPathComponent("unlimited\(flag).pmtiles").path
+                let all = try meridian(["tile-join", big, flag, "-o", unlimited])
+                #expect(all.status == 0 && !all.stderr.contains("warning"), "\(all.stderr)")
+                #expect(try sizes(unlimited).keys.sorted() == input.keys.sorted())
+            }
+
+            // Nothing under the limit: bad data, nothing written.
+            let onlyBig = folder.appendingPathComponent("onlybig.pmtiles").path
+            #expect(try meridian(["tile", points.path, onlyBig, "--zoom", "0", "--drop-rate", "1", "--maximum-tile-bytes", "10000000", "-q"]).status == 0)
+            let none = folder.appendingPathComponent("none.mbtiles").path
+            let refused = try meridian(["tile-join", onlyBig, "-o", none])
+            #expect(refused.status == ExitStatus.badInput && !FileManager.default.fileExists(atPath: none), "\(refused.stderr)")
+        }
+    }
 }

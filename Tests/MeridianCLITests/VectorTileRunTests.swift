@@ -81,6 +81,24 @@ import Testing
         }
     }
 
+    /// A level thinned as a whole under the tile limits (the threshold the densest tile needed,
+    /// for all the level's tiles) is the same in every shard: shards joined by --finish give one
+    /// run's tiles byte for byte. (Limits under which some shard's own tiles need less than the
+    /// level's densest tile: with each shard thinning by its own tiles, both differ.)
+    @Test(arguments: [["--maximum-tile-features", "5", "--drop-densest-as-needed"], ["--maximum-tile-features", "8", "--drop-fraction-as-needed"]])
+    func shardsShareTheLevelsThreshold(limits: [String]) throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let clean = folder.appendingPathComponent("clean").path, split = folder.appendingPathComponent("split").path
+            #expect(try Self.run(clean, format: "mvt", limits, scratch: scratch) == 0)
+            for k in 0..<3 { #expect(try Self.run(split, format: "mvt", limits + ["--shard", "\(k)/3"], scratch: scratch) == 0) }
+            #expect(try Self.run(split, format: "mvt", limits + ["--finish"], scratch: scratch) == 0)
+            let expected = try Self.pyramid(clean), joined = try Self.pyramid(split)
+            #expect(expected.count > 10 && joined == expected)
+        }
+    }
+
     /// A run of `format` into `output` as `start` makes it, but not quiet: its summary line.
     static func summary(_ output: String, format: String, _ extra: [String], scratch: URL) throws -> String {
         let process = Process(), errors = Pipe()

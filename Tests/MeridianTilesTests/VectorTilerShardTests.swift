@@ -76,4 +76,28 @@ import Testing
             try Self.compare([("countries", countries), ("points", points)], options: options, level: level, count: 3)
         }
     }
+
+    /// A level is thinned as a whole (and a shard makes all of it) only when its features could
+    /// go over the limits in one tile; the bound is never under what a tile takes: a level
+    /// said not to go over has no tile over the limits, whatever the limits.
+    @Test func levelsThatCannotGoOverTheLimitsAreMadeOnce() throws {
+        let countries = try Self.features("geojson/ne_10m_countries_sample.geojson")
+        let spill = try VectorFeatureSpill(layers: [("countries", countries)])
+        #expect(try !VectorTiler(features: spill, options: VectorTilingOptions(zooms: 0...7)).levelMayExceedLimits(zoom: 7))
+        var fewFeatures = VectorTilingOptions(zooms: 0...7)
+        fewFeatures.limits.maximumFeatures = 12
+        #expect(try VectorTiler(features: spill, options: fewFeatures).levelMayExceedLimits(zoom: 0))
+        var madeOnce = 0
+        for bytes in [40_000, 300_000, 500_000, 2_000_000] {
+            let options = VectorTilingOptions(zooms: 0...5, maximumTileBytes: bytes)
+            let tiler = VectorTiler(features: spill, options: options)
+            for level in 0...5 where try !tiler.levelMayExceedLimits(zoom: level) {
+                madeOnce += 1
+                var largest = 0
+                let summary = try tiler.run(jobs: 2, level: level) { _, tile in largest = max(largest, tile.count) }
+                #expect(summary.tilesOverLimit == 0 && largest <= bytes, "zoom \(level), \(bytes) bytes: \(largest)")
+            }
+        }
+        #expect(madeOnce >= 12)   // every level under the two largest limits
+    }
 }

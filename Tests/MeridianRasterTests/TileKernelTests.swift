@@ -95,12 +95,14 @@ import Testing
     }
 
     /// The encoder's adaptive filtering, byte for byte as the plain definition, on tiles of
-    /// flat areas and noise and on rows of extreme bytes, for every channel count.
+    /// flat areas and noise and on rows of extreme bytes, for every channel count; rows shorter
+    /// than one block of 16 bytes, with a partial block at their end, and longer than 511 blocks
+    /// (the 16-bit lanes' sums carried over).
     @Test func adaptiveFilteringIsThePlainDefinition() throws {
         let encoder = try PNGEncoder(filtering: .adaptive)
         var random = SplitMix64(seed: 11)
         for channels in 1...4 {
-            for (width, height) in [(1, 1), (2, 3), (37, 9), (64, 64)] {
+            for (width, height) in [(1, 1), (2, 3), (5, 2), (37, 9), (64, 64), (2_100, 2)] {
                 let tile = Self.tileImage(size: 64, colorChannels: channels >= 3 ? 3 : 1, opaque: false, seed: UInt64(channels)).pixels
                 let pixels = (0..<(width * height * channels)).map { i in
                     random.below(3) == 0 ? UInt8([0, 1, 127, 128, 254, 255][random.below(6)]) : tile[i % tile.count]

@@ -37,7 +37,7 @@ public enum TilesThroughHelper {
     /// - Throws: The helper's error as a `MeridianError`, an I/O error when what it sends is cut short, or `store`'s first error.
     public static func draw(spill: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, warnings: DiagnosticHandler?,
                             store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
-        let arguments = ["tiles", "--zoom=\(zooms.lowerBound)-\(zooms.upperBound)", "--tile-size=\(tileSize)", "--jobs=\(jobs)", spill]
+        let arguments = DrawTilesRequest(input: spill, zooms: zooms, tileSize: tileSize, jobs: jobs).arguments
         let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing image tiles of vector data", standardOutput: .pipe)
         let tiles = FrameReader(BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false),
                                 pixelCount: tileSize * tileSize * 4)

@@ -51,26 +51,27 @@ struct DrawPicture: ParsableCommand {
 }
 
 /// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into image tiles at each
-/// zoom level, sent on standard output as `TilesThroughHelper` frames them. Not for people:
-/// `meridian-gdal tile` runs it, then encodes and stores the tiles.
+/// zoom level, sent on standard output as `TilesThroughHelper` frames them, as a
+/// `DrawTilesRequest` asks. Not for people: `meridian-gdal tile` runs it, then encodes and
+/// stores the tiles.
 struct DrawTiles: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tiles", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: DrawTilesRequest.subcommand, shouldDisplay: false)
 
-    @Option var zoom: ZoomRange
-    @Option(name: .customLong("tile-size")) var tileSize: Int
-    @Option var jobs = 1
-    @Argument var input: String
+    /// The `DrawTilesRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
+        // A request that does not read is the caller's mistake, told in Meridian's own voice.
+        let request = try DrawTilesRequest(words: self.request)
         try Reporter.toParentProcess.run {
             // The features are streamed from the file once per group of zoom levels, never held.
-            let tiles = FeatureTiles(tileSize: tileSize) { [input] in
-                let features = try BufferedInput.open(input)
+            let tiles = FeatureTiles(tileSize: request.tileSize) {
+                let features = try BufferedInput.open(request.input)
                 return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
             }
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
-            try tiles.drawTiles(zooms: zoom.levels, jobs: jobs) { tile, rgba in
+            try tiles.drawTiles(zooms: request.zooms, jobs: request.jobs) { tile, rgba in
                 TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
                 try out.checkForErrors()
             }
@@ -78,7 +79,6 @@ struct DrawTiles: ParsableCommand {
         }
     }
 }
-
 
 /// The basemap's errors in the words of `meridian`'s options.
 extension BasemapError: WordedForCommandLine {

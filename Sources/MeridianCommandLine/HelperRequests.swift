@@ -33,6 +33,20 @@ extension HelperRequest {
     }
 }
 
+extension HelperRequest {
+    /// Serves the request `words` carry, in the helper's subcommand: a request that does not
+    /// read is the caller's mistake, thrown in Meridian's own voice; then `body` runs with the
+    /// request and the reporter that sends its warnings and error to the parent process.
+    /// - Parameters:
+    ///   - words: The subcommand's arguments.
+    ///   - body: The subcommand's work.
+    public static func serve(_ words: [String], _ body: (Self, Reporter) throws -> Void) throws {
+        let request = try Self(words: words)
+        let reporter = Reporter.toParentProcess
+        try reporter.run { try body(request, reporter) }
+    }
+}
+
 /// A request's fields read back from its words, for ``HelperRequest/init(fields:)``: each is
 /// taken once, and a field left over (one the request does not know) is an error.
 public struct HelperRequestFields {

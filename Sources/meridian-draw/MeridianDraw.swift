@@ -33,10 +33,7 @@ struct DrawPicture: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try PictureRequest(words: self.request)
-        let reporter = Reporter.toParentProcess
-        try reporter.run {
+        try PictureRequest.serve(request) { request, reporter in
             // No features make an empty file, which is still a picture (of the world, or the view).
             let features = try BufferedInput.open(request.input)
             let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
@@ -61,9 +58,7 @@ struct DrawTiles: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try DrawTilesRequest(words: self.request)
-        try Reporter.toParentProcess.run {
+        try DrawTilesRequest.serve(request) { request, _ in
             // The features are streamed from the file once per group of zoom levels, never held.
             let tiles = FeatureTiles(tileSize: request.tileSize) {
                 let features = try BufferedInput.open(request.input)

@@ -14,9 +14,7 @@ struct TileRead: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try TileReadRequest(words: self.request)
-        try Reporter.toParentProcess.run {
+        try TileReadRequest.serve(request) { request, _ in
             let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(request.input), zoom: request.zoom, layer: request.layer)
             let out = OutputSink.standardOutput()
             try copyFeatures(from: FeatureList(features), to: GeoJSONWriter(sink: out, sequence: true))

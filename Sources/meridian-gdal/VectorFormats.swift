@@ -44,10 +44,7 @@ struct OGRRead: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try OGRReadRequest(words: self.request)
-        let reporter = Reporter.toParentProcess
-        try reporter.run {
+        try OGRReadRequest.serve(request) { request, reporter in
             let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
             let reader = try OGRReader(path: request.input, name: request.name, layer: request.layer, driver: driver?.name,
                                        diagnostics: reporter.report)
@@ -68,10 +65,7 @@ struct OGRWrite: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try OGRWriteRequest(words: self.request)
-        let reporter = Reporter.toParentProcess
-        try reporter.run {
+        try OGRWriteRequest.serve(request) { request, reporter in
             let driver = try OGRFormats.driver(named: request.driver, path: request.output)
             let source = try FeatureInput(path: request.input, format: FeatureFormat.geoJSONSeq.id)
             let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)

@@ -275,6 +275,8 @@ public struct DrawTilesRequest: HelperRequest {
     public var tileSize: Int
     /// Threads drawing.
     public var jobs: Int
+    /// The shard whose tiles to draw (no other is drawn); nil for every tile.
+    public var shard: TileShardOwnership?
 
     /// A request to draw `input` into `tileSize` tiles at `zooms`, on `jobs` threads.
     /// - Parameters:
@@ -282,20 +284,23 @@ public struct DrawTilesRequest: HelperRequest {
     ///   - zooms: The zoom levels.
     ///   - tileSize: Tile width and height in pixels.
     ///   - jobs: Threads drawing.
-    public init(input: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int) {
+    ///   - shard: The shard whose tiles to draw; nil for every tile.
+    public init(input: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil) {
         self.input = input
         self.zooms = zooms
         self.tileSize = tileSize
         self.jobs = jobs
+        self.shard = shard
     }
 
-    /// Input, zooms (`MIN-MAX`), tile size and jobs.
+    /// Input, zooms (`MIN-MAX`), tile size, jobs and the shard (`K/N`, when given).
     public var fields: [(name: String, value: String?)] {
-        [("input", input), ("zooms", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-size", "\(tileSize)"), ("jobs", "\(jobs)")]
+        [("input", input), ("zooms", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-size", "\(tileSize)"), ("jobs", "\(jobs)"),
+         ("shard", shard?.description)]
     }
 
     /// The request its fields carry.
-    /// - Throws: `MeridianError` (`usage`) for zooms that are not `MIN-MAX` (`ZoomRange`'s), a tile size not 256 or 512, or no jobs.
+    /// - Throws: `MeridianError` (`usage`) for zooms that are not `MIN-MAX` (`ZoomRange`'s), a tile size not 256 or 512, no jobs, or a shard not `K/N`.
     public init(fields: HelperRequestFields) throws {
         var fields = fields
         let zoomText = try fields.required("zooms")
@@ -307,7 +312,11 @@ public struct DrawTilesRequest: HelperRequest {
         }
         let jobs = try fields.integer("jobs") ?? 1
         guard jobs >= 1 else { throw MeridianError(.usage, "\(Self.subcommand) request: jobs must be at least 1") }
-        self.init(input: try fields.required("input"), zooms: zooms, tileSize: tileSize, jobs: jobs)
+        let shard = try fields.text("shard").map { text in
+            guard let shard = TileShardOwnership(text) else { throw MeridianError(.usage, "\(Self.subcommand) request: shard is not K/N with 0 ≤ K < N: \(text)") }
+            return shard
+        }
+        self.init(input: try fields.required("input"), zooms: zooms, tileSize: tileSize, jobs: jobs, shard: shard)
         try fields.requireAllTaken()
     }
 }

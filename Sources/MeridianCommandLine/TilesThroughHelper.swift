@@ -32,12 +32,13 @@ public enum TilesThroughHelper {
     ///   - zooms: The zoom levels to draw.
     ///   - tileSize: Tile width and height in pixels.
     ///   - jobs: The helper's drawing threads, and the threads calling `store`.
+    ///   - shard: The shard whose tiles the helper draws (it draws no other); nil for every tile.
     ///   - warnings: Where the helper's warnings go.
     ///   - store: Takes each tile with its pixels (RGBA rows, not premultiplied), from several threads at once, in no set order.
     /// - Throws: The helper's error as a `MeridianError`, an I/O error when what it sends is cut short, or `store`'s first error.
-    public static func draw(spill: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, warnings: DiagnosticHandler?,
-                            store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
-        let arguments = DrawTilesRequest(input: spill, zooms: zooms, tileSize: tileSize, jobs: jobs).arguments
+    public static func draw(spill: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil,
+                            warnings: DiagnosticHandler?, store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
+        let arguments = DrawTilesRequest(input: spill, zooms: zooms, tileSize: tileSize, jobs: jobs, shard: shard).arguments
         let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing image tiles of vector data", standardOutput: .pipe)
         let tiles = FrameReader(BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false),
                                 pixelCount: tileSize * tileSize * 4)

@@ -189,11 +189,12 @@ public final class FeatureTiles: Sendable {
     /// open at once while the features stream by once, each cut down the quadtree to the tiles
     /// it reaches and drawn into them, so nothing of the data is held; hands each tile that
     /// something shows in to `body`.
-    private func drawStreaming(_ zooms: ClosedRange<Int>, _ body: (MapTile, [UInt8]) throws -> Void) throws {
+    private func drawStreaming(_ zooms: ClosedRange<Int>, shard: TileShardOwnership?, _ body: (MapTile, [UInt8]) throws -> Void) throws {
         let tiles = zooms.flatMap { zoom in (0..<(1 << zoom)).flatMap { y in (0..<(1 << zoom)).map { MapTile(zoom: zoom, x: $0, y: y) } } }
+            .filter { shard?.owns($0) ?? true }
         let open = try Dictionary(uniqueKeysWithValues: tiles.map { ($0, try OpenTile($0, size: tileSize)) })
         try forEachFeature { piece in
-            try descend([piece], from: nil, to: zooms.upperBound) { tile, pieces in open[tile]?.draw(pieces) }
+            try descend([piece], from: nil, to: zooms.upperBound, wanted: zooms, shard: shard) { tile, pieces in open[tile]?.draw(pieces) }
         }
         for tile in tiles {
             if let pixels = try open[tile]!.finish() { try body(tile, pixels) }
@@ -202,6 +203,8 @@ public final class FeatureTiles: Sendable {
 
     /// Draws every tile of `zooms` that something shows in, on `jobs` threads, and hands each to
     /// `store` (one call at a time, in no set order) with its pixels as ``draw(_:)`` gives them.
+    /// With `shard`, only that shard's tiles are drawn: a quadtree node none of whose tiles is the
+    /// shard's is not cut, nor its blocks set aside (a tile's pixels depend on it alone).
     ///
     /// Zooms 0-2 (21 tiles) are drawn with their canvases open together while the features
     /// stream by. Deeper zooms go in groups of six levels: the features stream by once per
@@ -211,11 +214,13 @@ public final class FeatureTiles: Sendable {
     /// - Parameters:
     ///   - zooms: The zoom levels to draw.
     ///   - jobs: The drawing threads.
+    ///   - shard: The shard whose tiles to draw; nil for every tile.
     ///   - store: Takes each tile with its pixels (RGBA rows, not premultiplied).
     /// - Returns: How many tiles were drawn (empty ones are not).
     /// - Throws: The first error of `store` or of drawing; the other threads stop at their next block.
     @discardableResult
-    public func drawTiles(zooms: ClosedRange<Int>, jobs: Int, store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Int {
+    public func drawTiles(zooms: ClosedRange<Int>, jobs: Int, shard: TileShardOwnership? = nil,
+                          store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Int {
         let drawn = Mutex(0), storing = Mutex(())
         let keep: @Sendable (MapTile, [UInt8]) throws -> Void = { tile, pixels in
             try storing.withLock { _ in try store(tile, pixels) }
@@ -223,14 +228,14 @@ public final class FeatureTiles: Sendable {
         }
         for group in Self.drawingGroups(zooms) {
             guard let blockZoom = group.blockZoom else {
-                try drawStreaming(group.zooms, keep)
+                try drawStreaming(group.zooms, shard: shard, keep)
                 continue
             }
             let blocks = try TileBlockSpill()
             let text = OutputSink(collectingAs: "tile-blocks")
             let writer = GeoJSONWriter(sink: text, sequence: true)
             try forEachFeature { piece in
-                try descend([piece], from: nil, to: blockZoom) { block, pieces in
+                try descend([piece], from: nil, to: blockZoom, wanted: group.zooms, shard: shard) { block, pieces in
                     guard block.zoom == blockZoom else { return }
                     try writer.write(pieces[0].feature)
                     try text.takeCollectedBytes().withUnsafeBytes { try blocks.append(block, $0) }
@@ -242,8 +247,8 @@ public final class FeatureTiles: Sendable {
                 _ = try reader.readMetadata()
                 var pieces: [Piece] = []
                 while let feature = try reader.next() { pieces.append(Self.piece(feature)) }
-                try descend(pieces, from: held[index], to: group.zooms.upperBound) { tile, pieces in
-                    guard group.zooms.contains(tile.zoom), let pixels = try draw(tile, pieces) else { return }
+                try descend(pieces, from: held[index], to: group.zooms.upperBound, wanted: group.zooms, shard: shard) { tile, pieces in
+                    guard group.zooms.contains(tile.zoom), shard?.owns(tile) ?? true, let pixels = try draw(tile, pieces) else { return }
                     try keep(tile, pixels)
                 }
             }
@@ -267,15 +272,18 @@ public final class FeatureTiles: Sendable {
 
     /// Cuts `pieces`, already cut to `node` (nil: not yet cut, above the world's tile), down
     /// the quadtree to zoom `depth`, depth first, handing each tile on the way that something
-    /// reaches to `body` with what reaches it (a tile before its children).
-    private func descend(_ pieces: [Piece], from node: MapTile?, to depth: Int, _ body: (MapTile, [Piece]) throws -> Void) throws {
+    /// reaches to `body` with what reaches it (a tile before its children). With `shard`, a
+    /// tile none of whose tiles of the levels `wanted` (at or under it) is the shard's is passed
+    /// over, and all under it.
+    private func descend(_ pieces: [Piece], from node: MapTile?, to depth: Int, wanted: ClosedRange<Int>, shard: TileShardOwnership?,
+                         _ body: (MapTile, [Piece]) throws -> Void) throws {
         if let node {
             try body(node, pieces)
             if node.zoom == depth { return }
         }
-        for child in node?.children ?? [MapTile(zoom: 0, x: 0, y: 0)] {
+        for child in node?.children ?? [MapTile(zoom: 0, x: 0, y: 0)] where shard?.ownsAny(atZooms: wanted, under: child) ?? true {
             let inChild = self.pieces(pieces, in: child)
-            if !inChild.isEmpty { try descend(inChild, from: child, to: depth, body) }
+            if !inChild.isEmpty { try descend(inChild, from: child, to: depth, wanted: wanted, shard: shard, body) }
         }
     }
 

@@ -13,10 +13,12 @@ import Synchronization
 ///   only the levels not recorded, and each such level again whole (its tiles, the same bytes,
 ///   replace what an interrupted attempt stored).
 /// - Sharding: every tile has one shard that stores it (``owner(of:count:)``); each shard makes
-///   the levels and stores its own tiles, and the joining takes every shard's in.
+///   its own tiles of each level (the producer is told which, as a `TileShardOwnership`) and
+///   stores only those, and the joining takes every shard's in.
 ///
-/// The tiles are made by the caller's `produce`: given a level and where to store its tiles, it
-/// makes every tile of the level (in any order, from any thread).
+/// The tiles are made by the caller's `produce`: given a level, the shard's tiles (nil: all) and
+/// where to store them, it makes the level's tiles (in any order, from any thread), only the
+/// shard's where it can tell them before the work (tiles of other shards are not stored).
 public struct LevelTilingRun: Sendable {
     /// The zoom levels of the run.
     public let zooms: ClosedRange<Int>
@@ -25,8 +27,10 @@ public struct LevelTilingRun: Sendable {
     /// `identity.shard(index)`).
     public let identity: TilingRunIdentity
 
-    /// Makes every tile of one zoom level, handing each to `store` (from any thread).
-    public typealias Producer = (_ zoom: Int, _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Void
+    /// Makes the tiles of one zoom level, handing each to `store` (from any thread): those of
+    /// `shard` (every tile when nil), and any other it must make to know them (left unstored).
+    public typealias Producer = (_ zoom: Int, _ shard: TileShardOwnership?,
+                                 _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Void
 
     /// A run of `zooms` that is `identity`.
     public init(zooms: ClosedRange<Int>, identity: TilingRunIdentity) {
@@ -48,22 +52,10 @@ public struct LevelTilingRun: Sendable {
     /// the whole level (a level-by-level run has no smaller unit of work).
     public static func levelMark(_ zoom: Int) -> MapTile { MapTile(zoom: zoom, x: 0, y: 0) }
 
-    /// The zoom at and below which a tile's shard is its ancestor's there: neighbouring tiles go
-    /// to one shard (fewer folders each), and there are 65,536 ancestors to spread.
-    static let ownerZoom = 8
-
-    /// The shard (from 0 to `count` - 1) that stores `tile` in a run split into `count`: decided
-    /// by its ancestor at zoom 8, `ownerZoom` (or the tile itself above it), spread by a hash, so
-    /// that every shard gets about as many tiles of each level as every other.
+    /// The shard (from 0 to `count` - 1) that stores `tile` in a run split into `count`:
+    /// `TileShardOwnership`'s, decided by its ancestor at zoom 8 and spread by a hash.
     public static func owner(of tile: MapTile, count: Int) -> Int {
-        guard count > 1 else { return 0 }
-        let shift = max(0, tile.zoom - ownerZoom)
-        var key = UInt64(tile.zoom) << 58 ^ UInt64(tile.x >> shift) << 29 ^ UInt64(tile.y >> shift)
-        // SplitMix64's finaliser: every input bit moves every output bit.
-        key = (key ^ (key >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        key = (key ^ (key >> 27)) &* 0x94d0_49bb_1331_11eb
-        key ^= key >> 31
-        return Int(key % UInt64(count))
+        TileShardOwnership.owner(of: tile, count: count)
     }
 
     /// Makes the levels `sink` has not recorded complete, storing the tiles `shard` owns (all
@@ -78,17 +70,20 @@ public struct LevelTilingRun: Sendable {
                 summary.kept += kept
                 continue
             }
-            let stored = Mutex<[MapTile]>([])
-            try produce(zoom) { tile, bytes in
+            let stored = Mutex<[MapTile]>([]), made = Atomic<Int>(0)
+            let ownership = shard.flatMap { TileShardOwnership(index: $0.index, count: $0.count) }
+            try produce(zoom, ownership) { tile, bytes in
                 // A run stopped in order (an archive written in one go) stops here.
                 try TemporaryFiles.checkForStop()
-                if let shard, Self.owner(of: tile, count: shard.count) != shard.index { return }
+                made.add(1, ordering: .relaxed)
+                if let ownership, !ownership.owns(tile) { return }
                 try sink.write(tile, data: bytes)
                 stored.withLock { $0.append(tile) }
             }
             let tiles = stored.withLock { $0 }
             try sink.markCompleted(block: Self.levelMark(zoom), tiles: tiles)
             summary.written += tiles.count
+            summary.made += made.load(ordering: .relaxed)
         }
         return summary
     }
@@ -224,4 +219,8 @@ public struct LevelTilingSummary: Sendable {
     public var written = 0
     /// The tiles an interrupted run had stored in the levels it completed, kept.
     public var kept = 0
+    /// The tiles made by this run: ``written`` and those made only to decide something of the
+    /// whole level (a shard's tiles of other shards, left unstored). A shard of N makes about
+    /// 1/N of a level's tiles.
+    public var made = 0
 }

@@ -27,7 +27,9 @@ extension TileRenderer {
         guard let window = try readMaskedWindow(around: grid) else { return nil }
         let averager = SampleAverager(grid: grid, window: window, size: size,
                                       samples: fixedSamples ?? grid.samplesPerPixel, colorChannels: source.colorBands.count)
-        let image = TileImage(size: size, colorChannels: source.colorBands.count, pixels: averager.pixels())
+        // (One sample a pixel, as `near` takes, is its own excluded colour or not: nothing to leave out.)
+        let pixels = excludedValues.map { averager.samples > 1 ? ExcludingSampleAverager(averager: averager, excluded: $0).pixels() : nil }
+        let image = TileImage(size: size, colorChannels: source.colorBands.count, pixels: (pixels ?? nil) ?? averager.pixels())
         return image.isEmpty ? nil : image
     }
 
@@ -197,7 +199,7 @@ struct SampleAverager {
     /// The grid's positions interpolated down to tile row `v` (a fraction of a pixel), at each
     /// grid column.
     @inline(__always)
-    private func interpolateRow(at v: Double, x rowX: inout [Double], y rowY: inout [Double]) {
+    func interpolateRow(at v: Double, x rowX: inout [Double], y rowY: inout [Double]) {
         let n = grid.columns, step = grid.step
         let gj = min(grid.rows - 2, Int(v) / step)
         let fv = (v - Double(gj * step)) / Double(step)

@@ -38,6 +38,8 @@ final class TileRenderer {
     let windowReader: SourceWindowReader
     let pyramid: TilePyramid
     let resampling: Resampling
+    /// Colours the `average` kernel leaves out of its means (nil: none).
+    let excludedValues: ExcludedValues?
     let transformer: UnsafeMutableRawPointer
     private let approximate: UnsafeMutableRawPointer
     private let destination: GDALDataset
@@ -49,7 +51,8 @@ final class TileRenderer {
     private let stageTimes: StageTimes
 
     init(source: RasterSource, windowReader: SourceWindowReader, pyramid: TilePyramid, resampling: Resampling, gdalWarperOnly: Bool = false,
-         stageTimes: StageTimes = StageTimes(enabled: false)) throws {
+         excludedValues: ExcludedValues? = nil, stageTimes: StageTimes = StageTimes(enabled: false)) throws {
+        self.excludedValues = excludedValues
         self.source = source
         self.windowReader = windowReader
         self.pyramid = pyramid

@@ -29,9 +29,8 @@ public struct TileShard: Sendable, Equatable, CustomStringConvertible {
 
     /// `K/N` as typed; nil when it is not two whole numbers with 0 ≤ K < N.
     public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else { return nil }
-        self.init(index: index, count: count)
+        guard let ownership = TileShardOwnership(text) else { return nil }
+        self.init(index: ownership.index, count: ownership.count)
     }
 
     /// The shard a batch engine gave this process, from its environment: a Slurm job array

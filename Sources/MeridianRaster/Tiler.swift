@@ -22,6 +22,8 @@ public struct TilingOptions: Sendable {
     public var background: RGB?
     /// Switches for measuring the tiler itself; the defaults tile as users get it.
     public var measurement: TilingMeasurement
+    /// Colours left out of the averages (GDAL's excluded values); nil leaves none out.
+    public var excludedValues: ExcludedValues?
 
     /// Options for a run; every default tiles as `meridian tile` does without options.
     /// - Parameters:
@@ -32,9 +34,11 @@ public struct TilingOptions: Sendable {
     ///   - jobs: Worker threads (at least 1); by default one per active processor.
     ///   - background: A colour laid under the data, or nil for transparent tiles (white for JPEG).
     ///   - measurement: Switches for measuring the tiler; the default measures nothing.
+    ///   - excludedValues: Colours left out of the averages, as GDAL's `--excluded-values`; nil for none.
     public init(zooms: ClosedRange<Int>? = nil, tileSize: Int = 256, format: TileFormat = .png,
                 resampling: Resampling = .average, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, background: RGB? = nil,
-                measurement: TilingMeasurement = TilingMeasurement()) {
+                measurement: TilingMeasurement = TilingMeasurement(), excludedValues: ExcludedValues? = nil) {
+        self.excludedValues = excludedValues
         self.zooms = zooms
         self.tileSize = tileSize
         self.format = format
@@ -392,7 +396,9 @@ public final class Tiler: @unchecked Sendable {
             if tile.zoom == baseZooms[c] {
                 image = try tools.render(chart: c, tile)
             } else if let children, children.contains(where: { $0[c] != nil }) {
-                image = TileImage.downsample(children.map { $0[c] }, size: options.tileSize, colorChannels: colorChannels)
+                let quarters = children.map { $0[c] }
+                image = options.excludedValues.map { TileImage.downsample(quarters, size: options.tileSize, colorChannels: colorChannels, excluding: $0) }
+                    ?? TileImage.downsample(quarters, size: options.tileSize, colorChannels: colorChannels)
             } else {
                 image = nil
             }
@@ -503,7 +509,8 @@ final class ThreadTools {
             let options = tiler.options
             renderer = try TileRenderer(source: tiler.catalog.charts[chart].source, windowReader: tiler.windowReader(for: chart),
                                         pyramid: tiler.pyramid, resampling: options.resampling,
-                                        gdalWarperOnly: options.measurement.gdalWarperOnly, stageTimes: stageTimes)
+                                        gdalWarperOnly: options.measurement.gdalWarperOnly, excludedValues: options.excludedValues,
+                                        stageTimes: stageTimes)
             if renderers.count == capacity { renderers.removeLast() }
         }
         renderers.insert((chart, renderer), at: 0)

@@ -71,6 +71,8 @@ public struct TilingRunIdentity: Equatable, Sendable {
             ("cutline", s.cutCollar ? "collar cut" : "none"),
             ("background", options.tileBackground?.css ?? "none"),
         ]
+        // Only when given, so that the identity of a run without it is what it always was.
+        if let excluded = options.excludedValues { settings.append(("excluded-values", excluded.identityText)) }
         self.fields = fields + (settings + output).map { Field(name: $0.0, value: $0.1) }
     }
 

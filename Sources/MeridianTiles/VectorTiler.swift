@@ -124,13 +124,21 @@ public struct VectorTiler {
     /// With `level`, only that level of the run is made (a run driven level by level, resumed or
     /// split into shards, makes each on its own): thinning, clustering and the base zoom still
     /// follow the whole run's ``VectorTilingOptions/zooms``, and no level is added.
+    ///
+    /// With `shard`, only that shard's tiles are made, each the same bytes as in a run of every
+    /// tile (what goes into a tile depends on the tile and the features alone, save the tiny
+    /// polygons' squares, which depend on the features before them: see `cutIntoBlocks`), and the
+    /// summary counts the shard's. Quadtree nodes none of whose tiles is the shard's are not cut,
+    /// and features that reach none of its tiles are not simplified.
     /// - Parameters:
     ///   - jobs: The number of threads that simplify and cut.
     ///   - level: The one zoom level to make, or nil for every level of the run.
+    ///   - shard: The shard whose tiles to make; nil for every tile.
     ///   - write: Takes each tile's address and encoded bytes, on the calling thread.
     /// - Returns: What was done: tiles per zoom, tiles over the size limit, repairs.
     /// - Throws: What `write` throws, or `MeridianError` (`io`) when a scratch file fails.
-    public func run(jobs: Int = 1, level: Int? = nil, _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
+    public func run(jobs: Int = 1, level: Int? = nil, shard: TileShardOwnership? = nil,
+                    _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
         summary.idsLeftOut = features.idsLeftOut
         for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
@@ -141,7 +149,7 @@ public struct VectorTiler {
         while nextZoom <= summary.zooms.upperBound {
             let zoom = nextZoom
             nextZoom += 1
-            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames)
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames, shard: shard)
             let blocks = try TileBlockSpill()
             let cut = try cutIntoBlocks(level, blocks, jobs: jobs)
             summary.featuresTooSmall += cut
@@ -212,6 +220,9 @@ public struct VectorTiler {
                     let feature = SpilledFeature(&record)
                     guard let geometry = feature.geometry,
                           feature.minimumZoom <= level.zoom, level.zoom <= feature.maximumZoom else { return }
+                    // A feature no tile of the shard's reaches is passed over unsimplified, unless
+                    // it might simplify to nothing: its area then adds to the tiny polygons' squares.
+                    if !level.mayReachShard(geometry) && (!options.reducesTinyPolygons || simplifier.certainlyKeepsSomething(of: geometry)) { return }
                     let attributes = UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes])
                     var thinning: TileItem.Thinning?
                     if let rule = options.pointThinning, let positions = geometry.pointPositions {
@@ -414,19 +425,52 @@ struct PlaneShape: Sendable {
     }
 }
 
-/// One zoom level being cut: its sizes in map points, and its tiles' layers.
+/// One zoom level being cut: its sizes in map points, its tiles' layers, and the shard whose
+/// tiles are made (nil: every tile).
 struct ZoomLevel: Sendable {
     let zoom: Int, extent: Int
     /// A tile unit, and the buffer, in map points.
     let unit: Double, buffer: Double
     let layerNames: [String]
+    let shard: TileShardOwnership?
 
-    init(zoom: Int, options: VectorTilingOptions, layerNames: [String]) {
+    init(zoom: Int, options: VectorTilingOptions, layerNames: [String], shard: TileShardOwnership? = nil) {
         self.zoom = zoom
         extent = options.extent
         unit = MapWorld.size / Double(1 << zoom) / Double(options.extent)
         buffer = Double(options.buffer) * unit
         self.layerNames = layerNames
+        self.shard = shard
+    }
+
+    /// Whether a node's tiles of the level may hold something made: always without a shard.
+    func isWanted(_ node: MapTile) -> Bool {
+        shard?.ownsAny(atZoom: zoom, under: node) ?? true
+    }
+
+    /// Whether `geometry` may reach a tile of the shard's (always without a shard): whether
+    /// one of the tiles whose square and buffer its bounds touch, as ``rect(_:)`` draws them,
+    /// is the shard's. The columns and rows are widened by one and then narrowed by the very
+    /// comparisons `TileItem.clipped(to:)` makes, so no tile it reaches is missed.
+    func mayReachShard(_ geometry: Geometry) -> Bool {
+        guard let shard else { return true }
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        geometry.forEachPosition {
+            let m = MapPoint($0)
+            minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
+        }
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return true }
+        let tiles = 1 << zoom, width = MapWorld.size / Double(tiles)
+        func span(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
+            // Clamped before converting: positions may lie off the world.
+            func index(_ value: Double) -> Int { Int(max(-2, min(Double(tiles + 1), (value / width).rounded(.down)))) }
+            var first = max(0, index(low - buffer) - 1), last = min(tiles - 1, index(high + buffer) + 1)
+            while first <= last && Double(first + 1) * width + buffer < low { first += 1 }
+            while last >= first && Double(last) * width - buffer > high { last -= 1 }
+            return first <= last ? first...last : nil
+        }
+        guard let columns = span(minX, maxX), let rows = span(minY, maxY) else { return false }
+        return shard.ownsAny(atZoom: zoom, columns: columns, rows: rows)
     }
 
     /// What a node's features are clipped to: its square and the level's buffer around it.
@@ -440,7 +484,7 @@ struct ZoomLevel: Sendable {
     /// node of level `depth` that holds something to `body` with its pieces.
     func descend(_ node: MapTile, _ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
         if node.zoom == depth { return try body(node, items) }
-        for child in node.children {
+        for child in node.children where isWanted(child) {
             let rect = rect(child)
             let clipped = items.compactMap { $0.clipped(to: rect) }
             if !clipped.isEmpty { try descend(child, clipped, to: depth, body) }
@@ -450,6 +494,7 @@ struct ZoomLevel: Sendable {
     /// The world's features cut down to the nodes of level `depth`.
     func descend(_ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
         let root = MapTile(zoom: 0, x: 0, y: 0), rect = rect(root)
+        guard isWanted(root) else { return }
         let clipped = items.compactMap { $0.clipped(to: rect) }
         if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
     }

@@ -72,13 +72,15 @@ struct VectorTilingRun {
             stillDropping.withLock { $0[zoom] = again }
             return again
         }
-        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata) { zoom, store in
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata) { zoom, shard, store in
             if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
                 stillDropping.withLock { $0[zoom] = false }
                 return
             }
-            let level = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom) { try store($0, $1) }
-            stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 }
+            // Whether a level still dropped is the whole level's: a shard makes such levels whole.
+            let whole = options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
+            let level = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
+            if whole || shard == nil { stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 } }
             cut.withLock {
                 $0.tilesOverLimit += level.tilesOverLimit
                 $0.featuresDroppedForSize += level.featuresDroppedForSize
@@ -133,14 +135,16 @@ struct DrawnTilingRun {
         }
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let (jobs, drawing, diagnostics) = (request.jobs, drawing, events.diagnostics)
-        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata) { zoom, store in
-            try drawing.drawLevel(spill: spill.path, zoom: zoom, tileSize: tileSize, jobs: jobs, warnings: diagnostics) { tile, rgba in
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata) { zoom, shard, store in
+            try drawing.drawLevel(spill: spill.path, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
         }
-        if case .done = outcome, request.viewer, let metadata = finished.withLock({ $0 }) {
-            try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme)
+        var kml: KMLSuperOverlay.Written?
+        if case .done = outcome, let metadata = finished.withLock({ $0 }) {
+            if request.viewer { try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme) }
+            kml = try request.writeKML(metadata)
         }
-        return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .drawnVectors, format: format, inputCount: request.inputs.count) }
+        return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .drawnVectors, format: format, inputCount: request.inputs.count, kml: kml) }
     }
 }

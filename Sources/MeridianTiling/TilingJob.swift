@@ -61,9 +61,12 @@ public struct TilingJob: Sendable {
     /// Runs the job: the whole run, one shard of it, or the joining of its shards, as the request says.
     /// - Parameter events: Where progress, the inputs found and the warnings go.
     /// - Returns: What was made, or that there was nothing to do.
-    /// - Throws: ``TilingJobError``; the sinks' `TileOutputError`; a raster's, a reader's or the helper's errors.
+    /// - Throws: ``TilingJobError`` (also when a KML super-overlay is asked of vector tiles or of
+    ///   an MBTiles or PMTiles output); the sinks' `TileOutputError`; a raster's, a reader's or the helper's errors.
     public func run(events: TilingJobEvents = TilingJobEvents()) throws -> TilingJobOutcome {
-        switch try kind() {
+        let kind = try kind()
+        if request.kml && (kind == .vectorTiles || request.isMBTiles || request.isPMTiles) { throw TilingJobError.kmlNeedsFolderOfImages }
+        switch kind {
         case .rasters: return try runRasters(events: events)
         case .vectorTiles: return try VectorTilingRun(request: request).run(events: events)
         case .drawnVectors:
@@ -80,10 +83,10 @@ public struct TilingJob: Sendable {
         return try Tiler(catalog: TileCatalog(sources: found.sources, quilt: raster.quilt, overzoom: raster.overzoom, tileSize: request.tileSize),
                          options: TilingOptions(zooms: request.zooms, tileSize: request.tileSize, format: request.tileFormat ?? .png,
                                                 resampling: raster.resampling, jobs: request.jobs, background: request.background,
-                                                measurement: raster.measurement))
+                                                measurement: raster.measurement, excludedValues: raster.excludedValues))
     }
 
-    /// Tiles rasters: the run, a shard or the joining; then the viewer and the warning for levels left empty.
+    /// Tiles rasters: the run, a shard or the joining; then the viewer, the KML super-overlay and the warning for levels left empty.
     func runRasters(events: TilingJobEvents) throws -> TilingJobOutcome {
         let tiler = try tiler(events: events)
         let format = request.tileFormat ?? .png, output = request.output
@@ -102,7 +105,7 @@ public struct TilingJob: Sendable {
             guard let sink = try workspace.openShardSink(shard, of: run, output: output, format: format, scheme: request.scheme, resume: request.resume),
                   let made = try tiler.runShard(shard, of: run, into: sink, workspace: workspace, progress: events.progress)
             else { return .shardAlreadyComplete(shard) }
-            return .rasters(made)
+            return .rasters(made, kml: nil)
         } else {
             let sink = try TileSinks.open(output, format: format, scheme: request.scheme, resume: request.resume) {
                 try tiler.identity(output: request.outputFields)
@@ -110,10 +113,11 @@ public struct TilingJob: Sendable {
             summary = try tiler.run(into: sink, progress: events.progress)
         }
         if request.viewer { try TileViewer.write(folder: output, metadata: summary.metadata, scheme: request.scheme) }
+        let kml = try request.writeKML(summary.metadata)
         if let shortfall = TilingJobText.zoomShortfall(summary) {
             events.diagnostics(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
         }
-        return .rasters(summary)
+        return .rasters(summary, kml: kml)
     }
 
     /// Makes glibc's malloc serve every thread from one arena. Each level's pieces are made and
@@ -151,15 +155,17 @@ public enum TilingJobKind: CaseIterable, Sendable {
 /// tiles of vector data (the drawing links cairo, which a process linking GDAL keeps out: the
 /// command line draws through its `meridian-draw` helper).
 public protocol TileDrawing: Sendable {
-    /// Draws every tile of level `zoom` where something shows, handing each to `store`.
+    /// Draws every tile of level `zoom` where something shows (only `shard`'s, when given),
+    /// handing each to `store`.
     /// - Parameters:
     ///   - spill: A GeoJSON text sequence of the features (a closed `FeatureSpill`'s path).
     ///   - zoom: The zoom level.
+    ///   - shard: The shard whose tiles to draw (it draws no other); nil for every tile.
     ///   - tileSize: Tile width and height in pixels.
     ///   - jobs: Threads drawing, and threads calling `store`.
     ///   - warnings: Where the drawing's warnings go.
     ///   - store: Takes each tile and its pixels (RGBA rows, not premultiplied), from several threads, in no set order.
-    func drawLevel(spill: String, zoom: Int, tileSize: Int, jobs: Int, warnings: DiagnosticHandler?,
+    func drawLevel(spill: String, zoom: Int, tileSize: Int, jobs: Int, shard: TileShardOwnership?, warnings: DiagnosticHandler?,
                    store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws
 }
 
@@ -186,8 +192,9 @@ public enum TilingJobPlan: Sendable {
 
 /// What a ``TilingJob`` did.
 public enum TilingJobOutcome: Sendable {
-    /// A raster run (or shard, or joining) made these tiles.
-    case rasters(TilingSummary)
+    /// A raster run (or shard, or joining) made these tiles, and wrote this KML super-overlay
+    /// over them when asked (nil: none written; a shard writes none).
+    case rasters(TilingSummary, kml: KMLSuperOverlay.Written?)
     /// A level-by-level run (or shard, or joining) of vector data made these tiles.
     case levels(LevelTilingSummary, LevelTilingDetails)
     /// The shard had already completed: nothing was done.
@@ -212,4 +219,6 @@ public struct LevelTilingDetails: Sendable {
     public var cut = VectorTilingSummary()
     /// Whether a vector tile viewer (`index.html`) was written.
     public var wroteViewer = false
+    /// The KML super-overlay written over drawn image tiles, when asked (nil: none written).
+    public var kml: KMLSuperOverlay.Written?
 }

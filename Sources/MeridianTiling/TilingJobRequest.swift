@@ -26,6 +26,9 @@ public struct TilingJobRequest: Sendable {
     public var resume = false
     /// Whether to write `index.html`, a page showing the tiles (folder outputs).
     public var viewer = false
+    /// Whether to write a KML super-overlay (`doc.kml` and a KML beside each tile) over a
+    /// folder of image tiles once the run is done (not by a shard: its tiles are not all there).
+    public var kml = false
     /// One shard of the run to make into the shared output, or nil for the whole run.
     public var shard: TileShard?
     /// Whether to join the shards of a run whose every shard has completed.
@@ -55,6 +58,14 @@ public struct TilingJobRequest: Sendable {
     /// Whether the output is an MBTiles file.
     public var isMBTiles: Bool { TilePyramidWriter.isMBTiles(output) }
 
+    /// Writes the KML super-overlay over the finished folder when ``kml`` asks for one (a shard
+    /// writes none: the folder's tiles are whole only once the shards are joined).
+    /// - Returns: The KML files written; nil when none was written.
+    func writeKML(_ metadata: TileSetMetadata) throws -> KMLSuperOverlay.Written? {
+        guard kml, shard == nil else { return nil }
+        return try KMLSuperOverlay.write(folder: output, metadata: metadata, scheme: scheme)
+    }
+
     /// What the run identity records of the output: a folder's row scheme (MBTiles rows are always TMS).
     var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", scheme.rawValue)] }
 }
@@ -71,6 +82,8 @@ public struct RasterChoices: Sendable {
     public var resampling: Resampling = .average
     /// Switches that measure the tiler without changing a tile.
     public var measurement = TilingMeasurement()
+    /// Colours left out of the averages of pixels (GDAL's excluded values); nil leaves none out.
+    public var excludedValues: ExcludedValues?
 
     /// The defaults: every raster read as it is, quilted by scale, averaged.
     public init() {}

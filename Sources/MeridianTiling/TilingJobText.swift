@@ -78,7 +78,7 @@ public enum TilingJobText {
         let output = request.output
         let time = String(format: "%.1f s", seconds), zooms = "zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)"
         if request.finish { return "\(output): shards joined; \(zooms), \(time)" }
-        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written, \(time)" }
+        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written (\(summary.made) made), \(time)" }
         let count = summary.written + summary.kept
         let kept = request.resume ? " (\(summary.written) written now, \(summary.kept) kept from the interrupted run)" : ""
         let what: String, extra: String
@@ -93,6 +93,15 @@ public enum TilingJobText {
             extra = ", \(details.layerCount) layer\(details.layerCount == 1 ? "" : "s")\(repaired)\(page)"
         }
         return "\(output): \(count) \(what)\(count == 1 ? "" : "s")\(kept)\(extra), \(zooms), \(time)"
+    }
+
+    /// `out/doc.kml: KML super-overlay, 42 tile KML files, 1 linked from doc.kml`: what a KML
+    /// super-overlay written over the folder `output` counts.
+    /// - Parameters:
+    ///   - written: The KML files written.
+    ///   - output: The tile folder.
+    public static func kml(_ written: KMLSuperOverlay.Written, output: String) -> String {
+        "\(output)/doc.kml: KML super-overlay, \(written.tileFiles) tile KML files, \(written.roots) linked from doc.kml"
     }
 
     /// Why the tile set holds fewer zoom levels than were asked for, if it does.

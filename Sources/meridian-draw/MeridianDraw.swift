@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MeridianCommandLine
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianPicture
@@ -66,7 +67,7 @@ struct DrawTiles: ParsableCommand {
             }
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
-            try tiles.drawTiles(zooms: request.zooms, jobs: request.jobs) { tile, rgba in
+            try tiles.drawTiles(zooms: request.zooms, jobs: request.jobs, shard: request.shard) { tile, rgba in
                 TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
                 try out.checkForErrors()
             }

@@ -117,13 +117,14 @@ extension TilingJobError: WordedForCommandLine {
         switch self {
         case .layerNameCount(let given, let inputs): "give --layer-name once per input (\(inputs)), not \(given) times"
         case .notVectorData, .mixedInputs, .noDrawing: message
+        case .kmlNeedsFolderOfImages: "--kml needs a folder of image tiles"
         }
     }
 
     public var commandLineHint: String? {
         switch self {
         case .notVectorData: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt"
-        case .mixedInputs, .layerNameCount, .noDrawing: hint
+        case .mixedInputs, .layerNameCount, .noDrawing, .kmlNeedsFolderOfImages: hint
         }
     }
 }

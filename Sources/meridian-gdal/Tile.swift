@@ -108,6 +108,15 @@ struct Tile: ParsableCommand {
     @Flag(help: "Write index.html, a map of the tiles that works offline, opened from disk (folder output): Leaflet for image tiles, MapLibre GL JS for vector tiles.")
     var viewer = false
 
+    @Flag(help: "Write a KML super-overlay over the tiles (folder output), which Google Earth opens: doc.kml, and beside each tile a KML with its region, its image and links to its children, as gdal2tiles -k writes.")
+    var kml = false
+
+    @Option(name: .customLong("excluded-values"), help: ArgumentHelp("Colours left out of the averages of pixels, as GDAL's option: R,G,B tuples separated by ; or written (R,G,B),(R,G,B) (one value is a gray level), e.g. a scan's white margin 255,255,255. Such a pixel is still valid (not transparent), and a pixel made from at least --excluded-values-pct-threshold percent of them takes that colour.", valueName: "R,G,B[;R,G,B…]"))
+    var excludedValuesText: String?
+
+    @Option(name: .customLong("excluded-values-pct-threshold"), help: ArgumentHelp("With --excluded-values: the share of the pixels under a coarser one, in percent, at and above which it takes the excluded colour most of them have instead of the mean of the others (default 50, as GDAL's).", valueName: "percent"))
+    var excludedValuesThreshold: Double?
+
     @Option(help: ArgumentHelp("A pixel value meaning 'no data' (transparent), over the file's own.", valueName: "value"))
     var nodata: Double?
 
@@ -178,6 +187,10 @@ struct Tile: ParsableCommand {
         _ = try bandList()
         _ = try points()
         _ = try backgroundColour()
+        _ = try excludedValues()
+        if kml && (isMBTiles || isPMTiles) {
+            throw ValidationError("--kml needs a folder output: Google Earth reads a super-overlay's tiles as image files beside its KML files, not from an \(isMBTiles ? "MBTiles file" : "PMTiles archive")")
+        }
         if viewer && isMBTiles {
             throw ValidationError("--viewer needs a folder output, not an MBTiles file: a page opened from disk cannot read an SQLite file")
         }
@@ -226,6 +239,24 @@ struct Tile: ParsableCommand {
             throw ValidationError("--background takes a colour: #rrggbb, #rgb or a CSS name such as white or navy, not '\(background)'")
         }
         return colour
+    }
+
+    /// What `--excluded-values` and its threshold ask for (nil when not given).
+    func excludedValues() throws -> ExcludedValues? {
+        guard let excludedValuesText else {
+            if excludedValuesThreshold != nil { throw ValidationError("--excluded-values-pct-threshold goes with --excluded-values") }
+            return nil
+        }
+        guard let colours = ExcludedValues.colours(parsing: excludedValuesText) else {
+            throw ValidationError("--excluded-values takes R,G,B tuples of 0-255, separated by ; or written (R,G,B),(R,G,B), not '\(excludedValuesText)'")
+        }
+        guard let excluded = ExcludedValues(colours: colours, thresholdPercent: excludedValuesThreshold ?? ExcludedValues.defaultThresholdPercent) else {
+            throw ValidationError("--excluded-values-pct-threshold must be from 0 to 100")
+        }
+        if resampling == .gdal2tiles {
+            throw ValidationError("--excluded-values does not apply to --resampling gdal2tiles, which reproduces the tiles of gdal2tiles 3.6 (before excluded values): use the default, average")
+        }
+        return excluded
     }
 
     func points() throws -> [ControlPoint] {
@@ -287,7 +318,7 @@ struct Tile: ParsableCommand {
         request.scheme = rows
         request.tileSize = tileSize
         request.background = try backgroundColour()
-        (request.resume, request.viewer, request.finish, request.shardCount) = (resume, viewer, finish, shards)
+        (request.resume, request.viewer, request.kml, request.finish, request.shardCount) = (resume, viewer, kml, finish, shards)
         if let shard {
             let shard = try resolvedShard(shard)
             if let shards, shards != shard.count { throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)") }
@@ -297,6 +328,7 @@ struct Tile: ParsableCommand {
                                                     controlPointMethod: controlPointMethod, cutCollar: !noCutline)
         (request.raster.quilt, request.raster.overzoom, request.raster.resampling) = (quilt, overzoom, resampling)
         request.raster.measurement = measurement.tilingMeasurement
+        request.raster.excludedValues = try excludedValues()
         request.layerNames = layerNames
         request.vector = selection.choices
         return request
@@ -323,6 +355,8 @@ struct Tile: ParsableCommand {
             ("--resampling", resamplingChoice != nil, raster, "only a raster's pixels are resampled"),
             ("--nodata", nodata != nil, raster, "only a raster's pixels have values"),
             ("--bands", bands != nil, raster, "only a raster has bands"),
+            ("--excluded-values", excludedValuesText != nil, raster, "only a raster's pixels are averaged into lower zoom levels (vector data is drawn at each)"),
+            ("--kml", kml, images, "Google Earth lays image tiles on the globe, not vector tiles"),
             ("--gcp", !controlPoints.isEmpty, raster, "only an image is georeferenced by control points"),
             ("--gcp-method", controlPointMethodChoice != nil, raster, "only an image is georeferenced by control points"),
             ("--no-cutline", noCutline, raster, "only a chart has a collar"),
@@ -347,7 +381,7 @@ struct Tile: ParsableCommand {
         defer { line.finish() }
         do {
             let outcome = try body(line.show)
-            if case .rasters(let summary) = outcome { line.complete(summary) }
+            if case .rasters(let summary, _) = outcome { line.complete(summary) }
             return outcome
         } catch let failure as any MeridianFailure {
             let (message, hint) = failure.commandLineWording
@@ -365,14 +399,16 @@ struct Tile: ParsableCommand {
             : "the tiles written so far are kept: once the cause is fixed, run again with --resume to finish"
     }
 
-    /// What a run prints when it is done: the profile, the summary line (or that there was nothing to do).
+    /// What a run prints when it is done: the profile, the KML files written, the summary line
+    /// (or that there was nothing to do).
     func report(_ outcome: TilingJobOutcome, request: TilingJobRequest, seconds: Double) {
         switch outcome {
-        case .rasters(let summary):
+        case .rasters(let summary, let kml):
             for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                 print("profile \(stage.rawValue): \(String(format: "%.2f", seconds)) s")
             }
             guard !quiet else { return }
+            if let kml { Reporter.printError(TilingJobText.kml(kml, output: output)) }
             let time = String(format: "%.1f s", summary.seconds)
             if let shard {
                 Reporter.printError("\(output): shard \(shard): \(summary.tileCount) tiles written, \(time)")
@@ -383,6 +419,7 @@ struct Tile: ParsableCommand {
                 Reporter.printError(TilingJobText.summary(summary, output: output, resumed: resume))
             }
         case .levels(let summary, let details):
+            if !quiet, let kml = details.kml { Reporter.printError(TilingJobText.kml(kml, output: output)) }
             if !quiet { Reporter.printError(TilingJobText.summary(summary, details, request: request, shard: shard, seconds: seconds)) }
         case .shardAlreadyComplete(let shard):
             if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
@@ -407,9 +444,9 @@ struct Tile: ParsableCommand {
 
 /// Image tiles of vector data drawn by `meridian-draw tiles`, so that this process never links cairo.
 struct DrawingThroughHelper: TileDrawing {
-    func drawLevel(spill: String, zoom: Int, tileSize: Int, jobs: Int, warnings: DiagnosticHandler?,
+    func drawLevel(spill: String, zoom: Int, tileSize: Int, jobs: Int, shard: TileShardOwnership?, warnings: DiagnosticHandler?,
                    store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
-        try TilesThroughHelper.draw(spill: spill, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, warnings: warnings, store: store)
+        try TilesThroughHelper.draw(spill: spill, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: warnings, store: store)
     }
 }
 

@@ -8,7 +8,7 @@ import MeridianCore
 /// streams, same exit code, and `meridian tile --help` prints the real help.
 enum GDALForwarding {
     /// The subcommands `meridian-gdal` hosts.
-    static let subcommands: Set<String> = ["tile", "tile-copy", "tile-join", "formats"]
+    static let subcommands = Set(Commands.forwardedToGDAL.compactMap { $0.configuration.commandName })
 
     /// Called before argument parsing: forwards `meridian tile …` whole, `--help` included.
     static func forwardIfNeeded(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
@@ -24,18 +24,5 @@ extension Meridian {
     static func main() {
         GDALForwarding.forwardIfNeeded()
         mainSuggestingCorrections(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: Meridian.self))
-    }
-}
-
-/// A subcommand listed in `meridian --help` whose work happens in `meridian-gdal`: the
-/// arguments are handed over whole (`forwardIfNeeded` does it before parsing; `run` is the
-/// same path for completeness).
-protocol ForwardedToGDAL: ParsableCommand {
-    var arguments: [String] { get }
-}
-
-extension ForwardedToGDAL {
-    func run() throws {
-        throw ExitCode(HelperExecutable.gdal.exec(Self.configuration.commandName ?? "", arguments))
     }
 }

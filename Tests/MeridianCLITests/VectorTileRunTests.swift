@@ -81,6 +81,50 @@ import Testing
         }
     }
 
+    /// A run of `format` into `output` as `start` makes it, but not quiet: its summary line.
+    static func summary(_ output: String, format: String, _ extra: [String], scratch: URL) throws -> String {
+        let process = Process(), errors = Pipe()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = ["tile", countries, output, "--tile-format", format, "--jobs", "2"] + zooms(format) + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        return text
+    }
+
+    /// The whole numbers in `text` that `before` and `after` surround.
+    static func number(in text: String, between before: String, and after: String) -> Int? {
+        guard let start = text.range(of: before)?.upperBound, let end = text[start...].range(of: after)?.lowerBound else { return nil }
+        return Int(text[start..<end])
+    }
+
+    @Test(arguments: ["mvt", "png"])
+    func aShardMakesOnlyItsShareOfTheTiles(format: String) throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let one = try Self.summary(folder.appendingPathComponent("one").path, format: format, [], scratch: scratch)
+            let total = try #require(Self.number(in: one, between: "one: ", and: " "), "\(one)")
+            #expect(total > 30)
+            var made = 0, written = 0
+            for k in 0..<3 {
+                let text = try Self.summary(folder.appendingPathComponent("split").path, format: format, ["--shard", "\(k)/3"], scratch: scratch)
+                // `shard K/3: W tiles written (M made)`: a shard makes its own tiles, and no other.
+                let shardWritten = try #require(Self.number(in: text, between: "shard \(k)/3: ", and: " tiles written"), "\(text)")
+                let shardMade = try #require(Self.number(in: text, between: "written (", and: " made)"), "\(text)")
+                #expect(shardMade == shardWritten)
+                #expect(Double(shardMade) < 0.6 * Double(total), "shard \(k) made \(shardMade) of \(total)")
+                made += shardMade
+                written += shardWritten
+            }
+            #expect(made == total && written == total)
+        }
+    }
+
     @Test(arguments: ["mvt", "png"], ["tiles", "tiles.mbtiles"])
     func interruptedThenResumedIsACleanRun(format: String, output: String) throws {
         try Self.afterACleanRun(format: format, output: output) { scratch, place, resumed, expected throws in

@@ -164,6 +164,27 @@ public struct GeometrySimplifier: Sendable {
 
     /// Smaller than the tolerance both ways: "smaller than a pixel" (an empty rect is).
     func isSmallerThanTolerance(_ rect: MapRect) -> Bool { rect.longerSide < tolerance }
+
+    /// Whether ``simplify(_:)`` is sure to leave something of `geometry`, told without
+    /// simplifying it (its positions are only measured): points; a line whose ends differ (its
+    /// ends are kept); rings whose extent together is not smaller than the tolerance with an
+    /// outer ring of four positions or more (``simplifyPaths(_:groups:shareArcs:groupHasOtherParts:)``
+    /// keeps the largest such, and a ring of four positions cannot collapse). False when it
+    /// cannot tell: a tiler that needs to know whether a geometry vanishes (its area then adds
+    /// to tiny polygons' squares) simplifies those.
+    public func certainlyKeepsSomething(of geometry: Geometry) -> Bool {
+        let paths = geometry.paths
+        if paths.isEmpty {
+            // Points are kept as they are; an empty collection is not.
+            var hasPositions = false
+            geometry.forEachPosition { _ in hasPositions = true }
+            return hasPositions
+        }
+        if paths.contains(where: { !$0.isRing && $0.positions.count >= 2 && $0.positions.first != $0.positions.last }) { return true }
+        let rings = paths.filter(\.isRing)
+        guard rings.contains(where: { $0.isOuter && $0.positions.count >= 4 }) else { return false }
+        return !isSmallerThanTolerance(rings.reduce(MapRect.null) { $0.union(MapRect(enclosing: $1.positions)) })
+    }
 }
 
 extension MapRect {

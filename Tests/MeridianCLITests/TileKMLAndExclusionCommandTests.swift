@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+import MeridianCore
+
+/// `meridian tile --kml` (a KML super-overlay over a folder's tiles) and `--excluded-values`
+/// with `--excluded-values-pct-threshold` (GDAL's options), from the command line.
+@Suite struct TileKMLAndExclusionCommandTests {
+    let margin = fixture("raster/white-margin.tif")
+    let chart = fixture("raster/19347_2.KAP")
+
+    /// The KML files of a folder, by path, with their text.
+    func kmlFiles(_ folder: URL) -> [String: Data] { folderContents(folder).filter { $0.key.hasSuffix(".kml") } }
+
+    /// Every option refused (64) where it cannot apply, saying so, with nothing written.
+    @Test func refusedWhereItCannotApply() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("out")
+            let refused: [[String]] = [
+                [margin, out.path + ".mbtiles", "--kml"],
+                [margin, out.path + ".pmtiles", "--kml"],
+                [fixture("geojson/drop-rate-points.geojson"), out.path, "--kml"],
+                [fixture("geojson/drop-rate-points.geojson"), out.path, "--excluded-values", "255,255,255"],
+                [fixture("geojson/drop-rate-points.geojson"), out.path, "--tile-format", "png", "--excluded-values", "255,255,255"],
+                [margin, out.path, "--excluded-values", "256,0,0"],
+                [margin, out.path, "--excluded-values", "255,255"],
+                [margin, out.path, "--excluded-values", "255,255,255", "--excluded-values-pct-threshold", "101"],
+                [margin, out.path, "--excluded-values-pct-threshold", "60"],
+                [margin, out.path, "--excluded-values", "255,255,255", "--resampling", "gdal2tiles"],
+            ]
+            for arguments in refused {
+                let result = try meridian(["tile"] + arguments)
+                #expect(result.status == ExitStatus.usage, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("--kml") || result.stderr.contains("--excluded-values"), "\(arguments): \(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: out.path), "\(arguments)")
+            }
+        }
+    }
+
+    /// --excluded-values at the margin's edge (zoom 1, where a pixel is half white, half navy):
+    /// white at GDAL's default 50%, navy at 60%, washed out without it.
+    @Test func excludedValuesFromTheCommandLine() throws {
+        try withTemporaryFolder { folder throws in
+            func edgePixel(_ extra: [String]) throws -> [UInt8] {
+                let out = folder.appendingPathComponent("out\(extra.count)-\(extra.last ?? "")")
+                let result = try meridian(["tile", margin, out.path, "--zoom", "0-2", "-q"] + extra)
+                #expect(result.status == 0, "\(result.stderr)")
+                let value = try run("gdallocationinfo", ["-valonly", out.path + "/1/0/0.png", "144", "200"])
+                return value.stdout.split(separator: "\n").compactMap { UInt8($0) }
+            }
+            #expect(try edgePixel([]) == [143, 173, 208, 255])
+            #expect(try edgePixel(["--excluded-values", "255,255,255"]) == [255, 255, 255, 255])
+            #expect(try edgePixel(["--excluded-values", "(255,255,255)", "--excluded-values-pct-threshold", "60"]) == [30, 90, 160, 255])
+        }
+    }
+
+    /// Shards and --finish --kml give the very files (tiles, metadata and KML) of one run with
+    /// --kml; a shard writes no KML (the tiles are not all there yet); the summary counts them.
+    @Test func shardsThenFinishWriteTheOneRunsKML() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "10-16", "--jobs", "1", "--kml"]
+            let one = folder.appendingPathComponent("one"), split = folder.appendingPathComponent("split")
+            let clean = try meridian(["tile", chart, one.path] + options)
+            #expect(clean.status == 0, "\(clean.stderr)")
+            let expected = folderContents(one)
+            let tiles = expected.keys.filter { $0.hasSuffix(".png") }.count
+            #expect(tiles > 10)
+            #expect(kmlFiles(one).count == tiles + 1)
+            #expect(clean.stderr.contains("\(tiles) tile KML files"), "\(clean.stderr)")
+            for k in 0..<2 {
+                #expect(try meridian(["tile", chart, split.path, "--shard", "\(k)/2", "-q"] + options).status == 0)
+            }
+            #expect(kmlFiles(split).isEmpty)
+            let finish = try meridian(["tile", chart, split.path, "--finish"] + options)
+            #expect(finish.status == 0, "\(finish.stderr)")
+            #expect(folderContents(split) == expected)
+        }
+    }
+
+    /// Vector data drawn as image tiles gets its super-overlay too: a KML beside every tile.
+    @Test func drawnTilesGetTheirKML() throws {
+        try withTemporaryFolder { folder in
+            let out = folder.appendingPathComponent("drawn")
+            let result = try meridian(["tile", fixture("geojson/drop-rate-points.geojson"), out.path, "--tile-format", "png", "--zoom", "0-1", "--kml", "-q"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let files = folderContents(out).keys
+            let tiles = Set(files.filter { $0.hasSuffix(".png") }.map { $0.dropLast(4) })
+            #expect(!tiles.isEmpty)
+            #expect(Set(files.filter { $0.hasSuffix(".kml") && $0 != "doc.kml" }.map { $0.dropLast(4) }) == tiles)
+            #expect(files.contains("doc.kml"))
+        }
+    }
+
+    /// A run killed part-way and resumed with --kml ends with the KML of a clean run.
+    @Test func aResumedRunWritesTheCleanRunsKML() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "10-15", "--jobs", "1", "-q", "--kml"]
+            let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
+            #expect(try meridian(["tile", chart, clean.path] + options).status == 0)
+            let state = resumed.appendingPathComponent(".meridian-tiling").path
+            let (stopped, _) = try TileCommandTests.tileStoppedPartWay([chart, resumed.path] + options) {
+                ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ")
+            }
+            if stopped { #expect(kmlFiles(resumed).isEmpty) }
+            let result = try meridian(["tile", chart, resumed.path, "--resume"] + options)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(kmlFiles(resumed) == kmlFiles(clean))
+            #expect(folderContents(resumed) == folderContents(clean))
+        }
+    }
+}

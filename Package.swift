@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MeridianCoverage", targets: ["MeridianCoverage"]),
         .library(name: "MeridianRaster", targets: ["MeridianRaster"]),
         .library(name: "MeridianOGR", targets: ["MeridianOGR"]),
+        .library(name: "MeridianTiling", targets: ["MeridianTiling"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -156,6 +157,14 @@ let package = Package(
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),
 
+        // The tiling job: rasters, vector data into Mapbox Vector Tiles, or vector data drawn into
+        // image tiles, as one library call (inputs, output and options in; plan, progress and
+        // summary out). `meridian-gdal tile` parses its arguments into it.
+        .target(
+            name: "MeridianTiling",
+            dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats", "MeridianTiles", "MeridianRaster", "MeridianOGR", "GDALSupport", "CGDAL", "CMalloc"]
+        ),
+
         // What the executables share: error reporting with exit codes, progress lines, the
         // typed values people type (boxes, tiles, sizes, points) parsed into the library's types,
         // running the helper executables, and the registry of Meridian's own formats with
@@ -185,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "meridian-gdal",
             dependencies: [
-                "MeridianCore", "MeridianRaster",
+                "MeridianCore", "MeridianRaster", "MeridianTiling",
                 "MeridianOGR",
                 "GDALSupport",
                 "MeridianFormats",
@@ -230,6 +239,7 @@ let package = Package(
             name: "MeridianPictureTests",
             dependencies: ["MeridianCore", "MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
+        .testTarget(name: "MeridianTilingTests", dependencies: ["MeridianCore", "MeridianTiling", "MeridianRaster", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianCore", "MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianCommandLineTests",

@@ -33,6 +33,20 @@ extension HelperRequest {
     }
 }
 
+extension HelperRequest {
+    /// Serves the request `words` carry, in the helper's subcommand: a request that does not
+    /// read is the caller's mistake, thrown in Meridian's own voice; then `body` runs with the
+    /// request and the reporter that sends its warnings and error to the parent process.
+    /// - Parameters:
+    ///   - words: The subcommand's arguments.
+    ///   - body: The subcommand's work.
+    public static func serve(_ words: [String], _ body: (Self, Reporter) throws -> Void) throws {
+        let request = try Self(words: words)
+        let reporter = Reporter.toParentProcess
+        try reporter.run { try body(request, reporter) }
+    }
+}
+
 /// A request's fields read back from its words, for ``HelperRequest/init(fields:)``: each is
 /// taken once, and a field left over (one the request does not know) is an error.
 public struct HelperRequestFields {
@@ -210,6 +224,99 @@ public struct PictureRequest: HelperRequest {
                                      scale: try fields.integer("scale") ?? defaults.scale, heading: try fields.number("heading") ?? defaults.heading,
                                      view: view, basemap: fields.text("basemap"))
         self.init(kind: kind, options: options, input: try fields.required("input"))
+        try fields.requireAllTaken()
+    }
+}
+
+/// `meridian-gdal tile-read`: one zoom level of a vector tile pyramid, its features joined
+/// across tiles and streamed back as a GeoJSON text sequence.
+public struct TileReadRequest: HelperRequest {
+    /// `tile-read`.
+    public static let subcommand = "tile-read"
+    /// The pyramid: a folder with `metadata.json`, an MBTiles file or a PMTiles archive.
+    public var input: String
+    /// The zoom level to read; nil reads the pyramid's only level.
+    public var zoom: Int?
+    /// The one layer to read; nil reads every layer.
+    public var layer: String?
+
+    /// A request to read `input`'s features at `zoom`.
+    /// - Parameters:
+    ///   - input: The pyramid.
+    ///   - zoom: The level, or nil for its only one.
+    ///   - layer: The one layer, or nil for all.
+    public init(input: String, zoom: Int? = nil, layer: String? = nil) {
+        self.input = input
+        self.zoom = zoom
+        self.layer = layer
+    }
+
+    /// Input, zoom and layer.
+    public var fields: [(name: String, value: String?)] { [("input", input), ("zoom", zoom.map { "\($0)" }), ("layer", layer)] }
+
+    /// The request its fields carry.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        self.init(input: try fields.required("input"), zoom: try fields.integer("zoom"), layer: fields.text("layer"))
+        try fields.requireAllTaken()
+    }
+}
+
+/// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into image tiles at each zoom
+/// level, sent back on standard output as `TilesThroughHelper` frames them.
+public struct DrawTilesRequest: HelperRequest {
+    /// `tiles`.
+    public static let subcommand = "tiles"
+    /// The GeoJSON text sequence to draw (an empty file draws nothing).
+    public var input: String
+    /// The zoom levels to draw.
+    public var zooms: ClosedRange<Int>
+    /// Tile width and height in pixels.
+    public var tileSize: Int
+    /// Threads drawing.
+    public var jobs: Int
+    /// The shard whose tiles to draw (no other is drawn); nil for every tile.
+    public var shard: TileShardOwnership?
+
+    /// A request to draw `input` into `tileSize` tiles at `zooms`, on `jobs` threads.
+    /// - Parameters:
+    ///   - input: The features.
+    ///   - zooms: The zoom levels.
+    ///   - tileSize: Tile width and height in pixels.
+    ///   - jobs: Threads drawing.
+    ///   - shard: The shard whose tiles to draw; nil for every tile.
+    public init(input: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil) {
+        self.input = input
+        self.zooms = zooms
+        self.tileSize = tileSize
+        self.jobs = jobs
+        self.shard = shard
+    }
+
+    /// Input, zooms (`MIN-MAX`), tile size, jobs and the shard (`K/N`, when given).
+    public var fields: [(name: String, value: String?)] {
+        [("input", input), ("zooms", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-size", "\(tileSize)"), ("jobs", "\(jobs)"),
+         ("shard", shard?.description)]
+    }
+
+    /// The request its fields carry.
+    /// - Throws: `MeridianError` (`usage`) for zooms that are not `MIN-MAX` (`ZoomRange`'s), a tile size not 256 or 512, no jobs, or a shard not `K/N`.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        let zoomText = try fields.required("zooms")
+        guard let zooms = ZoomRange(argument: zoomText)?.levels else {
+            throw MeridianError(.usage, "\(Self.subcommand) request: zooms is not \(ZoomRange.syntax.form): \(zoomText)")
+        }
+        guard let tileSize = try fields.integer("tile-size"), tileSize == 256 || tileSize == 512 else {
+            throw MeridianError(.usage, "\(Self.subcommand) request: tile-size must be given, 256 or 512")
+        }
+        let jobs = try fields.integer("jobs") ?? 1
+        guard jobs >= 1 else { throw MeridianError(.usage, "\(Self.subcommand) request: jobs must be at least 1") }
+        let shard = try fields.text("shard").map { text in
+            guard let shard = TileShardOwnership(text) else { throw MeridianError(.usage, "\(Self.subcommand) request: shard is not K/N with 0 ≤ K < N: \(text)") }
+            return shard
+        }
+        self.init(input: try fields.required("input"), zooms: zooms, tileSize: tileSize, jobs: jobs, shard: shard)
         try fields.requireAllTaken()
     }
 }

@@ -38,8 +38,7 @@ public enum TilesThroughHelper {
     /// - Throws: The helper's error as a `MeridianError`, an I/O error when what it sends is cut short, or `store`'s first error.
     public static func draw(spill: FeatureSpill, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil,
                             warnings: DiagnosticHandler?, store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
-        let arguments = ["tiles", "--zoom=\(zooms.lowerBound)-\(zooms.upperBound)", "--tile-size=\(tileSize)", "--jobs=\(jobs)"]
-            + (shard.map { ["--shard=\($0)"] } ?? []) + [InheritedScratch.argument]
+        let arguments = DrawTilesRequest(input: InheritedScratch.argument, zooms: zooms, tileSize: tileSize, jobs: jobs, shard: shard).arguments
         let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing image tiles of vector data", standardOutput: .pipe,
                                                                    inheriting: spill.descriptor)
         let tiles = FrameReader(BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false),

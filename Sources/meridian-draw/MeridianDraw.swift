@@ -34,10 +34,7 @@ struct DrawPicture: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try PictureRequest(words: self.request)
-        let reporter = Reporter.toParentProcess
-        try reporter.run {
+        try PictureRequest.serve(request) { request, reporter in
             // No features make an empty file, which is still a picture (of the world, or the view).
             let features = try InheritedScratch.open(request.input)
             let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
@@ -52,32 +49,25 @@ struct DrawPicture: ParsableCommand {
 }
 
 /// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into image tiles at each
-/// zoom level, sent on standard output as `TilesThroughHelper` frames them. Not for people:
-/// `meridian-gdal tile` runs it, then encodes and stores the tiles.
+/// zoom level, sent on standard output as `TilesThroughHelper` frames them, as a
+/// `DrawTilesRequest` asks. Not for people: `meridian-gdal tile` runs it, then encodes and
+/// stores the tiles.
 struct DrawTiles: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tiles", shouldDisplay: false)
+    static let configuration = CommandConfiguration(commandName: DrawTilesRequest.subcommand, shouldDisplay: false)
 
-    @Option var zoom: ZoomRange
-    @Option(name: .customLong("tile-size")) var tileSize: Int
-    @Option var jobs = 1
-    /// `K/N`: draw only the tiles shard K of N makes (`TileShardOwnership`).
-    @Option var shard: String?
-    @Argument var input: String
+    /// The `DrawTilesRequest`'s words.
+    @Argument var request: [String] = []
 
     func run() throws {
-        try Reporter.toParentProcess.run {
+        try DrawTilesRequest.serve(request) { request, _ in
             // The features are streamed from the file once per group of zoom levels, never held.
-            let tiles = FeatureTiles(tileSize: tileSize) { [input] in
-                let features = try InheritedScratch.open(input)
+            let tiles = FeatureTiles(tileSize: request.tileSize) {
+                let features = try InheritedScratch.open(request.input)
                 return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
             }
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
-            let ownership = try shard.map { text in
-                guard let ownership = TileShardOwnership(text) else { throw MeridianError(.usage, "'\(text)' is not a shard K/N") }
-                return ownership
-            }
-            try tiles.drawTiles(zooms: zoom.levels, jobs: jobs, shard: ownership) { tile, rgba in
+            try tiles.drawTiles(zooms: request.zooms, jobs: request.jobs, shard: request.shard) { tile, rgba in
                 TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
                 try out.checkForErrors()
             }
@@ -85,7 +75,6 @@ struct DrawTiles: ParsableCommand {
         }
     }
 }
-
 
 /// The basemap's errors in the words of `meridian`'s options.
 extension BasemapError: WordedForCommandLine {

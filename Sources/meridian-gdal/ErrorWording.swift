@@ -4,6 +4,7 @@ import MeridianCommandLine
 import MeridianFormats
 import MeridianOGR
 import MeridianRaster
+import MeridianTiling
 import MeridianTiles
 
 // The libraries' typed errors, and the notes a raster source gives, in the words of
@@ -107,6 +108,23 @@ extension OGRFormatError: WordedForCommandLine {
             return "neither Meridian nor GDAL \(GDAL.version) knows it: `meridian formats` lists them all"
         case .formatNotImplied:
             return "name it with --to (`meridian formats` lists them)"
+        }
+    }
+}
+
+extension TilingJobError: WordedForCommandLine {
+    public var commandLineMessage: String {
+        switch self {
+        case .layerNameCount(let given, let inputs): "give --layer-name once per input (\(inputs)), not \(given) times"
+        case .notVectorData, .mixedInputs, .noDrawing: message
+        case .kmlNeedsFolderOfImages: "--kml needs a folder of image tiles"
+        }
+    }
+
+    public var commandLineHint: String? {
+        switch self {
+        case .notVectorData: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt"
+        case .mixedInputs, .layerNameCount, .noDrawing, .kmlNeedsFolderOfImages: hint
         }
     }
 }

@@ -6,6 +6,7 @@ import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianRaster
+import MeridianTiling
 import MeridianTiles
 import Synchronization
 
@@ -154,8 +155,6 @@ struct Tile: ParsableCommand {
         case png, jpeg, webp, mvt
     }
 
-    /// The image format of raster tiles.
-    var tileFormat: TileFormat { TileFormat(rawValue: tileFormatChoice?.rawValue ?? "png") ?? .png }
     var quilt: QuiltRule { quiltChoice ?? .scale }
     var planFormat: PlanFormat { planFormatChoice ?? .text }
     var tileSize: Int { tileSizeChoice ?? 256 }
@@ -213,8 +212,6 @@ struct Tile: ParsableCommand {
     var isMBTiles: Bool { TileContainer(path: output) == .mbtiles }
     /// How a folder output counts rows.
     var rows: TileScheme { scheme == .tms ? .tms : .xyz }
-    /// What the run identity records of the output: a folder's row scheme (MBTiles rows are always TMS).
-    var outputFields: [(String, String)] { isMBTiles ? [] : [("scheme", rows.rawValue)] }
     var isPMTiles: Bool { TileContainer(path: output) == .pmtiles }
 
     /// The last path: where the tiles go.
@@ -273,70 +270,84 @@ struct Tile: ParsableCommand {
         try reporter.run {
             let inputs = try inputs()
             RunInputs.record(inputs + [inputList].compactMap { $0 })
-            let kind: TileRunKind = try isVectorRun(inputs) ? (tileFormatChoice == nil || tileFormatChoice == .mvt ? .vectorTiles : .drawnVectors) : .rasters
+            let job = TilingJob(try request(inputs), drawing: DrawingThroughHelper())
+            let kind = try job.kind()
             try refuseOptionsNotApplying(to: kind)
-            var vectorRun = self
-            if kind == .vectorTiles { vectorRun.tileFormatChoice = .mvt }
-            switch kind {
-            case .vectorTiles: return try vectorRun.tileVectors(inputs, reporter: &reporter)
-            case .drawnVectors: return try drawVectors(inputs, reporter: &reporter)
-            case .rasters: break
-            }
-            let sourceOptions = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
-                                                    controlPointMethod: controlPointMethod, cutCollar: !noCutline)
-            let found = try TileInputs.open(inputs, options: sourceOptions)
-            if !quiet {
+            let messages = reporter
+            var events = TilingJobEvents()
+            events.diagnostics = { messages.report($0) }
+            events.writingViewer = { tiles, write in try writingViewer(tiles: tiles, write) }
+            events.rastersOpened = { found in
+                guard !quiet else { return }
                 for skipped in found.skipped {
                     let (message, hint) = skipped.reason.commandLineWording
-                    reporter.report(Diagnostic(.warning, "skipped: \(message)" + (hint.map { " (\($0))" } ?? ""), at: SourceLocation(file: skipped.path)))
+                    messages.report(Diagnostic(.warning, "skipped: \(message)" + (hint.map { " (\($0))" } ?? ""), at: SourceLocation(file: skipped.path)))
                 }
                 for source in found.sources {
-                    for note in source.notes { reporter.report(Diagnostic(.warning, note.commandLineText, at: SourceLocation(file: source.path))) }
+                    for note in source.notes { messages.report(Diagnostic(.warning, note.commandLineText, at: SourceLocation(file: source.path))) }
                 }
             }
-            let tiler = try Tiler(catalog: TileCatalog(sources: found.sources, quilt: quilt, overzoom: overzoom, tileSize: tileSize), options: TilingOptions(
-                zooms: zoom?.levels, tileSize: tileSize, format: tileFormat, resampling: resampling,
-                jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, background: try backgroundColour(),
-                measurement: measurement.tilingMeasurement, excludedValues: try excludedValues()))
             if plan {
-                print(try Self.planText(tiler.plan(), format: planFormat), terminator: "")
+                switch try job.plan(events: events) {
+                case .rasters(let plan): print(try TilingJobText.plan(plan, json: planFormat == .json), terminator: "")
+                case .levels(let plan): print(try TilingJobText.plan(plan, json: planFormat == .json), terminator: "")
+                }
                 return
             }
-            if finish {
-                guard let summary = try finishShards(tiler) else { return }
-                try report(summary, tiler: tiler, reporter: &reporter)
-                return
+            let start = Date()
+            let outcome: TilingJobOutcome
+            if kind == .rasters && !finish {
+                outcome = try tiling { progress in
+                    var events = events
+                    events.progress = progress
+                    return try job.run(events: events)
+                }
+            } else {
+                // Kept to the end of the process: a run stopped by a signal (reading included) prints how to go on as it exits.
+                if kind != .rasters && !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
+                outcome = try job.run(events: events)
             }
-            if let shard {
-                guard let summary = try runShard(tiler, shard: shard) else { return }
-                try report(summary, tiler: tiler, reporter: &reporter)
-                return
-            }
-            let sink = try makeSink { try tiler.identity(output: outputFields) }
-            guard let summary = try tiling({ try tiler.run(into: sink, progress: $0) }) else { return }
-            try report(summary, tiler: tiler, reporter: &reporter)
+            report(outcome, request: job.request, seconds: Date().timeIntervalSince(start))
         }
     }
 
-    /// What a run makes: tiles of rasters, vector tiles of vector data, or image tiles of vector data drawn.
-    enum TileRunKind: CaseIterable {
-        case rasters, vectorTiles, drawnVectors
-
-        var name: String {
-            switch self {
-            case .rasters: "tiles of rasters"
-            case .vectorTiles: "vector tiles"
-            case .drawnVectors: "image tiles drawn from vector data"
-            }
+    /// The job's request: the inputs, the output and every option, in the library's terms.
+    func request(_ inputs: [String]) throws -> TilingJobRequest {
+        var request = TilingJobRequest(inputs: inputs, output: output, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        request.tileFormat = tileFormatChoice.map { TileFormat(rawValue: $0.rawValue) ?? .png }
+        request.zooms = zoom?.levels
+        request.scheme = rows
+        request.tileSize = tileSize
+        request.background = try backgroundColour()
+        (request.resume, request.viewer, request.kml, request.finish, request.shardCount) = (resume, viewer, kml, finish, shards)
+        if let shard {
+            let shard = try resolvedShard(shard)
+            if let shards, shards != shard.count { throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(shard)") }
+            request.shard = shard
         }
+        request.raster.source = RasterSourceOptions(bands: try bandList(), noData: nodata, controlPoints: try points(),
+                                                    controlPointMethod: controlPointMethod, cutCollar: !noCutline)
+        (request.raster.quilt, request.raster.overzoom, request.raster.resampling) = (quilt, overzoom, resampling)
+        request.raster.measurement = measurement.tilingMeasurement
+        request.raster.excludedValues = try excludedValues()
+        request.layerNames = layerNames
+        request.vector = selection.choices
+        return request
+    }
+
+    /// This process's shard: `--shard K/N`, or for `auto` the batch engine's environment
+    /// (read once, here, before any thread starts).
+    func resolvedShard(_ text: String) throws -> TileShard {
+        if text != "auto" { return TileShard(text)! }   // validate() checked it
+        return try TileShard.fromEnvironment(ProcessInfo.processInfo.environment, count: shards)
     }
 
     /// Refuses (usage) every option given that does nothing for a run of `kind`, rather than
     /// ignore it: each option works for every kind of run it is accepted for.
-    func refuseOptionsNotApplying(to kind: TileRunKind) throws {
-        let raster: Set<TileRunKind> = [.rasters], images: Set<TileRunKind> = [.rasters, .drawnVectors]
-        let vector: Set<TileRunKind> = [.vectorTiles, .drawnVectors]
-        let options: [(name: String, given: Bool, appliesTo: Set<TileRunKind>, why: String)] = [
+    func refuseOptionsNotApplying(to kind: TilingJobKind) throws {
+        let raster: Set<TilingJobKind> = [.rasters], images: Set<TilingJobKind> = [.rasters, .drawnVectors]
+        let vector: Set<TilingJobKind> = [.vectorTiles, .drawnVectors]
+        let options: [(name: String, given: Bool, appliesTo: Set<TilingJobKind>, why: String)] = [
             ("--tms", scheme == .tms, images, "vector tiles are written in XYZ rows, as their web maps read them"),
             ("--tile-size", tileSizeChoice != nil, images, "vector tiles have no pixels"),
             ("--background", background != nil, images, "vector tiles have no pixels"),
@@ -357,28 +368,22 @@ struct Tile: ParsableCommand {
             (selection.firstGiven ?? "", selection.firstGiven != nil, [.vectorTiles], "it chooses which features and attributes go into vector tiles, and image tiles draw every feature"),
         ]
         guard let refused = options.first(where: { $0.given && !$0.appliesTo.contains(kind) }) else { return }
-        let kinds = TileRunKind.allCases.filter(refused.appliesTo.contains).map(\.name).joined(separator: " and ")
+        let kinds = TilingJobKind.allCases.filter(refused.appliesTo.contains).map(\.name).joined(separator: " and ")
         throw MeridianError(.usage, "\(refused.name) applies to \(kinds) only, and this run makes \(kind.name): \(refused.why)",
                             hint: "run again without \(refused.name)")
     }
 
-    /// The output's tile set: a PMTiles archive, an MBTiles file or a folder, for the run
-    /// `identity` gives (an archive cannot be resumed and needs none).
-    func makeSink(identity: () throws -> TilingRunIdentity) throws -> TileSink {
-        try TileSinks.open(output, format: tileFormat, scheme: rows, resume: resume, identity: identity)
-    }
-
-    /// Runs `body` (a run or a shard's) with the progress line and the note Ctrl-C prints; a
-    /// failure says how to go on (`goingOn`).
-    func tiling(_ body: (@escaping @Sendable (TilingProgress) -> Void) throws -> TilingSummary?) throws -> TilingSummary? {
+    /// Runs `body` (a raster run or a shard's) with the progress line and the note Ctrl-C
+    /// prints; a failure says how to go on (`goingOn`).
+    func tiling(_ body: (@escaping @Sendable (TilingProgress) -> Void) throws -> TilingJobOutcome) throws -> TilingJobOutcome {
         if !quiet { TemporaryFiles.setInterruptionNote(resumeNote) }
         defer { TemporaryFiles.setInterruptionNote(nil) }
         let line = TilingProgressLine(quiet: quiet)
         defer { line.finish() }
         do {
-            let summary = try body(line.show)
-            if let summary { line.complete(summary) }
-            return summary
+            let outcome = try body(line.show)
+            if case .rasters(let summary, _) = outcome { line.complete(summary) }
+            return outcome
         } catch let failure as any MeridianFailure {
             let (message, hint) = failure.commandLineWording
             // Running again helps when the output or a helper failed, not the input or the command line.
@@ -395,98 +400,34 @@ struct Tile: ParsableCommand {
             : "the tiles written so far are kept: once the cause is fixed, run again with --resume to finish"
     }
 
-    /// What a run prints when it is done: the profile, the viewer, warnings, the summary line.
-    func report(_ summary: TilingSummary, tiler: Tiler, reporter: inout Reporter) throws {
-        for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            print("profile \(stage.rawValue): \(String(format: "%.2f", seconds)) s")
-        }
-        let time = String(format: "%.1f s", summary.seconds)
-        if let shard {
-            if !quiet { Reporter.printError("\(output): shard \(shard): \(summary.tileCount) tiles written, \(time)") }
-            return
-        }
-        if viewer {
-            try writingViewer(tiles: summary.tileCount) { try TileViewer.write(folder: output, metadata: summary.metadata, scheme: rows) }
-        }
-        if kml { try writeKML(summary.metadata) }
-        if let shortfall = Self.zoomShortfall(summary) {
-            reporter.report(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
-        }
-        guard !quiet else { return }
-        if finish {
-            let held = summary.zoomsWithTiles ?? summary.zooms
-            Reporter.printError("\(output): shards joined, \(summary.tileCount) tiles built where they meet; zoom \(held.lowerBound)-\(held.upperBound), \(time)")
-        } else {
-            Reporter.printError(Self.summaryText(summary, output: output, resumed: resume))
-        }
-    }
-
-    /// Writes the KML super-overlay over the finished folder and says how many files it wrote.
-    func writeKML(_ metadata: TileSetMetadata) throws {
-        let written = try KMLSuperOverlay.write(folder: output, metadata: metadata, scheme: rows)
-        if !quiet {
-            Reporter.printError("\(output)/doc.kml: KML super-overlay, \(written.tileFiles) tile KML files, \(written.roots) linked from doc.kml")
-        }
-    }
-
-    /// The plan as a table (text) or as JSON.
-    static func planText(_ plan: TilingPlan, format: PlanFormat) throws -> String {
-        if format == .json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(plan), as: UTF8.self) + "\n"
-        }
-        func levels(_ zooms: [Int]) -> String {
-            guard let first = zooms.first else { return "never" }
-            // Runs of consecutive levels: 12-15,18.
-            var runs: [String] = [], start = first, previous = first
-            for zoom in zooms.dropFirst() + [Int.max] {
-                if zoom != previous + 1 { runs.append(start == previous ? "\(start)" : "\(start)-\(previous)"); start = zoom }
-                previous = zoom
+    /// What a run prints when it is done: the profile, the KML files written, the summary line
+    /// (or that there was nothing to do).
+    func report(_ outcome: TilingJobOutcome, request: TilingJobRequest, seconds: Double) {
+        switch outcome {
+        case .rasters(let summary, let kml):
+            for (stage, seconds) in summary.stageSeconds.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                print("profile \(stage.rawValue): \(String(format: "%.2f", seconds)) s")
             }
-            return runs.joined(separator: ",")
+            guard !quiet else { return }
+            if let kml { Reporter.printError(TilingJobText.kml(kml, output: output)) }
+            let time = String(format: "%.1f s", summary.seconds)
+            if let shard {
+                Reporter.printError("\(output): shard \(shard): \(summary.tileCount) tiles written, \(time)")
+            } else if finish {
+                let held = summary.zoomsWithTiles ?? summary.zooms
+                Reporter.printError("\(output): shards joined, \(summary.tileCount) tiles built where they meet; zoom \(held.lowerBound)-\(held.upperBound), \(time)")
+            } else {
+                Reporter.printError(TilingJobText.summary(summary, output: output, resumed: resume))
+            }
+        case .levels(let summary, let details):
+            if !quiet, let kml = details.kml { Reporter.printError(TilingJobText.kml(kml, output: output)) }
+            if !quiet { Reporter.printError(TilingJobText.summary(summary, details, request: request, shard: shard, seconds: seconds)) }
+        case .shardAlreadyComplete(let shard):
+            if !quiet { Reporter.printError("\(output): shard \(shard) has already completed; nothing to do") }
+        case .alreadyJoined(let count):
+            if !quiet { Reporter.printError("\(output): the \(count) shards were joined already; nothing to do") }
+        case .unchanged: break
         }
-        func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
-        let nameWidth = max(5, plan.charts.map(\.name.count).max() ?? 0)
-        var lines = ["\(plan.charts.count) chart\(plan.charts.count == 1 ? "" : "s"), zoom \(plan.zooms[0])-\(plan.zooms[1]), quilted by \(plan.quilt)" + (plan.overzoom.map { ", each shown at most \($0) level\($0 == 1 ? "" : "s") deeper than its native zoom" } ?? ""), ""]
-        lines.append(pad("chart", nameWidth) + "  scale      native  alone  on top  bounds (west, south, east, north)")
-        for chart in plan.charts {
-            let scale = chart.scale.map { "1:\($0)" } ?? "-"
-            let bounds = chart.bounds.map { String(format: "%.5f", $0) }.joined(separator: ", ")
-            lines.append(pad(chart.name, nameWidth) + "  " + pad(scale, 9) + "  " + pad("\(chart.nativeZoom)", 6) + "  "
-                         + pad("\(chart.zoomsAlone[0])-\(chart.zoomsAlone[1])", 5) + "  " + pad(levels(chart.onTop), 6) + "  " + bounds)
-        }
-        lines += ["", "zoom  tiles"]
-        for zoom in plan.zooms[0]...plan.zooms[1] { lines.append(pad("\(zoom)", 4) + "  " + "\(plan.tilesPerZoom["\(zoom)"] ?? 0)") }
-        let minutes = Int(plan.estimatedSeconds.rounded(.up)) / 60, seconds = Int(plan.estimatedSeconds.rounded(.up)) % 60
-        let megabytes = Double(plan.estimatedBytes) / 1_000_000
-        lines += ["", "\(plan.tiles) tiles at most; about \(minutes):\(String(format: "%02d", seconds)) with \(plan.jobs) thread\(plan.jobs == 1 ? "" : "s") "
-                  + "and \(String(format: "%.1f", megabytes)) MB, estimated from \(plan.sampleTiles) sample tiles"]
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// `out/: 1414 tiles, zoom 14-18, 3.1 s (456 tiles/s)`; after --resume, what a user can
-    /// check: tiles written now and kept, whose sum a clean run writes.
-    static func summaryText(_ summary: TilingSummary, output: String, resumed: Bool) -> String {
-        let rate = summary.seconds > 0 ? Double(summary.tileCount) / summary.seconds : 0
-        let held = summary.zoomsWithTiles ?? summary.zooms
-        let zooms = "zoom \(held.lowerBound)-\(held.upperBound)"
-        let time = String(format: "%.1f s (%.0f tiles/s)", summary.seconds, rate)
-        guard resumed else { return "\(output): \(summary.tileCount) tiles, \(zooms), \(time)" }
-        return "\(output): \(summary.totalTiles) tiles in all, as a clean run writes: \(summary.tileCount) written now, "
-            + "\(summary.kept) kept from the interrupted run; \(zooms), \(time)"
-    }
-
-    /// The line printed when Ctrl-C (or SIGTERM, SIGHUP) stops the run: the command to resume
-    /// it, or for a PMTiles archive (which cannot be resumed) to run it again.
-    var resumeNote: String {
-        var arguments = Array(CommandLine.arguments.dropFirst(2))  // meridian-gdal tile
-        if !isPMTiles && !arguments.contains("--resume") { arguments.append("--resume") }
-        let command = (["meridian", "tile"] + arguments).map(shellQuoted).joined(separator: " ")
-        let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
-        let kept = isPMTiles ? "nothing of the PMTiles archive was kept (it is written in one go). To tile again, run:"
-            : "the tiles written so far are kept. To finish, run:"
-        return "\(clear)meridian: interrupted; \(kept)\n  \(command)\n"
     }
 
     /// Writes the viewer page (`body`) once the `count` tiles are all in place, with the note a
@@ -501,31 +442,24 @@ struct Tile: ParsableCommand {
         try body()
     }
 
-    /// Why the tile set holds fewer zoom levels than were asked for, if it does.
-    static func zoomShortfall(_ summary: TilingSummary) -> String? {
-        func levels(_ range: ClosedRange<Int>) -> String { range.count == 1 ? "zoom \(range.lowerBound)" : "zoom \(range.lowerBound)-\(range.upperBound)" }
-        guard let held = summary.zoomsWithTiles else {
-            return "no tiles: the raster shows at none of \(levels(summary.zooms)) (all transparent)"
-        }
-        guard held != summary.zooms else { return nil }
-        var missing: [String] = []
-        if held.lowerBound > summary.zooms.lowerBound { missing.append(levels(summary.zooms.lowerBound...held.lowerBound - 1)) }
-        if held.upperBound < summary.zooms.upperBound { missing.append(levels(held.upperBound + 1...summary.zooms.upperBound)) }
-        return "\(missing.joined(separator: " and ")) hold no tiles (there the raster covers less than 1/255 of a pixel): "
-            + "the tile set and its metadata say \(levels(held))"
+    /// The line printed when Ctrl-C (or SIGTERM, SIGHUP) stops the run: the command to resume
+    /// it, or for a PMTiles archive (which cannot be resumed) to run it again.
+    var resumeNote: String {
+        var arguments = Array(CommandLine.arguments.dropFirst(2))  // meridian-gdal tile
+        if !isPMTiles && !arguments.contains("--resume") { arguments.append("--resume") }
+        let command = (["meridian", "tile"] + arguments).map(shellQuoted).joined(separator: " ")
+        let clear = isatty(STDERR_FILENO) == 1 ? "\r\u{1B}[K" : ""
+        let kept = isPMTiles ? "nothing of the PMTiles archive was kept (it is written in one go). To tile again, run:"
+            : "the tiles written so far are kept. To finish, run:"
+        return "\(clear)meridian: interrupted; \(kept)\n  \(command)\n"
     }
+}
 
-    /// `412/1546 tiles (27%), 96 tiles/s, ETA 0:12`
-    static func progressText(_ p: TilingProgress) -> String { progressText(done: p.done, total: p.total, seconds: p.seconds) }
-
-    static func progressText(done: Int, total: Int, seconds: Double) -> String {
-        let rate = seconds > 0 ? Double(done) / seconds : 0
-        var text = "\(done)/\(total) tiles (\(total > 0 ? done * 100 / total : 100)%), \(Int(rate)) tiles/s"
-        if rate > 0 {
-            let left = Int(Double(total - done) / rate)
-            text += String(format: ", ETA %d:%02d", left / 60, left % 60)
-        }
-        return text
+/// Image tiles of vector data drawn by `meridian-draw tiles`, so that this process never links cairo.
+struct DrawingThroughHelper: TileDrawing {
+    func drawLevel(spill: FeatureSpill, zoom: Int, tileSize: Int, jobs: Int, shard: TileShardOwnership?, warnings: DiagnosticHandler?,
+                   store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
+        try TilesThroughHelper.draw(spill: spill, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: warnings, store: store)
     }
 }
 
@@ -560,14 +494,14 @@ final class TilingProgressLine: Sendable {
 
     /// Draws `progress` (at most ten times a second).
     func show(_ progress: TilingProgress) {
-        line.withLock { $0.update(text: Tile.progressText(progress)) }
+        line.withLock { $0.update(text: TilingJobText.progress(done: progress.done, total: progress.total, seconds: progress.seconds)) }
     }
 
     /// Draws the run's end: its true count of tiles as all of them (the count shown along the
     /// way is of at most ``TilingProgress/total``, a bound the run stays under), whatever the
     /// last drawing showed.
     func complete(_ summary: TilingSummary) {
-        let text = Tile.progressText(done: summary.totalTiles, total: summary.totalTiles, seconds: summary.seconds)
+        let text = TilingJobText.progress(done: summary.totalTiles, total: summary.totalTiles, seconds: summary.seconds)
         line.withLock { $0.update(text: text, force: true) }
     }
 

@@ -44,24 +44,3 @@ struct TileCopy: ParsableCommand {
         }
     }
 }
-
-/// `meridian-gdal tile-read`: a vector tile pyramid's features at one zoom level, joined across
-/// tiles, streamed out as a GeoJSON text sequence for `meridian convert` to read through a pipe.
-/// Not for people: `meridian convert tiles.mbtiles --zoom 5` runs it, and reports the error this
-/// prints as a JSON line on standard error.
-struct TileRead: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tile-read", shouldDisplay: false)
-
-    @Option var zoom: Int?
-    @Option var layer: String?
-    @Argument var input: String
-
-    func run() throws {
-        try Reporter.toParentProcess.run {
-            let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(input), zoom: zoom, layer: layer)
-            let out = OutputSink.standardOutput()
-            try copyFeatures(from: FeatureList(features), to: GeoJSONWriter(sink: out, sequence: true))
-            try out.flush()
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MeridianTiles
+import MeridianTiling
 
 /// The options of `meridian tile` that choose which features go into each vector tile, under
 /// tippecanoe's long names where they do the same, so its users can move over.
@@ -52,27 +53,6 @@ struct VectorTileSelection: ParsableArguments {
     @Flag(name: [.customShort("X"), .customLong("exclude-all")], help: "Vector tiles: leave every attribute out (features keep their geometry and id).")
     var excludeAll = false
 
-    /// The strategy flags given, with their names.
-    /// Every choice of these options, as the settings of the run's identity: a run resumed or
-    /// joined with other choices would mix tiles of two runs, so the sink refuses it.
-    var identitySettings: [(String, String)] {
-        var settings: [(String, String)] = []
-        func add(_ name: String, _ value: (some CustomStringConvertible)?) { if let value { settings.append((name, value.description)) } }
-        add("maximum-tile-bytes", maximumTileBytes)
-        add("maximum-tile-features", maximumTileFeatures)
-        add("drop-rate", dropRate)
-        add("base-zoom", baseZoom)
-        for (name, given) in [("drop-smallest-as-needed", dropSmallest), ("drop-densest-as-needed", dropDensest),
-                              ("drop-fraction-as-needed", dropFraction), ("coalesce-smallest-as-needed", coalesceSmallest),
-                              ("coalesce-densest-as-needed", coalesceDensest), ("extend-zooms-if-still-dropping", extendZooms),
-                              ("no-tiny-polygon-reduction", noTinyPolygonReduction), ("exclude-all", excludeAll)] where given {
-            settings.append((name, "yes"))
-        }
-        add("cluster-distance", clusterDistance)
-        settings += accumulations.map { ("accumulate-attribute", $0) } + included.map { ("include", $0) } + excluded.map { ("exclude", $0) }
-        return settings
-    }
-
     var strategies: [(name: String, strategy: OverLimitStrategy)] {
         [("--drop-smallest-as-needed", dropSmallest, OverLimitStrategy.dropSmallest),
          ("--drop-densest-as-needed", dropDensest, .dropDensest),
@@ -98,7 +78,7 @@ struct VectorTileSelection: ParsableArguments {
         if !accumulations.isEmpty && clusterDistance == nil {
             throw ValidationError("--accumulate-attribute combines attributes over clusters: give --cluster-distance too")
         }
-        _ = try accumulationTable()
+        _ = try accumulationList()
         if !included.isEmpty && (excludeAll || !excluded.isEmpty) {
             throw ValidationError("--include keeps only the attributes it names: give it without --exclude or --exclude-all")
         }
@@ -116,38 +96,28 @@ struct VectorTileSelection: ParsableArguments {
         return given.first(where: \.1)?.0
     }
 
-    /// Which attributes the spill keeps.
-    var attributeFilter: AttributeFilter {
-        AttributeFilter(included: included.isEmpty ? nil : Set(included), excluded: Set(excluded), excludesAll: excludeAll)
+    /// These choices in the tiling job's terms.
+    var choices: VectorTileChoices {
+        var choices = VectorTileChoices()
+        (choices.maximumTileBytes, choices.maximumTileFeatures, choices.dropRate, choices.baseZoom) = (maximumTileBytes, maximumTileFeatures, dropRate, baseZoom)
+        choices.overLimit = strategies.first?.strategy
+        (choices.extendZoomsIfStillDropping, choices.reducesTinyPolygons, choices.clusterDistance) = (extendZooms, !noTinyPolygonReduction, clusterDistance)
+        choices.accumulations = (try? accumulationList()) ?? []
+        (choices.included, choices.excluded, choices.excludesAll) = (included, excluded, excludeAll)
+        return choices
     }
 
-    /// The tiling options for `zooms` with these choices.
-    func tilingOptions(zooms: ClosedRange<Int>) -> VectorTilingOptions {
-        var options = VectorTilingOptions(zooms: zooms)
-        if let maximumTileBytes { options.limits.maximumBytes = maximumTileBytes }
-        if let maximumTileFeatures { options.limits.maximumFeatures = maximumTileFeatures }
-        options.overLimit = strategies.first?.strategy ?? .dropSmallest
-        options.extendZoomsIfStillDropping = extendZooms
-        options.reducesTinyPolygons = !noTinyPolygonReduction
-        options.pointThinning = PointThinning(dropRate: dropRate ?? 2.5, baseZoom: baseZoom ?? zooms.upperBound)
-        if let clusterDistance {
-            options.pointThinning = nil
-            options.clustering = PointClustering(distance: clusterDistance, accumulations: (try? accumulationTable()) ?? [:])
-        }
-        return options
-    }
-
-    /// `--accumulate-attribute NAME:HOW`s by attribute.
-    func accumulationTable() throws -> [String: PointClustering.Accumulation] {
-        var table: [String: PointClustering.Accumulation] = [:]
+    /// `--accumulate-attribute NAME:HOW`s, in order.
+    func accumulationList() throws -> [(name: String, how: PointClustering.Accumulation)] {
+        var list: [(name: String, how: PointClustering.Accumulation)] = []
         for text in accumulations {
             guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
                   let how = PointClustering.Accumulation(rawValue: String(text[text.index(after: colon)...])) else {
                 let hows = PointClustering.Accumulation.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("--accumulate-attribute takes NAME:HOW, HOW one of \(hows), not '\(text)'")
             }
-            table[String(text[..<colon])] = how
+            list.append((String(text[..<colon]), how))
         }
-        return table
+        return list
     }
 }

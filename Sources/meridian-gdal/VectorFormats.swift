@@ -44,10 +44,7 @@ struct OGRRead: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try OGRReadRequest(words: self.request)
-        let reporter = Reporter.toParentProcess
-        try reporter.run {
+        try OGRReadRequest.serve(request) { request, reporter in
             let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
             let reader = try OGRReader(path: request.input, name: request.name, layer: request.layer, driver: driver?.name,
                                        diagnostics: reporter.report)
@@ -68,10 +65,7 @@ struct OGRWrite: ParsableCommand {
     @Argument var request: [String] = []
 
     func run() throws {
-        // A request that does not read is the caller's mistake, told in Meridian's own voice.
-        let request = try OGRWriteRequest(words: self.request)
-        let reporter = Reporter.toParentProcess
-        try reporter.run {
+        try OGRWriteRequest.serve(request) { request, reporter in
             let driver = try OGRFormats.driver(named: request.driver, path: request.output)
             // The features: the parent's scratch file without a name, inherited (or a path).
             let source = try FeatureFormat.geoJSONSeq.reader(for: InheritedScratch.open(request.input))

@@ -18,8 +18,7 @@ enum TilePyramidInput {
     /// The features of the pyramid at `path` at zoom level `zoom` (nil: its only level), of
     /// the layer `layer` only when one is given.
     static func reader(_ path: String, zoom: Int?, layer: String?, reporter: Reporter) throws -> any FeatureReader {
-        let options = (zoom.map { ["--zoom", "\($0)"] } ?? []) + (layer.map { ["--layer", $0] } ?? [])
-        return try ChildFeatureReader(["tile-read"] + options + [path], name: path,
+        return try ChildFeatureReader(TileReadRequest(input: path, zoom: zoom, layer: layer).arguments, name: path,
                                diagnostics: { reporter.report($0) })
     }
 }

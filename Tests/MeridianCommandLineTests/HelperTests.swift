@@ -72,6 +72,39 @@ import Testing
         #expect(try OGRWriteRequest(words: request.words) == request)
     }
 
+    /// `tile-read` and `tiles` requests, with and without their optional fields.
+    @Test(arguments: [TileReadRequest(input: "countries.mbtiles"), TileReadRequest(input: "-tiles/x=y", zoom: 0, layer: "=roads, =")])
+    func tileReadsTravelExactly(_ request: TileReadRequest) throws {
+        #expect(request.arguments.first == "tile-read")
+        #expect(try TileReadRequest(words: request.words) == request)
+        #expect(request.words.allSatisfy { !$0.hasPrefix("-") })
+    }
+
+    @Test(arguments: [DrawTilesRequest(input: "/tmp/tiles-1.geojsons", zooms: 3...3, tileSize: 256, jobs: 1),
+                      DrawTilesRequest(input: "-odd name=\n.geojsons", zooms: 0...24, tileSize: 512, jobs: 8),
+                      DrawTilesRequest(input: "/tmp/tiles-2.geojsons", zooms: 8...9, tileSize: 256, jobs: 2, shard: TileShardOwnership(index: 3, count: 4))])
+    func drawnTileRequestsTravelExactly(_ request: DrawTilesRequest) throws {
+        #expect(request.arguments.first == "tiles")
+        #expect(try DrawTilesRequest(words: request.words) == request)
+        #expect(request.words.allSatisfy { !$0.hasPrefix("-") })
+    }
+
+    /// Zooms out of order or range, a tile size the tiler does not make, no jobs, a shard that
+    /// is not K/N, a missing field or a zoom that does not read: refused.
+    @Test(arguments: [
+        ["input=a", "zooms=5-2", "tile-size=256"], ["input=a", "zooms=0-25", "tile-size=256"], ["input=a", "zooms=1", "tile-size=300"],
+        ["input=a", "zooms=1", "tile-size=256", "jobs=0"], ["zooms=1", "tile-size=256"], ["input=a", "tile-size=256"], ["input=a", "zooms=1"],
+        ["input=a", "zooms=1", "tile-size=256", "shard=4/4"], ["input=a", "zooms=1", "tile-size=256", "shard=1"],
+    ])
+    func malformedDrawnTileRequestsAreRefused(_ words: [String]) {
+        #expect(throws: MeridianError.self) { try DrawTilesRequest(words: words) }
+    }
+
+    @Test(arguments: [["input=a", "zoom=five"], ["zoom=3"], ["input=a", "scheme=tms"]])
+    func malformedTileReadRequestsAreRefused(_ words: [String]) {
+        #expect(throws: MeridianError.self) { try TileReadRequest(words: words) }
+    }
+
     /// A word that is not one of the request's fields, a field given twice or missing, or a
     /// number that does not read is refused, never ignored.
     @Test(arguments: [

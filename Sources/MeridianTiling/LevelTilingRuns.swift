@@ -1,0 +1,154 @@
+import Foundation
+import MeridianCore
+import MeridianFormats
+import MeridianGeometry
+import MeridianRaster
+import MeridianTiles
+import Synchronization
+
+extension TilingJobRequest {
+    /// Runs a level-by-level run (`produce` makes each level's tiles) as the request says: the
+    /// run into the output (resumed when asked), one shard of it, or the joining of its shards.
+    func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+                     produce: LevelTilingRun.Producer) throws -> LevelTilingOutcome {
+        var mode = LevelTilingMode.run(resume: resume)
+        if finish { mode = .finish(count: shardCount) }
+        if let shard { mode = .shard(shard, resume: resume) }
+        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata, produce: produce)
+    }
+}
+
+extension TilingJobOutcome {
+    /// The outcome of a level-by-level run, with `details` when it made tiles.
+    init(_ outcome: LevelTilingOutcome, details: () -> LevelTilingDetails) {
+        switch outcome {
+        case .done(let summary): self = .levels(summary, details())
+        case .shardAlreadyComplete(let shard): self = .shardAlreadyComplete(shard)
+        case .alreadyJoined(let count): self = .alreadyJoined(count: count)
+        }
+    }
+}
+
+/// Vector data into Mapbox Vector Tiles: every input read once, one layer each, into a spill
+/// on disk (where the attribute choices apply), then cut level by level by the `VectorTiler`.
+struct VectorTilingRun {
+    let request: TilingJobRequest
+
+    func run(events: TilingJobEvents) throws -> TilingJobOutcome {
+        TilingJob.useOneMallocArena()
+        let output = request.output
+        // Found before the run: a run that cannot write its page does not start.
+        let mapLibre = request.viewer ? try VectorTileViewer.locateMapLibre(for: output) : nil
+        let spill = try VectorFeatureSpill()
+        spill.attributeFilter = request.vector.attributeFilter
+        let inputs = VectorInputs(request: request)
+        let layers = try inputs.read(diagnostics: events.diagnostics, startLayer: spill.startLayer) { try spill.append($0) }
+        let zooms = layers.zooms
+        let options = request.vector.tilingOptions(zooms: zooms)
+        let identity = try LevelTilingRun.identity(kind: "vector tiles", inputs: request.inputs, settings: [("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)")]
+                                                   + request.layerNames.map { ("layer-name", $0) } + request.vector.identitySettings)
+        // The layers the features went into (a feature's `tippecanoe` member may add one), with their fields.
+        let fields = Dictionary(zip(spill.layerNames, spill.fields)) { _, last in last }
+        let description = "\(inputs.fileNames), tiled by Meridian"
+        // The levels tiled, from the asked ones' top to the deepest that holds tiles (levels
+        // added while the deepest still dropped): `vector_layers` names them.
+        let metadata = { (held: ClosedRange<Int>?) -> TileSetMetadata in
+            let levels = zooms.lowerBound...max(zooms.upperBound, held?.upperBound ?? zooms.upperBound)
+            return TileSetMetadata.vectorTiles(name: layers.names.joined(separator: ", "), description: description, bounds: layers.bounds, zooms: levels,
+                                               layers: spill.layerNames.map { ($0, fields[$0] ?? [:]) })
+        }
+        let cut = Mutex(VectorTilingSummary())
+        let jobs = request.jobs
+        // With extendZoomsIfStillDropping the run goes on to the deepest level a run may add; a
+        // level below the asked ones is made only while the one above it still dropped.
+        let deepest = options.extendZoomsIfStillDropping ? max(zooms.upperBound, VectorTilingOptions.deepestExtension) : zooms.upperBound
+        // Whether each level made still dropped; a level a resumed run kept is made again, unstored, to know.
+        let stillDropping = Mutex<[Int: Bool]>([:])
+        func dropped(at zoom: Int) throws -> Bool {
+            if let known = stillDropping.withLock({ $0[zoom] }) { return known }
+            let again = try VectorTiler(features: spill, options: options).run(jobs: jobs, level: zoom) { _, _ in }.tilesOverLimit > 0
+            stillDropping.withLock { $0[zoom] = again }
+            return again
+        }
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata) { zoom, shard, store in
+            if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
+                stillDropping.withLock { $0[zoom] = false }
+                return
+            }
+            // Whether a level still dropped is the whole level's, and so is the threshold a level
+            // that may go over the limits is thinned by: a shard makes such levels whole (the
+            // tiles of other shards are made, and left unstored).
+            let tiler = VectorTiler(features: spill, options: options)
+            let whole = try options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
+                || shard != nil && tiler.levelMayExceedLimits(zoom: zoom)
+            let level = try tiler.run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
+            if whole || shard == nil { stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 } }
+            cut.withLock {
+                $0.tilesOverLimit += level.tilesOverLimit
+                $0.featuresDroppedForSize += level.featuresDroppedForSize
+                $0.featuresCoalesced += level.featuresCoalesced
+                $0.polygonsRepaired += level.polygonsRepaired
+                $0.idsLeftOut = level.idsLeftOut
+            }
+        }
+        guard case .done(let stored) = outcome else { return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .vectorTiles, format: .mvt, inputCount: 0) } }
+        if let mapLibre { try events.writingViewer(stored.written + stored.kept) { _ = try VectorTileViewer.write(folder: output, mapLibre: mapLibre) } }
+        let summary = cut.withLock { $0 }
+        if summary.tilesOverLimit > 0 {
+            let limits = options.limits
+            let merged = summary.featuresCoalesced > 0 ? "\(summary.featuresCoalesced) features were merged into others and " : ""
+            events.diagnostics(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles lost features so that none is over \(limits.maximumBytes) bytes or \(limits.maximumFeatures) features (each zoom level thinned alike): \(merged)\(summary.featuresDroppedForSize) features were left out of them",
+                                          at: SourceLocation(file: output)))
+        }
+        if summary.idsLeftOut > 0 {
+            events.diagnostics(Diagnostic(.warning, "\(summary.idsLeftOut) feature ids are not whole numbers of 0 or more, which vector tiles cannot hold: left out",
+                                          at: SourceLocation(file: request.inputs[0])))
+        }
+        return TilingJobOutcome(outcome) {
+            LevelTilingDetails(kind: .vectorTiles, format: .mvt, inputCount: request.inputs.count, layerCount: spill.layerNames.count, cut: summary,
+                               wroteViewer: mapLibre != nil)
+        }
+    }
+}
+
+/// Vector data drawn into PNG, JPEG or WebP tiles with its simplestyle properties: the
+/// features spilled once, each level drawn by the job's `TileDrawing`, and encoded and stored
+/// as a raster's tiles are.
+struct DrawnTilingRun {
+    let request: TilingJobRequest
+    let drawing: any TileDrawing
+
+    func run(events: TilingJobEvents) throws -> TilingJobOutcome {
+        let spill = try FeatureSpill("tiles")
+        let inputs = VectorInputs(request: request)
+        let layers = try inputs.read(diagnostics: events.diagnostics, startLayer: { _ in }) { try spill.append($0) }
+        try spill.close()
+        let zooms = layers.zooms, format = request.tileFormat ?? .png, tileSize = request.tileSize, background = request.background
+        let identity = try LevelTilingRun.identity(kind: "drawn vector data", inputs: request.inputs, settings: [
+            ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", format.rawValue), ("tile-size", "\(tileSize)"),
+            ("background", background?.css ?? "none")] + request.outputFields)
+        let description = "\(inputs.fileNames), drawn by Meridian"
+        let finished = Mutex<TileSetMetadata?>(nil)
+        let metadata = { (held: ClosedRange<Int>?) in
+            let metadata = TileSetMetadata(name: layers.names.joined(separator: ", "), format: format, bounds: layers.bounds, minZoom: (held ?? zooms).lowerBound,
+                                           maxZoom: (held ?? zooms).upperBound, tileSize: tileSize, description: description)
+            finished.withLock { $0 = metadata }
+            return metadata
+        }
+        let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
+        let (jobs, drawing, diagnostics) = (request.jobs, drawing, events.diagnostics)
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata) { zoom, shard, store in
+            try drawing.drawLevel(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
+                if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
+            }
+        }
+        var kml: KMLSuperOverlay.Written?
+        if case .done(let stored) = outcome, let metadata = finished.withLock({ $0 }) {
+            if request.viewer {
+                try events.writingViewer(stored.written + stored.kept) { try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme) }
+            }
+            kml = try request.writeKML(metadata)
+        }
+        return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .drawnVectors, format: format, inputCount: request.inputs.count, kml: kml) }
+    }
+}

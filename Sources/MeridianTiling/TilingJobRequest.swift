@@ -54,9 +54,9 @@ public struct TilingJobRequest: Sendable {
     }
 
     /// Whether the output is a PMTiles archive, written in one go (never resumed).
-    public var isPMTiles: Bool { TilePyramidWriter.isPMTiles(output) }
+    public var isPMTiles: Bool { TileContainer(path: output) == .pmtiles }
     /// Whether the output is an MBTiles file.
-    public var isMBTiles: Bool { TilePyramidWriter.isMBTiles(output) }
+    public var isMBTiles: Bool { TileContainer(path: output) == .mbtiles }
 
     /// Writes the KML super-overlay over the finished folder when ``kml`` asks for one (a shard
     /// writes none: the folder's tiles are whole only once the shards are joined).

@@ -3,7 +3,9 @@ import MeridianCore
 import MeridianGeometry
 import MeridianRaster
 import MeridianTestSupport
+import MeridianTiles
 import MeridianTiling
+import MeridianFormats
 import Testing
 
 /// Every tile file (`z/x/y.ext`) under a folder, by its path, with its bytes.

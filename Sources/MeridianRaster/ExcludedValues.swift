@@ -144,32 +144,23 @@ extension TileImage {
     /// ``downsample(_:size:colorChannels:)`` under `excluded`'s rule: each 2 × 2 block's mean
     /// leaves out the excluded colours, or is one of them where they are the threshold's share.
     static func downsample(_ children: [TileImage?], size: Int, colorChannels: Int, excluding excluded: ExcludedValues) -> TileImage {
-        let channels = colorChannels + 1
-        var out = [UInt8](repeating: 0, count: size * size * channels)
-        let half = size / 2
+        let channels = colorChannels + 1, half = size / 2
         var mean = ExcludingMean(excluded)
-        for (quadrant, child) in children.enumerated() {
-            guard let child else { continue }
-            let ox = (quadrant % 2) * half, oy = (quadrant / 2) * half
-            child.pixels.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    let rowStride = size * channels
-                    for y in 0..<half {
-                        let r0 = 2 * y * rowStride, r1 = r0 + rowStride
-                        for x in 0..<half {
-                            mean.reset()
-                            let p00 = r0 + 2 * x * channels, p10 = r1 + 2 * x * channels
-                            mean.add(src, at: p00, colorChannels: colorChannels, alphaAt: colorChannels)
-                            mean.add(src, at: p00 + channels, colorChannels: colorChannels, alphaAt: colorChannels)
-                            mean.add(src, at: p10, colorChannels: colorChannels, alphaAt: colorChannels)
-                            mean.add(src, at: p10 + channels, colorChannels: colorChannels, alphaAt: colorChannels)
-                            mean.store(into: dst, at: ((oy + y) * size + ox + x) * channels, colorChannels: colorChannels)
-                        }
-                    }
+        return fromQuadrants(children, size: size, colorChannels: colorChannels) { src, dst, ox, oy in
+            let rowStride = size * channels
+            for y in 0..<half {
+                let r0 = 2 * y * rowStride, r1 = r0 + rowStride
+                for x in 0..<half {
+                    mean.reset()
+                    let p00 = r0 + 2 * x * channels, p10 = r1 + 2 * x * channels
+                    mean.add(src, at: p00, colorChannels: colorChannels, alphaAt: colorChannels)
+                    mean.add(src, at: p00 + channels, colorChannels: colorChannels, alphaAt: colorChannels)
+                    mean.add(src, at: p10, colorChannels: colorChannels, alphaAt: colorChannels)
+                    mean.add(src, at: p10 + channels, colorChannels: colorChannels, alphaAt: colorChannels)
+                    mean.store(into: dst, at: ((oy + y) * size + ox + x) * channels, colorChannels: colorChannels)
                 }
             }
         }
-        return TileImage(size: size, colorChannels: colorChannels, pixels: out)
     }
 }
 

@@ -106,51 +106,60 @@ struct TileImage: Sendable, Equatable {
     /// nil for a missing, transparent child), each 2×2 block averaged with alpha weights, so
     /// transparent pixels do not darken the edges.
     static func downsample(_ children: [TileImage?], size: Int, colorChannels: Int) -> TileImage {
-        let channels = colorChannels + 1
-        var out = [UInt8](repeating: 0, count: size * size * channels)
+        let channels = colorChannels + 1, half = size / 2
+        return fromQuadrants(children, size: size, colorChannels: colorChannels) { src, dst, ox, oy in
+            let rowStride = size * channels
+            // Most blocks have the alpha sum of the one before (all opaque, inside the data).
+            var byAlphaSum = ExactDivision(by: 1)
+            let byFour = ExactDivision(by: 4)
+            let pixelsIn = UnsafeRawBufferPointer(src), pixelsOut = UnsafeMutableRawBufferPointer(dst)
+            for y in 0..<half {
+                let r0 = 2 * y * rowStride, r1 = r0 + rowStride
+                var o = ((oy + y) * size + ox) * channels
+                for x in 0..<half {
+                    let p00 = r0 + 2 * x * channels, p01 = p00 + channels
+                    let p10 = r1 + 2 * x * channels, p11 = p10 + channels
+                    // Four equal RGBA pixels (a chart's flat areas) average to themselves.
+                    if channels == 4 {
+                        let first = pixelsIn.loadUnaligned(fromByteOffset: p00, as: UInt32.self)
+                        if first >> 24 != 0 && pixelsIn.loadUnaligned(fromByteOffset: p01, as: UInt32.self) == first
+                            && pixelsIn.loadUnaligned(fromByteOffset: p10, as: UInt32.self) == first
+                            && pixelsIn.loadUnaligned(fromByteOffset: p11, as: UInt32.self) == first {
+                            pixelsOut.storeBytes(of: first, toByteOffset: o, as: UInt32.self)
+                            o += channels
+                            continue
+                        }
+                    }
+                    let a0 = Int(src[p00 + colorChannels]), a1 = Int(src[p01 + colorChannels])
+                    let a2 = Int(src[p10 + colorChannels]), a3 = Int(src[p11 + colorChannels])
+                    let alphaSum = a0 + a1 + a2 + a3
+                    if alphaSum > 0 {
+                        if alphaSum != byAlphaSum.divisor { byAlphaSum = ExactDivision(by: alphaSum) }
+                        for c in 0..<colorChannels {
+                            let sum = Int(src[p00 + c]) * a0 + Int(src[p01 + c]) * a1 + Int(src[p10 + c]) * a2 + Int(src[p11 + c]) * a3
+                            dst[o + c] = byAlphaSum.rounded(sum)
+                        }
+                        dst[o + colorChannels] = byFour.rounded(alphaSum)
+                    }
+                    o += channels
+                }
+            }
+        }
+    }
+
+    /// The parent tile of `size` pixels made of four children (top left, top right, bottom
+    /// left, bottom right; nil for a missing, transparent child, which leaves its quarter
+    /// transparent): `shrink` writes each child's pixels, halved, into the parent's quarter
+    /// whose top-left pixel is (`ox`, `oy`). One walk for every way of averaging the blocks.
+    @inline(__always)
+    static func fromQuadrants(_ children: [TileImage?], size: Int, colorChannels: Int,
+                              _ shrink: (_ child: UnsafeBufferPointer<UInt8>, _ parent: UnsafeMutableBufferPointer<UInt8>, _ ox: Int, _ oy: Int) -> Void) -> TileImage {
+        var out = [UInt8](repeating: 0, count: size * size * (colorChannels + 1))
         let half = size / 2
         for (quadrant, child) in children.enumerated() {
             guard let child else { continue }
-            let ox = (quadrant % 2) * half, oy = (quadrant / 2) * half
             child.pixels.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    let rowStride = size * channels
-                    // Most blocks have the alpha sum of the one before (all opaque, inside the data).
-                    var byAlphaSum = ExactDivision(by: 1)
-                    let byFour = ExactDivision(by: 4)
-                    let pixelsIn = UnsafeRawBufferPointer(src), pixelsOut = UnsafeMutableRawBufferPointer(dst)
-                    for y in 0..<half {
-                        let r0 = 2 * y * rowStride, r1 = r0 + rowStride
-                        var o = ((oy + y) * size + ox) * channels
-                        for x in 0..<half {
-                            let p00 = r0 + 2 * x * channels, p01 = p00 + channels
-                            let p10 = r1 + 2 * x * channels, p11 = p10 + channels
-                            // Four equal RGBA pixels (a chart's flat areas) average to themselves.
-                            if channels == 4 {
-                                let first = pixelsIn.loadUnaligned(fromByteOffset: p00, as: UInt32.self)
-                                if first >> 24 != 0 && pixelsIn.loadUnaligned(fromByteOffset: p01, as: UInt32.self) == first
-                                    && pixelsIn.loadUnaligned(fromByteOffset: p10, as: UInt32.self) == first
-                                    && pixelsIn.loadUnaligned(fromByteOffset: p11, as: UInt32.self) == first {
-                                    pixelsOut.storeBytes(of: first, toByteOffset: o, as: UInt32.self)
-                                    o += channels
-                                    continue
-                                }
-                            }
-                            let a0 = Int(src[p00 + colorChannels]), a1 = Int(src[p01 + colorChannels])
-                            let a2 = Int(src[p10 + colorChannels]), a3 = Int(src[p11 + colorChannels])
-                            let alphaSum = a0 + a1 + a2 + a3
-                            if alphaSum > 0 {
-                                if alphaSum != byAlphaSum.divisor { byAlphaSum = ExactDivision(by: alphaSum) }
-                                for c in 0..<colorChannels {
-                                    let sum = Int(src[p00 + c]) * a0 + Int(src[p01 + c]) * a1 + Int(src[p10 + c]) * a2 + Int(src[p11 + c]) * a3
-                                    dst[o + c] = byAlphaSum.rounded(sum)
-                                }
-                                dst[o + colorChannels] = byFour.rounded(alphaSum)
-                            }
-                            o += channels
-                        }
-                    }
-                }
+                out.withUnsafeMutableBufferPointer { dst in shrink(src, dst, (quadrant % 2) * half, (quadrant / 2) * half) }
             }
         }
         return TileImage(size: size, colorChannels: colorChannels, pixels: out)

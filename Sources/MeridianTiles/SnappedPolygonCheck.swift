@@ -1,3 +1,5 @@
+import MeridianGeometry
+
 /// A quick and exact test, in the tile's integers, that a snapped polygon is plainly valid:
 /// no two of its edges meet anywhere (but consecutive edges of a ring at their shared vertex,
 /// without folding back along each other), every hole lies inside its own outer ring and in no
@@ -43,7 +45,7 @@ enum SnappedPolygonCheck {
         func contains(_ p: SIMD2<Int32>) -> Bool { minX <= p.x && p.x <= maxX && minY <= p.y && p.y <= maxY }
     }
 
-    struct Segment {
+    struct Segment: SweptBox {
         let p: SIMD2<Int32>, q: SIMD2<Int32>
         let ring: Int32, index: Int32
         let minX: Int32, maxX: Int32, minY: Int32, maxY: Int32
@@ -87,31 +89,16 @@ enum SnappedPolygonCheck {
     /// A sweep along x over the edges' boxes: true when no two edges meet but consecutive ones
     /// of a ring at their joint.
     static func noEdgesMeet(_ segments: inout [Segment], _ rings: [[SIMD2<Int32>]]) -> Bool {
-        segments.sort { $0.minX < $1.minX }
-        for i in segments.indices {
-            let s = segments[i]
-            var j = i + 1
-            while j < segments.count && segments[j].minX <= s.maxX {
-                let t = segments[j]
-                j += 1
-                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
-                if s.ring == t.ring {
-                    let count = Int32(rings[Int(s.ring)].count)
-                    // Consecutive edges (in a triangle, every pair is, both ways round: with
-                    // an area, none of its corners is flat, so one joint's test is enough).
-                    if (s.index + 1) % count == t.index {
-                        if !meetOnlyAtJoint(s.p, s.q, t.q) { return false }
-                        continue
-                    }
-                    if (t.index + 1) % count == s.index {
-                        if !meetOnlyAtJoint(t.p, t.q, s.q) { return false }
-                        continue
-                    }
-                }
-                if meet(s, t) { return false }
+        BoxSweep.overlappingPairs(&segments) { _, s, t in
+            if s.ring == t.ring {
+                let count = Int32(rings[Int(s.ring)].count)
+                // Consecutive edges (in a triangle, every pair is, both ways round: with
+                // an area, none of its corners is flat, so one joint's test is enough).
+                if (s.index + 1) % count == t.index { return meetOnlyAtJoint(s.p, s.q, t.q) }
+                if (t.index + 1) % count == s.index { return meetOnlyAtJoint(t.p, t.q, s.q) }
             }
+            return !meet(s, t)
         }
-        return true
     }
 
     /// Whether `p`, on no edge of `ring`, lies inside it (even-odd rule, exact).

@@ -114,6 +114,8 @@ public final class ScratchFile {
         try sink.flush()
         var chunk = [UInt8](repeating: 0, count: 1 << 20), offset = 0
         while true {
+            // A large copy (a PMTiles archive's tile data) is part of the run a signal stops.
+            try TemporaryFiles.checkForStop()
             let got = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else {

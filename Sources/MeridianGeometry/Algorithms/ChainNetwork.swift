@@ -97,7 +97,7 @@ struct ChainNetwork {
     }
 
     /// A kept segment: chain, first and last input index, and its box in the plane.
-    struct Segment {
+    struct Segment: SweptBox {
         var chain: Int
         var a: Int
         var b: Int
@@ -125,25 +125,21 @@ struct ChainNetwork {
     mutating func repair(stopRequested: (() -> Bool)? = nil) {
         while true {
             if stopRequested?() == true { return }
-            let segments = keptSegments().sorted { $0.minX < $1.minX }
+            var segments = keptSegments()
             var refine = Set<SegmentKey>()
             func flag(_ s: Segment) {
                 if s.b - s.a > 1 { refine.insert(SegmentKey(chain: s.chain, a: s.a)) }
             }
-            for i in segments.indices {
-                if i & 4095 == 4095, stopRequested?() == true { return }
-                let s = segments[i]
-                var j = i + 1
-                while j < segments.count && segments[j].minX <= s.maxX {
-                    let t = segments[j]
-                    j += 1
-                    guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
-                    if conflict(s, t) {
-                        flag(s)
-                        flag(t)
-                    }
+            let swept = BoxSweep.overlappingPairs(&segments) { i, s, t in
+                // Asked every 4,096 segments that have a pair (a long ring's repair can take minutes).
+                if i & 4095 == 4095, stopRequested?() == true { return false }
+                if conflict(s, t) {
+                    flag(s)
+                    flag(t)
                 }
+                return true
             }
+            guard swept else { return }  // stopped
             for s in sweepingSegments(segments) { flag(s) }
             if refine.isEmpty { return }
             for key in refine {

@@ -1,0 +1,40 @@
+/// An axis-aligned box a sweep along x can pair: a segment's, an edge's.
+public protocol SweptBox {
+    /// The type of the box's coordinates.
+    associatedtype Coordinate: Comparable
+    /// The box's west edge.
+    var minX: Coordinate { get }
+    /// The box's east edge.
+    var maxX: Coordinate { get }
+    /// The box's south (or top) edge.
+    var minY: Coordinate { get }
+    /// The box's north (or bottom) edge.
+    var maxY: Coordinate { get }
+}
+
+/// A sweep along x over boxes: the pairs whose boxes overlap, each found once, without testing
+/// every pair. Shared by the simplifier's search for crossing segments (`ChainNetwork`) and
+/// the vector tiler's exact check of snapped polygons.
+public enum BoxSweep {
+    /// Sorts `boxes` by their west edge, then calls `body` with each pair whose boxes overlap
+    /// (touching counts), the first of the pair at `index` in the sorted order, the second later.
+    /// - Parameters:
+    ///   - boxes: The boxes; sorted by `minX` on return.
+    ///   - body: Takes the first box's index, the first box and the second; returns false to stop.
+    /// - Returns: False when `body` stopped the sweep, true when every pair was seen.
+    @inlinable
+    public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool {
+        boxes.sort { $0.minX < $1.minX }
+        for i in boxes.indices {
+            let s = boxes[i]
+            var j = i + 1
+            while j < boxes.count && boxes[j].minX <= s.maxX {
+                let t = boxes[j]
+                j += 1
+                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+                guard body(i, s, t) else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -64,16 +64,7 @@ import Testing
     /// 130 and the tiles kept, and the note says so (it said to `--resume` a finished run).
     @Test(.timeLimit(.minutes(10))) func interruptedWhileWritingTheViewerPage() throws {
         try withTemporaryFolder { folder in
-            var seed: UInt64 = 31
-            func next() -> Double {
-                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return Double(seed >> 11) / Double(1 << 53)
-            }
-            let points = (0..<4000).map { i in
-                #"{"type":"Feature","properties":{"n":\#(i)},"geometry":{"type":"Point","coordinates":[\#(next() * 358 - 179),\#(next() * 160 - 80)]}}"#
-            }
-            let input = folder.appendingPathComponent("points.geojson")
-            try Data((#"{"type":"FeatureCollection","features":["# + points.joined(separator: ",") + "]}").utf8).write(to: input)
+            let input = try Self.scatteredPoints(4000, seed: 31, in: folder)
             let output = folder.appendingPathComponent("tiles")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: meridianBinary)
@@ -105,17 +96,7 @@ import Testing
         try withTemporaryFolder { folder in
             let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
             for made in [place, scratch] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
-            // Points far apart, a tile each at every zoom: many tiles, quickly made.
-            var seed: UInt64 = 29
-            func next() -> Double {
-                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return Double(seed >> 11) / Double(1 << 53)
-            }
-            let points = (0..<8000).map { i in
-                #"{"type":"Feature","properties":{"n":\#(i)},"geometry":{"type":"Point","coordinates":[\#(next() * 358 - 179),\#(next() * 160 - 80)]}}"#
-            }
-            let input = folder.appendingPathComponent("points.geojson")
-            try Data((#"{"type":"FeatureCollection","features":["# + points.joined(separator: ",") + "]}").utf8).write(to: input)
+            let input = try Self.scatteredPoints(8000, seed: 29, in: folder)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: meridianBinary)
             let archive = place.appendingPathComponent("points.pmtiles")
@@ -164,6 +145,22 @@ import Testing
             #expect(contents(of: scratch).isEmpty, "left in TMPDIR \(contents(of: scratch))")
             #expect(stderr.contains("nothing of the PMTiles archive was kept"), "\(stderr)")
         }
+    }
+
+    /// A GeoJSON file of `count` points scattered over the world (a tile each at every zoom:
+    /// many tiles, quickly made), the same for the same `seed`.
+    static func scatteredPoints(_ count: Int, seed start: UInt64, in folder: URL) throws -> URL {
+        var seed = start
+        func next() -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(seed >> 11) / Double(1 << 53)
+        }
+        let points = (0..<count).map { i in
+            #"{"type":"Feature","properties":{"n":\#(i)},"geometry":{"type":"Point","coordinates":[\#(next() * 358 - 179),\#(next() * 160 - 80)]}}"#
+        }
+        let input = folder.appendingPathComponent("points.geojson")
+        try Data((#"{"type":"FeatureCollection","features":["# + points.joined(separator: ",") + "]}").utf8).write(to: input)
+        return input
     }
     #endif
 }

@@ -22,7 +22,7 @@ import Synchronization
 /// Memory holds a block of tiles, never the data: for each group of zoom levels the features
 /// stream by once, each cut down to the group's blocks (`TileBlockSpill`) and its pieces set
 /// aside on disk as GeoJSON text (numbers come back bit for bit); then each block, on its own
-/// thread, is read back and cut down to its tiles, which are drawn (``drawTiles(zooms:jobs:store:)``).
+/// thread, is read back and cut down to its tiles, which are drawn (``drawTiles(zooms:jobs:shard:store:)``).
 public final class FeatureTiles: Sendable {
     /// Tile width and height in pixels.
     public let tileSize: Int

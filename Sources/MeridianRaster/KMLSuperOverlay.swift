@@ -28,7 +28,7 @@ public enum KMLSuperOverlay {
 
     /// Writes the super-overlay into a finished folder of tiles.
     /// - Parameters:
-    ///   - folder: The tile folder (the one a ``FolderTileSink`` wrote).
+    ///   - folder: The tile folder (the one a `FolderTileSink` wrote).
     ///   - m: The tile set's metadata: its zoom levels, tile size, format and name.
     ///   - scheme: How the folder counts rows (TMS rows are turned to latitudes from the bottom).
     /// - Returns: What was written.

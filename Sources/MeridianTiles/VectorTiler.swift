@@ -217,7 +217,7 @@ public struct VectorTiler {
     /// No tile holds more features than the level (clusters and tiny polygons' squares stand
     /// for one feature or more), nor more bytes than every feature of the level would take
     /// encoded in one tile: per feature an allowance for its header, id and geometry commands;
-    /// per position ``bytesPerPosition`` (two 5-byte varints, four times over for the points
+    /// per position `bytesPerPosition` (two 5-byte varints, four times over for the points
     /// clipping adds); per property its key and value bytes and the most their tags and table
     /// entries take. A level under both bounds is made in one pass, each tile on its own.
     /// - Parameter zoom: The zoom level.

@@ -168,7 +168,7 @@ public struct GeometrySimplifier: Sendable {
     /// Whether ``simplify(_:)`` is sure to leave something of `geometry`, told without
     /// simplifying it (its positions are only measured): points; a line whose ends differ (its
     /// ends are kept); rings whose extent together is not smaller than the tolerance with an
-    /// outer ring of four positions or more (``simplifyPaths(_:groups:shareArcs:groupHasOtherParts:)``
+    /// outer ring of four positions or more (`simplifyPaths(_:groups:shareArcs:groupHasOtherParts:)`
     /// keeps the largest such, and a ring of four positions cannot collapse). False when it
     /// cannot tell: a tiler that needs to know whether a geometry vanishes (its area then adds
     /// to tiny polygons' squares) simplifies those.

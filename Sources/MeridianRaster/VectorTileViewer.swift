@@ -69,7 +69,8 @@ public enum VectorTileViewer {
                                 at: SourceLocation(file: path), hint: "write the viewer into a new tile folder")
         }
         var tiles = 0
-        do {
+        // Stopped in order by a signal: the handler can remove files, not the staging folder.
+        try TemporaryFiles.stoppingInOrder { do {
             let files = TileFolderWriter(root: staging, inPlace: true)
             try TileViewer.copyAssets(mapLibreFiles, from: mapLibre, into: files)
             for tile in try pyramid.tileAddresses(zooms: nil) {
@@ -86,7 +87,7 @@ public enum VectorTileViewer {
             // Only this run's staging folder: never followed if a link took its place.
             if LinkFreeReading.kind(of: staging) == .folder { try? FileManager.default.removeItem(atPath: staging) }
             throw error
-        }
+        } }
         try OutputTarget.write(Array(html(metadata, layers: layerNames(metadata, in: folder)).utf8), to: page, durable: false)
         return tiles
     }

@@ -438,8 +438,9 @@ struct Tile: ParsableCommand {
         if !quiet {
             TemporaryFiles.setInterruptionNote("\(clear)meridian: interrupted while writing the viewer page: the \(count) tile\(count == 1 ? "" : "s") of \(output) are complete and kept; the page is not\n")
         }
-        defer { TemporaryFiles.setInterruptionNote(nil) }
+        // Cleared once the page is written; a stop in order (an `Interruption`) prints it as it ends.
         try body()
+        TemporaryFiles.setInterruptionNote(nil)
     }
 
     /// The line printed when Ctrl-C (or SIGTERM, SIGHUP) stops the run: the command to resume

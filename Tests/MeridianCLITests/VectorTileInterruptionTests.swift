@@ -85,6 +85,7 @@ import Testing
             #expect(stderr.contains("complete and kept") && !stderr.contains("--resume"), "\(stderr)")
             #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("0/0/0.pbf").path))
             #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("index.html").path))
+            #expect(!FileManager.default.fileExists(atPath: staging), "the viewer's staging folder was left")
         }
     }
 

@@ -187,10 +187,11 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// process at once: `body` calls ``checkForStop()`` as it goes (last before it commits its
     /// output), and throws ``Interruption`` from there. A second signal ends the process at
     /// once, as outside. For work that leaves what a signal handler cannot remove (a folder of
-    /// tiles); one thread calls it, before the work's threads start.
+    /// tiles); one thread calls it, before the work's threads start. Calls nest: an inner one
+    /// leaves the outer one's stopping in order as it was.
     public static func stoppingInOrder<T>(_ body: () throws -> T) rethrows -> T {
-        stopsInOrder.store(true, ordering: .releasing)
-        defer { stopsInOrder.store(false, ordering: .releasing) }
+        let outer = stopsInOrder.exchange(true, ordering: .acquiringAndReleasing)
+        defer { stopsInOrder.store(outer, ordering: .releasing) }
         return try body()
     }
 

@@ -27,22 +27,8 @@ import Testing
     /// stay there, two files per killed run.
     @Test(.timeLimit(.minutes(10)))
     func killedKMLConversionLeavesNoScratchFiles() throws {
-        try withTemporaryFolder { folder in
-            let scratch = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
-            for made in [scratch, out] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
-            let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent("out.kml").path],
-                                                       environment: ["TMPDIR": scratch.path])
-            // The output's own temporary file shows the writer is open; give it time to write.
-            let deadline = Date().addingTimeInterval(10)
-            while contents(of: out).isEmpty && Date() < deadline { usleep(10_000) }
-            #expect(!contents(of: out).isEmpty)
-            usleep(300_000)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try? input.fileHandleForWriting.close()
-            #expect(process.terminationStatus == SIGKILL)
-            #expect(contents(of: scratch).isEmpty, "left in $TMPDIR: \(contents(of: scratch))")
-        }
+        // The output's own temporary file shows the writer is open.
+        try killConverting(to: "out.kml", once: { _, _, out in !contents(of: out).isEmpty }, what: "the output's temporary file")
     }
 
     #if os(Linux)
@@ -53,14 +39,23 @@ import Testing
     /// into `$TMPDIR`), and `$TMPDIR` is then empty. (Issue 31: they were named, and stayed.)
     @Test(.timeLimit(.minutes(10)), arguments: ["out.kml", "out.kmz", "out.csv", "out.gpx", "out.gpkg", "out.svg", "out.png"])
     func killedConversionLeavesNoScratchFiles(output: String) throws {
+        try killConverting(to: output, once: { pid, scratch, _ in Self.hasOpenFile(pid, in: scratch.path) }, what: "a scratch file")
+    }
+    #endif
+
+    /// Starts converting standard input's GeoJSON to `output` with its own `$TMPDIR`, waits (up
+    /// to 20 s) until `ready` says the writer is at work (given the process id, `$TMPDIR` and
+    /// the output's folder), lets it write a moment, kills it with SIGKILL, which no handler
+    /// sees, and expects `$TMPDIR` empty.
+    func killConverting(to output: String, once ready: (Int32, URL, URL) -> Bool, what: String) throws {
         try withTemporaryFolder { folder in
             let scratch = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
             for made in [scratch, out] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
             let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent(output).path],
                                                        environment: ["TMPDIR": scratch.path])
             let deadline = Date().addingTimeInterval(20)
-            while !Self.hasOpenFile(process.processIdentifier, in: scratch.path) && Date() < deadline { usleep(10_000) }
-            #expect(Self.hasOpenFile(process.processIdentifier, in: scratch.path), "\(output): no scratch file was open")
+            while !ready(process.processIdentifier, scratch, out) && Date() < deadline { usleep(10_000) }
+            #expect(ready(process.processIdentifier, scratch, out), "\(output): \(what) was never seen")
             usleep(300_000)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -70,6 +65,7 @@ import Testing
         }
     }
 
+    #if os(Linux)
     /// Whether process `pid` has a file in `folder` open (named or not: /proc shows a nameless
     /// one as `folder/#INODE (deleted)`).
     static func hasOpenFile(_ pid: Int32, in folder: String) -> Bool {

@@ -88,24 +88,14 @@ public enum TilePyramids {
     }
 
     /// Opens the pyramid at `path`: by extension an MBTiles file or a PMTiles archive, else a
-    /// tile folder.
+    /// tile folder (the container's reader: ``TileContainer/openReader(at:)``).
     /// - Throws: `MeridianError` (input unavailable) when there is nothing at `path`, (bad input)
     ///   when it is not a tile pyramid.
     public static func open(_ path: String) throws -> any TilePyramidReader {
         guard FileManager.default.fileExists(atPath: path) else {
             throw MeridianError(.inputUnavailable, "no such file or folder", at: SourceLocation(file: path))
         }
-        switch TileContainer(path: path) {
-        case .mbtiles: return try MBTilesFile(path: path)
-        case .pmtiles: return try PMTilesFile(path: path)
-        case .folder: break
-        }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw MeridianError(.badInput, "not a tile pyramid", at: SourceLocation(file: path),
-                                hint: "give a tile folder with metadata.json, an .mbtiles file or a .pmtiles archive")
-        }
-        return try TileFolderReader(path: path)
+        return try TileContainer(path: path).openReader(at: path)
     }
 }
 

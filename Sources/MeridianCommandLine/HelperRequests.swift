@@ -318,3 +318,36 @@ public struct DrawTilesRequest: HelperRequest {
         try fields.requireAllTaken()
     }
 }
+
+/// `meridian-gdal tile-info`: what a tile pyramid holds (`meridian info PYRAMID`), printed on
+/// standard output as `meridian info` prints it, as text or as one JSON object.
+public struct TileInfoRequest: HelperRequest {
+    /// `tile-info`.
+    public static let subcommand = "tile-info"
+    /// The pyramid: a folder with `metadata.json`, an MBTiles file or a PMTiles archive.
+    public var input: String
+    /// Whether the summary is printed as one JSON object (else as text for people).
+    public var json: Bool
+
+    /// A request to describe `input`, as JSON when `json`.
+    /// - Parameters:
+    ///   - input: The pyramid.
+    ///   - json: Whether to print JSON.
+    public init(input: String, json: Bool) {
+        self.input = input
+        self.json = json
+    }
+
+    /// Input and the format printed (`text` or `json`).
+    public var fields: [(name: String, value: String?)] { [("input", input), ("format", json ? "json" : "text")] }
+
+    /// The request its fields carry.
+    /// - Throws: `MeridianError` (`usage`) for a missing input or a format not `text` or `json`.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        let format = try fields.required("format")
+        guard format == "text" || format == "json" else { throw MeridianError(.usage, "\(Self.subcommand) request: format is not text or json: \(format)") }
+        self.init(input: try fields.required("input"), json: format == "json")
+        try fields.requireAllTaken()
+    }
+}

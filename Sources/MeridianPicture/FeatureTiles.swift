@@ -207,7 +207,7 @@ public final class FeatureTiles: Sendable {
     ///
     /// Zooms 0-2 (at most 16 tiles) are drawn with their canvases open together while the
     /// features stream by. Deeper, the features stream by once and are cut to the level's
-    /// blocks (tiles of a level above it, ``blockZoom(for:)``), whose pieces are set aside on
+    /// blocks (tiles of a level above it, `blockZoom(for:)`), whose pieces are set aside on
     /// disk; then each block, on a thread, is read back and cut down to its tiles, depth first,
     /// each drawn as it is reached.
     /// - Parameters:

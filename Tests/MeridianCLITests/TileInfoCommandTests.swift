@@ -93,6 +93,19 @@ import Testing
         }
     }
 
+    /// docs/info.md's example shows what `info` prints of the microstates tiled at zooms 0-2.
+    @Test func pageShowsWhatInfoPrints() throws {
+        try withTemporaryFolder { folder in
+            let made = try meridian(["tile", packageRoot.appendingPathComponent("examples/data/microstates.geojson").path, "microstates.pmtiles",
+                                     "--zoom", "0-2", "-q"], in: folder)
+            #expect(made.status == 0, "\(made.stderr)")
+            let printed = try meridian(["info", "microstates.pmtiles"], in: folder)
+            #expect(printed.status == 0 && printed.stdout.hasPrefix("file:"), "\(printed.stderr)")
+            let page = try String(contentsOf: packageRoot.appendingPathComponent("docs/info.md"), encoding: .utf8)
+            #expect(page.contains("$ meridian info microstates.pmtiles\n" + printed.stdout + "\n"), "docs/info.md should show:\n\(printed.stdout)")
+        }
+    }
+
     /// Options that do nothing for a pyramid are refused (64); a missing one is 66; an archive
     /// whose metadata states a center that is no place is bad input (65) naming it, with
     /// nothing on standard output.

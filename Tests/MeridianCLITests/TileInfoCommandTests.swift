@@ -107,8 +107,8 @@ import Testing
     }
 
     /// Options that do nothing for a pyramid are refused (64); a missing one is 66; an archive
-    /// whose metadata states a center that is no place is bad input (65) naming it, with
-    /// nothing on standard output.
+    /// whose metadata states a center that is no place, or cut short, is bad input (65) naming
+    /// it, with nothing on standard output.
     @Test func refusalsAndDamage() throws {
         try withTemporaryFolder { folder in
             let mbtiles = folder.appendingPathComponent("t.mbtiles").path
@@ -126,9 +126,17 @@ import Testing
             let pmtiles = folder.appendingPathComponent("damaged.pmtiles").path
             #expect(try meridian(["tile-copy", mbtiles, pmtiles, "-q"]).status == 0)
             var bytes = try Data(contentsOf: URL(fileURLWithPath: pmtiles))
+            // Each file cut to half its length.
+            var truncated: [String] = []
+            for (source, name) in [(mbtiles, "cut.mbtiles"), (pmtiles, "cut.pmtiles")] {
+                let whole = try Data(contentsOf: URL(fileURLWithPath: source))
+                let cut = folder.appendingPathComponent(name)
+                try whole.prefix(whole.count / 2).write(to: cut)
+                truncated.append(cut.path)
+            }
             bytes[118] = 200  // the header's center zoom
             try bytes.write(to: URL(fileURLWithPath: pmtiles))
-            for path in [damaged, pmtiles] {
+            for path in [damaged, pmtiles] + truncated {
                 let result = try meridian(["info", path])
                 #expect(result.status == ExitStatus.badInput && result.stderr.hasPrefix("meridian: error: \(path)"), "\(result.stderr)")
                 #expect(result.stdout.isEmpty)

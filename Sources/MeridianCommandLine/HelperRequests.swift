@@ -262,15 +262,15 @@ public struct TileReadRequest: HelperRequest {
     }
 }
 
-/// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into image tiles at each zoom
-/// level, sent back on standard output as `TilesThroughHelper` frames them.
+/// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into the image tiles of one
+/// zoom level, sent back on standard output as `TilesThroughHelper` frames them.
 public struct DrawTilesRequest: HelperRequest {
     /// `tiles`.
     public static let subcommand = "tiles"
     /// The GeoJSON text sequence to draw (an empty file draws nothing).
     public var input: String
-    /// The zoom levels to draw.
-    public var zooms: ClosedRange<Int>
+    /// The zoom level to draw.
+    public var zoom: Int
     /// Tile width and height in pixels.
     public var tileSize: Int
     /// Threads drawing.
@@ -278,34 +278,32 @@ public struct DrawTilesRequest: HelperRequest {
     /// The shard whose tiles to draw (no other is drawn); nil for every tile.
     public var shard: TileShardOwnership?
 
-    /// A request to draw `input` into `tileSize` tiles at `zooms`, on `jobs` threads.
+    /// A request to draw `input` into `tileSize` tiles at level `zoom`, on `jobs` threads.
     /// - Parameters:
     ///   - input: The features.
-    ///   - zooms: The zoom levels.
+    ///   - zoom: The zoom level.
     ///   - tileSize: Tile width and height in pixels.
     ///   - jobs: Threads drawing.
     ///   - shard: The shard whose tiles to draw; nil for every tile.
-    public init(input: String, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil) {
+    public init(input: String, zoom: Int, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil) {
         self.input = input
-        self.zooms = zooms
+        self.zoom = zoom
         self.tileSize = tileSize
         self.jobs = jobs
         self.shard = shard
     }
 
-    /// Input, zooms (`MIN-MAX`), tile size, jobs and the shard (`K/N`, when given).
+    /// Input, zoom, tile size, jobs and the shard (`K/N`, when given).
     public var fields: [(name: String, value: String?)] {
-        [("input", input), ("zooms", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-size", "\(tileSize)"), ("jobs", "\(jobs)"),
-         ("shard", shard?.description)]
+        [("input", input), ("zoom", "\(zoom)"), ("tile-size", "\(tileSize)"), ("jobs", "\(jobs)"), ("shard", shard?.description)]
     }
 
     /// The request its fields carry.
-    /// - Throws: `MeridianError` (`usage`) for zooms that are not `MIN-MAX` (`ZoomRange`'s), a tile size not 256 or 512, no jobs, or a shard not `K/N`.
+    /// - Throws: `MeridianError` (`usage`) for a zoom level not from 0 to 30, a tile size not 256 or 512, no jobs, or a shard not `K/N`.
     public init(fields: HelperRequestFields) throws {
         var fields = fields
-        let zoomText = try fields.required("zooms")
-        guard let zooms = ZoomRange(argument: zoomText)?.levels else {
-            throw MeridianError(.usage, "\(Self.subcommand) request: zooms is not \(ZoomRange.syntax.form): \(zoomText)")
+        guard let zoom = try fields.integer("zoom"), MapTile.zoomLevels.contains(zoom) else {
+            throw MeridianError(.usage, "\(Self.subcommand) request: zoom must be given, from \(MapTile.zoomLevels.lowerBound) to \(MapTile.zoomLevels.upperBound)")
         }
         guard let tileSize = try fields.integer("tile-size"), tileSize == 256 || tileSize == 512 else {
             throw MeridianError(.usage, "\(Self.subcommand) request: tile-size must be given, 256 or 512")
@@ -316,7 +314,40 @@ public struct DrawTilesRequest: HelperRequest {
             guard let shard = TileShardOwnership(text) else { throw MeridianError(.usage, "\(Self.subcommand) request: shard is not K/N with 0 ≤ K < N: \(text)") }
             return shard
         }
-        self.init(input: try fields.required("input"), zooms: zooms, tileSize: tileSize, jobs: jobs, shard: shard)
+        self.init(input: try fields.required("input"), zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard)
+        try fields.requireAllTaken()
+    }
+}
+
+/// `meridian-gdal tile-info`: what a tile pyramid holds (`meridian info PYRAMID`), printed on
+/// standard output as `meridian info` prints it, as text or as one JSON object.
+public struct TileInfoRequest: HelperRequest {
+    /// `tile-info`.
+    public static let subcommand = "tile-info"
+    /// The pyramid: a folder with `metadata.json`, an MBTiles file or a PMTiles archive.
+    public var input: String
+    /// Whether the summary is printed as one JSON object (else as text for people).
+    public var json: Bool
+
+    /// A request to describe `input`, as JSON when `json`.
+    /// - Parameters:
+    ///   - input: The pyramid.
+    ///   - json: Whether to print JSON.
+    public init(input: String, json: Bool) {
+        self.input = input
+        self.json = json
+    }
+
+    /// Input and the format printed (`text` or `json`).
+    public var fields: [(name: String, value: String?)] { [("input", input), ("format", json ? "json" : "text")] }
+
+    /// The request its fields carry.
+    /// - Throws: `MeridianError` (`usage`) for a missing input or a format not `text` or `json`.
+    public init(fields: HelperRequestFields) throws {
+        var fields = fields
+        let format = try fields.required("format")
+        guard format == "text" || format == "json" else { throw MeridianError(.usage, "\(Self.subcommand) request: format is not text or json: \(format)") }
+        self.init(input: try fields.required("input"), json: format == "json")
         try fields.requireAllTaken()
     }
 }

@@ -25,20 +25,20 @@ public enum TilesThroughHelper {
         return bytes + rgba
     }
 
-    /// Runs `meridian-draw tiles` on the features at `spill` and hands each tile it draws to
+    /// Runs `meridian-draw tiles` on the features at `spill` and hands each tile of level `zoom` it draws to
     /// `store`, on `jobs` threads (encoding a tile takes as long as drawing it).
     /// - Parameters:
     ///   - spill: The features, closed (the child reads its file as `InheritedScratch`).
-    ///   - zooms: The zoom levels to draw.
+    ///   - zoom: The zoom level to draw.
     ///   - tileSize: Tile width and height in pixels.
     ///   - jobs: The helper's drawing threads, and the threads calling `store`.
     ///   - shard: The shard whose tiles the helper draws (it draws no other); nil for every tile.
     ///   - warnings: Where the helper's warnings go.
     ///   - store: Takes each tile with its pixels (RGBA rows, not premultiplied), from several threads at once, in no set order.
     /// - Throws: The helper's error as a `MeridianError`, an I/O error when what it sends is cut short, or `store`'s first error.
-    public static func draw(spill: FeatureSpill, zooms: ClosedRange<Int>, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil,
+    public static func draw(spill: FeatureSpill, zoom: Int, tileSize: Int, jobs: Int, shard: TileShardOwnership? = nil,
                             warnings: DiagnosticHandler?, store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
-        let arguments = DrawTilesRequest(input: InheritedScratch.argument, zooms: zooms, tileSize: tileSize, jobs: jobs, shard: shard).arguments
+        let arguments = DrawTilesRequest(input: InheritedScratch.argument, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard).arguments
         let (child, diagnostics) = try HelperExecutable.draw.start(arguments, for: "drawing image tiles of vector data", standardOutput: .pipe,
                                                                    inheriting: spill.descriptor)
         let tiles = FrameReader(BufferedInput(fileDescriptor: child.standardOutput!, name: "meridian-draw", ownsDescriptor: false),

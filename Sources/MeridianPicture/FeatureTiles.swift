@@ -19,10 +19,10 @@ import Synchronization
 /// it keeps what the inner one alone keeps, so the pixels are the same (and `FeatureDrawing`
 /// need not clip again).
 ///
-/// Memory holds a block of tiles, never the data: for each group of zoom levels the features
-/// stream by once, each cut down to the group's blocks (`TileBlockSpill`) and its pieces set
-/// aside on disk as GeoJSON text (numbers come back bit for bit); then each block, on its own
-/// thread, is read back and cut down to its tiles, which are drawn (``drawTiles(zooms:jobs:shard:store:)``).
+/// Memory holds a block of tiles, never the data: for a zoom level the features stream by
+/// once, each cut down to the level's blocks (`TileBlockSpill`) and its pieces set aside on
+/// disk as GeoJSON text (numbers come back bit for bit); then each block, on its own thread, is
+/// read back and cut down to its tiles, which are drawn (``drawTiles(zoom:jobs:shard:store:)``).
 public final class FeatureTiles: Sendable {
     /// Tile width and height in pixels.
     public let tileSize: Int
@@ -49,7 +49,7 @@ public final class FeatureTiles: Sendable {
     /// the order read.
     /// - Parameters:
     ///   - tileSize: Tile width and height in pixels.
-    ///   - features: Opens the features from the first; called once per group of zoom levels drawn.
+    ///   - features: Opens the features from the first; called once per zoom level drawn.
     public init(tileSize: Int, features: @escaping @Sendable () throws -> any FeatureReader) {
         self.tileSize = tileSize
         self.features = features
@@ -185,89 +185,79 @@ public final class FeatureTiles: Sendable {
         return try open.finish()
     }
 
-    /// Draws every tile of `zooms` (the lowest few: they see the whole world) with every canvas
-    /// open at once while the features stream by once, each cut down the quadtree to the tiles
-    /// it reaches and drawn into them, so nothing of the data is held; hands each tile that
-    /// something shows in to `body`.
-    private func drawStreaming(_ zooms: ClosedRange<Int>, shard: TileShardOwnership?, _ body: (MapTile, [UInt8]) throws -> Void) throws {
-        let tiles = zooms.flatMap { zoom in (0..<(1 << zoom)).flatMap { y in (0..<(1 << zoom)).map { MapTile(zoom: zoom, x: $0, y: y) } } }
-            .filter { shard?.owns($0) ?? true }
+    /// Draws every tile of level `zoom` (one of the lowest few: they see the whole world) with
+    /// every canvas open at once while the features stream by once, each cut down the quadtree
+    /// to the tiles it reaches and drawn into them, so nothing of the data is held; hands each
+    /// tile that something shows in to `body`.
+    private func drawStreaming(_ zoom: Int, shard: TileShardOwnership?, _ body: (MapTile, [UInt8]) throws -> Void) throws {
+        let tiles = (0..<(1 << zoom)).flatMap { y in (0..<(1 << zoom)).map { MapTile(zoom: zoom, x: $0, y: y) } }.filter { shard?.owns($0) ?? true }
         let open = try Dictionary(uniqueKeysWithValues: tiles.map { ($0, try OpenTile($0, size: tileSize)) })
         try forEachFeature { piece in
-            try descend([piece], from: nil, to: zooms.upperBound, wanted: zooms, shard: shard) { tile, pieces in open[tile]?.draw(pieces) }
+            try descend([piece], from: nil, to: zoom, wanted: zoom...zoom, shard: shard) { tile, pieces in open[tile]?.draw(pieces) }
         }
         for tile in tiles {
             if let pixels = try open[tile]!.finish() { try body(tile, pixels) }
         }
     }
 
-    /// Draws every tile of `zooms` that something shows in, on `jobs` threads, and hands each to
-    /// `store` (one call at a time, in no set order) with its pixels as ``draw(_:)`` gives them.
-    /// With `shard`, only that shard's tiles are drawn: a quadtree node none of whose tiles is the
-    /// shard's is not cut, nor its blocks set aside (a tile's pixels depend on it alone).
+    /// Draws every tile of level `zoom` that something shows in, on `jobs` threads, and hands
+    /// each to `store` (one call at a time, in no set order) with its pixels as ``draw(_:)``
+    /// gives them. With `shard`, only that shard's tiles are drawn: a quadtree node none of whose
+    /// tiles is the shard's is not cut, nor its blocks set aside (a tile's pixels depend on it alone).
     ///
-    /// Zooms 0-2 (21 tiles) are drawn with their canvases open together while the features
-    /// stream by. Deeper zooms go in groups of six levels: the features stream by once per
-    /// group and are cut to the tiles of its first level, the blocks (`drawingGroups(_:)`),
-    /// whose pieces are set aside on disk; then each block, on a thread, is read back and cut
-    /// down to its tiles, depth first, each drawn as it is reached.
+    /// Zooms 0-2 (at most 16 tiles) are drawn with their canvases open together while the
+    /// features stream by. Deeper, the features stream by once and are cut to the level's
+    /// blocks (tiles of a level above it, `blockZoom(for:)`), whose pieces are set aside on
+    /// disk; then each block, on a thread, is read back and cut down to its tiles, depth first,
+    /// each drawn as it is reached.
     /// - Parameters:
-    ///   - zooms: The zoom levels to draw.
+    ///   - zoom: The zoom level to draw.
     ///   - jobs: The drawing threads.
     ///   - shard: The shard whose tiles to draw; nil for every tile.
     ///   - store: Takes each tile with its pixels (RGBA rows, not premultiplied).
     /// - Returns: How many tiles were drawn (empty ones are not).
     /// - Throws: The first error of `store` or of drawing; the other threads stop at their next block.
     @discardableResult
-    public func drawTiles(zooms: ClosedRange<Int>, jobs: Int, shard: TileShardOwnership? = nil,
+    public func drawTiles(zoom: Int, jobs: Int, shard: TileShardOwnership? = nil,
                           store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Int {
         let drawn = Mutex(0), storing = Mutex(())
         let keep: @Sendable (MapTile, [UInt8]) throws -> Void = { tile, pixels in
             try storing.withLock { _ in try store(tile, pixels) }
             drawn.withLock { $0 += 1 }
         }
-        for group in Self.drawingGroups(zooms) {
-            guard let blockZoom = group.blockZoom else {
-                try drawStreaming(group.zooms, shard: shard, keep)
-                continue
+        guard let blockZoom = Self.blockZoom(for: zoom) else {
+            try drawStreaming(zoom, shard: shard, keep)
+            return drawn.withLock { $0 }
+        }
+        let blocks = try TileBlockSpill()
+        let text = OutputSink(collectingAs: "tile-blocks")
+        let writer = GeoJSONWriter(sink: text, sequence: true)
+        try forEachFeature { piece in
+            try descend([piece], from: nil, to: blockZoom, wanted: zoom...zoom, shard: shard) { block, pieces in
+                guard block.zoom == blockZoom else { return }
+                try writer.write(pieces[0].feature)
+                try text.takeCollectedBytes().withUnsafeBytes { try blocks.append(block, $0) }
             }
-            let blocks = try TileBlockSpill()
-            let text = OutputSink(collectingAs: "tile-blocks")
-            let writer = GeoJSONWriter(sink: text, sequence: true)
-            try forEachFeature { piece in
-                try descend([piece], from: nil, to: blockZoom, wanted: group.zooms, shard: shard) { block, pieces in
-                    guard block.zoom == blockZoom else { return }
-                    try writer.write(pieces[0].feature)
-                    try text.takeCollectedBytes().withUnsafeBytes { try blocks.append(block, $0) }
-                }
-            }
-            let held = try blocks.finishWriting()
-            try Self.inParallel(held.count, jobs: jobs) { [self] index in
-                let reader = GeoJSONReader(input: BufferedInput(bytes: try blocks.records(of: held[index])), layout: .sequence)
-                _ = try reader.readMetadata()
-                var pieces: [Piece] = []
-                while let feature = try reader.next() { pieces.append(Self.piece(feature)) }
-                try descend(pieces, from: held[index], to: group.zooms.upperBound, wanted: group.zooms, shard: shard) { tile, pieces in
-                    guard group.zooms.contains(tile.zoom), shard?.owns(tile) ?? true, let pixels = try draw(tile, pieces) else { return }
-                    try keep(tile, pixels)
-                }
+        }
+        let held = try blocks.finishWriting()
+        try Self.inParallel(held.count, jobs: jobs) { [self] index in
+            let reader = GeoJSONReader(input: BufferedInput(bytes: try blocks.records(of: held[index])), layout: .sequence)
+            _ = try reader.readMetadata()
+            var pieces: [Piece] = []
+            while let feature = try reader.next() { pieces.append(Self.piece(feature)) }
+            try descend(pieces, from: held[index], to: zoom, wanted: zoom...zoom, shard: shard) { tile, pieces in
+                guard tile.zoom == zoom, shard?.owns(tile) ?? true, let pixels = try draw(tile, pieces) else { return }
+                try keep(tile, pixels)
             }
         }
         return drawn.withLock { $0 }
     }
 
-    /// The zooms drawn together: zooms 0-2 streamed (no blocks), then groups of six levels from
-    /// zoom 3, each cut from blocks at its first level, so a block spans at most 32 by 32 tiles
-    /// of its group's deepest level (as a vector tile block does) and the data streams by once
-    /// per group, not once per zoom.
-    /// - Parameter zooms: The zoom levels to draw.
-    static func drawingGroups(_ zooms: ClosedRange<Int>) -> [(blockZoom: Int?, zooms: ClosedRange<Int>)] {
-        var groups: [(blockZoom: Int?, zooms: ClosedRange<Int>)] = []
-        if zooms.lowerBound <= 2 { groups.append((nil, zooms.lowerBound...min(2, zooms.upperBound))) }
-        for first in stride(from: 3, through: zooms.upperBound, by: 6) where first + 5 >= zooms.lowerBound {
-            groups.append((first, max(first, zooms.lowerBound)...min(first + 5, zooms.upperBound)))
-        }
-        return groups
+    /// The level of the blocks level `zoom` is drawn from: nil for zooms 0-2 (streamed, no
+    /// blocks), else zoom 3, 9, 15, … (the deepest of those at most `zoom`), so a block spans
+    /// at most 32 by 32 tiles of its level (as a vector tile block does).
+    static func blockZoom(for zoom: Int) -> Int? {
+        zoom <= 2 ? nil : 3 + (zoom - 3) / 6 * 6
     }
 
     /// Cuts `pieces`, already cut to `node` (nil: not yet cut, above the world's tile), down

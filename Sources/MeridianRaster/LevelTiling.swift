@@ -170,8 +170,8 @@ extension LevelTilingRun {
             else { return .shardAlreadyComplete(shard) }
             return .done(summary)
         case .run(let resume):
-            let sink = try TileSinks.open(output, format: format, scheme: scheme, resume: resume, checkpointBytes: checkpoint) { identity }
-            let inOneGo = TileContainer(path: output) == .pmtiles
+            let sink = try TileSinks.open(output, format: format, scheme: scheme, for: .run(resume: resume, checkpointBytes: checkpoint) { identity })
+            let inOneGo = !TileContainer(path: output).keepsInterruptedRuns
             func build() throws -> LevelTilingSummary {
                 do {
                     let summary = try self.build(into: sink, produce: produce)

@@ -45,6 +45,9 @@ public final class PMTilesFile {
     public let bounds: BoundingBox
     /// The metadata, uncompressed: a JSON object (`name`, `vector_layers`, …).
     public let metadataJSON: String
+    /// The header's center as stored (degrees and zoom level, unchecked: any byte and any
+    /// number of ten-millionths of a degree).
+    public let headerCenter: (longitude: Double, latitude: Double, zoom: Int)
     private let file: FileHandle
     private let internalCompression: Compression
     /// The leaf directories' and the tile data's sections, each within the file.
@@ -92,6 +95,7 @@ public final class PMTilesFile {
         let stated = try TileSetMetadata.statedZooms(minimum: Double(header[100]), maximum: Double(header[101]), in: path)
         zooms = stated ?? 0...0
         bounds = try TileSetMetadata.statedBounds([degrees(102), degrees(106), degrees(110), degrees(114)], in: path)
+        headerCenter = (degrees(119), degrees(123), Int(header[118]))
         tileIDs = Self.firstID(zoom: zooms.lowerBound)..<Self.firstID(zoom: zooms.upperBound + 1)
         leavesSection = try section(40)
         dataSection = try section(56)
@@ -265,7 +269,43 @@ public final class PMTilesFile {
     public func tileAddresses(zooms: ClosedRange<Int>? = nil) throws -> [MapTile] {
         func first(_ zoom: Int) -> UInt64 { Self.firstID(zoom: min(31, max(0, zoom))) }
         let wanted = zooms.map { first($0.lowerBound)..<first(min($0.upperBound, 30) + 1) } ?? tileIDs
-        var tiles: [MapTile] = [], visited: Set<UInt64> = []
+        var tiles: [MapTile] = []
+        try forEachRun(within: wanted) { part in
+            try TileInputLimits.checkAddressCount(tiles.count + part.count, in: path)
+            for id in part {
+                guard let tile = Self.tile(id: id) else { throw Self.damaged(path, "a tile id past zoom 30") }
+                tiles.append(tile)
+            }
+        }
+        return tiles
+    }
+
+    /// How many tiles each zoom level holds, counted from the directories' runs without
+    /// listing them: as many as ``tileAddresses(zooms:)`` gives, within the same limit.
+    /// - Throws: `MeridianError` (bad input) when the archive is damaged or holds more than
+    ///   ``TileInputLimits/tileAddresses`` tiles.
+    public func tileCounts() throws -> [Int: Int] {
+        var counts: [Int: Int] = [:], total = 0
+        try forEachRun(within: tileIDs) { part in
+            total += part.count
+            try TileInputLimits.checkAddressCount(total, in: path)
+            // A run may go on from one level into the next.
+            var low = part.lowerBound
+            while low < part.upperBound {
+                guard let zoom = (0...30).first(where: { Self.firstID(zoom: $0 + 1) > low }) else { throw Self.damaged(path, "a tile id past zoom 30") }
+                let end = min(part.upperBound, Self.firstID(zoom: zoom + 1))
+                counts[zoom, default: 0] += Int(end - low)
+                low = end
+            }
+        }
+        return counts
+    }
+
+    /// Walks the directories from the root, handing `body` each run of tile ids that stored
+    /// tiles stand for, cut to the ids `wanted`, in id order. Each leaf directory is read once
+    /// (one pointed to twice is damage) and they nest at most ``TileInputLimits/directoryDepth`` deep.
+    private func forEachRun(within wanted: Range<UInt64>, _ body: (Range<UInt64>) throws -> Void) throws {
+        var visited: Set<UInt64> = []
         func walk(_ directory: [Entry], ids: Range<UInt64>, depth: Int) throws {
             guard depth < TileInputLimits.directoryDepth else { throw Self.damaged(path, "its leaf directories nest too deep") }
             for (i, entry) in directory.enumerated() {
@@ -277,19 +317,13 @@ public final class PMTilesFile {
                     try walk(try leaf(entry, ids: covered, caching: false), ids: covered, depth: depth + 1)
                     continue
                 }
-                // Only the part of the run in the zoom levels asked for is expanded.
+                // Only the part of the run in the ids asked for.
                 let run = entry.tileID..<(entry.tileID + UInt64(entry.runLength))
                 guard run.overlaps(wanted) else { continue }
-                let part = run.clamped(to: wanted)
-                try TileInputLimits.checkAddressCount(tiles.count + Int(part.count), in: path)
-                for id in part {
-                    guard let tile = Self.tile(id: id) else { throw Self.damaged(path, "a tile id past zoom 30") }
-                    tiles.append(tile)
-                }
+                try body(run.clamped(to: wanted))
             }
         }
         try walk(root, ids: tileIDs, depth: 0)
-        return tiles
     }
 
     /// The tile a PMTiles id stands for (the inverse of ``PMTilesWriter/tileID(_:)``); nil past zoom 30.

@@ -40,6 +40,23 @@ extension TileSetMetadata {
     }
 }
 
+extension TileSetMetadata {
+    /// The center a tile set's metadata states as `[longitude, latitude, zoom]`, checked:
+    /// finite degrees within ±180 and ±90, and a whole zoom level Meridian addresses (0-30).
+    /// Nil when not stated as three numbers.
+    /// - Throws: `MeridianError` (bad input) naming `file` when the numbers are not such a center.
+    static func statedCenter(_ numbers: [Double]?, in file: String) throws -> TileSetCenter? {
+        guard let n = numbers, n.count == 3 else { return nil }
+        guard n[0].isFinite, n[1].isFinite, (-180...180).contains(n[0]), (-90...90).contains(n[1]),
+              let zoom = Int(exactly: n[2]), MapTile.zoomLevels.contains(zoom) else {
+            let stated = n.map { $0.isFinite && $0.rounded() == $0 && abs($0) < 1e15 ? "\(Int64($0))" : "\($0)" }.joined(separator: ",")
+            throw MeridianError(.badInput, "the metadata's center (\(stated)) is not longitude,latitude,zoom in degrees and a zoom level from 0 to 30",
+                                at: SourceLocation(file: file))
+        }
+        return TileSetCenter(longitude: n[0], latitude: n[1], zoom: zoom)
+    }
+}
+
 /// A tile pyramid opened for reading: a folder of `z/x/y.ext` tiles with its `metadata.json`
 /// (``TileFolderReader``), an MBTiles file (``MBTilesFile``) or a PMTiles archive
 /// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:)`` picks the container.
@@ -53,6 +70,24 @@ public protocol TilePyramidReader: AnyObject {
     /// One tile's bytes as stored (vector tiles gzipped in MBTiles and PMTiles), or nil when
     /// the pyramid does not have it.
     func tile(_ tile: MapTile) throws -> [UInt8]?
+    /// The container it is.
+    var container: TileContainer { get }
+    /// How its rows are stored: TMS in an MBTiles file, XYZ in a PMTiles archive, as its
+    /// metadata says in a folder.
+    var scheme: TileScheme { get }
+    /// How many tiles each zoom level holds (a level without tiles is left out).
+    func tileCounts() throws -> [Int: Int]
+    /// The center its metadata states, or nil when it states none.
+    func statedCenter() throws -> TileSetCenter?
+    /// The bytes it takes: the file's size, or a folder's tiles and metadata files added up.
+    func storedBytes() throws -> Int
+}
+
+extension TilePyramidReader {
+    /// How many tiles each zoom level holds, from ``tileAddresses(zooms:)``.
+    public func tileCounts() throws -> [Int: Int] {
+        try tileAddresses(zooms: nil).reduce(into: [:]) { $0[$1.zoom, default: 0] += 1 }
+    }
 }
 
 extension TilePyramidReader {
@@ -88,24 +123,14 @@ public enum TilePyramids {
     }
 
     /// Opens the pyramid at `path`: by extension an MBTiles file or a PMTiles archive, else a
-    /// tile folder.
+    /// tile folder (the container's reader: ``TileContainer/openReader(at:)``).
     /// - Throws: `MeridianError` (input unavailable) when there is nothing at `path`, (bad input)
     ///   when it is not a tile pyramid.
     public static func open(_ path: String) throws -> any TilePyramidReader {
         guard FileManager.default.fileExists(atPath: path) else {
             throw MeridianError(.inputUnavailable, "no such file or folder", at: SourceLocation(file: path))
         }
-        switch TileContainer(path: path) {
-        case .mbtiles: return try MBTilesFile(path: path)
-        case .pmtiles: return try PMTilesFile(path: path)
-        case .folder: break
-        }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw MeridianError(.badInput, "not a tile pyramid", at: SourceLocation(file: path),
-                                hint: "give a tile folder with metadata.json, an .mbtiles file or a .pmtiles archive")
-        }
-        return try TileFolderReader(path: path)
+        return try TileContainer(path: path).openReader(at: path)
     }
 }
 
@@ -116,6 +141,8 @@ public final class TileFolderReader: TilePyramidReader {
     public let path: String
     private let metadata: TileSetMetadata
     private let countsRowsFromBottom: Bool
+    /// The numbers of TileJSON's `center`, as written (checked when asked for).
+    private let centerNumbers: [Double]?
 
     /// Opens the folder and reads its `metadata.json`.
     /// - Throws: `MeridianError` (bad input) when the folder has no readable `metadata.json` or
@@ -134,6 +161,7 @@ public final class TileFolderReader: TilePyramidReader {
             throw MeridianError(.badInput, "metadata.json names no tile format Meridian knows (pbf, png, jpg, webp)", at: SourceLocation(file: file))
         }
         countsRowsFromBottom = json["scheme"]?.string?.lowercased() == "tms"
+        centerNumbers = json["center"]?.elements.map { $0.map { $0.number ?? .nan } }
         var zooms = try TileSetMetadata.statedZooms(minimum: json["minzoom"]?.number, maximum: json["maxzoom"]?.number, in: file)
         if zooms == nil {
             let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
@@ -165,6 +193,28 @@ public final class TileFolderReader: TilePyramidReader {
 
     /// What `metadata.json` says (zooms from the folder's levels when it does not).
     public func pyramidMetadata() throws -> TileSetMetadata { metadata }
+
+    /// A folder.
+    public var container: TileContainer { .folder }
+    /// TMS when `metadata.json` says `"scheme": "tms"`, else XYZ.
+    public var scheme: TileScheme { countsRowsFromBottom ? .tms : .xyz }
+
+    /// TileJSON's `center`, when it is three numbers.
+    /// - Throws: `MeridianError` (bad input) naming `metadata.json` when they are no center.
+    public func statedCenter() throws -> TileSetCenter? {
+        try TileSetMetadata.statedCenter(centerNumbers, in: path + "/metadata.json")
+    }
+
+    /// The sizes of the tile files and of `metadata.json` and `tilemapresource.xml` (those
+    /// there are) added up; links are not followed (a tile that is one is refused).
+    public func storedBytes() throws -> Int {
+        let files = try tileAddresses(zooms: nil).map(file) + ["metadata.json", "tilemapresource.xml"].map { path + "/" + $0 }
+        return files.reduce(0) { total, file in
+            var status = stat()
+            guard lstat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return total }
+            return total + Int(status.st_size)
+        }
+    }
 
     private func file(_ tile: MapTile) -> String {
         "\(path)/\(tile.zoom)/\(tile.x)/\(countsRowsFromBottom ? tile.tmsY : tile.y).\(metadata.format.fileExtension)"
@@ -218,6 +268,39 @@ extension MBTilesFile: TilePyramidReader {
             zooms: zooms ?? 0...0, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
     }
 
+    /// An MBTiles file.
+    public var container: TileContainer { .mbtiles }
+    /// TMS: MBTiles counts rows from the bottom.
+    public var scheme: TileScheme { .tms }
+
+    /// The tiles at each zoom level (0-30) whose column and row lie within it, counted by SQLite.
+    /// - Throws: `MeridianError` (bad input) when the file holds more than
+    ///   ``TileInputLimits/tileAddresses`` tiles, or cannot be read.
+    public func tileCounts() throws -> [Int: Int] {
+        var counts: [Int: Int] = [:], total = 0
+        let levels = MapTile.zoomLevels
+        try rows("""
+            SELECT zoom_level, COUNT(*) FROM \(tilesSource) WHERE zoom_level BETWEEN \(levels.lowerBound) AND \(levels.upperBound) \
+            AND tile_column >= 0 AND tile_column < (1 << zoom_level) AND tile_row >= 0 AND tile_row < (1 << zoom_level) GROUP BY zoom_level
+            """) { row in
+            let count = row.int(1)
+            total += count
+            try TileInputLimits.checkAddressCount(total, in: path)
+            counts[row.int(0)] = count
+        }
+        return counts
+    }
+
+    /// The metadata's `center` (`longitude,latitude,zoom`), when it is three numbers.
+    /// - Throws: `MeridianError` (bad input) naming the file when they are no center.
+    public func statedCenter() throws -> TileSetCenter? {
+        try TileSetMetadata.statedCenter(metadata["center"]?.split(separator: ",", omittingEmptySubsequences: false).map { Self.number(String($0)) ?? .nan },
+                                         in: path)
+    }
+
+    /// The file's size.
+    public func storedBytes() throws -> Int { try fileSize(path) }
+
     /// A number as the metadata table stores it, as text (nil when it is not one).
     private static func number(_ text: String) -> Double? { Double(text.trimmingCharacters(in: .whitespaces)) }
 
@@ -254,6 +337,30 @@ extension PMTilesFile: TilePyramidReader {
             format: tileType, name: json?["name"]?.string ?? "", description: json?["description"]?.string ?? "",
             bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
     }
+
+    /// A PMTiles archive.
+    public var container: TileContainer { .pmtiles }
+    /// XYZ: a PMTiles archive addresses tiles by zoom, column and row from the top.
+    public var scheme: TileScheme { .xyz }
+
+    /// The header's center.
+    /// - Throws: `MeridianError` (bad input) naming the archive when it is no center.
+    public func statedCenter() throws -> TileSetCenter? {
+        try TileSetMetadata.statedCenter([headerCenter.longitude, headerCenter.latitude, Double(headerCenter.zoom)], in: path)
+    }
+
+    /// The archive's size.
+    public func storedBytes() throws -> Int { try fileSize(path) }
+}
+
+/// The size of the file at `path`.
+/// - Throws: `MeridianError` (input unavailable) naming it when it cannot be seen.
+private func fileSize(_ path: String) throws -> Int {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+        throw MeridianError(.inputUnavailable, "cannot read the file's size: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+    }
+    return Int(status.st_size)
 }
 
 /// A JSON value written back as compact JSON text, numbers as they were written.

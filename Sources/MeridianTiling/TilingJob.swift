@@ -107,9 +107,8 @@ public struct TilingJob: Sendable {
             else { return .shardAlreadyComplete(shard) }
             return .rasters(made, kml: nil)
         } else {
-            let sink = try TileSinks.open(output, format: format, scheme: request.scheme, resume: request.resume) {
-                try tiler.identity(output: request.outputFields)
-            }
+            let sink = try TileSinks.open(output, format: format, scheme: request.scheme,
+                                          for: .run(resume: request.resume, checkpointBytes: nil) { try tiler.identity(output: request.outputFields) })
             summary = try tiler.run(into: sink, progress: events.progress)
         }
         if request.viewer {

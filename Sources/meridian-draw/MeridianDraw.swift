@@ -48,7 +48,7 @@ struct DrawPicture: ParsableCommand {
     }
 }
 
-/// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into image tiles at each
+/// `meridian-draw tiles`: features (a GeoJSON text sequence) drawn into the image tiles of one
 /// zoom level, sent on standard output as `TilesThroughHelper` frames them, as a
 /// `DrawTilesRequest` asks. Not for people: `meridian-gdal tile` runs it, then encodes and
 /// stores the tiles.
@@ -60,14 +60,14 @@ struct DrawTiles: ParsableCommand {
 
     func run() throws {
         try DrawTilesRequest.serve(request) { request, _ in
-            // The features are streamed from the file once per group of zoom levels, never held.
+            // The features are streamed from the file, never held.
             let tiles = FeatureTiles(tileSize: request.tileSize) {
                 let features = try InheritedScratch.open(request.input)
                 return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
             }
             // Only one tile is stored at a time (`drawTiles` says so).
             nonisolated(unsafe) let out = OutputSink.standardOutput()
-            try tiles.drawTiles(zooms: request.zooms, jobs: request.jobs, shard: request.shard) { tile, rgba in
+            try tiles.drawTiles(zoom: request.zoom, jobs: request.jobs, shard: request.shard) { tile, rgba in
                 TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
                 try out.checkForErrors()
             }

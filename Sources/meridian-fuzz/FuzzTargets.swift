@@ -72,9 +72,10 @@ enum FuzzTargets {
         readPyramid(folder)
     }
 
-    /// Everything a pyramid's reader offers: its metadata, its tile addresses, each tile
-    /// (inflated, and decoded when a vector tile).
+    /// Everything a pyramid's reader offers: its summary (`meridian info`), its metadata, its
+    /// tile addresses, each tile (inflated, and decoded when a vector tile).
     static func readPyramid(_ path: String) {
+        _ = try? TilePyramids.summary(path)
         do {
             let pyramid = try TilePyramids.open(path)
             let metadata = try pyramid.pyramidMetadata()

@@ -460,7 +460,7 @@ struct Tile: ParsableCommand {
 struct DrawingThroughHelper: TileDrawing {
     func drawLevel(spill: FeatureSpill, zoom: Int, tileSize: Int, jobs: Int, shard: TileShardOwnership?, warnings: DiagnosticHandler?,
                    store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
-        try TilesThroughHelper.draw(spill: spill, zooms: zoom...zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: warnings, store: store)
+        try TilesThroughHelper.draw(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: warnings, store: store)
     }
 }
 

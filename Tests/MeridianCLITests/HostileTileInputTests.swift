@@ -22,6 +22,7 @@ import Testing
         case "tile-copy": ["tile-copy", input, folder.appendingPathComponent("out.pmtiles").path]
         case "tile-join": ["tile-join", input, "-o", folder.appendingPathComponent("out.mbtiles").path]
         case "convert": ["convert", input, "-o", folder.appendingPathComponent("out.geojson").path]
+        case "info": ["info", input]
         default: ["render", packageRoot.appendingPathComponent("examples/data/lanai-harbours.geojson").path,
                   "--basemap", input, "-o", folder.appendingPathComponent("out.png").path]
         }

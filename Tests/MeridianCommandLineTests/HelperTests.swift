@@ -80,21 +80,22 @@ import Testing
         #expect(request.words.allSatisfy { !$0.hasPrefix("-") })
     }
 
-    @Test(arguments: [DrawTilesRequest(input: "/tmp/tiles-1.geojsons", zooms: 3...3, tileSize: 256, jobs: 1),
-                      DrawTilesRequest(input: "-odd name=\n.geojsons", zooms: 0...24, tileSize: 512, jobs: 8),
-                      DrawTilesRequest(input: "/tmp/tiles-2.geojsons", zooms: 8...9, tileSize: 256, jobs: 2, shard: TileShardOwnership(index: 3, count: 4))])
+    @Test(arguments: [DrawTilesRequest(input: "/tmp/tiles-1.geojsons", zoom: 3, tileSize: 256, jobs: 1),
+                      DrawTilesRequest(input: "-odd name=\n.geojsons", zoom: 24, tileSize: 512, jobs: 8),
+                      DrawTilesRequest(input: "/tmp/tiles-2.geojsons", zoom: 9, tileSize: 256, jobs: 2, shard: TileShardOwnership(index: 3, count: 4))])
     func drawnTileRequestsTravelExactly(_ request: DrawTilesRequest) throws {
         #expect(request.arguments.first == "tiles")
         #expect(try DrawTilesRequest(words: request.words) == request)
         #expect(request.words.allSatisfy { !$0.hasPrefix("-") })
     }
 
-    /// Zooms out of order or range, a tile size the tiler does not make, no jobs, a shard that
-    /// is not K/N, a missing field or a zoom that does not read: refused.
+    /// A zoom level out of range or not a whole number, a tile size the tiler does not make, no
+    /// jobs, a shard that is not K/N, a missing field or a field the request does not have: refused.
     @Test(arguments: [
-        ["input=a", "zooms=5-2", "tile-size=256"], ["input=a", "zooms=0-25", "tile-size=256"], ["input=a", "zooms=1", "tile-size=300"],
-        ["input=a", "zooms=1", "tile-size=256", "jobs=0"], ["zooms=1", "tile-size=256"], ["input=a", "tile-size=256"], ["input=a", "zooms=1"],
-        ["input=a", "zooms=1", "tile-size=256", "shard=4/4"], ["input=a", "zooms=1", "tile-size=256", "shard=1"],
+        ["input=a", "zoom=31", "tile-size=256"], ["input=a", "zoom=-1", "tile-size=256"], ["input=a", "zoom=1-2", "tile-size=256"],
+        ["input=a", "zoom=1", "tile-size=300"], ["input=a", "zoom=1", "tile-size=256", "jobs=0"], ["zoom=1", "tile-size=256"],
+        ["input=a", "tile-size=256"], ["input=a", "zoom=1"], ["input=a", "zoom=1", "tile-size=256", "shard=4/4"],
+        ["input=a", "zoom=1", "tile-size=256", "shard=1"], ["input=a", "zooms=1-2", "tile-size=256"],
     ])
     func malformedDrawnTileRequestsAreRefused(_ words: [String]) {
         #expect(throws: MeridianError.self) { try DrawTilesRequest(words: words) }

@@ -24,7 +24,7 @@ import Testing
         #expect(try tiles.draw(MapTile(zoom: 2, x: 1, y: 2)) == nil)
 
         let drawn = Mutex<[MapTile]>([])
-        #expect(try tiles.drawTiles(zooms: 2...2, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
+        #expect(try tiles.drawTiles(zoom: 2, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
         #expect(Set(drawn.withLock { $0 }) == [MapTile(zoom: 2, x: 1, y: 1), MapTile(zoom: 2, x: 2, y: 1)])
     }
 
@@ -49,7 +49,7 @@ import Testing
         #expect(try tiles.draw(MapTile(zoom: 1, x: 0, y: 0)) == nil)
 
         let drawn = Mutex<[MapTile]>([])
-        #expect(try tiles.drawTiles(zooms: 4...4, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
+        #expect(try tiles.drawTiles(zoom: 4, jobs: 2) { tile, _ in drawn.withLock { $0.append(tile) } } == 2)
         #expect(Set(drawn.withLock { $0 }.map(\.x)) == [0, 15])
     }
 
@@ -65,13 +65,11 @@ import Testing
         #expect(pixel(above, 128, 250)[3] == 255)
     }
 
-    /// The zooms are drawn in groups: 0-2 streamed, then six levels at a time from blocks.
-    @Test func zoomsAreDrawnInGroupsOfSixFromZoomThree() {
-        func groups(_ zooms: ClosedRange<Int>) -> [String] { FeatureTiles.drawingGroups(zooms).map { "\($0.blockZoom.map(String.init) ?? "-"):\($0.zooms)" } }
-        #expect(groups(0...14) == ["-:0...2", "3:3...8", "9:9...14"])
-        #expect(groups(5...10) == ["3:5...8", "9:9...10"])
-        #expect(groups(0...1) == ["-:0...1"])
-        #expect(groups(9...9) == ["9:9...9"])
+    /// A level is drawn streamed at zooms 0-2, then from blocks at zoom 3, 9, 15, …: the deepest
+    /// of those at most the level, so a block holds at most 32 by 32 of its tiles.
+    @Test func levelsAreDrawnFromBlocksSixLevelsApartFromZoomThree() {
+        #expect((0...16).map { FeatureTiles.blockZoom(for: $0) }
+            == [nil, nil, nil, 3, 3, 3, 3, 3, 3, 9, 9, 9, 9, 9, 9, 15, 15])
     }
 
     /// Tiles drawn in a run (streamed for zooms 0-2, from blocks set aside on disk below) are
@@ -89,7 +87,9 @@ import Testing
         ]
         let tiles = FeatureTiles(features: features, tileSize: 256)
         let drawn = Mutex<[MapTile: [UInt8]]>([:])
-        let count = try tiles.drawTiles(zooms: 1...4, jobs: 2) { tile, pixels in drawn.withLock { $0[tile] = pixels } }
+        let count = try (1...4).reduce(0) { count, zoom in
+            try count + tiles.drawTiles(zoom: zoom, jobs: 2) { tile, pixels in drawn.withLock { $0[tile] = pixels } }
+        }
         let byTile = drawn.withLock { $0 }
         #expect(count == byTile.count && count > 40)
         for zoom in 1...4 {

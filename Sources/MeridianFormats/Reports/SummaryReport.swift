@@ -100,7 +100,10 @@ public struct SummaryReport {
     }
 
     /// 1234567 → "1,234,567".
-    private func grouped(_ n: Int) -> String {
+    private func grouped(_ n: Int) -> String { Self.grouped(n) }
+
+    /// 1234567 → "1,234,567": a count as `meridian info` prints it.
+    package static func grouped(_ n: Int) -> String {
         let digits = String(n)
         var out = ""
         for (i, c) in digits.enumerated() {

@@ -237,15 +237,9 @@ extension ShardWorkspace {
                               resume: Bool, checkpointBytes: Int? = nil) throws -> TileSink? {
         try claim(for: run)
         guard !isComplete(shard.index, of: run) else { return nil }
-        let identity = run.shard(shard.index)
-        if TileContainer(path: output) != .folder {
-            // A shard's file that is whole but not marked complete was cut off before the mark: redo it.
-            unlink(mbtiles(shard.index))
-            return try MBTilesSink(path: mbtiles(shard.index), format: format, resume: resume, identity: identity, isShardPart: true,
-                                   checkpointBytes: checkpointBytes)
-        }
-        return try FolderTileSink(path: output, scheme: scheme, format: format, resume: resume,
-                                  identity: identity, sharedState: state(shard.index), writesMetadata: false)
+        return try TileSinks.open(output, format: format, scheme: scheme,
+                                  for: .shardPart(index: shard.index, workspace: self, identity: run.shard(shard.index), resume: resume,
+                                                  checkpointBytes: checkpointBytes))
     }
 
     /// For joining the shards into `output`: their number (`count`, or the recorded one), the
@@ -265,12 +259,8 @@ extension ShardWorkspace {
         guard differences.isEmpty else { throw TileOutputError.resumeMismatch(path: path, differences: differences) }
         if isFinished(run) { return (count, run, nil) }
         try checkComplete(count: count, of: run)
-        let container = TileContainer(path: output)
-        if container == .pmtiles { return (count, run, try PMTilesSink(path: output, format: format)) }
-        if container == .mbtiles {
-            return (count, run, try MBTilesSink(path: output, format: format, resume: false, identity: run, checkpointBytes: checkpointBytes))
-        }
-        return (count, run, try FolderTileSink(path: output, scheme: scheme, format: format, resume: true, identity: run, sharedState: finishState))
+        return (count, run, try TileSinks.open(output, format: format, scheme: scheme,
+                                               for: .joining(workspace: self, identity: run, checkpointBytes: checkpointBytes)))
     }
 }
 

@@ -41,51 +41,29 @@ public protocol TileSink: AnyObject, Sendable {
     func discard()
 }
 
-/// The one place a tiling run's output container is chosen from its path: an MBTiles file
-/// (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder.
+/// Opening a tile sink by its output's path: the container the path names (`TileContainer(path:)`)
+/// opens its sink for the purpose (``TileContainer/openSink(at:format:scheme:for:)``).
 public enum TileSinks {
-    /// The sink of a run of `format` tiles into `path`: a PMTiles archive (written in one go: it
-    /// needs no identity and cannot be resumed), an MBTiles file or a folder (`scheme` rows) of
-    /// the run `identity`, resumed with `resume`. `checkpointBytes` commits an MBTiles file's
-    /// tiles that often when a run's blocks are large.
+    /// The sink at `path` for `purpose`, in the container the path names: an MBTiles file
+    /// (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder of `scheme` rows.
     /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
-    public static func open(_ path: String, format: TileFormat, scheme: TileScheme, resume: Bool, checkpointBytes: Int? = nil,
-                            identity: () throws -> TilingRunIdentity) throws -> TileSink {
-        let container = TileContainer(path: path)
-        if container == .pmtiles { return try PMTilesSink(path: path, format: format) }
-        if container == .mbtiles {
-            return try MBTilesSink(path: path, format: format, resume: resume, identity: identity(), checkpointBytes: checkpointBytes)
-        }
-        return try FolderTileSink(path: path, scheme: scheme, format: format, resume: resume, identity: identity())
+    public static func open(_ path: String, format: TileFormat, scheme: TileScheme = .xyz, for purpose: TileSinkPurpose) throws -> TileSink {
+        try TileContainer(path: path).openSink(at: path, format: format, scheme: scheme, for: purpose)
     }
 }
 
 extension TileSinks {
-    /// The sink of a new tile set of `format` tiles written in one go at `path`, which no run
-    /// resumes (`tile-copy`, `tile-join`): a folder staged out of sight and renamed into place
-    /// (``FolderTileSink/init(staging:scheme:format:)``), an MBTiles file built beside its place
-    /// whose partial file a signal removes, or a PMTiles archive. Whatever the container, an
-    /// existing output is refused, never replaced (an empty folder counts as new).
-    /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
-    public static func openNew(_ path: String, format: TileFormat, scheme: TileScheme = .xyz) throws -> TileSink {
-        switch TileContainer(path: path) {
-        case .pmtiles: try PMTilesSink(path: path, format: format)
-        case .mbtiles:
-            // Its blocks are not marked: tiles are committed every few megabytes instead.
-            try MBTilesSink(path: path, format: format, resume: false, identity: TilingRunIdentity(fields: [.init(name: "kind", value: format.displayName)]),
-                            checkpointBytes: 8 << 20, removeOnSignal: true)
-        case .folder: try FolderTileSink(staging: path, scheme: scheme, format: format)
-        }
-    }
-
-    /// Writes a new tile set at `path` (``openNew(_:format:scheme:)``): `body` stores the tiles
-    /// in the sink and returns the metadata, which finishes it. On an error, or a signal (checked
-    /// before each tile and before finishing), nothing is left at `path`.
+    /// Writes a new tile set at `path`, which no run resumes (`tile-copy`, `tile-join`: a folder
+    /// staged out of sight and renamed into place, an MBTiles file built beside its place whose
+    /// partial file a signal removes, or a PMTiles archive; whatever the container, an existing
+    /// output is refused, never replaced, and an empty folder counts as new): `body` stores the
+    /// tiles in the sink and returns the metadata, which finishes it. On an error, or a signal
+    /// (checked before each tile and before finishing), nothing is left at `path`.
     /// - Throws: What `body` and the sink throw.
     public static func writeNew(_ path: String, format: TileFormat, scheme: TileScheme = .xyz,
                                 _ body: (_ store: (MapTile, [UInt8]) throws -> Void) throws -> TileSetMetadata) throws {
         try TemporaryFiles.stoppingInOrder {
-            let sink = try openNew(path, format: format, scheme: scheme)
+            let sink = try open(path, format: format, scheme: scheme, for: .newSet)
             do {
                 let metadata = try body { tile, bytes in
                     try TemporaryFiles.checkForStop()

@@ -11,8 +11,14 @@ extension Commands {
                 Reads the whole input, one feature at a time, and prints what it holds. \
                 --format json prints the same as one JSON object, for scripts.
 
-                Example:
+                A tile pyramid (an .mbtiles file, a .pmtiles archive or a tile folder with \
+                metadata.json) is described as tiles: its container, row scheme, tile format, \
+                zoom levels and tiles per level, bounds, center, vector layers with their fields \
+                (as its metadata lists them) and size.
+
+                Examples:
                   meridian info countries.geojson --format json
+                  meridian info countries.mbtiles
                 """
         )
 
@@ -24,8 +30,24 @@ extension Commands {
         @Option(help: "How to print the summary.") var format: ReportFormat = .text
         @OptionGroup var reporting: ReportingOptions
 
+        func validate() throws {
+            guard let path = input.input, TilePyramidInput.isPyramid(path) else { return }
+            if input.format != nil {
+                throw ValidationError("--from names a feature format; a tile pyramid is known by its extension (.mbtiles, .pmtiles) or its metadata.json")
+            }
+            if input.layer != nil {
+                throw ValidationError("--layer keeps one layer's features; info describes the whole tile pyramid, every layer listed")
+            }
+        }
+
         func run() throws {
             let reporter = reporting.reporter
+            if let path = input.input, TilePyramidInput.isPyramid(path) {
+                try reporter.run {
+                    try TilePyramidInput.describe(path, json: format == .json, reporter: reporter)
+                }
+                return
+            }
             try reporter.run {
                 let source = try input.open(reporter: reporter)
                 let metadata = try source.reader.readMetadata()

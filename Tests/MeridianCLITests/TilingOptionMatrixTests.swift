@@ -155,21 +155,14 @@ import Testing
             process.arguments = ["TMPDIR=" + scratch.path, meridianBinary, "tile"] + arguments.dropLast() + [path, "-q"]
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Part-way: a folder's state records a block, an MBTiles partial file has grown past
-            // its empty tables, an archive's run has made something (beside it or in TMPDIR).
-            let state = path + "/.meridian-tiling", partial = place.appendingPathComponent(".\(output).meridian-partial").path
+            // Part-way: a folder or MBTiles file holds what it would keep; an archive's run has
+            // made something beside it or in TMPDIR (its scratch may have no name: or a second in).
             let deadline = Date().addingTimeInterval(60)
-            while process.isRunning && Date() < deadline {
-                if output.hasSuffix(".pmtiles") {
-                    // Its scratch may have no name: a second into the run, whatever shows.
-                    if !contents(of: place).isEmpty || !contents(of: scratch).isEmpty || Date() > deadline.addingTimeInterval(-59) { break }
-                } else if output.hasSuffix(".mbtiles") {
-                    if ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= 40_000 { break }
-                } else if ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ") {
-                    break
-                }
-                usleep(2_000)
+            func partWay() -> Bool {
+                guard output.hasSuffix(".pmtiles") else { return VectorTileRunTests.isPartWay(path) }
+                return !contents(of: place).isEmpty || !contents(of: scratch).isEmpty || Date() > deadline.addingTimeInterval(-59)
             }
+            while process.isRunning && Date() < deadline && !partWay() { usleep(2_000) }
             #expect(process.isRunning, "the run ended before it could be stopped")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()
@@ -217,35 +210,10 @@ import Testing
             let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
             #expect(!html.contains("http://") && !html.contains("https://") && html.contains("leaflet/leaflet.js"))
 
-            let places = [[-10.0, 0.0], [20.0, 5.0], [5.0, 0.0], [-10.0, 15.0]]
-            let (shot, evaluated) = try browserScreenshot(
-                of: out.appendingPathComponent("index.html"), into: folder.appendingPathComponent("viewer.png"),
-                evaluate: "({ view: [map.getBounds().getWest(), map.getBounds().getSouth(), map.getBounds().getEast(), map.getBounds().getNorth()], "
-                    + "places: \(places).map(p => { const q = map.latLngToContainerPoint([p[1], p[0]]); return [q.x, q.y]; }) })")
-            let answer = try #require(evaluated as? [String: Any])
-            let view = try #require(answer["view"] as? [Double]), pixels = try #require(answer["places"] as? [[Double]])
-            #expect(view.count == 4 && pixels.count == places.count)
-
-            let renderPath = folder.appendingPathComponent("render.png").path
-            let rendered = try meridian(["render", polygons, "--view=\(view.map { String($0) }.joined(separator: ","))",
-                                         "--size", "\(shot.width)x\(shot.height)", "-o", renderPath])
-            #expect(rendered.status == 0, "\(rendered.stderr)")
-            let render = try DecodedImage(path: renderPath)
-
-            typealias Viewer = VectorViewerCommandTests
-            let shown: [Int?] = [0, 1, nil, nil]
-            for (index, pixel) in pixels.enumerated() {
-                for (image, paper, name) in [(shot, Viewer.viewerPaper, "viewer"), (render, Viewer.renderPaper, "render")] {
-                    let expected = shown[index].map { Viewer.over(Viewer.fills[$0].colour, Viewer.fills[$0].opacity, on: paper) } ?? paper
-                    let found = Viewer.mean(image, pixel[0], pixel[1], on: paper)
-                    #expect(Viewer.near(found, expected), "\(name) at \(places[index]): \(found), not \(expected)")
-                }
-            }
-            for fill in Viewer.fills {
-                let inViewer = Viewer.count(shot, Viewer.over(fill.colour, fill.opacity, on: Viewer.viewerPaper), on: Viewer.viewerPaper)
-                let inRender = Viewer.count(render, Viewer.over(fill.colour, fill.opacity, on: Viewer.renderPaper), on: Viewer.renderPaper)
-                #expect(inRender > 5_000 && abs(inViewer - inRender) * 50 < inRender, "pixels of \(fill): viewer \(inViewer), render \(inRender)")
-            }
+            try VectorViewerCommandTests.expectShowsWhatRenderDraws(
+                page: out.appendingPathComponent("index.html"), of: polygons, in: folder,
+                view: "[map.getBounds().getWest(), map.getBounds().getSouth(), map.getBounds().getEast(), map.getBounds().getNorth()]",
+                place: "p => { const q = map.latLngToContainerPoint([p[1], p[0]]); return [q.x, q.y]; }", minimumFill: 5_000)
         }
     }
 }

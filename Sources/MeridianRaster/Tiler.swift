@@ -300,20 +300,13 @@ public final class Tiler: @unchecked Sendable {
         let group = DispatchGroup()
         for _ in 0..<jobs {
             group.enter()
-            let thread = Thread { [self] in
-                defer { group.leave() }
-                do {
-                    let tools = ThreadTools(tiler: self, stageTimes: state.stageTimes)
-                    while let index = state.nextBlock(of: blocks.count) {
-                        let block = blocks[index]
-                        let top = try buildBlock(block, recorded: completed[block], tools: tools, sink: sink,
-                                                 state: state, start: start, progress: progress)
-                        try climb(from: block, charts: top, split: split, shard: shard, tools: tools, sink: sink, state: state,
-                                  start: start, progress: progress)
-                    }
-                } catch {
-                    state.fail(error)
-                }
+            // The sink is held weakly: a Foundation thread keeps its closure until the thread
+            // object goes, which may be after `group.wait()` returns, and a sink holds the
+            // output's lock until it goes. Held strongly, a failed run's error could end the
+            // process before then, leaving the lock file beside the output.
+            let thread = Thread { [self, weak sink] in
+                if let sink { work(blocks, completed: completed, split: split, shard: shard, sink: sink, state: state, start: start, progress: progress) }
+                group.leave()
             }
             thread.stackSize = 4 << 20
             thread.start()
@@ -321,6 +314,24 @@ public final class Tiler: @unchecked Sendable {
         group.wait()
         if let error = state.error { throw error }
         return state
+    }
+
+    /// One worker thread's part of ``build(_:total:split:shard:into:start:progress:)``: the
+    /// blocks it takes in turn, each built and climbed from; the first error stops the run.
+    private func work(_ blocks: [MapTile], completed: [MapTile: Int], split: ShardSplit?, shard: Int, sink: TileSink, state: RunState,
+                      start: Date, progress: @escaping @Sendable (TilingProgress) -> Void) {
+        do {
+            let tools = ThreadTools(tiler: self, stageTimes: state.stageTimes)
+            while let index = state.nextBlock(of: blocks.count) {
+                let block = blocks[index]
+                let top = try buildBlock(block, recorded: completed[block], tools: tools, sink: sink,
+                                         state: state, start: start, progress: progress)
+                try climb(from: block, charts: top, split: split, shard: shard, tools: tools, sink: sink, state: state,
+                          start: start, progress: progress)
+            }
+        } catch {
+            state.fail(error)
+        }
     }
 
     /// The blocks `sink` records completed, each checked to be one of `blocks` with no more

@@ -42,9 +42,18 @@ import Testing
             for case let relative as String in walker where relative.hasSuffix(".swift") {
                 let path = folder.appendingPathComponent(relative)
                 let text = try String(contentsOf: path, encoding: .utf8)
+                var inMultilineLiteral = false
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let trimmed = line.drop { $0 == " " }
-                    if trimmed.hasPrefix("//") { continue }
+                    // A line inside a multi-line literal (`"""` … `"""`, the pages and the help) is all text.
+                    let delimiters = line.ranges(of: "\"\"\"").count
+                    if inMultilineLiteral || delimiters > 0, line.contains(flag) {
+                        offenders.append("\(folder.lastPathComponent)/\(relative):\(number + 1): \(trimmed)")
+                        if delimiters % 2 == 1 { inMultilineLiteral.toggle() }
+                        continue
+                    }
+                    if delimiters % 2 == 1 { inMultilineLiteral.toggle() }
+                    if inMultilineLiteral || delimiters > 0 || trimmed.hasPrefix("//") { continue }
                     if Self.literals(in: line).contains(where: { $0.contains(flag) }) {
                         offenders.append("\(folder.lastPathComponent)/\(relative):\(number + 1): \(trimmed)")
                     }

@@ -143,23 +143,26 @@ import Testing
         }
     }
 
+    /// Whether a run into the folder or MBTiles file `path` has stored something it would keep
+    /// for --resume: a folder's state records a completed block (a level, for vector data), an
+    /// MBTiles file's partial file has grown past its empty tables.
+    static func isPartWay(_ path: String) -> Bool {
+        if path.hasSuffix(".mbtiles") {
+            let (folder, name) = ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+            let partial = folder + "/.\(name).meridian-partial"
+            return ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= 40_000
+        }
+        return ((try? String(contentsOfFile: path + "/.meridian-tiling", encoding: .utf8)) ?? "").contains("block ")
+    }
+
     @Test(arguments: ["mvt", "png"], ["tiles", "tiles.mbtiles"])
     func interruptedThenResumedIsACleanRun(format: String, output: String) throws {
         try Self.afterACleanRun(format: format, output: output) { scratch, place, resumed, expected throws in
 
             let process = try Self.start(resumed, format: format, [], scratch: scratch)
-            // Stopped once a level is recorded complete (a folder's state says so; an MBTiles
-            // file's partial file has grown past its empty tables).
-            let state = resumed + "/.meridian-tiling", partial = place.appendingPathComponent(".\(output).meridian-partial").path
+            // Stopped once a level is recorded complete.
             let deadline = Date().addingTimeInterval(60)
-            while process.isRunning && Date() < deadline {
-                if output.hasSuffix(".mbtiles") {
-                    if ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) >= 40_000 { break }
-                } else if ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ") {
-                    break
-                }
-                usleep(2_000)
-            }
+            while process.isRunning && Date() < deadline && !Self.isPartWay(resumed) { usleep(2_000) }
             #expect(process.isRunning, "the run ended before it could be stopped")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()

@@ -70,6 +70,46 @@ func browserScreenshot(of page: URL, into shot: URL, size: (width: Int, height: 
         return found
     }
 
+    /// Inside the plain polygon, inside the blue one, and well outside both (between them;
+    /// between the plain one and the line): longitude, latitude.
+    static let places = [[-10.0, 0.0], [20.0, 5.0], [5.0, 0.0], [-10.0, 15.0]]
+
+    /// The comparison, for a viewer page of the fixture's polygons (`data`): headless
+    /// Chromium's picture of `page` against `meridian render` of `data` over the view the page
+    /// opened on (`view`, JavaScript giving west, south, east, north; `place`, a JavaScript
+    /// function from a longitude and latitude to the page's pixel): inside each polygon both
+    /// show its fill colour, well outside both show the background, and each polygon's fill
+    /// covers as many pixels in both (within 2 %, and more than `minimumFill` in the render).
+    static func expectShowsWhatRenderDraws(page: URL, of data: String, in folder: URL, view: String, place: String, minimumFill: Int) throws {
+        let (shot, evaluated) = try browserScreenshot(
+            of: page, into: folder.appendingPathComponent("viewer.png"),
+            evaluate: "({ view: \(view), places: \(places).map(\(place)) })")
+        let answer = try #require(evaluated as? [String: Any])
+        let bounds = try #require(answer["view"] as? [Double]), pixels = try #require(answer["places"] as? [[Double]])
+        #expect(bounds.count == 4 && pixels.count == places.count)
+
+        let renderPath = folder.appendingPathComponent("render.png").path
+        let rendered = try meridian(["render", data, "--view=\(bounds.map { String($0) }.joined(separator: ","))", "--size", "\(shot.width)x\(shot.height)", "-o", renderPath])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let render = try DecodedImage(path: renderPath)
+
+        // Inside the plain polygon, inside the blue one, outside both twice.
+        let shown: [Int?] = [0, 1, nil, nil]
+        for (index, pixel) in pixels.enumerated() {
+            for (image, paper, name) in [(shot, viewerPaper, "viewer"), (render, renderPaper, "render")] {
+                let expected = shown[index].map { over(fills[$0].colour, fills[$0].opacity, on: paper) } ?? paper
+                let found = mean(image, pixel[0], pixel[1], on: paper)
+                #expect(near(found, expected), "\(name) at \(places[index]): \(found), not \(expected)")
+            }
+        }
+        // Each polygon's fill covers as many pixels in both (a polygon moved or scaled would not).
+        for fill in fills {
+            let inViewer = count(shot, over(fill.colour, fill.opacity, on: viewerPaper), on: viewerPaper)
+            let inRender = count(render, over(fill.colour, fill.opacity, on: renderPaper), on: renderPaper)
+            #expect(inRender > minimumFill && abs(inViewer - inRender) * 50 < inRender, "pixels of \(fill): viewer \(inViewer), render \(inRender)")
+        }
+    }
+
     /// The check: headless Chromium shows the viewer of a vector pyramid of two
     /// polygons (MapLibre GL JS, from disk, no network) as `meridian render` draws the same
     /// data over the view the page opened on: inside each polygon both show its fill colour,
@@ -88,35 +128,9 @@ func browserScreenshot(of page: URL, into shot: URL, size: (width: Int, height: 
             }
             #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(".viewer.partial").path))
 
-            // Inside each polygon, and well outside both (between them; between the plain one and the line).
-            let places = [[-10.0, 0.0], [20.0, 5.0], [5.0, 0.0], [-10.0, 15.0]]
-            let (shot, evaluated) = try browserScreenshot(
-                of: out.appendingPathComponent("index.html"), into: folder.appendingPathComponent("viewer.png"),
-                evaluate: "({ view: map.getBounds().toArray().flat(), places: \(places).map(p => { const q = map.project(p); return [q.x, q.y]; }) })")
-            let answer = try #require(evaluated as? [String: Any])
-            let view = try #require(answer["view"] as? [Double]), pixels = try #require(answer["places"] as? [[Double]])
-            #expect(view.count == 4 && pixels.count == places.count)
-
-            let renderPath = folder.appendingPathComponent("render.png").path
-            let rendered = try meridian(["render", polygons, "--view=\(view.map { String($0) }.joined(separator: ","))", "--size", "\(shot.width)x\(shot.height)", "-o", renderPath])
-            #expect(rendered.status == 0, "\(rendered.stderr)")
-            let render = try DecodedImage(path: renderPath)
-
-            // Inside the plain polygon, inside the blue one, outside both twice.
-            let shown: [Int?] = [0, 1, nil, nil]
-            for (index, pixel) in pixels.enumerated() {
-                for (image, paper, name) in [(shot, Self.viewerPaper, "viewer"), (render, Self.renderPaper, "render")] {
-                    let expected = shown[index].map { Self.over(Self.fills[$0].colour, Self.fills[$0].opacity, on: paper) } ?? paper
-                    let found = Self.mean(image, pixel[0], pixel[1], on: paper)
-                    #expect(Self.near(found, expected), "\(name) at \(places[index]): \(found), not \(expected)")
-                }
-            }
-            // Each polygon's fill covers as many pixels in both (a polygon moved or scaled would not).
-            for fill in Self.fills {
-                let inViewer = Self.count(shot, Self.over(fill.colour, fill.opacity, on: Self.viewerPaper), on: Self.viewerPaper)
-                let inRender = Self.count(render, Self.over(fill.colour, fill.opacity, on: Self.renderPaper), on: Self.renderPaper)
-                #expect(inRender > 20_000 && abs(inViewer - inRender) * 50 < inRender, "pixels of \(fill): viewer \(inViewer), render \(inRender)")
-            }
+            try Self.expectShowsWhatRenderDraws(page: out.appendingPathComponent("index.html"), of: polygons, in: folder,
+                                                view: "map.getBounds().toArray().flat()",
+                                                place: "p => { const q = map.project(p); return [q.x, q.y]; }", minimumFill: 20_000)
         }
     }
 

@@ -38,7 +38,6 @@ public enum TileOutputError: MeridianFailure, Equatable {
         switch self {
         case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _), .shardStarted(let path): SourceLocation(file: path)
         case .leafletMissing(let folder, _), .mapLibreMissing(let folder, _): SourceLocation(file: folder)
-        case .leafletMissing(let folder, _): SourceLocation(file: folder)
         case .noShardsStarted(let output, _): SourceLocation(file: output)
         case .shardCountMissing(let path): SourceLocation(file: path)
         }

@@ -3,7 +3,7 @@ import MeridianGeometry
 // Pictures are drawn outside this module (MeridianPicture links cairo; the command line has the
 // `meridian-draw` helper draw them), so that reading and writing data never needs a drawing
 // library. What every picture writer is told, and what the picture formats are called, lives
-// here, where the registry can name it.
+// here, in this module's folder of the picture formats, where the registry can name it.
 
 /// What a picture (SVG or PNG) shows and how big it is.
 public struct PictureOptions: FormatWriteOptions, Hashable {

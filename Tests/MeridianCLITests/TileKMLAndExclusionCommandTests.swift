@@ -54,6 +54,28 @@ import MeridianCore
         }
     }
 
+    /// Base tiles warped by GDAL's warper (`--gdal-warp`; the same warper takes the tiles where
+    /// Meridian's kernel cannot transform every pixel) leave the excluded colours out of their
+    /// averages as Meridian's kernel does: with zoom 1 as the base zoom (2 × 2 source pixels a
+    /// tile pixel), the margin's edge is white at 50% and navy at 60% either way. (GDAL's own
+    /// `average` averaged the white in: washed out whatever the option said.)
+    @Test func excludedValuesInGDALsWarper() throws {
+        try withTemporaryFolder { folder throws in
+            func edgePixel(_ extra: [String]) throws -> [UInt8] {
+                let out = folder.appendingPathComponent("out-\(extra.joined(separator: "_").filter { $0.isLetter || $0.isNumber })")
+                let result = try meridian(["tile", margin, out.path, "--zoom", "0-1", "-q"] + extra)
+                #expect(result.status == 0, "\(result.stderr)")
+                let value = try run("gdallocationinfo", ["-valonly", out.path + "/1/0/0.png", "144", "200"])
+                return value.stdout.split(separator: "\n").compactMap { UInt8($0) }
+            }
+            for warper in [[], ["--gdal-warp"]] {
+                #expect(try edgePixel(warper + ["--excluded-values", "255,255,255"]) == [255, 255, 255, 255], "\(warper)")
+                #expect(try edgePixel(warper + ["--excluded-values", "255,255,255", "--excluded-values-pct-threshold", "60"]) == [30, 90, 160, 255],
+                        "\(warper)")
+            }
+        }
+    }
+
     /// Shards and --finish --kml give the very files (tiles, metadata and KML) of one run with
     /// --kml; a shard writes no KML (the tiles are not all there yet); the summary counts them.
     @Test func shardsThenFinishWriteTheOneRunsKML() throws {

@@ -130,4 +130,36 @@ import MeridianCore
             #expect(folderContents(resumed) == folderContents(clean))
         }
     }
+
+    /// A resumed run with --kml leaves only KML files of its own tiles: a tile KML file that an
+    /// earlier run wrote into the folder for a tile this run does not make (here one at zoom 15
+    /// far from the chart, as a run of other settings would have) is removed and counted; a
+    /// KML file the overlay did not write is left. (It stayed, linked from nothing.)
+    @Test func aResumedRunRemovesTheKMLOfTilesNoLongerThere() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "10-15", "--jobs", "1", "--kml"]
+            let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
+            #expect(try meridian(["tile", chart, clean.path, "-q"] + options).status == 0)
+            let state = resumed.appendingPathComponent(".meridian-tiling").path
+            let (stopped, _) = try TileCommandTests.tileStoppedPartWay([chart, resumed.path] + options) {
+                ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ")
+            }
+            try #require(stopped, "the run finished before it could be stopped")
+            // An earlier run's KML of tile 15/0/0 (the overlay's own text for that tile), and the user's own file.
+            let sample = try #require(kmlFiles(clean).first { $0.key.hasPrefix("15/") && $0.key != "doc.kml" })
+            let sampleName = "<name>\(sample.key)</name>"
+            let stale = String(decoding: sample.value, as: UTF8.self).replacingOccurrences(of: sampleName, with: "<name>15/0/0.kml</name>")
+            let column = resumed.appendingPathComponent("15/0")
+            try FileManager.default.createDirectory(at: column, withIntermediateDirectories: true)
+            try Data(stale.utf8).write(to: column.appendingPathComponent("0.kml"))
+            try Data("<kml/>".utf8).write(to: column.appendingPathComponent("1.kml"))
+
+            let result = try meridian(["tile", chart, resumed.path, "--resume"] + options)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("1 tile KML file of tiles no longer there removed"), "\(result.stderr)")
+            var expected = folderContents(clean)
+            expected["15/0/1.kml"] = Data("<kml/>".utf8)
+            #expect(folderContents(resumed) == expected)
+        }
+    }
 }

@@ -51,6 +51,9 @@ public final class OGRWriter: PathFeatureWriter {
         self.diagnostics = diagnostics
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
+        layerName = url.deletingPathExtension().lastPathComponent
+        // Before the staging folder, which nothing would remove were this to fail after it.
+        spill = try FeatureSpill("ogr")
         // Claimed (the lock held), what a killed run staged beside the output is gone; the
         // staging folder is named so that the next claim recognises it as this output's.
         claim = try OutputClaim(path, container: .file, replacing: true)
@@ -62,8 +65,6 @@ public final class OGRWriter: PathFeatureWriter {
         }
         staging = String(cString: made)
         stagedPath = staging + "/" + url.lastPathComponent
-        layerName = url.deletingPathExtension().lastPathComponent
-        spill = try FeatureSpill("ogr")
     }
 
     deinit { abandon() }

@@ -79,11 +79,13 @@ import Testing
     /// A GDAL format of several files (a shapefile) is written in a hidden folder beside the
     /// output, `.NAME.meridian-XXXXXX`, moved into place at the end. SIGINT or SIGTERM while
     /// `meridian-gdal` writes it stops the writing and removes the folder (a signal handler
-    /// removes files only: it was left); killed with SIGKILL (parent and helper), the folder is
-    /// left, and the next run of that output recognises it, removes it with a note, and leaves
-    /// only its own files. (It was `.meridian-XXXXXX`, which no run recognised.)
-    @Test(.timeLimit(.minutes(10)), arguments: [SIGTERM, SIGINT, SIGKILL])
-    func interruptedShapefileOutputLeavesNoStagingFolder(_ signal: Int32) throws {
+    /// removes files only: it was left), also when SIGINT reaches the helper too, as a
+    /// terminal's Ctrl-C reaches the process group (the parent's SIGTERM that follows is the
+    /// same request); killed with SIGKILL (parent and helper), the folder is left, and the next
+    /// run of that output recognises it, removes it with a note, and leaves only its own files.
+    /// (It was `.meridian-XXXXXX`, which no run recognised.)
+    @Test(.timeLimit(.minutes(10)), arguments: [(SIGTERM, false), (SIGINT, false), (SIGINT, true), (SIGKILL, false)])
+    func interruptedShapefileOutputLeavesNoStagingFolder(_ signal: Int32, toTheHelperToo: Bool) throws {
         try withTemporaryFolder { folder in
             let input = folder.appendingPathComponent("points.geojson"), out = folder.appendingPathComponent("out")
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -110,6 +112,9 @@ import Testing
                 // alone, the parent would end it with SIGTERM, which removes the folder.
                 kill(process.processIdentifier, SIGSTOP)
                 for child in Self.children(of: process.processIdentifier) { kill(child, SIGKILL) }
+            }
+            if toTheHelperToo {
+                for child in Self.children(of: process.processIdentifier) { kill(child, signal) }
             }
             kill(process.processIdentifier, signal)
             process.waitUntilExit()

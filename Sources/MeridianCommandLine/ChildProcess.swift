@@ -148,6 +148,8 @@ public final class ChildProcess {
             kill(getpid(), SIGTERM)
             return
         }
+        // The parent passes its stopping signal on, and ends this process itself if it lingers.
+        TemporaryFiles.parentEndsThisProcess()
         _ = try? WorkerThread {
             var pause = timespec(tv_sec: 0, tv_nsec: 500_000_000)
             while getppid() == parent { nanosleep(&pause, nil) }

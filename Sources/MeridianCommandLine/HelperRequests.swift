@@ -114,7 +114,8 @@ public struct HelperRequestFields {
 public struct OGRReadRequest: HelperRequest {
     /// `ogr-read`.
     public static let subcommand = "ogr-read"
-    /// The file GDAL opens (standard input's copy, when that is what is read).
+    /// The file GDAL opens, or `InheritedScratch.argument` for standard input's copy (a file
+    /// without a name, inherited).
     public var input: String
     /// What messages call the input (`<stdin>`), when not `input`.
     public var name: String?
@@ -122,27 +123,34 @@ public struct OGRReadRequest: HelperRequest {
     public var driver: String?
     /// The one layer to read; nil reads every layer.
     public var layer: String?
+    /// The extension the inherited copy is read under (some drivers go by it); nil for none.
+    public var fileExtension: String?
 
     /// A request to read `input`.
     /// - Parameters:
-    ///   - input: The file GDAL opens.
+    ///   - input: The file GDAL opens, or `InheritedScratch.argument`.
     ///   - name: What messages call it, when not its path.
     ///   - driver: The only driver to try, or nil.
     ///   - layer: The one layer to read, or nil for all.
-    public init(input: String, name: String? = nil, driver: String? = nil, layer: String? = nil) {
+    ///   - fileExtension: The extension an inherited copy is read under, or nil.
+    public init(input: String, name: String? = nil, driver: String? = nil, layer: String? = nil, fileExtension: String? = nil) {
         self.input = input
         self.name = name
         self.driver = driver
         self.layer = layer
+        self.fileExtension = fileExtension
     }
 
-    /// Input, name, driver and layer.
-    public var fields: [(name: String, value: String?)] { [("input", input), ("name", name), ("driver", driver), ("layer", layer)] }
+    /// Input, name, driver, layer and extension.
+    public var fields: [(name: String, value: String?)] {
+        [("input", input), ("name", name), ("driver", driver), ("layer", layer), ("extension", fileExtension)]
+    }
 
     /// The request its fields carry.
     public init(fields: HelperRequestFields) throws {
         var fields = fields
-        self.init(input: try fields.required("input"), name: fields.text("name"), driver: fields.text("driver"), layer: fields.text("layer"))
+        self.init(input: try fields.required("input"), name: fields.text("name"), driver: fields.text("driver"), layer: fields.text("layer"),
+                  fileExtension: fields.text("extension"))
         try fields.requireAllTaken()
     }
 }

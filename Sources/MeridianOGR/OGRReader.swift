@@ -29,7 +29,9 @@ public final class OGRReader: FeatureReader {
         messages = GDALMessages(file: name, diagnostics: diagnostics)
         guard let dataset = messages.capturing({ GDALDataset(opening: path, for: .vector, drivers: driver.map { [$0] } ?? []) }) else {
             // A file that is there and readable holds data GDAL does not understand.
-            throw MeridianError(access(path, R_OK) == 0 ? .badInput : .inputUnavailable,
+            // (A file in GDAL's memory, standard input's copy, is there and readable: `MappedInputFile`.)
+            let readable = access(path, R_OK) == 0 || path.hasPrefix("/vsimem/")
+            throw MeridianError(readable ? .badInput : .inputUnavailable,
                                 GDAL.lastError ?? "GDAL cannot open it as vector data", at: SourceLocation(file: name))
         }
         self.dataset = dataset

@@ -10,8 +10,12 @@ import MeridianGeometry
 ///
 /// Field types need every feature first (a property that is 1 here and 1.5 there is a Real),
 /// so features are spilled and written at `finish`. The file (or a Shapefile's .shp, .shx,
-/// .dbf and .prj) is made in a hidden folder beside the output and moved into place by
-/// `commit()`; `abandon()`, or an error, leaves nothing behind.
+/// .dbf and .prj) is made in a hidden folder beside the output, `.NAME.meridian-XXXXXX`, and
+/// moved into place by `commit()`; `abandon()`, or an error, leaves nothing behind. The output
+/// is claimed first (`OutputClaim`: one run at a time), and the claim removes such a folder
+/// that a killed run (SIGKILL) left. Run inside `TemporaryFiles.stoppingInOrder`, a signal
+/// stops the writing between two features (a signal handler cannot remove a folder), and the
+/// error it throws abandons the output like any other.
 ///
 /// Every property gets a field of its own, whatever the format does to names: two names that
 /// differ only in case (which SQLite, and so GeoPackage, refuses) get ogr2ogr's treatment (the
@@ -25,6 +29,8 @@ public final class OGRWriter: PathFeatureWriter {
     public let path: String
     private let staging: String
     private let stagedPath: String
+    /// The output's claim, let go once it is committed or abandoned.
+    private let claim: OutputClaim
     private let spill: FeatureSpill
     private var layerName: String
     private let diagnostics: DiagnosticHandler?
@@ -34,7 +40,8 @@ public final class OGRWriter: PathFeatureWriter {
     ///   - driver: A driver that can write (``OGRFormats/Driver/canWrite``), usually from ``OGRFormats/driver(named:path:)``.
     ///   - path: The output file. Its name without extension names the layer, unless the collection's metadata names it.
     ///   - diagnostics: Receives warnings (renamed fields, GDAL's own warnings); nil drops them.
-    /// - Throws: A usage `MeridianError` when the driver cannot write; cannot-create-output when no staging folder can be made beside `path`.
+    /// - Throws: A usage `MeridianError` when the driver cannot write; cannot-create-output when
+    ///   another run is writing `path` or no staging folder can be made beside it.
     public init(driver: OGRFormats.Driver, path: String, diagnostics: DiagnosticHandler? = nil) throws {
         guard driver.canWrite else {
             throw MeridianError(.usage, "GDAL's \(driver.name) driver reads but does not write")
@@ -44,15 +51,20 @@ public final class OGRWriter: PathFeatureWriter {
         self.diagnostics = diagnostics
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        var template = Array("\(folder)/.meridian-XXXXXX".utf8CString)
+        layerName = url.deletingPathExtension().lastPathComponent
+        // Before the staging folder, which nothing would remove were this to fail after it.
+        spill = try FeatureSpill("ogr")
+        // Claimed (the lock held), what a killed run staged beside the output is gone; the
+        // staging folder is named so that the next claim recognises it as this output's.
+        claim = try OutputClaim(path, container: .file, replacing: true)
+        var template = Array("\(folder)/.\(url.lastPathComponent).meridian-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw MeridianError(.cannotCreateOutput, "cannot create a folder beside the output: \(String(cString: strerror(errno)))",
-                                at: SourceLocation(file: path))
+            let reason = String(cString: strerror(errno))
+            claim.release()
+            throw MeridianError(.cannotCreateOutput, "cannot create a folder beside the output: \(reason)", at: SourceLocation(file: path))
         }
         staging = String(cString: made)
         stagedPath = staging + "/" + url.lastPathComponent
-        layerName = url.deletingPathExtension().lastPathComponent
-        spill = try FeatureSpill("ogr")
     }
 
     deinit { abandon() }
@@ -63,7 +75,10 @@ public final class OGRWriter: PathFeatureWriter {
     }
 
     /// Keeps the feature (spilled to a temporary file) until ``finish(_:)`` writes them all.
-    public func write(_ feature: Feature) throws { try spill.append(feature) }
+    public func write(_ feature: Feature) throws {
+        try TemporaryFiles.checkForStop()
+        try spill.append(feature)
+    }
 
     /// Writes the spilled features into the staged file: the fields and geometry type from a
     /// first pass, the file and its fields (renamed where they must be, with a warning each),
@@ -96,6 +111,7 @@ public final class OGRWriter: PathFeatureWriter {
         var geometryTypes = Set<GeometryType>()
         var hasZ = false
         try spill.forEach { feature in
+            try TemporaryFiles.checkForStop()
             collection.schema.add(feature.properties ?? [:])
             if let geometry = feature.geometry {
                 geometryTypes.insert(geometry.type)
@@ -173,6 +189,8 @@ public final class OGRWriter: PathFeatureWriter {
         var number = 0
         try spill.forEach { feature in
             number += 1
+            // A signal stops the writing here (stopping in order), and the staged folder is removed.
+            try TemporaryFiles.checkForStop()
             guard let ogrFeature = OGR_F_Create(definition) else { throw MeridianError(.io, "GDAL cannot make a feature") }
             defer { OGR_F_Destroy(ogrFeature) }
             for (key, value) in feature.properties ?? [:] {
@@ -249,8 +267,10 @@ public final class OGRWriter: PathFeatureWriter {
         CPLErrorReset()
     }
 
-    /// Moves the written file(s) into place.
+    /// Moves the written file(s) into place, and lets the output's claim go.
     public func commit() throws {
+        defer { claim.release() }
+        try TemporaryFiles.checkForStop()
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         // GDAL's SQLite-based drivers (GeoPackage, SQLite) make 0644 files whatever the umask.
         try FileModes.applyNewFileMode(under: staging)
@@ -288,6 +308,7 @@ public final class OGRWriter: PathFeatureWriter {
     /// Removes whatever was written; nothing is left at the output path.
     public func abandon() {
         try? FileManager.default.removeItem(atPath: staging)
+        claim.release()
     }
 
     static func layerType(_ types: Set<GeometryType>) -> OGRwkbGeometryType {

@@ -10,7 +10,9 @@ import MeridianCore
 /// given on a tie). The shares are weighted by alpha, as the averages are.
 ///
 /// Applied wherever Meridian averages: the `average` kernel of base tiles (its k × k samples of
-/// the source) and the 2 × 2 averaging that makes every lower zoom level. Interpolating kernels
+/// the source; where GDAL's warper makes a base tile instead, 4 × 4 nearest-neighbour samples
+/// under the same rule, GDAL 3.6's `average` having none) and the 2 × 2 averaging that makes
+/// every lower zoom level. Interpolating kernels
 /// (`bilinear`, `cubic`, `lanczos`) and `near` take base tiles' pixels as they are, as GDAL does
 /// (it applies excluded values to `average` only); their lower levels are averaged with the rule.
 public struct ExcludedValues: Sendable, Hashable {

@@ -17,6 +17,12 @@ import MeridianTiles
 /// each tile whose parent is not in the folder (the lowest level's tiles, and any tile left
 /// alone by a transparent parent). Each file is written atomically, `doc.kml` last, so the tree
 /// is entered only once it is whole.
+///
+/// Every tile KML file in the folder belongs to the tile set as it is: a tile's KML that an
+/// earlier run wrote (before a resumed run, or one of other zoom levels) for a tile the folder
+/// no longer holds is removed. Only files this overlay writes are: `Z/X/Y.kml` in the tree's
+/// place, a regular file that begins as this overlay begins that tile's document; any other
+/// file is left as it is.
 public enum KMLSuperOverlay {
     /// The KML files written: the tiles' and `doc.kml`.
     public struct Written: Sendable, Equatable {
@@ -24,6 +30,8 @@ public enum KMLSuperOverlay {
         public var tileFiles: Int
         /// Tiles linked from `doc.kml` (those whose parent the folder does not hold).
         public var roots: Int
+        /// Tile KML files an earlier run wrote for tiles the folder no longer holds, removed.
+        public var removedFiles = 0
     }
 
     /// Writes the super-overlay into a finished folder of tiles.
@@ -38,6 +46,8 @@ public enum KMLSuperOverlay {
     public static func write(folder: String, metadata m: TileSetMetadata, scheme: TileScheme) throws -> Written {
         let tiles = tilesPresent(in: folder, zooms: m.minZoom...m.maxZoom, fileExtension: m.format.fileExtension)
         var written = Written(tileFiles: 0, roots: 0)
+        // First, so that no link of the new tree can lead to one of them.
+        written.removedFiles = removeStaleTileDocuments(in: folder, keeping: tiles)
         for tile in tiles.sorted(by: { ($0.zoom, $0.x, $0.y) < ($1.zoom, $1.x, $1.y) }) {
             // (A tile's children and parent are the same tiles whether rows count from the top or the bottom.)
             let children = tile.children.filter(tiles.contains)
@@ -73,6 +83,38 @@ public enum KMLSuperOverlay {
             }
         }
         return tiles
+    }
+
+    /// Removes the tile KML files in `folder` (`Z/X/Y.kml` that this overlay wrote: see the
+    /// type's rule) of tiles not in `tiles`, at any zoom level: how many.
+    static func removeStaleTileDocuments(in folder: String, keeping tiles: Set<MapTile>) -> Int {
+        var removed = 0
+        for level in entries(of: folder) {
+            guard let zoom = Int(level), MapTile.zoomLevels.contains(zoom), isFolder(folder + "/" + level) else { continue }
+            for column in entries(of: folder + "/" + level) {
+                guard let x = Int(column), x >= 0, x < 1 << zoom, isFolder("\(folder)/\(level)/\(column)") else { continue }
+                for name in entries(of: "\(folder)/\(level)/\(column)") where name.hasSuffix(".kml") {
+                    guard let y = Int(name.dropLast(4)), y >= 0, y < 1 << zoom else { continue }
+                    let tile = MapTile(zoom: zoom, x: x, y: y), path = "\(folder)/\(level)/\(column)/\(name)"
+                    guard !tiles.contains(tile), isTileDocument(at: path, of: tile), unlink(path) == 0 else { continue }
+                    removed += 1
+                }
+            }
+        }
+        return removed
+    }
+
+    /// Whether the file at `path` is a regular file (not a link) that begins as this overlay
+    /// begins `tile`'s document (numbered as the folder numbers it).
+    static func isTileDocument(at path: String, of tile: MapTile) -> Bool {
+        guard isRegularFile(path) else { return false }
+        let start = Array((header + "    <name>\(tile.zoom)/\(tile.x)/\(tile.y).kml</name>\n").utf8)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: start.count)
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, start.count, 0) }
+        return got == start.count && bytes == start
     }
 
     private static func entries(of folder: String) -> [String] {

@@ -80,6 +80,7 @@ final class TileRenderer {
     /// (The datasets close after this, as the stored properties go.)
     deinit {
         if let operation { GDALDestroyWarpOperation(operation) }
+        if let excludingOperation { GDALDestroyWarpOperation(excludingOperation.operation) }
         GDALDestroyApproxTransformer(approximate)
         GDALDestroyGenImgProjTransformer(transformer)
     }
@@ -96,11 +97,33 @@ final class TileRenderer {
         if let operation { return operation }
         let datasets = try warpSource ?? source.open()
         warpSource = datasets
-        operation = makeOperation(from: datasets.prepared)
+        operation = makeOperation(from: datasets.prepared, into: destination, resampling: resampling.gdal)
         return operation
     }
 
-    private func makeOperation(from prepared: GDALDataset) -> GDALWarpOperationH? {
+    /// How many point samples a side GDAL's warper takes for each tile pixel when `average`
+    /// leaves colours out (`ExcludedValues`): the most Meridian's own kernel takes (4 × 4).
+    static let excludingSamples = 4
+
+    /// The nearest-neighbour warp into a dataset `excludingSamples` times the tile's size a side,
+    /// for `average` with excluded colours, made the first time it is needed (GDAL's own
+    /// `average` cannot leave colours out: its EXCLUDED_VALUES came with GDAL 3.9).
+    private var excludingOperation: (operation: GDALWarpOperationH, destination: GDALDataset)?
+
+    private func excludingWarpOperation() throws -> (operation: GDALWarpOperationH, destination: GDALDataset)? {
+        if let excludingOperation { return excludingOperation }
+        let datasets = try warpSource ?? source.open()
+        warpSource = datasets
+        let size = pyramid.tileSize * Self.excludingSamples
+        guard let fine = GDALDataset.memoryRaster(width: size, height: size, bands: source.colorBands.count + 1) else {
+            throw MeridianError.gdal(.io, "cannot make a tile in memory", path: source.path)
+        }
+        guard let made = makeOperation(from: datasets.prepared, into: fine, resampling: GRA_NearestNeighbour) else { return nil }
+        excludingOperation = (made, fine)
+        return excludingOperation
+    }
+
+    private func makeOperation(from prepared: GDALDataset, into destination: GDALDataset, resampling: GDALResampleAlg) -> GDALWarpOperationH? {
         let options = GDALCreateWarpOptions()!
         defer { GDALDestroyWarpOptions(options) }
         let bands = source.colorBands
@@ -119,7 +142,7 @@ final class TileRenderer {
             options.pointee.padfSrcNoDataReal = CPLMalloc(MemoryLayout<Double>.size * bands.count).assumingMemoryBound(to: Double.self)
             for i in 0..<bands.count { options.pointee.padfSrcNoDataReal[i] = noData[i] }
         }
-        options.pointee.eResampleAlg = resampling.gdal
+        options.pointee.eResampleAlg = resampling
         options.pointee.pfnTransformer = GDALApproxTransform
         options.pointee.pTransformerArg = approximate
         options.pointee.dfWarpMemoryLimit = 64 * 1024 * 1024
@@ -156,6 +179,7 @@ final class TileRenderer {
     /// A base tile warped by GDAL's warper (every kernel; where Meridian's fail, and for
     /// `bilinear`, `cubic` and `lanczos`) into the tile-sized MEM dataset, and read back.
     private func warpedByGDAL(_ tile: MapTile) throws -> TileImage? {
+        if resampling == .average, let excludedValues { return try warpedByGDAL(tile, excluding: excludedValues) }
         guard let operation = try warpOperation() else {
             throw MeridianError.gdal(.badInput, "cannot set up the warp", path: source.path)
         }
@@ -173,6 +197,55 @@ final class TileRenderer {
         }
         guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read tile \(tile) back", path: source.path) }
         let image = TileImage(size: pyramid.tileSize, colorChannels: bands.count, pixels: buffer)
+        return image.isEmpty ? nil : image
+    }
+
+    /// A base tile by GDAL's warper under `average` with excluded colours, by the rule of
+    /// Meridian's own kernel (`ExcludingSampleAverager`): 4 × 4 point samples a tile pixel (a
+    /// nearest-neighbour warp at four times the tile's size a side), averaged by
+    /// `ExcludingMean`. GDAL 3.6's `average` has no excluded values, so it is not used here.
+    private func warpedByGDAL(_ tile: MapTile, excluding excluded: ExcludedValues) throws -> TileImage? {
+        guard let (operation, fine) = try excludingWarpOperation() else {
+            throw MeridianError.gdal(.badInput, "cannot set up the warp", path: source.path)
+        }
+        let k = Self.excludingSamples, size = pyramid.tileSize, fineSize = size * k
+        var geoTransform = pyramid.geoTransform(tile)
+        geoTransform[1] /= Double(k)
+        geoTransform[5] /= Double(k)
+        GDALSetGenImgProjTransformerDstGeoTransform(transformer, &geoTransform)
+        GDALSetGeoTransform(fine.handle, &geoTransform)
+        let colorChannels = source.colorBands.count, channels = colorChannels + 1
+        // INIT_DEST=0: what the warp does not reach stays transparent, tile after tile.
+        try stageTimes.measure(.warp) {
+            guard GDALChunkAndWarpImage(operation, 0, 0, Int32(fineSize), Int32(fineSize)) == CE_None else {
+                throw MeridianError.gdal(.io, "cannot warp tile \(tile)", path: source.path)
+            }
+        }
+        var samples = [UInt8](repeating: 0, count: fineSize * fineSize * channels)
+        let status = samples.withUnsafeMutableBytes { raw in
+            GDALDatasetRasterIO(fine.handle, GF_Read, 0, 0, Int32(fineSize), Int32(fineSize), raw.baseAddress, Int32(fineSize), Int32(fineSize),
+                                GDT_Byte, Int32(channels), nil, Int32(channels), Int32(channels * fineSize), 1)
+        }
+        guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read tile \(tile) back", path: source.path) }
+        var pixels = [UInt8](repeating: 0, count: size * size * channels)
+        var mean = ExcludingMean(excluded)
+        samples.withUnsafeBufferPointer { src in
+            pixels.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<size {
+                    for x in 0..<size {
+                        mean.reset()
+                        for sy in 0..<k {
+                            let row = (y * k + sy) * fineSize
+                            for sx in 0..<k {
+                                mean.add(src, at: (row + x * k + sx) * channels, colorChannels: colorChannels, alphaAt: colorChannels)
+                            }
+                        }
+                        mean.store(into: dst, at: (y * size + x) * channels, colorChannels: colorChannels)
+                    }
+                }
+            }
+        }
+        let image = TileImage(size: size, colorChannels: colorChannels, pixels: pixels)
         return image.isEmpty ? nil : image
     }
 }

@@ -102,6 +102,7 @@ public enum TilingJobText {
     ///   - output: The tile folder.
     public static func kml(_ written: KMLSuperOverlay.Written, output: String) -> String {
         "\(output)/doc.kml: KML super-overlay, \(written.tileFiles) tile KML files, \(written.roots) linked from doc.kml"
+            + (written.removedFiles > 0 ? "; \(written.removedFiles) tile KML file\(written.removedFiles == 1 ? "" : "s") of tiles no longer there removed" : "")
     }
 
     /// Why the tile set holds fewer zoom levels than were asked for, if it does.

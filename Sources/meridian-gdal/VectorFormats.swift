@@ -46,11 +46,17 @@ struct OGRRead: ParsableCommand {
     func run() throws {
         try OGRReadRequest.serve(request) { request, reporter in
             let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
-            let reader = try OGRReader(path: request.input, name: request.name, layer: request.layer, driver: driver?.name,
-                                       diagnostics: reporter.report)
-            let out = OutputSink.standardOutput()
-            try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
-            try out.flush()
+            // Standard input's copy: the parent's file without a name, inherited, read under the format's extension.
+            let inherited = request.input == InheritedScratch.argument
+                ? try MappedInputFile(descriptor: InheritedScratch.descriptor, fileExtension: request.fileExtension, name: request.name ?? "<stdin>")
+                : nil
+            try withExtendedLifetime(inherited) {
+                let reader = try OGRReader(path: inherited?.path ?? request.input, name: request.name, layer: request.layer, driver: driver?.name,
+                                           diagnostics: reporter.report)
+                let out = OutputSink.standardOutput()
+                try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
+                try out.flush()
+            }
         }
     }
 }
@@ -69,9 +75,18 @@ struct OGRWrite: ParsableCommand {
             let driver = try OGRFormats.driver(named: request.driver, path: request.output)
             // The features: the parent's scratch file without a name, inherited (or a path).
             let source = try FeatureFormat.geoJSONSeq.reader(for: InheritedScratch.open(request.input))
-            let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
-            try copyFeatures(from: source, to: writer)
-            try writer.commit()
+            // The staged folder is no file a signal handler can remove: a signal stops the
+            // writing between features, and the folder goes with the abandoned output.
+            try TemporaryFiles.stoppingInOrder {
+                let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
+                do {
+                    try copyFeatures(from: source, to: writer)
+                    try writer.commit()
+                } catch {
+                    writer.abandon()
+                    throw error
+                }
+            }
         }
     }
 }

@@ -56,12 +56,13 @@ enum GDALFormats {
                                                   diagnostics: options.diagnostics)
                 }
                 // GDAL's drivers read files by path, most with random access: standard input or
-                // a pipe is set aside first (named with the format's extension, which some drivers check),
-                // and kept while the child reads it.
-                let suffix = extensions.first.map { ".\($0)" } ?? ""
-                let scratch = try ScratchFile(copying: input, as: "stdin", suffix: suffix)
-                return try ChildFeatureReader(OGRReadRequest(input: scratch.path, name: input.name, driver: driver, layer: options.layer).arguments,
-                                              name: input.name, diagnostics: options.diagnostics, keeping: scratch)
+                // a pipe is set aside first, in a scratch file without a name (nothing is left
+                // however the run ends), which the child inherits and reads under the format's
+                // extension (some drivers go by it); it is kept while the child reads it.
+                let scratch = try ScratchFile(unlinkedCopyOf: input, as: "stdin")
+                let request = OGRReadRequest(input: InheritedScratch.argument, name: input.name, driver: driver, layer: options.layer,
+                                             fileExtension: extensions.first)
+                return try ChildFeatureReader(request.arguments, name: input.name, diagnostics: options.diagnostics, keeping: scratch)
             },
             pathWriter: writer
         )
@@ -137,7 +138,8 @@ final class ChildFeatureReader: FeatureReader {
     init(_ arguments: [String], name: String, diagnostics warnings: DiagnosticHandler?, keeping scratch: ScratchFile? = nil) throws {
         self.scratch = scratch
         self.warnings = warnings
-        (child, diagnostics) = try HelperExecutable.gdal.start(arguments, for: GDALFormats.purpose, standardOutput: .pipe)
+        (child, diagnostics) = try HelperExecutable.gdal.start(arguments, for: GDALFormats.purpose, standardOutput: .pipe,
+                                                               inheriting: scratch?.descriptor)
         let input = BufferedInput(fileDescriptor: child.standardOutput!, name: name, ownsDescriptor: false)
         reader = GeoJSONReader(input: input, layout: .sequence)
     }

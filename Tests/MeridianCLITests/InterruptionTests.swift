@@ -43,15 +43,113 @@ import Testing
     }
     #endif
 
-    /// Starts converting standard input's GeoJSON to `output` with its own `$TMPDIR`, waits (up
-    /// to 20 s) until `ready` says the writer is at work (given the process id, `$TMPDIR` and
-    /// the output's folder), lets it write a moment, kills it with SIGKILL, which no handler
-    /// sees, and expects `$TMPDIR` empty.
-    func killConverting(to output: String, once ready: (Int32, URL, URL) -> Bool, what: String) throws {
+    #if os(Linux)
+    /// A GDAL format read from standard input is copied for GDAL's drivers (which read by path,
+    /// with random access) into a scratch file without a name, which `meridian-gdal` inherits:
+    /// the run, killed while it copies (the pipe stays open), leaves nothing in `$TMPDIR`. (The
+    /// copy was `$TMPDIR/meridian-stdin-XXXXXX.gpkg`, and stayed.)
+    @Test(.timeLimit(.minutes(10)))
+    func killedReadingOfAGDALFormatFromStandardInputLeavesNoCopy() throws {
+        try killConverting(to: "out.geojson", from: "gpkg", once: { pid, scratch, _ in Self.hasOpenFile(pid, in: scratch.path) },
+                           what: "standard input's copy")
+    }
+    #endif
+
+    /// A GDAL format read from standard input is read under the format's extension without a
+    /// file of that name: what the driver writes beside its input (GML's `.gfs` schema) is not
+    /// left in `$TMPDIR` either (it was, after every run), and the features come through.
+    @Test(.timeLimit(.minutes(10)))
+    func gdalFormatFromStandardInputLeavesNothingInTMPDIR() throws {
+        try withTemporaryFolder { folder in
+            let scratch = folder.appendingPathComponent("tmp")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            let gml = folder.appendingPathComponent("points.gml"), back = folder.appendingPathComponent("back.geojson")
+            let made = try meridian(["convert", fixture("geojson/drop-rate-points.geojson"), "-o", gml.path])
+            #expect(made.status == 0, "\(made.stderr)")
+            let read = try run("/usr/bin/env", ["TMPDIR=" + scratch.path, meridianBinary, "convert", "-", "--from", "gml", "-o", back.path],
+                               stdin: try Data(contentsOf: gml))
+            #expect(read.status == 0, "\(read.stderr)")
+            #expect(contents(of: scratch).isEmpty, "left in $TMPDIR: \(contents(of: scratch))")
+            let direct = try meridian(["convert", gml.path, "-o", "-", "--to", "geojson"])
+            #expect(direct.status == 0 && !direct.stdout.isEmpty)
+            #expect(try String(contentsOf: back, encoding: .utf8) == direct.stdout)
+        }
+    }
+
+    /// A GDAL format of several files (a shapefile) is written in a hidden folder beside the
+    /// output, `.NAME.meridian-XXXXXX`, moved into place at the end. SIGINT or SIGTERM while
+    /// `meridian-gdal` writes it stops the writing and removes the folder (a signal handler
+    /// removes files only: it was left), also when SIGINT reaches the helper too, as a
+    /// terminal's Ctrl-C reaches the process group (the parent's SIGTERM that follows is the
+    /// same request); killed with SIGKILL (parent and helper), the folder is left, and the next
+    /// run of that output recognises it, removes it with a note, and leaves only its own files.
+    /// (It was `.meridian-XXXXXX`, which no run recognised.)
+    @Test(.timeLimit(.minutes(10)), arguments: [(SIGTERM, false), (SIGINT, false), (SIGINT, true), (SIGKILL, false)])
+    func interruptedShapefileOutputLeavesNoStagingFolder(_ signal: Int32, toTheHelperToo: Bool) throws {
+        try withTemporaryFolder { folder in
+            let input = folder.appendingPathComponent("points.geojson"), out = folder.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            var text = "{\"type\":\"FeatureCollection\",\"features\":["
+            for i in 0..<150_000 {
+                text += (i == 0 ? "" : ",") + "{\"type\":\"Feature\",\"properties\":{\"i\":\(i),\"name\":\"point \(i)\"},"
+                    + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Double(i % 360) - 179.5),\(Double(i % 170) - 84.5)]}}"
+            }
+            try Data((text + "]}").utf8).write(to: input)
+            let output = out.appendingPathComponent("points.shp")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["convert", input.path, "-o", output.path]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            func staging() -> [String] {
+                contents(of: out).filter { $0.hasPrefix(".points.shp.meridian-") && $0 != ".points.shp.meridian-lock" }
+            }
+            let deadline = Date().addingTimeInterval(60)
+            while staging().isEmpty && process.isRunning && Date() < deadline { usleep(5_000) }
+            #expect(!staging().isEmpty, "the staging folder was never seen")
+            if signal == SIGKILL {
+                // The helper first (its parent stopped, so that it does not see it end): killed
+                // alone, the parent would end it with SIGTERM, which removes the folder.
+                kill(process.processIdentifier, SIGSTOP)
+                for child in Self.children(of: process.processIdentifier) { kill(child, SIGKILL) }
+            }
+            if toTheHelperToo {
+                for child in Self.children(of: process.processIdentifier) { kill(child, signal) }
+            }
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == (signal == SIGKILL ? SIGKILL : 128 + signal))
+            guard signal == SIGKILL else {
+                #expect(contents(of: out).isEmpty, "left: \(contents(of: out))")
+                return
+            }
+            let left = staging()
+            #expect(left.count == 1, "\(contents(of: out))")
+            let again = try meridian(["convert", input.path, "-o", output.path])
+            #expect(again.status == 0, "\(again.stderr)")
+            for name in left { #expect(again.stderr.contains(name), "\(again.stderr)") }
+            #expect(contents(of: out).allSatisfy { $0.hasPrefix("points.") }, "\(contents(of: out))")
+            #expect(contents(of: out).contains("points.shp"))
+        }
+    }
+
+    /// The processes `pid` started (Linux's /proc; none elsewhere).
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = "/proc/\(pid)/task"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).flatMap { task in
+            ((try? String(contentsOfFile: "\(tasks)/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+
+    /// Starts converting standard input's GeoJSON (read as `format`) to `output` with its own
+    /// `$TMPDIR`, waits (up to 20 s) until `ready` says the writer is at work (given the process
+    /// id, `$TMPDIR` and the output's folder), lets it write a moment, kills it with SIGKILL,
+    /// which no handler sees, and expects `$TMPDIR` empty.
+    func killConverting(to output: String, from format: String = "geojson", once ready: (Int32, URL, URL) -> Bool, what: String) throws {
         try withTemporaryFolder { folder in
             let scratch = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
             for made in [scratch, out] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
-            let (process, input) = try startConverting(["convert", "-", "--from", "geojson", "-o", out.appendingPathComponent(output).path],
+            let (process, input) = try startConverting(["convert", "-", "--from", format, "-o", out.appendingPathComponent(output).path],
                                                        environment: ["TMPDIR": scratch.path])
             let deadline = Date().addingTimeInterval(20)
             while !ready(process.processIdentifier, scratch, out) && Date() < deadline { usleep(10_000) }

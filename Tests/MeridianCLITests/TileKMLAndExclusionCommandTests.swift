@@ -54,6 +54,28 @@ import MeridianCore
         }
     }
 
+    /// Base tiles warped by GDAL's warper (`--gdal-warp`; the same warper takes the tiles where
+    /// Meridian's kernel cannot transform every pixel) leave the excluded colours out of their
+    /// averages as Meridian's kernel does: with zoom 1 as the base zoom (2 × 2 source pixels a
+    /// tile pixel), the margin's edge is white at 50% and navy at 60% either way. (GDAL's own
+    /// `average` averaged the white in: washed out whatever the option said.)
+    @Test func excludedValuesInGDALsWarper() throws {
+        try withTemporaryFolder { folder throws in
+            func edgePixel(_ extra: [String]) throws -> [UInt8] {
+                let out = folder.appendingPathComponent("out-\(extra.joined(separator: "_").filter { $0.isLetter || $0.isNumber })")
+                let result = try meridian(["tile", margin, out.path, "--zoom", "0-1", "-q"] + extra)
+                #expect(result.status == 0, "\(result.stderr)")
+                let value = try run("gdallocationinfo", ["-valonly", out.path + "/1/0/0.png", "144", "200"])
+                return value.stdout.split(separator: "\n").compactMap { UInt8($0) }
+            }
+            for warper in [[], ["--gdal-warp"]] {
+                #expect(try edgePixel(warper + ["--excluded-values", "255,255,255"]) == [255, 255, 255, 255], "\(warper)")
+                #expect(try edgePixel(warper + ["--excluded-values", "255,255,255", "--excluded-values-pct-threshold", "60"]) == [30, 90, 160, 255],
+                        "\(warper)")
+            }
+        }
+    }
+
     /// Shards and --finish --kml give the very files (tiles, metadata and KML) of one run with
     /// --kml; a shard writes no KML (the tiles are not all there yet); the summary counts them.
     @Test func shardsThenFinishWriteTheOneRunsKML() throws {
@@ -106,6 +128,38 @@ import MeridianCore
             #expect(result.status == 0, "\(result.stderr)")
             #expect(kmlFiles(resumed) == kmlFiles(clean))
             #expect(folderContents(resumed) == folderContents(clean))
+        }
+    }
+
+    /// A resumed run with --kml leaves only KML files of its own tiles: a tile KML file that an
+    /// earlier run wrote into the folder for a tile this run does not make (here one at zoom 15
+    /// far from the chart, as a run of other settings would have) is removed and counted; a
+    /// KML file the overlay did not write is left. (It stayed, linked from nothing.)
+    @Test func aResumedRunRemovesTheKMLOfTilesNoLongerThere() throws {
+        try withTemporaryFolder { folder in
+            let options = ["--zoom", "10-15", "--jobs", "1", "--kml"]
+            let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
+            #expect(try meridian(["tile", chart, clean.path, "-q"] + options).status == 0)
+            let state = resumed.appendingPathComponent(".meridian-tiling").path
+            let (stopped, _) = try TileCommandTests.tileStoppedPartWay([chart, resumed.path] + options) {
+                ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ")
+            }
+            try #require(stopped, "the run finished before it could be stopped")
+            // An earlier run's KML of tile 15/0/0 (the overlay's own text for that tile), and the user's own file.
+            let sample = try #require(kmlFiles(clean).first { $0.key.hasPrefix("15/") && $0.key != "doc.kml" })
+            let sampleName = "<name>\(sample.key)</name>"
+            let stale = String(decoding: sample.value, as: UTF8.self).replacingOccurrences(of: sampleName, with: "<name>15/0/0.kml</name>")
+            let column = resumed.appendingPathComponent("15/0")
+            try FileManager.default.createDirectory(at: column, withIntermediateDirectories: true)
+            try Data(stale.utf8).write(to: column.appendingPathComponent("0.kml"))
+            try Data("<kml/>".utf8).write(to: column.appendingPathComponent("1.kml"))
+
+            let result = try meridian(["tile", chart, resumed.path, "--resume"] + options)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("1 tile KML file of tiles no longer there removed"), "\(result.stderr)")
+            var expected = folderContents(clean)
+            expected["15/0/1.kml"] = Data("<kml/>".utf8)
+            #expect(folderContents(resumed) == expected)
         }
     }
 }

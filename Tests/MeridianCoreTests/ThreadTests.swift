@@ -2,6 +2,21 @@
 import Testing
 
 @Suite struct ThreadTests {
+    /// A thread lets go of its body once it has run: an object that keeps its own thread, whose
+    /// body captures it (as the KML reader's reading side does), is freed once dropped. (The
+    /// two held each other: every KML document read leaked its reader, found by fuzzing.)
+    @Test func aThreadLetsGoOfItsBodyOnceItHasRun() throws {
+        final class Owner: @unchecked Sendable { var thread: WorkerThread? }
+        weak var dropped: Owner?
+        try {
+            let owner = Owner()
+            dropped = owner
+            owner.thread = try WorkerThread { [owner] in withExtendedLifetime(owner) {} }
+            owner.thread?.join()
+        }()
+        #expect(dropped == nil)
+    }
+
     @Test func workerThreadsRunTheirBodiesAndJoin() throws {
         let total = Locked(0)
         let workers = try (1...8).map { n in try WorkerThread { for _ in 0..<1000 { total.withLock { $0 += n } } } }

@@ -102,4 +102,38 @@ import MeridianTestSupport
             #expect(!manager.fileExists(atPath: folder + "/2/0/1.kml"))
         }
     }
+
+    /// The tile KML files of an earlier tile set in the folder (zoom 0-3, now 0-2: its zoom-3
+    /// tiles are gone) are removed, so that every KML file belongs to the tiles there; files
+    /// the overlay did not write (another KML at a tile's place, a name that is no tile's, a
+    /// symbolic link) are left as they are. (They stayed, linked from nothing.)
+    @Test func tileKMLFilesOfTilesNoLongerThereAreRemoved() throws {
+        try withTemporaryFolderPath { folder in
+            let output = folder + "/tiles", manager = FileManager.default
+            let source = try RasterSource(path: fixture("raster/white-margin.tif"), options: RasterSourceOptions())
+            let tiler = try Tiler(source: source, options: TilingOptions(zooms: 0...3, jobs: 1))
+            let sink = try FolderTileSink(path: output, scheme: .xyz, format: .png, resume: false, identity: tiler.identity())
+            let summary = try tiler.run(into: sink)
+            try KMLSuperOverlay.write(folder: output, metadata: summary.metadata, scheme: .xyz)
+            let deepest = try manager.contentsOfDirectory(atPath: output + "/3").flatMap { column in
+                try manager.contentsOfDirectory(atPath: "\(output)/3/\(column)").filter { $0.hasSuffix(".png") }.map { "3/\(column)/\($0.dropLast(4))" }
+            }
+            #expect(!deepest.isEmpty)
+            for tile in deepest { try manager.removeItem(atPath: "\(output)/\(tile).png") }
+            // Not the overlay's: a KML of the user's at a tile's place, a name no tile has, a link.
+            let column = output + "/" + deepest[0].split(separator: "/").dropLast().joined(separator: "/")
+            try Data("<kml/>".utf8).write(to: URL(fileURLWithPath: column + "/7.kml"))
+            try Data("<kml/>".utf8).write(to: URL(fileURLWithPath: column + "/notes.kml"))
+            try manager.createSymbolicLink(atPath: column + "/6.kml", withDestinationPath: output + "/\(deepest[0]).kml")
+
+            var metadata = summary.metadata
+            metadata.maxZoom = 2
+            let written = try KMLSuperOverlay.write(folder: output, metadata: metadata, scheme: .xyz)
+            #expect(written.removedFiles == deepest.count)
+            for tile in deepest { #expect(!manager.fileExists(atPath: "\(output)/\(tile).kml"), "\(tile).kml") }
+            #expect(manager.fileExists(atPath: column + "/7.kml") && manager.fileExists(atPath: column + "/notes.kml"))
+            #expect((try? manager.destinationOfSymbolicLink(atPath: column + "/6.kml")) != nil)
+            #expect(written.tileFiles == tileSet(output).filter { $0.hasPrefix("0/") || $0.hasPrefix("1/") || $0.hasPrefix("2/") }.count)
+        }
+    }
 }

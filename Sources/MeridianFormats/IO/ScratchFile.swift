@@ -55,6 +55,14 @@ public final class ScratchFile {
         try sink.flush()
     }
 
+    /// A copy of an input in a scratch file without a name (``init(unlinked:)``), for a child
+    /// process that inherits it (`InheritedScratch`): nothing of it is left however the run ends.
+    public convenience init(unlinkedCopyOf input: BufferedInput, as name: String) throws {
+        try self.init(unlinked: name)
+        try input.forEachChunk { chunk, _ in sink.write(UnsafeRawBufferPointer(chunk)) }
+        try sink.flush()
+    }
+
     /// A copy of an input for a library that opens it by a path (``pathInThisProcess``): a file
     /// without a name where this process can open one by a path (Linux), else a named one.
     public static func copyOpenedByPath(_ input: BufferedInput, as name: String) throws -> ScratchFile {

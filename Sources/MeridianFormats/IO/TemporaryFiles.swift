@@ -168,6 +168,19 @@ public final class TemporaryFiles: @unchecked Sendable {
     static let stopsInOrder = Atomic<Bool>(false)
     /// The signal that asked the run to stop (0: none has).
     static let stopSignal = Atomic<Int32>(0)
+    /// Whether this process is a helper whose parent passes signals on and ends it itself
+    /// (``parentEndsThisProcess()``).
+    static let endedByParent = Atomic<Bool>(false)
+
+    /// Says that this process is a helper a Meridian process started, which passes on to it the
+    /// signals that stop the parent and ends it with SIGKILL if it has not ended a moment later
+    /// (`RunningChildren`). While it stops in order (``stoppingInOrder(_:)``), a signal after the
+    /// first is then the same request, not a second one that ends it at once: a terminal's Ctrl-C
+    /// reaches both processes, and the parent's SIGTERM follows; ended at once, the helper would
+    /// leave what it was stopping to remove. The parent's grace period bounds the wait.
+    public static func parentEndsThisProcess() {
+        endedByParent.store(true, ordering: .releasing)
+    }
 
     /// The error a run that stops in order throws once a signal has asked it to: its work
     /// unwinds as from any failure, removing what it made (a folder being filled, a partial
@@ -223,7 +236,8 @@ public final class TemporaryFiles: @unchecked Sendable {
             signal(sig) { sig in
                 // Atomics are lock-free: safe in a handler.
                 if TemporaryFiles.stopsInOrder.load(ordering: .acquiring),
-                   TemporaryFiles.stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing).exchanged {
+                   TemporaryFiles.stopSignal.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing).exchanged
+                    || TemporaryFiles.endedByParent.load(ordering: .acquiring) {
                     return
                 }
                 // Children first: they may be writing what is about to be removed.

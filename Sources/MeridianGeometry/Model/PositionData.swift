@@ -109,8 +109,16 @@ extension Feature {
     /// the values there interpolated (numbers and ISO 8601 times; null for other values).
     /// Arrays of polygons whose rings changed, or that cannot be followed, are removed.
     /// - Returns: The names of the arrays removed, for a warning; empty when all followed.
+    ///
+    /// A new position on a line whose input positions have altitudes gets its altitude so too,
+    /// between the two ends of its input segment: a cut or a densified point of a 3D track stays
+    /// 3D, never 2D among 3D positions (which GDAL reads as altitude 0).
     @discardableResult
     public mutating func replaceGeometry(with newGeometry: Geometry?) -> [String] {
+        var newGeometry = newGeometry
+        if let old = geometry, let transformed = newGeometry {
+            newGeometry = transformed.interpolatingAltitudes(from: old)
+        }
         defer { geometry = newGeometry }
         guard var data = positionData, !data.isEmpty, let old = geometry, let newGeometry, old != newGeometry else { return [] }
         let oldLayout = PositionLayout(old), newLayout = PositionLayout(newGeometry)
@@ -131,6 +139,44 @@ extension Feature {
 }
 
 extension Geometry {
+    /// The geometry (a transform's output from `old`) with each position that lacks an
+    /// altitude but lies between two input positions that have one given the altitude in
+    /// proportion along that segment. Lines only: a ring's new corners (a clip's) lie on no
+    /// input segment. Itself when nothing is missing or the positions cannot be followed.
+    func interpolatingAltitudes(from old: Geometry) -> Geometry {
+        guard !old.hasRings, !hasRings, old.hasAltitude else { return self }
+        let layout = PositionLayout(self)
+        let runs = layout.runs
+        guard runs.contains(where: { $0.contains { $0.altitude == nil } }) else { return self }
+        let input = PositionLayout(old).runs
+        guard let origins = PositionOrigins(from: input, to: runs) else { return self }
+        let positions = Array(input.joined())
+        var filled = ArraySlice(zip(runs, origins.runs).map { run, origin in
+            zip(run, origin).map { position, origin -> Position in
+                guard position.altitude == nil, case .between(let index, let fraction) = origin,
+                      let a = positions[index].altitude, let b = positions[index + 1].altitude else { return position }
+                var position = position
+                position.altitude = a + (b - a) * fraction
+                return position
+            }
+        })
+        return replacingRuns(with: &filled)
+    }
+
+    /// The geometry with its runs of positions (lines, rings, points, in the order of
+    /// ``PositionLayout/runs``) replaced by `runs`, taken in order.
+    func replacingRuns(with runs: inout ArraySlice<[Position]>) -> Geometry {
+        switch self {
+        case .point(let p): return .point(Point(runs.popFirst()?.first ?? p.coordinates))
+        case .lineString: return .lineString(LineString(runs.popFirst() ?? []))
+        case .multiPoint: return .multiPoint(MultiPoint(runs.popFirst() ?? []))
+        case .multiLineString(let m): return .multiLineString(MultiLineString(m.lines.map { _ in runs.popFirst() ?? [] }))
+        case .polygon(let p): return .polygon(Polygon(p.rings.map { _ in runs.popFirst() ?? [] }))
+        case .multiPolygon(let m): return .multiPolygon(MultiPolygon(m.polygons.map { Polygon($0.rings.map { _ in runs.popFirst() ?? [] }) }))
+        case .geometryCollection(let c): return .geometryCollection(GeometryCollection(c.geometries.map { $0.replacingRuns(with: &runs) }))
+        }
+    }
+
     /// Whether the geometry has polygon rings.
     var hasRings: Bool {
         switch self {

@@ -94,7 +94,7 @@ public final class GPXWriter: FeatureWriter {
             options.diagnostics?(Diagnostic(.warning, "\(elevationsLeftOut) \(elevationsLeftOut == 1 ? "elevation is" : "elevations are") beyond 10^17 metres, past what GPX's decimal holds, and \(elevationsLeftOut == 1 ? "was" : "were") left out"))
         }
         if !arraysLeftOut.isEmpty {
-            options.diagnostics?(.positionDataDropped(arraysLeftOut.sorted(), "have no place in GPX, which takes only times", at: nil))
+            options.diagnostics?(.positionDataDropped(arraysLeftOut.sorted(), "\(arraysLeftOut.count == 1 ? "has" : "have") no place in GPX, which takes only times,", at: nil))
         }
         if timesLeftOut > 0 {
             options.diagnostics?(Diagnostic(.warning, "\(timesLeftOut) \(timesLeftOut == 1 ? "time is" : "times are") not a date and time as GPX writes them (YYYY-MM-DDThh:mm:ssZ) and \(timesLeftOut == 1 ? "was" : "were") left out, '\(firstTimeLeftOut)' first"))

@@ -48,6 +48,8 @@ extension Commands {
                     ]))
                 }
                 if let input {
+                    // Read whole before the output opens: recorded, so it is never written over.
+                    RunInputs.record(input)
                     let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report,
                                                                                     coordinates: try output.coordinateRule(format: nil)), registry: .commandLine)
                     while var feature = try source.reader.next() {

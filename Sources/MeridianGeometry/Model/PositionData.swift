@@ -164,7 +164,7 @@ extension Geometry {
     }
 
     /// The geometry with its runs of positions (lines, rings, points, in the order of
-    /// ``PositionLayout/runs``) replaced by `runs`, taken in order.
+    /// `PositionLayout.runs`) replaced by `runs`, taken in order.
     func replacingRuns(with runs: inout ArraySlice<[Position]>) -> Geometry {
         switch self {
         case .point(let p): return .point(Point(runs.popFirst()?.first ?? p.coordinates))

@@ -107,6 +107,19 @@ import Testing
         for (value, p) in zip(values, dense.coordinates) { #expect(abs(value - p.longitude * 100) < 1e-6) }
     }
 
+    /// A line that goes back over itself (out and back on the same positions): each clipped
+    /// piece takes its values from the pass it belongs to, where the return piece took the
+    /// outward pass's values (the same points lie on both).
+    @Test func aLineBackOverItselfKeepsEachPassesValues() throws {
+        let line = [Position(longitude: 0, latitude: 0), Position(longitude: 10, latitude: 10), Position(longitude: 0, latitude: 0)]
+        var feature = Feature(geometry: .lineString(LineString(line)), properties: [PositionData.member: .object(["minute": [0, 10, 20]])])
+        let clipper = GeometryClipper(rect: RectClip(minX: 4, minY: 4, maxX: 6, maxY: 6), plane: .degrees)
+        #expect(feature.replaceGeometry(with: clipper.clip(feature.geometry!)).isEmpty)
+        guard case .multiLineString(let pieces)? = feature.geometry else { Issue.record("not two pieces: \(String(describing: feature.geometry))"); return }
+        #expect(pieces.lines.map(\.count) == [2, 2])
+        #expect(arrays(feature)?["minute"] == [[4, 6], [14, 16]])
+    }
+
     /// A 3D line's new positions (a clip's cut ends, the antimeridian crossing, densified
     /// points) get altitudes in proportion along their input segment, never none among 3D ones.
     @Test func newPositionsOfA3DLineGetAltitudesInProportion() throws {

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/bootstrap
-swift build -c release --product meridian --product meridian-gdal >&2
+for product in meridian meridian-gdal; do swift build -c release --product "$product" >&2; done  # one product a build: given several, SwiftPM builds only the last
 meridian=.build/release/meridian
 chart="${1:-Tests/Fixtures/raster/19347_2.KAP}"
 out="${2:-$(mktemp -d)}"

@@ -7,7 +7,7 @@
 #   lake-walk.png       a KML walk (examples/data) as pins and a track; also what examples/LakeWalkMap.swift draws
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build --product meridian >&2 && swift build --product meridian-gdal >&2
+for product in meridian meridian-gdal meridian-draw; do swift build --product "$product" >&2; done  # render runs meridian-draw
 meridian=.build/debug/meridian
 out=examples/pictures
 tiles=$(mktemp -d)

@@ -101,7 +101,11 @@ public enum TilingJobText {
     ///   - written: The KML files written.
     ///   - output: The tile folder.
     public static func kml(_ written: KMLSuperOverlay.Written, output: String) -> String {
-        "\(output)/doc.kml: KML super-overlay, \(written.tileFiles) tile KML files, \(written.roots) linked from doc.kml"
+        // `out/` as typed names the folder: its doc.kml is `out/doc.kml`, not `out//doc.kml`.
+        var folder = Substring(output)
+        while folder.count > 1, folder.hasSuffix("/") { folder = folder.dropLast() }
+        let path = folder == "/" ? "/doc.kml" : "\(folder)/doc.kml"
+        return "\(path): KML super-overlay, \(written.tileFiles) tile KML files, \(written.roots) linked from doc.kml"
             + (written.removedFiles > 0 ? "; \(written.removedFiles) tile KML file\(written.removedFiles == 1 ? "" : "s") of tiles no longer there removed" : "")
     }
 

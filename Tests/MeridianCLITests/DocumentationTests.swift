@@ -94,6 +94,32 @@ struct MarkdownPage {
         }
     }
 
+    /// The scripts a new user runs build what they run: `swift build` builds only the last of
+    /// several `--product`s (examples/chart-tiles.sh built no `meridian`), and a script that
+    /// draws (`render`) needs `meridian-draw` built too (examples/render-pictures.sh did not).
+    @Test func scriptsBuildEveryExecutableTheyRun() throws {
+        var scripts: [String] = []
+        for folder in ["Scripts", "examples"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent(folder).path)
+            scripts += names.map { folder + "/" + $0 }
+        }
+        var checked = 0
+        for script in scripts.sorted() {
+            guard let text = try? String(contentsOf: packageRoot.appendingPathComponent(script), encoding: .utf8),
+                  text.hasPrefix("#!/usr/bin/env bash") else { continue }
+            checked += 1
+            for line in text.split(separator: "\n") where line.contains("swift build") {
+                for command in line.components(separatedBy: "swift build").dropFirst() {
+                    #expect(command.components(separatedBy: "--product").count <= 2, "\(script): \(line)")
+                }
+            }
+            if text.contains("\"$meridian\" render") {
+                #expect(text.contains("meridian-draw"), "\(script) renders but does not build meridian-draw")
+            }
+        }
+        #expect(checked >= 5)
+    }
+
     @Test func architectureNamesEveryTarget() throws {
         let package = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
         let architecture = try String(contentsOf: packageRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)

@@ -18,6 +18,20 @@ import Testing
         #expect(try meridian(["mapkit", "tile", "3/9/0"]).status == ExitStatus.usage)
     }
 
+    /// Like every reading subcommand, geodesic densifies lines from standard input when it is
+    /// given no path (it asked for one: `… | meridian geodesic` failed); half a pair of ends is
+    /// a usage error.
+    @Test func geodesicReadsStandardInputWithoutAPath() throws {
+        let line = Data(#"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[10,10]]}}"#.utf8)
+        let piped = try meridian(["geodesic", "--spacing-km", "500"], stdin: line)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let dashed = try meridian(["geodesic", "-", "--spacing-km", "500"], stdin: line)
+        #expect(piped.stdout == dashed.stdout && piped.stdout.contains("\"overlay\":\"geodesic\""))
+        #expect(piped.stdout.components(separatedBy: "],[").count >= 4, "\(piped.stdout)")  // about 1,570 km: densified
+        let half = try meridian(["geodesic", "--from", "1,1"], stdin: line)
+        #expect(half.status == ExitStatus.usage && half.stderr.contains("--to"), "\(half.stderr)")
+    }
+
     @Test func geodesicAndCircleWriteGeoJSON() throws {
         let geodesic = try meridian(["geodesic", "--from", "33.9416,-118.4085", "--to", "40.6413,-73.7781"])
         #expect(geodesic.status == 0, "\(geodesic.stderr)")

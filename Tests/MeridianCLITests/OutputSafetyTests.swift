@@ -233,6 +233,9 @@ import MeridianCore
                 (["coverage", "make", coverage, "-o", link], link),
                 (["render", picture, "--from", "geojson", "-o", picture], picture),
                 (["convert", coverage, "-o", link], link),
+                (["geodesic", coverage, "-o", link], link),  // it wrote over its input
+                (["simplify", coverage, "--zoom-level", "3", "-o", coverage], coverage),
+                (["clip", coverage, "--bbox", "-123,37,-121,38", "-o", spelled], spelled),
                 (["tile", mbtiles, mbtiles], mbtiles),
                 (["tile", mine, mine], mine),
                 (["tile", mine, mine, "--tile-format", "png"], mine),

@@ -28,6 +28,26 @@ import Testing
         #expect(run.stdout.contains("\"times\":[\"2024-05-04T07:01:11Z\",\"2024-05-04T07:05:00Z\",\"2024-05-04T07:11:00Z\",\"2024-05-04T07:15:09Z\"]"), "\(run.stdout)")
     }
 
+    /// The walk's track is 3D: the cut ends get altitudes between their segment's, so the GPX
+    /// track has an `<ele>` at every point (a 2D cut end among 3D positions reads as 0 m in GDAL).
+    @Test func clipGivesTheCutEndsOfA3DTrackAltitudes() throws {
+        try withTemporaryFolderPath { folder throws in
+            let gpx = folder + "/cut.gpx"
+            let run = try meridian(["clip", Self.lakeWalk, "--bbox", "8.541,47.35,8.55,47.37", "-o", gpx, "-q"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let text = try String(contentsOfFile: gpx, encoding: .utf8)
+            let start = try #require(text.range(of: "<name>Morning walk</name>"))
+            let end = try #require(text.range(of: "</trk>", range: start.upperBound..<text.endIndex))
+            let track = String(text[start.lowerBound..<end.lowerBound])
+            let points = track.components(separatedBy: "<trkpt ").count - 1
+            #expect(points == 4, "\(track)")
+            #expect(track.components(separatedBy: "<ele>").count - 1 == points, "\(track)")
+            // The first cut end lies between 409 m and 408 m, nearer the first.
+            #expect(track.contains("<trkpt lat=") && track.contains("<ele>408.7"), "\(track)")
+            #expect(gpxSchemaProblems(atPath: gpx) == nil)
+        }
+    }
+
     /// An empty `<when/>` is an unknown time: GPX leaves the point without one (never
     /// `<time></time>`), and a time that is not a date and time is left out with a warning.
     @Test func gpxNeverWritesATimeItsSchemaRefuses() throws {

@@ -94,6 +94,30 @@ func readKML(text: String) throws -> [Feature] {
         #expect(back[2].properties?["missing"] == .null)
     }
 
+    /// A track's per-position arrays come back with their types: the Schema types each as a
+    /// gx:SimpleArrayField (they came back as strings without one), a name that is also a
+    /// property gets one type for both, and a null stays null.
+    @Test func trackArraysRoundTripWithTheirTypes() throws {
+        let line = Geometry.lineString(LineString([Position(longitude: 1, latitude: 2), Position(longitude: 4, latitude: 5),
+                                                    Position(longitude: 6, latitude: 7)]))
+        let arrays: JSONObject = ["times": ["2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z", "2024-01-01T00:02:00Z"],
+                                  "hr": [90, 95, nil], "speed": [1.5, 2.0, 2.25], "moving": [true, false, true],
+                                  "note": ["a", "b c", "d"], "cadence": [80, 81, 82]]
+        let features = [Feature(geometry: line, properties: ["name": "run", "cadence": 1.5, PositionData.member: .object(arrays)])]
+        let kml = try writeKML(features)
+        #expect(kml.contains("<gx:SimpleArrayField name=\"hr\" type=\"int\"/>"), "\(kml)")
+        let back = try readKML(text: kml)
+        let data = try #require(back.first?.properties?[PositionData.member]?.objectValue)
+        #expect(data["hr"] == [90, 95, nil])
+        #expect(data["speed"] == [1.5, 2.0, 2.25])
+        #expect(data["moving"] == [true, false, true])
+        #expect(data["note"] == ["a", "b c", "d"])
+        #expect(data["times"] == arrays["times"])
+        // `cadence` is a double property and an integer array: both are doubles' field, read back as numbers.
+        #expect(data["cadence"]?.arrayValue?.compactMap(\.doubleValue) == [80, 81, 82])
+        #expect(back.first?.properties?["cadence"] == .double(1.5))
+    }
+
     @Test func kmzRoundTrips() throws {
         let original = try readAll(path: fixture("geojson/edge-cases.geojson")).features.filter { $0.geometry?.type == .polygon }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kmz-\(UUID())")

@@ -99,6 +99,34 @@ import MeridianGeometry
         #expect(data(back.first)?["times"] == times)
     }
 
+    /// A GPX track's per-point extensions (Garmin's heart rate and cadence, as Strava exports
+    /// them) are per-position arrays beside the times, typed, null where a point has none; they
+    /// used to be dropped without a word. KML keeps them (typed); GPX output says it leaves them out.
+    @Test func gpxPointExtensionsArePerPositionArrays() throws {
+        let gpx = """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"
+                 xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1"><trk><name>run</name>
+            <trkseg>
+            <trkpt lat="-33.9" lon="-70.1"><time>2024-01-01T00:00:00Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>100</gpxtpx:hr><gpxtpx:cad>80</gpxtpx:cad></gpxtpx:TrackPointExtension></extensions></trkpt>
+            <trkpt lat="-33.8" lon="-70.2"><time>2024-01-01T00:01:00Z</time><extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>110</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>
+            </trkseg>
+            <trkseg><trkpt lat="-33.7" lon="-70.3"/><trkpt lat="-33.6" lon="-70.4"/></trkseg></trk></gpx>
+            """
+        let features = try FeatureList(reading: GPXReader(input: BufferedInput(string: gpx, name: "run.gpx"))).features
+        #expect(data(features.first)?["hr"] == [[100, 110], [nil, nil]])
+        #expect(data(features.first)?["cad"] == [[80, nil], [nil, nil]])
+        #expect(data(features.first)?["times"] == [["2024-01-01T00:00:00Z", "2024-01-01T00:01:00Z"], [nil, nil]])
+        let back = try readKML(text: try writeKML(features))
+        #expect(data(back.first)?["hr"] == [[100, 110], [nil, nil]])
+
+        nonisolated(unsafe) var warnings: [Diagnostic] = []
+        var options = WriteOptions()
+        options.diagnostics = { warnings.append($0) }
+        _ = try roundTrip(features, format: "gpx", options: options)
+        #expect(warnings.contains { $0.message.contains("'cad', 'hr'") }, "\(warnings.map(\.message))")
+    }
+
     /// gx:SimpleArrayData values of a MultiTrack: each track writes its own line's values.
     @Test func aMultiTrackWritesEachLinesArrays() throws {
         let feature = Feature(geometry: .multiLineString(MultiLineString([

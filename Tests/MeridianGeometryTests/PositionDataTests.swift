@@ -107,6 +107,54 @@ import Testing
         for (value, p) in zip(values, dense.coordinates) { #expect(abs(value - p.longitude * 100) < 1e-6) }
     }
 
+    /// A line that goes back over itself (out and back on the same positions): each clipped
+    /// piece takes its values from the pass it belongs to, where the return piece took the
+    /// outward pass's values (the same points lie on both).
+    @Test func aLineBackOverItselfKeepsEachPassesValues() throws {
+        let line = [Position(longitude: 0, latitude: 0), Position(longitude: 10, latitude: 10), Position(longitude: 0, latitude: 0)]
+        var feature = Feature(geometry: .lineString(LineString(line)), properties: [PositionData.member: .object(["minute": [0, 10, 20]])])
+        let clipper = GeometryClipper(rect: RectClip(minX: 4, minY: 4, maxX: 6, maxY: 6), plane: .degrees)
+        #expect(feature.replaceGeometry(with: clipper.clip(feature.geometry!)).isEmpty)
+        guard case .multiLineString(let pieces)? = feature.geometry else { Issue.record("not two pieces: \(String(describing: feature.geometry))"); return }
+        #expect(pieces.lines.map(\.count) == [2, 2])
+        #expect(arrays(feature)?["minute"] == [[4, 6], [14, 16]])
+    }
+
+    /// A 3D line's new positions (a clip's cut ends, the antimeridian crossing, densified
+    /// points) get altitudes in proportion along their input segment, never none among 3D ones.
+    @Test func newPositionsOfA3DLineGetAltitudesInProportion() throws {
+        let line = [Position(longitude: 0, latitude: 0, altitude: 100), Position(longitude: 2, latitude: 0, altitude: 300),
+                    Position(longitude: 4, latitude: 0, altitude: 100)]
+        var clipped = Feature(geometry: .lineString(LineString(line)), properties: [:])
+        let clipper = GeometryClipper(rect: RectClip(minX: 1, minY: -1, maxX: 3.5, maxY: 1), plane: .degrees)
+        clipped.replaceGeometry(with: clipper.clip(clipped.geometry!))
+        guard case .lineString(let piece)? = clipped.geometry else { Issue.record("not a line"); return }
+        #expect(piece.coordinates == [Position(longitude: 1, latitude: 0, altitude: 200), line[1], Position(longitude: 3.5, latitude: 0, altitude: 150)])
+
+        let crossing = [Position(longitude: 178, latitude: 0, altitude: 10), Position(longitude: -178, latitude: 0, altitude: 50)]
+        var cut = Feature(geometry: .lineString(LineString(crossing)), properties: [:])
+        cut.replaceGeometry(with: Antimeridian.cut(cut.geometry!))
+        guard case .multiLineString(let parts)? = cut.geometry else { Issue.record("not cut"); return }
+        #expect(parts.lines.map { $0.map(\.altitude) } == [[10, 30], [30, 50]])
+
+        var dense = Feature(geometry: .lineString(LineString([Position(longitude: 0, latitude: 0, altitude: 0),
+                                                               Position(longitude: 1, latitude: 0, altitude: 100)])), properties: [:])
+        dense.replaceGeometry(with: GreatCircle.densify(dense.geometry!, spacing: 20_000, antimeridian: .split))
+        guard case .lineString(let densified)? = dense.geometry else { Issue.record("not a line"); return }
+        #expect(densified.coordinates.count > 2)
+        for p in densified.coordinates { #expect(abs(try #require(p.altitude) - p.longitude * 100) < 1e-6) }
+    }
+
+    /// A 2D line stays 2D, and a position between a 3D and a 2D one gets no altitude made up.
+    @Test func noAltitudeIsMadeUpWhereTheInputHasNone() {
+        let line = [Position(longitude: 0, latitude: 0), Position(longitude: 2, latitude: 0, altitude: 5), Position(longitude: 4, latitude: 0, altitude: 7)]
+        var feature = Feature(geometry: .lineString(LineString(line)), properties: [:])
+        let clipper = GeometryClipper(rect: RectClip(minX: 1, minY: -1, maxX: 3, maxY: 1), plane: .degrees)
+        feature.replaceGeometry(with: clipper.clip(feature.geometry!))
+        guard case .lineString(let piece)? = feature.geometry else { Issue.record("not a line"); return }
+        #expect(piece.coordinates.map(\.altitude) == [nil, 5, 6])
+    }
+
     @Test func ringsThatChangeDropTheirArrays() {
         let ring = [Position(longitude: 0, latitude: 0), Position(longitude: 2, latitude: 0), Position(longitude: 2, latitude: 2),
                     Position(longitude: 0, latitude: 2), Position(longitude: 0, latitude: 0)]

@@ -1,7 +1,7 @@
 import Foundation
 import MeridianCore
 import MeridianGeometry
-import MeridianRaster
+@testable import MeridianRaster
 import MeridianTestSupport
 import MeridianTiles
 import MeridianTiling
@@ -184,5 +184,16 @@ private struct RedCorner: TileDrawing {
             #expect(throws: TilingJobError.kmlNeedsFolderOfImages) { try TilingJob(vectorKML).run() }
             #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
         }
+    }
+}
+
+/// What the tiling job's summaries say, in words.
+@Suite struct TilingJobTextTests {
+    /// The super-overlay's summary names the folder's doc.kml however the folder was typed
+    /// (`out/` gave `out//doc.kml`).
+    @Test(arguments: [("out", "out/doc.kml"), ("out/", "out/doc.kml"), ("a/out//", "a/out/doc.kml"), ("/", "/doc.kml")])
+    func kmlSummaryNamesDocKML(_ output: String, _ expected: String) {
+        let text = TilingJobText.kml(KMLSuperOverlay.Written(tileFiles: 16, roots: 1), output: output)
+        #expect(text == "\(expected): KML super-overlay, 16 tile KML files, 1 linked from doc.kml")
     }
 }

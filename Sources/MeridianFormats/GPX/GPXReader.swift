@@ -6,7 +6,10 @@ import MeridianGeometry
 /// Point, each route a LineString, each track a LineString (one segment) or MultiLineString,
 /// with `_gpxType` ("wpt", "rte", "trk"), the text fields (name, cmt, desc, src, sym, type,
 /// time, number), the first link's href as `link`, elevations as altitudes, and point times as
-/// `coordinateProperties.times` (an array per segment for a MultiLineString).
+/// `coordinateProperties.times` (an array per segment for a MultiLineString). What a track or
+/// route point's `<extensions>` hold (Garmin's TrackPointExtension `hr`, `cad`, `atemp`, a
+/// power meter's `power`, …) goes beside the times, an array per leaf element's local name,
+/// null at points without it: a track's per-point data is the point of a track.
 public final class GPXReader: FeatureReader {
     private let input: BufferedInput
     /// The parser owns the builder it reports to; the reader owns the parser.
@@ -147,6 +150,24 @@ final class GPXDocumentBuilder: XMLEventHandler {
         return Position(longitude: try coordinate("lon", -180...180), latitude: try coordinate("lat", -90...90), altitude: elevation)
     }
 
+    /// The leaf elements under a point's `<extensions>` (however deep: Garmin nests them in a
+    /// `gpxtpx:TrackPointExtension`), by local name, the first of a name, with their text as a
+    /// number or boolean where it reads as one.
+    private func extensionValues(_ point: XMLElement) -> [(String, JSONValue)] {
+        guard let extensions = point.child("extensions") else { return [] }
+        var values: [(String, JSONValue)] = []
+        func visit(_ element: XMLElement) {
+            let children = element.children
+            guard children.isEmpty else { return children.forEach(visit) }
+            let text = element.textContent.trimmingWhitespace()
+            let name = element.name.split(separator: ":").last.map(String.init) ?? element.name
+            guard !text.isEmpty, !name.isEmpty, !values.contains(where: { $0.0 == name }) else { return }
+            values.append((name, JSONValue.inferred(fromText: Array(text.utf8))))
+        }
+        extensions.children.forEach(visit)
+        return values
+    }
+
     private func feature(from element: XMLElement) throws -> Feature {
         var properties = JSONObject()
         properties["_gpxType"] = .string(element.name)
@@ -162,6 +183,18 @@ final class GPXDocumentBuilder: XMLEventHandler {
             guard values.contains(where: { $0 != nil }) else { return nil }
             return .array(values.map { $0.map(JSONValue.string) ?? .null })
         }
+        /// The points' times and extension values, one array each, one value per point.
+        func positionData(_ points: [XMLElement]) -> JSONObject {
+            var data = JSONObject()
+            if let times = times(points) { data["times"] = times }
+            let extensions = points.map(extensionValues)
+            var names: [String] = []
+            for values in extensions { for (name, _) in values where name != "times" && !names.contains(name) { names.append(name) } }
+            for name in names {
+                data[name] = .array(extensions.map { values in values.first { $0.0 == name }?.1 ?? .null })
+            }
+            return data
+        }
         let geometry: Geometry
         switch element.name {
         case "wpt":
@@ -169,19 +202,26 @@ final class GPXDocumentBuilder: XMLEventHandler {
         case "rte":
             let points = element.children("rtept")
             geometry = .lineString(LineString(try points.map(position)))
-            if let times = times(points) { properties["coordinateProperties"] = .object(["times": times]) }
+            let data = positionData(points)
+            if !data.isEmpty { properties[PositionData.member] = .object(data) }
         default:
             let segments = element.children("trkseg").map { $0.children("trkpt") }.filter { !$0.isEmpty }
             let lines = try segments.map { try $0.map(position) }
-            let segmentTimes = segments.map(times)
+            let segmentData = segments.map(positionData)
             if lines.count == 1 {
                 geometry = .lineString(LineString(lines[0]))
-                if let times = segmentTimes[0] { properties["coordinateProperties"] = .object(["times": times]) }
+                if !segmentData[0].isEmpty { properties[PositionData.member] = .object(segmentData[0]) }
             } else {
                 geometry = .multiLineString(MultiLineString(lines))
-                if segmentTimes.contains(where: { $0 != nil }) {
-                    // A segment without times has an unknown time at each position.
-                    properties["coordinateProperties"] = .object(["times": .array(zip(segmentTimes, lines).map { $0 ?? PositionData.nulls(for: .lineString(LineString($1))) })])
+                var names: [String] = []
+                for data in segmentData { for name in data.keys where !names.contains(name) { names.append(name) } }
+                if !names.isEmpty {
+                    // A segment without an array has an unknown value at each position.
+                    var data = JSONObject()
+                    for name in names {
+                        data[name] = .array(zip(segmentData, lines).map { $0[name] ?? PositionData.nulls(for: .lineString(LineString($1))) })
+                    }
+                    properties[PositionData.member] = .object(data)
                 }
             }
         }

@@ -23,6 +23,9 @@ public final class GPXWriter: FeatureWriter {
     private var firstTimeLeftOut = ""
     /// Elevations too large for GPX's decimal (1e300 metres), left out, for a warning.
     private var elevationsLeftOut = 0
+    /// Per-position arrays other than `times` (a track's heart rates, say), which GPX has no
+    /// place for, by name, for a warning: left out, never silently.
+    private var arraysLeftOut: Set<String> = []
 
     /// A GPX writer into `sink`; routes and tracks wait in scratch files until ``finish(_:)``.
     /// - Parameters:
@@ -57,6 +60,9 @@ public final class GPXWriter: FeatureWriter {
     /// - Throws: `MeridianError` (`io`) when the output or a scratch file fails.
     public func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
+        if let arrays = feature.properties?[PositionData.member]?.objectValue {
+            arraysLeftOut.formUnion(arrays.keys.filter { $0 != "times" })
+        }
         switch geometry {
         case .point(let p):
             waypoint(p.coordinates, feature.properties ?? [:], time: feature.positionValues("times")?.first?.first)
@@ -86,6 +92,9 @@ public final class GPXWriter: FeatureWriter {
         xml.close()
         if elevationsLeftOut > 0 {
             options.diagnostics?(Diagnostic(.warning, "\(elevationsLeftOut) \(elevationsLeftOut == 1 ? "elevation is" : "elevations are") beyond 10^17 metres, past what GPX's decimal holds, and \(elevationsLeftOut == 1 ? "was" : "were") left out"))
+        }
+        if !arraysLeftOut.isEmpty {
+            options.diagnostics?(.positionDataDropped(arraysLeftOut.sorted(), "\(arraysLeftOut.count == 1 ? "has" : "have") no place in GPX, which takes only times,", at: nil))
         }
         if timesLeftOut > 0 {
             options.diagnostics?(Diagnostic(.warning, "\(timesLeftOut) \(timesLeftOut == 1 ? "time is" : "times are") not a date and time as GPX writes them (YYYY-MM-DDThh:mm:ssZ) and \(timesLeftOut == 1 ? "was" : "were") left out, '\(firstTimeLeftOut)' first"))

@@ -34,6 +34,10 @@ public final class KMLWriter: FeatureWriter {
     private var styleIDs: [JSONObject: String] = [:]
     /// Every ExtendedData field, in order of first appearance, with the kinds of value it took.
     private var fields: OrderedDictionary<String, FieldKinds> = [:]
+    /// Every per-position array of a track (gx:SimpleArrayData) but `times`, in order of first
+    /// appearance, with the kinds of value it held: typed in the Schema as gx:SimpleArrayField,
+    /// so its numbers read back as numbers.
+    private var arrayFields: OrderedDictionary<String, FieldKinds> = [:]
     /// Where warnings about what KML cannot hold go.
     private let diagnostics: DiagnosticHandler?
 
@@ -134,9 +138,13 @@ public final class KMLWriter: FeatureWriter {
         enterFolders([])
         let xml = documentXML
         try styles.copy(to: sink)
-        if !fields.isEmpty {
+        if !fields.isEmpty || !arrayFields.isEmpty {
+            // A reader types a field by its name, whichever element declares it: a name that is
+            // both a property and a track's array gets one type for both.
+            func kinds(_ name: String) -> FieldKinds { (fields[name] ?? FieldKinds()).union(arrayFields[name] ?? FieldKinds()) }
             xml.start("Schema", [("name", Self.schemaID), ("id", Self.schemaID)])
-            for (name, kinds) in fields { xml.empty("SimpleField", [("name", name), ("type", kinds.schemaType)]) }
+            for name in fields.keys { xml.empty("SimpleField", [("name", name), ("type", kinds(name).schemaType)]) }
+            for name in arrayFields.keys { xml.empty("gx:SimpleArrayField", [("name", name), ("type", kinds(name).schemaType)]) }
             xml.close()
         }
         try body.copy(to: sink)
@@ -234,6 +242,12 @@ public final class KMLWriter: FeatureWriter {
         var double = false
         var bool = false
         var text = false
+
+        /// The kinds either took.
+        func union(_ other: FieldKinds) -> FieldKinds {
+            FieldKinds(integer: integer || other.integer, wideInteger: wideInteger || other.wideInteger, hugeInteger: hugeInteger || other.hugeInteger,
+                       double: double || other.double, bool: bool || other.bool, text: text || other.text)
+        }
 
         mutating func add(_ value: JSONValue) {
             switch value {
@@ -405,10 +419,13 @@ public final class KMLWriter: FeatureWriter {
         let arrays = positionData.filter { $0.key != "times" }
         if !arrays.isEmpty {
             bodyXML.start("ExtendedData")
-            bodyXML.start("SchemaData")
+            bodyXML.start("SchemaData", [("schemaUrl", "#" + Self.schemaID)])
             for (name, values) in arrays {
                 bodyXML.start("gx:SimpleArrayData", [("name", name)])
-                for value in values.arrayValue ?? [] { bodyXML.element("gx:value", Self.text(value)) }
+                for value in values.arrayValue ?? [] {
+                    arrayFields[name, default: FieldKinds()].add(value)
+                    bodyXML.element("gx:value", Self.text(value))
+                }
                 bodyXML.close()
             }
             bodyXML.close()

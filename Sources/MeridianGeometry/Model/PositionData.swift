@@ -109,8 +109,16 @@ extension Feature {
     /// the values there interpolated (numbers and ISO 8601 times; null for other values).
     /// Arrays of polygons whose rings changed, or that cannot be followed, are removed.
     /// - Returns: The names of the arrays removed, for a warning; empty when all followed.
+    ///
+    /// A new position on a line whose input positions have altitudes gets its altitude so too,
+    /// between the two ends of its input segment: a cut or a densified point of a 3D track stays
+    /// 3D, never 2D among 3D positions (which GDAL reads as altitude 0).
     @discardableResult
     public mutating func replaceGeometry(with newGeometry: Geometry?) -> [String] {
+        var newGeometry = newGeometry
+        if let old = geometry, let transformed = newGeometry {
+            newGeometry = transformed.interpolatingAltitudes(from: old)
+        }
         defer { geometry = newGeometry }
         guard var data = positionData, !data.isEmpty, let old = geometry, let newGeometry, old != newGeometry else { return [] }
         let oldLayout = PositionLayout(old), newLayout = PositionLayout(newGeometry)
@@ -131,6 +139,44 @@ extension Feature {
 }
 
 extension Geometry {
+    /// The geometry (a transform's output from `old`) with each position that lacks an
+    /// altitude but lies between two input positions that have one given the altitude in
+    /// proportion along that segment. Lines only: a ring's new corners (a clip's) lie on no
+    /// input segment. Itself when nothing is missing or the positions cannot be followed.
+    func interpolatingAltitudes(from old: Geometry) -> Geometry {
+        guard !old.hasRings, !hasRings, old.hasAltitude else { return self }
+        let layout = PositionLayout(self)
+        let runs = layout.runs
+        guard runs.contains(where: { $0.contains { $0.altitude == nil } }) else { return self }
+        let input = PositionLayout(old).runs
+        guard let origins = PositionOrigins(from: input, to: runs) else { return self }
+        let positions = Array(input.joined())
+        var filled = ArraySlice(zip(runs, origins.runs).map { run, origin in
+            zip(run, origin).map { position, origin -> Position in
+                guard position.altitude == nil, case .between(let index, let fraction) = origin,
+                      let a = positions[index].altitude, let b = positions[index + 1].altitude else { return position }
+                var position = position
+                position.altitude = a + (b - a) * fraction
+                return position
+            }
+        })
+        return replacingRuns(with: &filled)
+    }
+
+    /// The geometry with its runs of positions (lines, rings, points, in the order of
+    /// `PositionLayout.runs`) replaced by `runs`, taken in order.
+    func replacingRuns(with runs: inout ArraySlice<[Position]>) -> Geometry {
+        switch self {
+        case .point(let p): return .point(Point(runs.popFirst()?.first ?? p.coordinates))
+        case .lineString: return .lineString(LineString(runs.popFirst() ?? []))
+        case .multiPoint: return .multiPoint(MultiPoint(runs.popFirst() ?? []))
+        case .multiLineString(let m): return .multiLineString(MultiLineString(m.lines.map { _ in runs.popFirst() ?? [] }))
+        case .polygon(let p): return .polygon(Polygon(p.rings.map { _ in runs.popFirst() ?? [] }))
+        case .multiPolygon(let m): return .multiPolygon(MultiPolygon(m.polygons.map { Polygon($0.rings.map { _ in runs.popFirst() ?? [] }) }))
+        case .geometryCollection(let c): return .geometryCollection(GeometryCollection(c.geometries.map { $0.replacingRuns(with: &runs) }))
+        }
+    }
+
     /// Whether the geometry has polygon rings.
     var hasRings: Bool {
         switch self {
@@ -197,26 +243,83 @@ struct PositionOrigins {
             nextKept[index] = following
             if let k = flatKept[index] { following = k }
         }
-        var floor = 0, flatIndex = 0
+        // Where the last position placed lies on the input: no later one lies before it.
+        var floor = 0, floorFraction = 0.0, flatIndex = 0
         for (run, runKept) in zip(output, kept) {
             var origins: [Origin] = []
             var before: Int?
-            for (p, index) in zip(run, runKept) {
-                defer { flatIndex += 1 }
-                if let index {
+            var i = 0
+            while i < run.count {
+                if let index = runKept[i] {
                     origins.append(.kept(index))
-                    (floor, before) = (index, index)
+                    (floor, floorFraction, before) = (index, 0, index)
+                    i += 1
+                    flatIndex += 1
                     continue
                 }
+                // New positions with no kept one between them lie on one input segment (a clip's
+                // entry and exit, a densified segment's points), in order along it: placed together,
+                // a line that goes back over itself gets each piece from the pass it belongs to.
+                var end = i
+                while end < run.count, runKept[end] == nil { end += 1 }
                 let after = nextKept[flatIndex]
-                let low = max(floor, before ?? after.map { runStart[$0] } ?? floor)
                 let high = after.map { $0 - 1 } ?? before.map { runEnd[$0] - 2 } ?? positions.count - 2
-                guard let (segment, fraction) = Self.nearestSegment(to: p, in: positions, runEnd: runEnd, from: low, through: high) else { return nil }
-                origins.append(.between(segment, fraction: fraction))
-                floor = segment
+                let low = max(floor, before ?? after.map { runStart[$0] } ?? floor)
+                if let (segment, fractions) = Self.segment(fitting: Array(run[i..<end]), in: positions, runEnd: runEnd,
+                                                           from: low, through: high, notBefore: (floor, floorFraction)) {
+                    for fraction in fractions { origins.append(.between(segment, fraction: fraction)) }
+                    (floor, floorFraction) = (segment, fractions.last ?? floorFraction)
+                } else {
+                    for p in run[i..<end] {
+                        let low = max(floor, before ?? after.map { runStart[$0] } ?? floor)
+                        guard let (segment, fraction) = Self.nearestSegment(to: p, in: positions, runEnd: runEnd, from: low, through: high) else { return nil }
+                        origins.append(.between(segment, fraction: fraction))
+                        (floor, floorFraction) = (segment, fraction)
+                    }
+                }
+                flatIndex += end - i
+                i = end
             }
             runs.append(origins)
         }
+    }
+
+    /// The input segment among those starting at `low...high` (and ending in the same run) that
+    /// `points` lie along in order, at or after `notBefore` (a segment and a fraction along it),
+    /// nearest them in all, the earliest of equally near ones; with each point's fraction along it.
+    /// Nil when no segment has them in order.
+    static func segment(fitting points: [Position], in positions: [Position], runEnd: [Int], from low: Int, through high: Int,
+                        notBefore: (segment: Int, fraction: Double)) -> (Int, [Double])? {
+        guard low <= high else { return nil }
+        var best: (segment: Int, fractions: [Double], distance: Double)?
+        candidates: for start in low...high where start + 1 < runEnd[start] {
+            var fractions: [Double] = [], total = 0.0
+            var previous = start == notBefore.segment ? notBefore.fraction : 0
+            for p in points {
+                let (t, distance) = project(p, ontoSegmentFrom: start, in: positions)
+                // Allow for rounding where a point is the previous one (a piece ending where the next begins).
+                guard t >= previous - 1e-9 else { continue candidates }
+                fractions.append(t)
+                total += distance
+                previous = t
+            }
+            // Nearer by more than rounding, or it stays the earlier segment.
+            if best == nil || total < best!.distance - 1e-18 { best = (start, fractions, total) }
+        }
+        return best.map { ($0.segment, $0.fractions) }
+    }
+
+    /// Where `p` projects onto the input segment from `positions[start]` to the next: the
+    /// fraction along it (0...1) and the squared distance, in degrees with longitudes unwrapped.
+    static func project(_ p: Position, ontoSegmentFrom start: Int, in positions: [Position]) -> (fraction: Double, distance: Double) {
+        let a = positions[start], b = positions[start + 1]
+        func unwrap(_ x: Double) -> Double { x - ((x - a.longitude) / 360).rounded() * 360 }
+        let bx = unwrap(b.longitude) - a.longitude, by = b.latitude - a.latitude
+        let px = unwrap(p.longitude) - a.longitude, py = p.latitude - a.latitude
+        let length2 = bx * bx + by * by
+        let t = length2 > 0 ? min(1, max(0, (px * bx + py * by) / length2)) : 0
+        let dx = px - t * bx, dy = py - t * by
+        return (t, dx * dx + dy * dy)
     }
 
     /// The input segment (start index, fraction along it) nearest `p` among those starting at
@@ -225,14 +328,7 @@ struct PositionOrigins {
         guard low <= high else { return nil }
         var best: (Int, Double, Double)?
         for start in low...high where start + 1 < runEnd[start] {
-            let a = positions[start], b = positions[start + 1]
-            func unwrap(_ x: Double) -> Double { x - ((x - a.longitude) / 360).rounded() * 360 }
-            let bx = unwrap(b.longitude) - a.longitude, by = b.latitude - a.latitude
-            let px = unwrap(p.longitude) - a.longitude, py = p.latitude - a.latitude
-            let length2 = bx * bx + by * by
-            let t = length2 > 0 ? min(1, max(0, (px * bx + py * by) / length2)) : 0
-            let dx = px - t * bx, dy = py - t * by
-            let distance = dx * dx + dy * dy
+            let (t, distance) = project(p, ontoSegmentFrom: start, in: positions)
             if best == nil || distance < best!.2 { best = (start, t, distance) }
         }
         return best.map { ($0.0, $0.1) }

@@ -10,7 +10,8 @@ extension Commands {
             abstract: "Great-circle lines, like MKGeodesicPolyline: between two points, or along any lines.",
             discussion: """
                 With --from and --to, writes the great circle between them with a point about every \
-                --spacing-km; with an input, densifies its lines and polygon rings along great circles. \
+                --spacing-km; with an input (standard input when there are neither --from and --to nor a \
+                path), densifies its lines and polygon rings along great circles. \
                 --antimeridian split cuts lines and polygons at ±180° (RFC 7946); continuous keeps \
                 longitudes running past it, as MapKit draws.
 
@@ -20,7 +21,8 @@ extension Commands {
                 """
         )
 
-        @Argument(help: ArgumentHelp("Lines to densify, in any readable format.", valueName: "input")) var input: String?
+        @Argument(help: ArgumentHelp("Lines to densify, in any readable format; '-' (or nothing, without --from and --to) reads standard input.",
+                                     valueName: "input")) var input: String?
         @Option(parsing: .unconditional, help: ArgumentHelp("Where the line starts.", valueName: LatLon.syntax.valueName)) var from: LatLon?
         @Option(parsing: .unconditional, help: ArgumentHelp("Where the line ends.", valueName: LatLon.syntax.valueName)) var to: LatLon?
         @Option(help: "Kilometres between points.") var spacingKm: Double = 1
@@ -29,7 +31,7 @@ extension Commands {
         @OptionGroup var reporting: ReportingOptions
 
         func validate() throws {
-            if input == nil && (from == nil || to == nil) { throw ValidationError("give --from and --to, or an input file") }
+            if (from == nil) != (to == nil) { throw ValidationError("give --from and --to together, or lines to densify") }
             try requireFinite([(spacingKm, "--spacing-km")])
             if spacingKm <= 0 { throw ValidationError("--spacing-km must be positive") }
         }
@@ -47,7 +49,11 @@ extension Commands {
                         "distance_m": .double((distance * 10).rounded() / 10), "points": .integer(Int64(line.count)),
                     ]))
                 }
-                if let input {
+                // Without --from and --to, lines to densify come from the path or standard input, as
+                // every reading subcommand's do.
+                if input != nil || from == nil {
+                    // Read whole before the output opens: recorded, so it is never written over.
+                    RunInputs.record(input)
                     let source = try FeatureInput(path: input, options: ReadOptions(diagnostics: reporting.reporter.report,
                                                                                     coordinates: try output.coordinateRule(format: nil)), registry: .commandLine)
                     while var feature = try source.reader.next() {

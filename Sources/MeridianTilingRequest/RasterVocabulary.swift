@@ -58,10 +58,7 @@ public struct ControlPoint: Sendable, Equatable {
     ///   - latitude: Where it lies on Earth: latitude in degrees.
     ///   - longitude: Where it lies on Earth: longitude in degrees.
     public init(pixel: Double, line: Double, latitude: Double, longitude: Double) {
-        self.pixel = pixel
-        self.line = line
-        self.latitude = latitude
-        self.longitude = longitude
+        (self.pixel, self.line, self.latitude, self.longitude) = (pixel, line, latitude, longitude)
     }
 }
 
@@ -100,11 +97,8 @@ public struct RasterSourceOptions: Sendable, Equatable {
     ///   - cutCollar: Whether a BSB chart's collar is cut away along its outline.
     public init(bands: [Int]? = nil, noData: Double? = nil, controlPoints: [ControlPoint] = [],
                 controlPointMethod: ControlPointMethod? = nil, cutCollar: Bool = true) {
-        self.bands = bands
-        self.noData = noData
-        self.controlPoints = controlPoints
-        self.controlPointMethod = controlPointMethod
-        self.cutCollar = cutCollar
+        (self.bands, self.noData, self.controlPoints) = (bands, noData, controlPoints)
+        (self.controlPointMethod, self.cutCollar) = (controlPointMethod, cutCollar)
     }
 }
 

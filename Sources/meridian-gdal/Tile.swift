@@ -14,19 +14,9 @@ import Synchronization
 /// replaced itself with this process to run, so the terminal, signals and exit code are the
 /// user's): the job, its progress line, its warnings, its plan or summary, and the note an
 /// interruption prints.
-struct Tile: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: TileRequest.subcommand, abstract: "Run the tiling request meridian tile made (not for people).", shouldDisplay: false)
-
-    @Argument(parsing: .captureForPassthrough, help: "The request's words, name=value.")
-    var words: [String] = []
-
-    func run() throws {
-        var decoding = Reporter()
-        decoding.program = "meridian"
-        var decoded: TileRequest?
-        try decoding.run { decoded = try TileRequest(words: words) }
-        guard var request = decoded else { return }
+enum Tile: RequestRunInPlace {
+    static func run(_ request: TileRequest) throws {
+        var request = request
         var reporter = Reporter(quiet: request.quiet)
         reporter.program = "meridian"
         try reporter.run {

@@ -4,17 +4,8 @@ import MeridianFormats
 import MeridianTiles
 
 /// `meridian-gdal tile-copy`, hidden: runs the `TileCopyRequest` that `meridian tile-copy` parsed.
-struct TileCopy: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: TileCopyRequest.subcommand, abstract: "Run the request meridian tile-copy made (not for people).", shouldDisplay: false)
-
-    @Argument(parsing: .captureForPassthrough, help: "The request's words, name=value.")
-    var words: [String] = []
-
-    func run() throws {
-        var decoded: TileCopyRequest?
-        try Reporter().run { decoded = try TileCopyRequest(words: words) }
-        guard let request = decoded else { return }
+enum TileCopy: RequestRunInPlace {
+    static func run(_ request: TileCopyRequest) throws {
         try Reporter(quiet: request.quiet).run {
             RunInputs.record(request.source)
             let pyramid = try TilePyramids.open(request.source)

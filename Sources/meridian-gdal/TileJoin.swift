@@ -5,23 +5,14 @@ import MeridianFormats
 import MeridianTiles
 
 /// `meridian-gdal tile-join`, hidden: runs the `TileJoinRequest` that `meridian tile-join` parsed.
-struct TileJoin: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: TileJoinRequest.subcommand, abstract: "Run the request meridian tile-join made (not for people).", shouldDisplay: false)
-
-    @Argument(parsing: .captureForPassthrough, help: "The request's words, name=value.")
-    var words: [String] = []
-
+enum TileJoin: RequestRunInPlace {
     /// The attributes kept, as the options choose them.
-    func attributes(_ request: TileJoinRequest) -> AttributeSelection {
+    static func attributes(_ request: TileJoinRequest) -> AttributeSelection {
         if request.excludesAll || !request.included.isEmpty { return AttributeSelection(kept: Set(request.included)) }
         return AttributeSelection(dropped: Set(request.excluded))
     }
 
-    func run() throws {
-        var decoded: TileJoinRequest?
-        try Reporter().run { decoded = try TileJoinRequest(words: words) }
-        guard let request = decoded else { return }
+    static func run(_ request: TileJoinRequest) throws {
         let (inputs, output, csv, quiet) = (request.inputs, request.output, request.csv, request.quiet)
         let reporter = Reporter(quiet: quiet)
         try reporter.run {

@@ -1,6 +1,6 @@
 /// One choice of a ``TilingJobRequest`` that only some kinds of run can honour. A job refuses
 /// a request that makes one its kind of run cannot (rather than ignore it), so that every
-/// choice it accepts does what it says: ``notApplying(to:)`` finds it.
+/// choice it accepts does what it says: ``notApplying(in:to:)`` finds it.
 public enum TilingChoice: Sendable, Equatable {
     /// Rows counted TMS-style (``TileScheme/tms``).
     case tmsRows

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MeridianGeometry", targets: ["MeridianGeometry"]),
         .library(name: "MeridianCore", targets: ["MeridianCore"]),
         .library(name: "MeridianFormats", targets: ["MeridianFormats"]),
+        .library(name: "MeridianTilingRequest", targets: ["MeridianTilingRequest"]),
         .library(name: "MeridianTiles", targets: ["MeridianTiles"]),
         .library(name: "MeridianPicture", targets: ["MeridianPicture"]),
         .library(name: "MeridianCoverage", targets: ["MeridianCoverage"]),
@@ -130,9 +131,15 @@ let package = Package(
             ]
         ),
 
+        // What a tiling run is asked to make, as plain values (the request, its choices, the tile
+        // formats, schemes and shards): no C library, no Foundation, so that `meridian` parses
+        // `tile` into one and sends it to `meridian-gdal` as it is. MeridianTiles, MeridianRaster
+        // and MeridianTiling re-export it.
+        .target(name: "MeridianTilingRequest", dependencies: ["MeridianCore", "MeridianGeometry"]),
+
         // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper;
         // Mapbox Vector Tiles cut from vector layers, written into a folder or an MBTiles file.
-        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "CSQLite", "CZlib", "CGEOS", "CFileSync", "MeridianGeometry", "MeridianFormats"]),
+        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "MeridianTilingRequest", "CSQLite", "CZlib", "CGEOS", "CFileSync", "MeridianGeometry", "MeridianFormats"]),
 
         // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
         // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that
@@ -152,7 +159,7 @@ let package = Package(
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).
-        .target(name: "MeridianRaster", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "CDeflate", "CFileSync", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
+        .target(name: "MeridianRaster", dependencies: ["MeridianCore", "MeridianTilingRequest", "GDALSupport", "CGDAL", "CDeflate", "CFileSync", "MeridianGeometry", "MeridianFormats", "MeridianTiles"]),
 
         // GDAL/OGR's vector formats (GeoPackage, Shapefile, FlatGeobuf, …): typed fields, WKB geometry.
         .target(name: "MeridianOGR", dependencies: ["MeridianCore", "GDALSupport", "CGDAL", "MeridianFormats", "MeridianGeometry"]),
@@ -162,7 +169,8 @@ let package = Package(
         // summary out). `meridian-gdal tile` parses its arguments into it.
         .target(
             name: "MeridianTiling",
-            dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats", "MeridianTiles", "MeridianRaster", "MeridianOGR", "GDALSupport", "CGDAL", "CMalloc"]
+            dependencies: ["MeridianCore", "MeridianTilingRequest", "MeridianGeometry", "MeridianFormats", "MeridianTiles", "MeridianRaster", "MeridianOGR", "GDALSupport", "CGDAL",
+                           "CMalloc"]
         ),
 
         // What the executables share: error reporting with exit codes, progress lines, the
@@ -171,7 +179,8 @@ let package = Package(
         // pictures drawn by `meridian-draw`.
         .target(
             name: "MeridianCommandLine",
-            dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats", "CProcessControl", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["MeridianCore", "MeridianGeometry", "MeridianFormats", "MeridianTilingRequest", "CProcessControl",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo, SQLite
@@ -184,6 +193,7 @@ let package = Package(
                 "MeridianCore", "MeridianGeometry",
                 "MeridianFormats",
                 "MeridianCoverage",
+                "MeridianTilingRequest",
                 "MeridianCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -243,7 +253,7 @@ let package = Package(
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianCore", "MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianCommandLineTests",
-            dependencies: ["MeridianCore", "MeridianCommandLine", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport",
+            dependencies: ["MeridianCore", "MeridianCommandLine", "MeridianTilingRequest", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "MeridianCoverageTests", dependencies: ["MeridianCore", "MeridianCoverage", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),

@@ -1,66 +1,6 @@
 import MeridianCore
 
-/// Colours left out of the averaging of pixels, as GDAL's `--excluded-values` and
-/// `--excluded-values-pct-threshold` (gdal2tiles and `gdal raster tile`, GDAL 3.11.1) leave them
-/// out: a pixel of an excluded colour does not contribute to the mean of the pixels under a
-/// coarser one, so a scan's white margin does not wash into the chart's edge as it is averaged
-/// down; but it is still a valid pixel (unlike nodata, it is not transparent and does not thin
-/// the coarser pixel's alpha), and where at least `thresholdPercent` of the pixels under a
-/// coarser one are excluded, that pixel takes the excluded colour most of them have (the first
-/// given on a tie). The shares are weighted by alpha, as the averages are.
-///
-/// Applied wherever Meridian averages: the `average` kernel of base tiles (its k × k samples of
-/// the source; where GDAL's warper makes a base tile instead, 4 × 4 nearest-neighbour samples
-/// under the same rule, GDAL 3.6's `average` having none) and the 2 × 2 averaging that makes
-/// every lower zoom level. Interpolating kernels
-/// (`bilinear`, `cubic`, `lanczos`) and `near` take base tiles' pixels as they are, as GDAL does
-/// (it applies excluded values to `average` only); their lower levels are averaged with the rule.
-public struct ExcludedValues: Sendable, Hashable {
-    /// The excluded colours, red, green and blue each (a gray level g is (g, g, g)).
-    public let colours: [RGB]
-    /// The share of the pixels under a coarser one, in percent (0 to 100), at and above which it
-    /// takes an excluded colour instead of the mean of the others. GDAL's default is 50.
-    public let thresholdPercent: Double
-
-    /// GDAL's default share, in percent.
-    public static let defaultThresholdPercent = 50.0
-
-    /// Colours to exclude, and the share that makes a pixel excluded.
-    /// - Parameters:
-    ///   - colours: At least one colour.
-    ///   - thresholdPercent: From 0 to 100.
-    /// - Returns: nil when there is no colour or the share is out of range.
-    public init?(colours: [RGB], thresholdPercent: Double = defaultThresholdPercent) {
-        guard !colours.isEmpty, (0...100).contains(thresholdPercent) else { return nil }
-        self.colours = colours
-        self.thresholdPercent = thresholdPercent
-    }
-
-    /// The colours of GDAL's syntax, `R,G,B` tuples separated by `;` or written
-    /// `(R1,G1,B1),(R2,G2,B2)`, each value an integer from 0 to 255; a tuple of one value is a
-    /// gray level. nil when the text is not that.
-    public static func colours(parsing text: String) -> [RGB]? {
-        let trimmed = text.filter { !$0.isWhitespace }
-        let tuples: [Substring]
-        if trimmed.hasPrefix("(") {
-            guard trimmed.hasSuffix(")") else { return nil }
-            tuples = trimmed.dropFirst().dropLast().split(separator: "),(", omittingEmptySubsequences: false).map { Substring($0) }
-        } else {
-            tuples = trimmed.split(separator: ";", omittingEmptySubsequences: false)
-        }
-        var colours: [RGB] = []
-        for tuple in tuples {
-            let values = tuple.split(separator: ",", omittingEmptySubsequences: false).map { UInt8($0) }
-            guard values.allSatisfy({ $0 != nil }) else { return nil }
-            switch values.count {
-            case 1: colours.append(RGB(values[0]!, values[0]!, values[0]!))
-            case 3: colours.append(RGB(values[0]!, values[1]!, values[2]!))
-            default: return nil
-            }
-        }
-        return colours.isEmpty ? nil : colours
-    }
-
+extension ExcludedValues {
     /// What a run's identity records: the colours and the share.
     var identityText: String {
         colours.map { "\($0.red),\($0.green),\($0.blue)" }.joined(separator: ";") + " at \(thresholdPercent)%"

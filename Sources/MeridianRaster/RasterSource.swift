@@ -5,75 +5,14 @@ import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 
-/// A control point typed by a person: an image pixel and line, and where it is on Earth.
-public struct ControlPoint: Sendable, Equatable {
-    /// The image column, in pixels from the left edge (fractions allowed).
-    public var pixel: Double
-    /// The image row, in pixels from the top edge (fractions allowed).
-    public var line: Double
-    /// The point's latitude in degrees (WGS 84).
-    public var latitude: Double
-    /// The point's longitude in degrees (WGS 84).
-    public var longitude: Double
-
-    /// A control point placing an image pixel on Earth.
-    /// - Parameters:
-    ///   - pixel: The image column, from the left.
-    ///   - line: The image row, from the top.
-    ///   - latitude: Where it lies on Earth: latitude in degrees.
-    ///   - longitude: Where it lies on Earth: longitude in degrees.
-    public init(pixel: Double, line: Double, latitude: Double, longitude: Double) {
-        self.pixel = pixel
-        self.line = line
-        self.latitude = latitude
-        self.longitude = longitude
-    }
-}
-
-/// How a raster georeferenced only by control points is warped.
-public enum ControlPointMethod: String, Sendable, CaseIterable {
-    /// A polynomial fitted to the points (order chosen from their number, as gdalwarp does).
-    case polynomial
-    /// A thin-plate spline through every point (exact at the points; for scanned maps that bend).
-    case tps
-
-    /// The most control points the method warps with. A thin-plate spline solves a system of
-    /// one equation per point (cubic time: 5,000 points took over a minute); a polynomial is a
-    /// least-squares fit, linear in the points, and this bounds the gdal_translate arguments too.
-    public var maximumPoints: Int { self == .tps ? 1_000 : 10_000 }
-
+extension ControlPointMethod {
     /// The option that makes GDAL's transformer use the method.
     var transformerOption: String { self == .tps ? "METHOD=GCP_TPS" : "METHOD=GCP_POLYNOMIAL" }
 }
 
-/// What to take from the input and how to read it.
-public struct RasterSourceOptions: Sendable {
-    /// 1-based bands to use as gray (one) or red, green, blue (three); nil chooses.
-    public var bands: [Int]?
-    /// A value that marks pixels with no data, over the file's own.
-    public var noData: Double?
-    /// Control points for an image with no georeferencing (three or more).
-    public var controlPoints: [ControlPoint]
-    /// How the control points (given, or the file's own) warp the image.
-    public var controlPointMethod: ControlPointMethod
-    /// Cut a BSB chart's collar away along its PLY outline.
-    public var cutCollar: Bool
-
-    /// Reading options; the defaults read the raster as it is.
-    /// - Parameters:
-    ///   - bands: 1-based bands: one (gray) or three (red, green, blue); nil chooses from the raster.
-    ///   - noData: A pixel value meaning no data (transparent), over the file's own.
-    ///   - controlPoints: Three or more points that georeference a plain image (replacing its own georeferencing); empty for none.
-    ///   - controlPointMethod: How control points warp the image.
-    ///   - cutCollar: Whether a BSB chart's collar is cut away along its outline.
-    public init(bands: [Int]? = nil, noData: Double? = nil, controlPoints: [ControlPoint] = [],
-                controlPointMethod: ControlPointMethod = .polynomial, cutCollar: Bool = true) {
-        self.bands = bands
-        self.noData = noData
-        self.controlPoints = controlPoints
-        self.controlPointMethod = controlPointMethod
-        self.cutCollar = cutCollar
-    }
+extension RasterSourceOptions {
+    /// How the control points warp the image: the method asked for, else a polynomial.
+    var warpMethod: ControlPointMethod { controlPointMethod ?? .polynomial }
 }
 
 /// An input raster, checked and prepared for warping into Web Mercator: how to open it (a
@@ -156,7 +95,7 @@ public struct RasterSource: Sendable {
         } else {
             controlPointFile = nil
         }
-        let method = options.controlPointMethod
+        let method = options.warpMethod
         if image.controlPoints.count > method.maximumPoints {
             guard let controlPointFile else { throw RasterSourceError.tooManyControlPoints(image.controlPoints.count, method: method) }
             throw MeridianError(.badInput, "the file enables \(image.controlPoints.count) control points; the \(method.rawValue) method takes at most \(method.maximumPoints)",
@@ -179,7 +118,7 @@ public struct RasterSource: Sendable {
 
         let prepared = try Self.prepare(file, translate: translateArguments, path: path)
         transformerOptions = try Self.transformerOptions(georeferencing: prepared, controlPointsGiven: !image.controlPoints.isEmpty,
-                                                         method: options.controlPointMethod, path: path)
+                                                         method: options.warpMethod, path: path)
         let grid = try Self.suggestedOutput(prepared, transformer: transformerOptions, path: path)
         extent = grid.extent
         pixelSize = grid.geoTransform[1]
@@ -188,7 +127,7 @@ public struct RasterSource: Sendable {
         warpedHeight = grid.height
 
         let collar = options.cutCollar && driver == "BSB"
-            ? try Self.collar(of: prepared, chart: openPath, extent: extent, method: options.controlPointMethod, path: path) : nil
+            ? try Self.collar(of: prepared, chart: openPath, extent: extent, method: options.warpMethod, path: path) : nil
         cutlineRing = collar?.ring
         bounds = collar?.bounds ?? extent.boundingBox
     }

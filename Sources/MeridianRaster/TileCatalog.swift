@@ -2,25 +2,6 @@ import Foundation
 import MeridianFormats
 import MeridianGeometry
 
-/// Which chart shows where several overlap, at each zoom level (`meridian tile --quilt`).
-///
-/// A chart's *native zoom* is the zoom level gdal2tiles would tile it to: the deepest level
-/// whose pixels are no finer than the chart's own. Every rule is an order of preference at a
-/// zoom level: each output pixel comes from the first chart in that order with data there
-/// (inside its cutline, not nodata, not transparent); where it has none, the next shows through.
-public enum QuiltRule: String, Sendable, CaseIterable {
-    /// As a chart plotter quilts: at each zoom the chart made for that scale comes first, the
-    /// least detailed chart whose native zoom is at or above the level (it has all the detail the
-    /// level can show, and no more crowded detail than it needs); then the more detailed charts,
-    /// coarsest first; then charts too coarse for the level, most detailed first. Deeper than
-    /// every chart's native zoom, the most detailed chart comes first.
-    case scale
-    /// The most detailed chart (deepest native zoom) first at every zoom level.
-    case detail
-    /// The inputs' order at every zoom level: the first input on top.
-    case order
-}
-
 /// One chart of a catalog: its raster and the zoom levels gdal2tiles would tile it to alone.
 public struct CatalogChart: Sendable {
     /// The opened raster.

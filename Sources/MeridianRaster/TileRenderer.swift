@@ -6,17 +6,8 @@ import MeridianFormats
 import MeridianGeometry
 import MeridianTiles
 
-/// Resampling for base tiles (GDAL's warp kernels).
-///
-/// `gdal2tiles` is a value here rather than a separate sampling switch: it reproduces one
-/// whole pipeline (gdal2tiles' 'average': a nearest-neighbour warp to GDAL's suggested grid, a
-/// 4× nearest-neighbour read of a window snapped to that grid, 4 × 4 averages), so it cannot be
-/// combined with another kernel, and as one value it also goes into the identity a resumed run must match (TilingRunIdentity).
-public enum Resampling: String, Sendable, CaseIterable {
-    case near, bilinear, cubic, lanczos, average
-    /// gdal2tiles' base-tile sampling, to match an existing gdal2tiles cache (see Gdal2TilesSampling.swift).
-    case gdal2tiles
-
+extension Resampling {
+    /// GDAL's warp kernel for the method.
     var gdal: GDALResampleAlg {
         switch self {
         case .near: GRA_NearestNeighbour

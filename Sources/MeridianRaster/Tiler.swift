@@ -54,21 +54,6 @@ public struct TilingOptions: Sendable {
     public var tileBackground: RGB? { background ?? (format == .jpeg ? .white : nil) }
 }
 
-/// Switches for measuring the tiler (`meridian tile`'s hidden options), none of which changes
-/// a tile.
-public struct TilingMeasurement: Sendable {
-    /// Warps every base tile with GDAL's warper, never Meridian's own kernels, to compare them.
-    public var gdalWarperOnly = false
-    /// Sums the wall time of each stage over the threads (`TilingSummary.stageSeconds`).
-    public var timesStages = false
-    /// The size of GDAL's block cache, set when the run starts (it is the whole process's);
-    /// nil leaves it as it is (`GDAL.defaultBlockCacheMegabytes` unless set otherwise).
-    public var gdalCacheMegabytes: Int?
-
-    /// No measurement: tiles as users get them.
-    public init() {}
-}
-
 /// The stages of a run whose time `TilingMeasurement.timesStages` sums.
 public enum TilingStage: String, Sendable, CaseIterable {
     /// A base tile, whole (one of the three below).

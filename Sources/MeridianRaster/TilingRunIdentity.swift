@@ -39,7 +39,7 @@ extension TilingRunIdentity {
             ("bands", catalog.charts.map { $0.source.colorBands.map(String.init).joined(separator: ",") }.joined(separator: ";")),
             ("nodata", s.noData.map { "\($0)" } ?? "file's"),
             ("gcp", s.controlPoints.map { "\($0.pixel),\($0.line),\($0.latitude),\($0.longitude)" }.joined(separator: " ")),
-            ("gcp-method", s.controlPointMethod.rawValue),
+            ("gcp-method", s.warpMethod.rawValue),
             ("cutline", s.cutCollar ? "collar cut" : "none"),
             ("background", options.tileBackground?.css ?? "none"),
         ]

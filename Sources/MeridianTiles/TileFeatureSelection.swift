@@ -116,28 +116,6 @@ public struct PointThinning: Sendable, Equatable {
     }
 }
 
-/// What is done when tiles are over ``TileLimits`` (tippecanoe's `--drop-…-as-needed` and
-/// `--coalesce-…-as-needed`): as tippecanoe does, for the whole zoom level. Each tile over the
-/// limits finds how far down the strategy's order its features must go (a tenth of those left
-/// more at a time) for it to fit; the level is then made again with the farthest of those for
-/// every tile, so all its tiles are thinned alike. A tile that cannot be brought under the
-/// limits by merging loses features in the same order instead, on its own: no tile is ever
-/// written over the limits.
-public enum OverLimitStrategy: String, Sendable, CaseIterable {
-    /// Drop the smallest features first: the smallest polygons by area, the shortest lines,
-    /// points last of all (they are drawn at any size). The default.
-    case dropSmallest
-    /// Drop the features closest to their neighbours first (in the tile's Z-order), so sparse areas keep theirs.
-    case dropDensest
-    /// Drop an evenly spread fraction of the features, whatever their size or place.
-    case dropFraction
-    /// Merge the smallest features into the feature of the same layer and kind before them
-    /// (keeping that one's properties), so their area still shows.
-    case coalesceSmallest
-    /// Merge the features closest to their neighbours into the feature of the same layer and
-    /// kind before them (keeping that one's properties).
-    case coalesceDensest
-}
 
 /// The most a tile may hold: bytes encoded (tippecanoe's default, 500 KB) and features (200,000).
 public struct TileLimits: Sendable, Equatable {
@@ -170,7 +148,7 @@ struct FeatureRanking: Sendable, Equatable {
     var rank: Double
 }
 
-/// A zoom level's threshold under ``OverLimitStrategy``: a feature whose key (its size, gap to
+/// A zoom level's threshold under `OverLimitStrategy`: a feature whose key (its size, gap to
 /// its neighbour or nothing, then its rank, by the strategy) is below it leaves every tile of
 /// the level (or is merged), so that all the level's tiles are thinned alike, with no seams
 /// between tiles thinned more and less (tippecanoe's `minextent`, `mingap` and drop sequence,
@@ -187,7 +165,7 @@ struct DropThreshold: Comparable, Sendable {
     static func < (a: DropThreshold, b: DropThreshold) -> Bool { (a.measure, a.rank) < (b.measure, b.rank) }
 }
 
-/// Brings a tile over its ``TileLimits`` under them by an ``OverLimitStrategy``: finds the
+/// Brings a tile over its ``TileLimits`` under them by an `OverLimitStrategy`: finds the
 /// least ``DropThreshold`` that does, which the tiler raises for the whole level.
 struct TileFeatureBudget {
     let limits: TileLimits
@@ -405,20 +383,7 @@ struct TinyPolygonReduction {
 /// named in ``accumulations`` combined over the members. A point alone stays as it is.
 public struct PointClustering: Sendable, Equatable {
     /// How an attribute is combined over a cluster's members.
-    public enum Accumulation: String, Sendable, CaseIterable {
-        /// The sum of the numbers.
-        case sum
-        /// Their mean.
-        case mean
-        /// The largest.
-        case max
-        /// The smallest.
-        case min
-        /// The texts joined together.
-        case concat
-        /// The texts joined with commas.
-        case comma
-    }
+    public typealias Accumulation = ClusterAccumulation
 
     /// The distance, in pixels of 256 a tile, within which points join a cluster.
     public var distance: Int

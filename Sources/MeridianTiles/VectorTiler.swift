@@ -36,7 +36,7 @@ public struct VectorTilingOptions: Sendable {
     public var clustering: PointClustering?
 
     /// The deepest level ``extendZoomsIfStillDropping`` adds.
-    public static let deepestExtension = 24
+    public static let deepestExtension = VectorTileChoices.deepestZoom
 
     /// The defaults: zoom `zooms`, 4096 units, 80 units of buffer, 500 KB and 200,000 features a
     /// tile (the smallest features dropped from a tile over them), points thinned by 2.5 at each
@@ -63,7 +63,7 @@ public struct VectorTilingSummary: Sendable {
     /// Tiles that lost features to the limits (over them, or thinned with their zoom level
     /// under its threshold), and the features dropped from them.
     public var tilesOverLimit = 0, featuresDroppedForSize = 0
-    /// Features merged into others to fit tiles under the limits (``OverLimitStrategy/coalesceSmallest``, ``OverLimitStrategy/coalesceDensest``).
+    /// Features merged into others to fit tiles under the limits (`OverLimitStrategy/coalesceSmallest`, `OverLimitStrategy/coalesceDensest`).
     public var featuresCoalesced = 0
     /// The levels tiled: ``VectorTilingOptions/zooms``, deeper when ``VectorTilingOptions/extendZoomsIfStillDropping`` added levels.
     public var zooms: ClosedRange<Int> = 0...0

@@ -58,7 +58,7 @@ struct VectorTilingRun {
                                                layers: spill.layerNames.map { ($0, fields[$0] ?? [:]) })
         }
         let cut = Mutex(VectorTilingSummary())
-        let jobs = request.jobs
+        let jobs = request.threads
         // With extendZoomsIfStillDropping the run goes on to the deepest level a run may add; a
         // level below the asked ones is made only while the one above it still dropped.
         let deepest = options.extendZoomsIfStillDropping ? max(zooms.upperBound, VectorTilingOptions.deepestExtension) : zooms.upperBound
@@ -123,7 +123,7 @@ struct DrawnTilingRun {
         let inputs = VectorInputs(request: request)
         let layers = try inputs.read(diagnostics: events.diagnostics, startLayer: { _ in }) { try spill.append($0) }
         try spill.close()
-        let zooms = layers.zooms, format = request.tileFormat ?? .png, tileSize = request.tileSize, background = request.background
+        let zooms = layers.zooms, format = request.tileFormat ?? .png, tileSize = request.pixelsPerTile, background = request.background
         let identity = try LevelTilingRun.identity(kind: "drawn vector data", inputs: request.inputs, settings: [
             ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", format.rawValue), ("tile-size", "\(tileSize)"),
             ("background", background?.css ?? "none")] + request.outputFields)
@@ -136,7 +136,7 @@ struct DrawnTilingRun {
             return metadata
         }
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
-        let (jobs, drawing, diagnostics) = (request.jobs, drawing, events.diagnostics)
+        let (jobs, drawing, diagnostics) = (request.threads, drawing, events.diagnostics)
         let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata) { zoom, shard, store in
             try drawing.drawLevel(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }

@@ -9,7 +9,7 @@ import MeridianRaster
 import MeridianTiles
 
 /// `meridian tile` as a library call, in the spirit of GDAL 3.11's algorithm objects (where
-/// `gdal raster tile` is a library call first): a ``TilingJobRequest`` in; a plan, progress,
+/// `gdal raster tile` is a library call first): a `TilingJobRequest` in; a plan, progress,
 /// diagnostics and a ``TilingJobOutcome`` out. One job tiles rasters, vector data into Mapbox
 /// Vector Tiles, or vector data drawn into PNG, JPEG or WebP tiles, each through the same tile
 /// sinks, with their resume state, shards and joining.
@@ -46,11 +46,21 @@ public struct TilingJob: Sendable {
         return .rasters
     }
 
+    /// What the run makes, checked against the request: every choice made must be one a run of
+    /// that kind honours.
+    /// - Throws: ``TilingJobError`` as ``kind()`` does, and `choiceNotApplying` for the first
+    ///   choice made that the run would do nothing with.
+    public func checkedKind() throws -> TilingJobKind {
+        let kind = try kind()
+        if let refused = TilingChoice.notApplying(in: request, to: kind) { throw TilingJobError.choiceNotApplying(refused, kind) }
+        return kind
+    }
+
     /// What the run would do, without tiling: for rasters each chart, its zooms, the tiles and
     /// the time and disk they would take; for vector data the tiles at most at each level.
     /// - Parameter events: Where the inputs' warnings go.
     public func plan(events: TilingJobEvents = TilingJobEvents()) throws -> TilingJobPlan {
-        switch try kind() {
+        switch try checkedKind() {
         case .rasters: return .rasters(try tiler(events: events).plan())
         case .vectorTiles, .drawnVectors:
             let layers = try VectorInputs(request: request).read(diagnostics: events.diagnostics) { _ in } each: { _ in }
@@ -61,10 +71,10 @@ public struct TilingJob: Sendable {
     /// Runs the job: the whole run, one shard of it, or the joining of its shards, as the request says.
     /// - Parameter events: Where progress, the inputs found and the warnings go.
     /// - Returns: What was made, or that there was nothing to do.
-    /// - Throws: ``TilingJobError`` (also when a KML super-overlay is asked of vector tiles or of
+    /// - Throws: ``TilingJobError`` (for a choice the run would do nothing with, and when a KML super-overlay is asked of vector tiles or of
     ///   an MBTiles or PMTiles output); the sinks' `TileOutputError`; a raster's, a reader's or the helper's errors.
     public func run(events: TilingJobEvents = TilingJobEvents()) throws -> TilingJobOutcome {
-        let kind = try kind()
+        let kind = try checkedKind()
         if request.kml && (kind == .vectorTiles || request.isMBTiles || request.isPMTiles) { throw TilingJobError.kmlNeedsFolderOfImages }
         switch kind {
         case .rasters: return try runRasters(events: events)
@@ -80,9 +90,10 @@ public struct TilingJob: Sendable {
         let found = try TileInputs.open(request.inputs, options: request.raster.source)
         events.rastersOpened(found)
         let raster = request.raster
-        return try Tiler(catalog: TileCatalog(sources: found.sources, quilt: raster.quilt, overzoom: raster.overzoom, tileSize: request.tileSize),
-                         options: TilingOptions(zooms: request.zooms, tileSize: request.tileSize, format: request.tileFormat ?? .png,
-                                                resampling: raster.resampling, jobs: request.jobs, background: request.background,
+        return try Tiler(catalog: TileCatalog(sources: found.sources, quilt: raster.quilt ?? .scale, overzoom: raster.overzoom,
+                                                       tileSize: request.pixelsPerTile),
+                         options: TilingOptions(zooms: request.zooms, tileSize: request.pixelsPerTile, format: request.tileFormat ?? .png,
+                                                resampling: raster.resampling ?? .average, jobs: request.threads, background: request.background,
                                                 measurement: raster.measurement, excludedValues: raster.excludedValues))
     }
 
@@ -130,25 +141,6 @@ public struct TilingJob: Sendable {
         #if canImport(Glibc) && canImport(CMalloc)
         _ = mallopt(M_ARENA_MAX, 1)
         #endif
-    }
-}
-
-/// What a tiling run makes.
-public enum TilingJobKind: CaseIterable, Sendable {
-    /// Image tiles of rasters.
-    case rasters
-    /// Mapbox Vector Tiles of vector data.
-    case vectorTiles
-    /// Image tiles of vector data drawn with its simplestyle properties.
-    case drawnVectors
-
-    /// What a run of this kind makes, in words.
-    public var name: String {
-        switch self {
-        case .rasters: "tiles of rasters"
-        case .vectorTiles: "vector tiles"
-        case .drawnVectors: "image tiles drawn from vector data"
-        }
     }
 }
 

@@ -14,6 +14,9 @@ public enum TilingJobError: MeridianFailure, Equatable {
     /// A KML super-overlay was asked of a run that makes no folder of image tiles (Google Earth
     /// lays image files beside the KML files on the globe).
     case kmlNeedsFolderOfImages
+    /// The request makes a choice that a run of this kind would do nothing with (a quilt rule
+    /// for vector data, a tile size for vector tiles, …): refused rather than ignored.
+    case choiceNotApplying(TilingChoice, TilingJobKind)
 
     /// Usage for the request's own mistakes; unavailable where drawing is missing.
     public var kind: MeridianError.Kind { self == .noDrawing ? .unavailable : .usage }
@@ -28,6 +31,8 @@ public enum TilingJobError: MeridianFailure, Equatable {
         case .layerNameCount(let given, let inputs): "give a layer name once per input (\(inputs)), not \(given) times"
         case .noDrawing: "image tiles of vector data need a drawing (a TileDrawing), and this job has none"
         case .kmlNeedsFolderOfImages: "a KML super-overlay lies over a folder of image tiles, and this run makes none"
+        case .choiceNotApplying(let choice, let kind):
+            "\(choice.name) applies to \(TilingJobKind.allCases.filter(choice.appliesTo.contains).map(\.name).joined(separator: " and ")) only, and this run makes \(kind.name)"
         }
     }
 
@@ -37,6 +42,7 @@ public enum TilingJobError: MeridianFailure, Equatable {
         case .notVectorData: "tile rasters into image tiles, vector data into vector tiles"
         case .mixedInputs, .layerNameCount, .noDrawing: nil
         case .kmlNeedsFolderOfImages: "write PNG, JPEG or WebP tiles into a folder"
+        case .choiceNotApplying(let choice, _): "make the request without \(choice.name)"
         }
     }
 }

@@ -118,12 +118,14 @@ extension TilingJobError: WordedForCommandLine {
         case .layerNameCount(let given, let inputs): "give --layer-name once per input (\(inputs)), not \(given) times"
         case .notVectorData, .mixedInputs, .noDrawing: message
         case .kmlNeedsFolderOfImages: "--kml needs a folder of image tiles"
+        case .choiceNotApplying(let choice, let kind): choice.refusal(for: kind).message
         }
     }
 
     public var commandLineHint: String? {
         switch self {
         case .notVectorData: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt"
+        case .choiceNotApplying(let choice, let kind): choice.refusal(for: kind).hint
         case .mixedInputs, .layerNameCount, .noDrawing, .kmlNeedsFolderOfImages: hint
         }
     }

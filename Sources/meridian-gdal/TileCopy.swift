@@ -3,44 +3,14 @@ import MeridianCommandLine
 import MeridianFormats
 import MeridianTiles
 
-/// `meridian tile-copy`: a tile pyramid from one container into another.
-struct TileCopy: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tile-copy",
-        abstract: "Copy a tile pyramid between a folder, an MBTiles file and a PMTiles archive.",
-        discussion: """
-            Copies every tile (raster or vector) and the metadata: format, name, description, \
-            bounds, zoom levels and, for vector tiles, the layers (vector_layers, tilestats). The container \
-            follows the path: .mbtiles, .pmtiles, else a folder of z/x/y tiles with TileJSON \
-            metadata.json (XYZ rows; a source folder's metadata.json says its scheme). Vector \
-            tiles are stored gzipped in MBTiles and PMTiles, uncompressed in folders. The output \
-            is written out of sight and moved into place; one that exists is refused, never \
-            replaced (an empty folder counts as new).
-
-            Examples:
-              meridian tile-copy countries/ countries.pmtiles
-              meridian tile-copy chart.mbtiles chart-tiles --zoom 8-12
-            """
-    )
-
-    @Argument(help: ArgumentHelp("The pyramid to copy: a folder with metadata.json, an .mbtiles file or a .pmtiles archive.", valueName: "source"))
-    var source: String
-
-    @Argument(help: ArgumentHelp("Where the copy goes: a new or empty folder, an .mbtiles file or a .pmtiles archive.", valueName: "destination"))
-    var destination: String
-
-    @Option(help: ArgumentHelp("Copy only these zoom levels, MIN-MAX or one level.", valueName: ZoomRange.syntax.valueName))
-    var zoom: ZoomRange?
-
-    @Flag(name: .shortAndLong, help: "Print no summary (errors are still printed).")
-    var quiet = false
-
-    func run() throws {
-        try Reporter(quiet: quiet).run {
-            RunInputs.record(source)
-            let pyramid = try TilePyramids.open(source)
-            let copied = try TileSinks.copy(pyramid, to: destination, zooms: zoom?.levels)
-            if !quiet { Reporter.printError("\(destination): \(copied) tiles copied from \(source)") }
+/// `meridian-gdal tile-copy`, hidden: runs the `TileCopyRequest` that `meridian tile-copy` parsed.
+enum TileCopy: RequestRunInPlace {
+    static func run(_ request: TileCopyRequest) throws {
+        try Reporter(quiet: request.quiet).run {
+            RunInputs.record(request.source)
+            let pyramid = try TilePyramids.open(request.source)
+            let copied = try TileSinks.copy(pyramid, to: request.destination, zooms: request.zooms)
+            if !request.quiet { Reporter.printError("\(request.destination): \(copied) tiles copied from \(request.source)") }
         }
     }
 }

@@ -3,14 +3,16 @@ import MeridianCommandLine
 import MeridianCore
 
 /// GDAL-backed subcommands run in `meridian-gdal`, so that libgdal (about 90 ms of start-up
-/// and 35 MB resident, measured) never loads for the others. `meridian tile ARGS…` replaces
-/// itself (execv, git-style) with `meridian-gdal tile ARGS…`: same arguments, same standard
-/// streams, same exit code, and `meridian tile --help` prints the real help.
+/// and 35 MB resident, measured) never loads for the others. `meridian formats ARGS…`
+/// replaces itself (execv, git-style) with `meridian-gdal formats ARGS…`: same arguments,
+/// same standard streams, same exit code, and `meridian formats --help` prints the real help.
+/// (`meridian tile`, `tile-copy` and `tile-join` are parsed here and exec `meridian-gdal` with
+/// a typed request: `TileRequest`, `TileCopyRequest`, `TileJoinRequest`.)
 enum GDALForwarding {
     /// The subcommands `meridian-gdal` hosts.
     static let subcommands = Set(Commands.forwardedToGDAL.compactMap { $0.configuration.commandName })
 
-    /// Called before argument parsing: forwards `meridian tile …` whole, `--help` included.
+    /// Called before argument parsing: forwards `meridian formats …` whole, `--help` included.
     static func forwardIfNeeded(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         guard let first = arguments.first, subcommands.contains(first) else { return }
         exit(HelperExecutable.gdal.exec(first, Array(arguments.dropFirst())))

@@ -20,7 +20,8 @@ struct Meridian: ParsableCommand {
             """,
         version: "meridian \(version) (expat \(LibraryVersions.expatDescription))",
         subcommands: [Commands.Convert.self, Commands.Info.self, Commands.Coverage.self, Commands.MapKit.self, Commands.Simplify.self,
-                      Commands.Clip.self, Commands.Geodesic.self, Commands.Circle.self, Commands.Render.self]
+                      Commands.Clip.self, Commands.Geodesic.self, Commands.Circle.self, Commands.Render.self, Commands.Tile.self,
+                      Commands.TileCopy.self, Commands.TileJoin.self]
             + Commands.forwardedToGDAL
     )
 }

@@ -16,7 +16,8 @@ extension GDALSubcommand {
 extension Commands {
     /// A subcommand listed in `meridian --help` whose work happens in `meridian-gdal`: the
     /// arguments are handed over whole (`GDALForwarding.forwardIfNeeded` does it before parsing;
-    /// `run` is the same path for completeness), so `meridian tile --help` prints the real help.
+    /// `run` is the same path for completeness), so `meridian formats --help` prints the real
+    /// help. (`tile`, `tile-copy` and `tile-join` are parsed here and sent as typed requests.)
     struct ForwardedToGDAL<Subcommand: GDALSubcommand>: ParsableCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
@@ -34,21 +35,13 @@ extension Commands {
 
     /// The line in `meridian --help` and the arguments' help of each subcommand `meridian-gdal` hosts.
     static let forwardedTexts: [String: (abstract: String, arguments: String)] = [
-        "tile": ("Warp a raster (GeoTIFF, BSB/KAP chart, image with control points) into Web Mercator tiles.",
-                 "The input, the output folder or .mbtiles file, and options."),
-        "tile-copy": ("Copy a tile pyramid between a folder, an MBTiles file and a PMTiles archive.", "The source and destination pyramids, and options."),
-        "tile-join": ("Merge vector tile sets tile by tile, their layers side by side, joining attributes from a CSV table.",
-                      "The input tile sets, -o and the output, and options."),
         "formats": ("List the formats Meridian reads and writes, its own and GDAL's.", "(none)"),
     ]
 
-    enum Tile: GDALSubcommand { static let name = "tile" }
-    enum TileCopy: GDALSubcommand { static let name = "tile-copy" }
-    enum TileJoin: GDALSubcommand { static let name = "tile-join" }
     enum Formats: GDALSubcommand { static let name = "formats" }
 
     /// Every subcommand `meridian-gdal` hosts, in `meridian --help`'s order.
     static let forwardedToGDAL: [any ParsableCommand.Type] = [
-        ForwardedToGDAL<Tile>.self, ForwardedToGDAL<TileCopy>.self, ForwardedToGDAL<TileJoin>.self, ForwardedToGDAL<Formats>.self,
+        ForwardedToGDAL<Formats>.self,
     ]
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import MeridianTiles
-import MeridianTiling
+import MeridianCommandLine
+import MeridianTilingRequest
 
 /// The options of `meridian tile` that choose which features go into each vector tile, under
 /// tippecanoe's long names where they do the same, so its users can move over.
@@ -53,20 +53,19 @@ struct VectorTileSelection: ParsableArguments {
     @Flag(name: [.customShort("X"), .customLong("exclude-all")], help: "Vector tiles: leave every attribute out (features keep their geometry and id).")
     var excludeAll = false
 
+    /// The over-limit strategies given, with their options' names.
     var strategies: [(name: String, strategy: OverLimitStrategy)] {
-        [("--drop-smallest-as-needed", dropSmallest, OverLimitStrategy.dropSmallest),
-         ("--drop-densest-as-needed", dropDensest, .dropDensest),
-         ("--drop-fraction-as-needed", dropFraction, .dropFraction),
-         ("--coalesce-smallest-as-needed", coalesceSmallest, .coalesceSmallest),
-         ("--coalesce-densest-as-needed", coalesceDensest, .coalesceDensest)].filter(\.1).map { ($0.0, $0.2) }
+        let given: [OverLimitStrategy: Bool] = [.dropSmallest: dropSmallest, .dropDensest: dropDensest, .dropFraction: dropFraction,
+                                                .coalesceSmallest: coalesceSmallest, .coalesceDensest: coalesceDensest]
+        return OverLimitStrategy.optionNames.filter { given[$0.strategy] == true }
     }
 
     func validate() throws {
         if let maximumTileBytes, maximumTileBytes < 1 { throw ValidationError("--maximum-tile-bytes must be at least 1") }
         if let maximumTileFeatures, maximumTileFeatures < 1 { throw ValidationError("--maximum-tile-features must be at least 1") }
         if let dropRate, !(dropRate >= 1 && dropRate.isFinite) { throw ValidationError("--drop-rate must be a number of 1 or more") }
-        if let baseZoom, !(0...VectorTilingOptions.deepestExtension).contains(baseZoom) {
-            throw ValidationError("--base-zoom must be from 0 to \(VectorTilingOptions.deepestExtension)")
+        if let baseZoom, !(0...VectorTileChoices.deepestZoom).contains(baseZoom) {
+            throw ValidationError("--base-zoom must be from 0 to \(VectorTileChoices.deepestZoom)")
         }
         if strategies.count > 1 {
             throw ValidationError("give one of \(strategies.map(\.name).joined(separator: " and ")): a tile over the limits is brought under them one way")
@@ -84,18 +83,6 @@ struct VectorTileSelection: ParsableArguments {
         }
     }
 
-    /// Whether any of these options was given, with the first one's name.
-    var firstGiven: String? {
-        let given: [(String, Bool)] = [
-            ("--maximum-tile-bytes", maximumTileBytes != nil), ("--maximum-tile-features", maximumTileFeatures != nil),
-            ("--drop-rate", dropRate != nil), ("--base-zoom", baseZoom != nil),
-        ] + strategies.map { ($0.name, true) } + [
-            ("--extend-zooms-if-still-dropping", extendZooms), ("--cluster-distance", clusterDistance != nil), ("--accumulate-attribute", !accumulations.isEmpty), ("--no-tiny-polygon-reduction", noTinyPolygonReduction), ("--include", !included.isEmpty),
-            ("--exclude", !excluded.isEmpty), ("--exclude-all", excludeAll),
-        ]
-        return given.first(where: \.1)?.0
-    }
-
     /// These choices in the tiling job's terms.
     var choices: VectorTileChoices {
         var choices = VectorTileChoices()
@@ -108,12 +95,12 @@ struct VectorTileSelection: ParsableArguments {
     }
 
     /// `--accumulate-attribute NAME:HOW`s, in order.
-    func accumulationList() throws -> [(name: String, how: PointClustering.Accumulation)] {
-        var list: [(name: String, how: PointClustering.Accumulation)] = []
+    func accumulationList() throws -> [(name: String, how: ClusterAccumulation)] {
+        var list: [(name: String, how: ClusterAccumulation)] = []
         for text in accumulations {
             guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-                  let how = PointClustering.Accumulation(rawValue: String(text[text.index(after: colon)...])) else {
-                let hows = PointClustering.Accumulation.allCases.map(\.rawValue).joined(separator: ", ")
+                  let how = ClusterAccumulation(rawValue: String(text[text.index(after: colon)...])) else {
+                let hows = ClusterAccumulation.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ValidationError("--accumulate-attribute takes NAME:HOW, HOW one of \(hows), not '\(text)'")
             }
             list.append((String(text[..<colon]), how))

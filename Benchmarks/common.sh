@@ -46,9 +46,11 @@ compare() {
     done
     m_time=$(cut -d' ' -f1 "$work/a.txt" | median); m_rss=$(cut -d' ' -f2 "$work/a.txt" | sort -n | tail -1)
     o_time=$(cut -d' ' -f1 "$work/b.txt" | median); o_rss=$(cut -d' ' -f2 "$work/b.txt" | sort -n | tail -1)
-    echo "$label, $runs runs each, alternating"
-    printf "  %-9s median %7.3f s   peak RSS %6.1f MB\n" meridian "$m_time" "$(calc "$m_rss / 1024")"
-    printf "  %-9s median %7.3f s   peak RSS %6.1f MB   (%s)\n" "${other:-ogr2ogr}" "$o_time" "$(calc "$o_rss / 1024")" "${other_version:-$(ogr2ogr --version)}"
+    # CPU seconds (user + system): on a shared, loaded machine the steadier measure of the two.
+    m_cpu=$(cut -d' ' -f3 "$work/a.txt" | median); o_cpu=$(cut -d' ' -f3 "$work/b.txt" | median)
+    echo "$label, $runs runs each, alternating (load $(cut -d' ' -f1 /proc/loadavg))"
+    printf "  %-9s median %7.3f s   CPU %7.2f s   peak RSS %6.1f MB\n" meridian "$m_time" "$m_cpu" "$(calc "$m_rss / 1024")"
+    printf "  %-9s median %7.3f s   CPU %7.2f s   peak RSS %6.1f MB   (%s)\n" "${other:-ogr2ogr}" "$o_time" "$o_cpu" "$(calc "$o_rss / 1024")" "${other_version:-$(ogr2ogr --version)}"
     if [ "$(calc "($o_time >= $m_time) ? 1 : 0")" -eq 1 ]; then
         printf "  meridian is %.1fx faster and uses %.1fx less memory\n" "$(calc "$o_time / $m_time")" "$(calc "$o_rss / $m_rss")"
     else

@@ -38,26 +38,77 @@ final class PolygonRepair {
     }
 
     /// A tile feature's rings (each outer ring with positive area followed by its holes,
-    /// unclosed, in tile units) as they are when GEOS finds them valid, else repaired; empty
-    /// when nothing with an area is left.
+    /// unclosed, in tile units) as they are when they are valid, else repaired; empty when
+    /// nothing with an area is left.
+    ///
+    /// The repair is as local as it can be shown to be enough: first the spikes, pinches and
+    /// collapsed rings ``SnappedPolygonCleanup`` mends in integers; then GEOS's MakeValid on
+    /// only the polygons of the feature that take part in what is still wrong (the others,
+    /// apart from them, are kept as they are); then, when that is not valid either, MakeValid
+    /// on the whole feature. Each result is kept only when ``SnappedPolygonCheck`` or GEOS
+    /// finds it valid.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
         // Most tile polygons are plainly valid, which is quick to see in integers.
         if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
-        guard let geometry = multiPolygon(rings) else { return rings }
+        let cleaned = SnappedPolygonCleanup.cleaned(rings)
+        if let cleaned, cleaned != rings {
+            // Spikes and pinches are invalid: the feature needs a repair, and this may be all of it.
+            repaired += 1
+            if cleaned.isEmpty || SnappedPolygonCheck.isPlainlyValid(cleaned) || isValid(cleaned) {
+                repairedLocally += 1
+                return cleaned
+            }
+        } else {
+            guard let geometry = multiPolygon(rings) else { return rings }
+            defer { GEOSGeom_destroy_r(context, geometry) }
+            if GEOSisValid_r(context, geometry) == 1 { return rings }
+            repaired += 1
+        }
+        let broken = cleaned ?? rings
+        // Only the polygons that take part in the fault, when some do not.
+        let marked = SnappedPolygonCheck.polygonsNotPlainlyValid(broken)
+        if marked.contains(false) {
+            var kept: [[SIMD2<Int32>]] = [], faulty: [[SIMD2<Int32>]] = []
+            var polygon = -1
+            for (r, ring) in broken.enumerated() {
+                if r == 0 || TileGrid.doubleArea(ring) > 0 { polygon += 1 }
+                if marked[polygon] { faulty.append(ring) } else { kept.append(ring) }
+            }
+            if let fixed = madeValid(faulty) {
+                let candidate = kept + fixed
+                if SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate) {
+                    repairedInPart += 1
+                    return candidate
+                }
+            }
+        }
+        return madeValid(broken) ?? []
+    }
+
+    /// Polygons repaired by ``SnappedPolygonCleanup`` alone, without GEOS.
+    private(set) var repairedLocally = 0
+    /// Polygons repaired by GEOS's MakeValid on only their faulty members.
+    private(set) var repairedInPart = 0
+
+    /// Whether GEOS finds the rings (as ``valid(_:)`` takes them) valid.
+    private func isValid(_ rings: [[SIMD2<Int32>]]) -> Bool {
+        guard let geometry = multiPolygon(rings) else { return false }
         defer { GEOSGeom_destroy_r(context, geometry) }
-        if GEOSisValid_r(context, geometry) == 1 { return rings }
-        repaired += 1
-        guard let fixed = GEOSMakeValidWithParams_r(context, geometry, makeValidParameters) else { return [] }
+        return GEOSisValid_r(context, geometry) == 1
+    }
+
+    /// The rings made valid by GEOS (MakeValid, then back on the grid), or nil when GEOS fails.
+    private func madeValid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]]? {
+        guard let geometry = multiPolygon(rings) else { return nil }
+        defer { GEOSGeom_destroy_r(context, geometry) }
+        guard let fixed = GEOSMakeValidWithParams_r(context, geometry, makeValidParameters) else { return nil }
         defer { GEOSGeom_destroy_r(context, fixed) }
         // The new vertices where edges crossed are rarely on the grid; rounded, the polygon is
         // usually still valid, and snap-rounding (far slower) is only for when it is not.
         var rounded: [[SIMD2<Int32>]] = []
         appendPolygons(of: fixed, to: &rounded)
-        if let check = multiPolygon(rounded) {
-            defer { GEOSGeom_destroy_r(context, check) }
-            if GEOSisValid_r(context, check) == 1 { return rounded }
-        }
-        guard let snapped = GEOSGeom_setPrecision_r(context, fixed, 1, 0) else { return [] }
+        if isValid(rounded) { return rounded }
+        guard let snapped = GEOSGeom_setPrecision_r(context, fixed, 1, 0) else { return nil }
         defer { GEOSGeom_destroy_r(context, snapped) }
         var out: [[SIMD2<Int32>]] = []
         appendPolygons(of: snapped, to: &out)

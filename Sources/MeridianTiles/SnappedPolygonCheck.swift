@@ -89,16 +89,92 @@ enum SnappedPolygonCheck {
     /// A sweep along x over the edges' boxes: true when no two edges meet but consecutive ones
     /// of a ring at their joint.
     static func noEdgesMeet(_ segments: inout [Segment], _ rings: [[SIMD2<Int32>]]) -> Bool {
-        BoxSweep.overlappingPairs(&segments) { _, s, t in
-            if s.ring == t.ring {
-                let count = Int32(rings[Int(s.ring)].count)
-                // Consecutive edges (in a triangle, every pair is, both ways round: with
-                // an area, none of its corners is flat, so one joint's test is enough).
-                if (s.index + 1) % count == t.index { return meetOnlyAtJoint(s.p, s.q, t.q) }
-                if (t.index + 1) % count == s.index { return meetOnlyAtJoint(t.p, t.q, s.q) }
-            }
-            return !meet(s, t)
+        BoxSweep.overlappingPairs(&segments) { _, s, t in apart(s, t, rings) }
+    }
+
+    /// Whether two edges whose boxes overlap meet nowhere but, for consecutive edges of a
+    /// ring, at their joint.
+    @inline(__always)
+    static func apart(_ s: Segment, _ t: Segment, _ rings: [[SIMD2<Int32>]]) -> Bool {
+        if s.ring == t.ring {
+            let count = Int32(rings[Int(s.ring)].count)
+            // Consecutive edges (in a triangle, every pair is, both ways round: with
+            // an area, none of its corners is flat, so one joint's test is enough).
+            if (s.index + 1) % count == t.index { return meetOnlyAtJoint(s.p, s.q, t.q) }
+            if (t.index + 1) % count == s.index { return meetOnlyAtJoint(t.p, t.q, s.q) }
         }
+        return !meet(s, t)
+    }
+
+    /// For each polygon of `rings` (an outer ring and its holes, as ``isPlainlyValid(_:)``
+    /// takes them), whether it takes part in what keeps `rings` from being plainly valid: an
+    /// edge of it meets another edge (of it or of another polygon: both are marked), a hole of
+    /// it is not plainly inside it, or its outer ring and another's are nested (both marked).
+    /// The polygons left unmarked are apart from everything else and plainly valid each, so
+    /// only the marked ones need a repair.
+    static func polygonsNotPlainlyValid(_ rings: [[SIMD2<Int32>]]) -> [Bool] {
+        var polygonOf: [Int32] = []
+        polygonOf.reserveCapacity(rings.count)
+        var polygons = 0
+        for (r, ring) in rings.enumerated() {
+            if r == 0 || TileGrid.doubleArea(ring) > 0 { polygons += 1 }
+            polygonOf.append(Int32(polygons - 1))
+        }
+        var marked = [Bool](repeating: false, count: polygons)
+        let limit: Int32 = 1 << 30
+        var segments: [Segment] = []
+        segments.reserveCapacity(rings.reduce(0) { $0 + $1.count })
+        var boxes: [Box] = []
+        boxes.reserveCapacity(rings.count)
+        for (r, ring) in rings.enumerated() {
+            guard ring.count >= 3 else { return [Bool](repeating: true, count: polygons) }
+            var box = Box(minX: .max, minY: .max, maxX: .min, maxY: .min)
+            for i in ring.indices {
+                let p = ring[i], q = ring[i + 1 == ring.count ? 0 : i + 1]
+                guard abs(p.x) < limit, abs(p.y) < limit else { return [Bool](repeating: true, count: polygons) }
+                box.add(p)
+                segments.append(Segment(p: p, q: q, ring: Int32(r), index: Int32(i)))
+            }
+            boxes.append(box)
+        }
+        _ = BoxSweep.overlappingPairs(&segments) { _, s, t in
+            if !apart(s, t, rings) {
+                marked[Int(polygonOf[Int(s.ring)])] = true
+                marked[Int(polygonOf[Int(t.ring)])] = true
+            }
+            return true
+        }
+        // Nesting, as `nested` tests it, for the rings whose edges are apart from all others.
+        var shells: [Int] = []
+        var index = 0
+        while index < rings.count {
+            let shell = index
+            shells.append(shell)
+            index += 1
+            let firstHole = index
+            while index < rings.count, TileGrid.doubleArea(rings[index]) < 0 { index += 1 }
+            let polygon = Int(polygonOf[shell])
+            let holes = firstHole..<index
+            for hole in holes where !marked[polygon] {
+                let probe = rings[hole][0]
+                if !(boxes[shell].contains(probe) && inside(probe, rings[shell])) { marked[polygon] = true }
+                for other in holes where other != hole && boxes[other].contains(probe) && inside(probe, rings[other]) {
+                    marked[polygon] = true
+                }
+            }
+        }
+        shells.sort { boxes[$0].minX < boxes[$1].minX }
+        for (n, a) in shells.enumerated() {
+            for b in shells[(n + 1)...] {
+                if boxes[b].minX > boxes[a].maxX { break }
+                if (boxes[a].contains(rings[b][0]) && inside(rings[b][0], rings[a]))
+                    || (boxes[b].contains(rings[a][0]) && inside(rings[a][0], rings[b])) {
+                    marked[Int(polygonOf[a])] = true
+                    marked[Int(polygonOf[b])] = true
+                }
+            }
+        }
+        return marked
     }
 
     /// Whether `p`, on no edge of `ring`, lies inside it (even-odd rule, exact).

@@ -37,12 +37,56 @@ public final class TileFolderWriter: Sendable {
         try makeFolder((path as NSString).deletingLastPathComponent)
         if !inPlace {
             try Self.refuseLink(at: path)  // rename(2) would replace the link
-            return try OutputTarget.write(bytes, to: path, durable: false)
+            try RunInputs.refuseInput(at: path)
+            return try writeRenamed(bytes, to: path)
         }
         // 0666 less the umask, as every output Meridian creates; O_NOFOLLOW: a link at the
         // tile's place fails the open (ELOOP).
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o666)
         if fd < 0 && errno == ELOOP { throw Self.linkFound(path) }
+        try writeWhole(bytes, to: fd, path: path)
+    }
+
+    /// Tiles written under a temporary name so far: the next one's number.
+    private let temporaryCount = Atomic<Int>(0)
+
+    /// Writes `bytes` under a hidden temporary name beside `path` (`.y.pbf.meridian-PID-N`, this
+    /// process's own, made exclusively and registered for the signal handler), renamed into
+    /// place once whole. A tile is a few kilobytes written once: four system calls (open,
+    /// write, close, rename), where a general output's random name, page-cache release and
+    /// checks took ten more, most of a folder run's system time.
+    private func writeRenamed(_ bytes: [UInt8], to path: String) throws {
+        let stem = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent + ".meridian-\(getpid())-"
+        var temporary = "", fd: Int32 = -1
+        for _ in 0..<100 {
+            temporary = stem + String(temporaryCount.wrappingAdd(1, ordering: .relaxed).oldValue)
+            TemporaryFiles.removeOnSignal(temporary)
+            // 0666 less the umask, as every output Meridian creates.
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+            if fd >= 0 { break }
+            let reason = errno
+            TemporaryFiles.forget(temporary)
+            // A killed run of the same process id may have left that name: the next one.
+            guard reason == EEXIST else {
+                throw MeridianError(.cannotCreateOutput, "cannot create the tile: \(String(cString: strerror(reason)))", at: SourceLocation(file: path))
+            }
+        }
+        defer { TemporaryFiles.forget(temporary) }
+        do {
+            try writeWhole(bytes, to: fd, path: path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw MeridianError(.cannotCreateOutput, "cannot move the tile into place: \(reason)", at: SourceLocation(file: path))
+        }
+    }
+
+    /// Writes all of `bytes` to the new file `fd` (-1: it could not be made) and closes it.
+    private func writeWhole(_ bytes: [UInt8], to fd: Int32, path: String) throws {
         var written = 0
         if fd >= 0 {
             while written < bytes.count {

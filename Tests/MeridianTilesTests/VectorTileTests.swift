@@ -311,3 +311,70 @@ import Testing
         }
     }
 }
+
+/// `PolygonRepair` mends spikes and pinches in integers (`SnappedPolygonCleanup`) and gives
+/// GEOS's MakeValid only the polygons of a feature that are at fault: what it returns is valid
+/// by GEOS (through GDAL) whatever it is given, and a valid feature comes back unchanged.
+@Suite struct PolygonRepairTests {
+    typealias Ring = [SIMD2<Int32>]
+    static let square: Ring = [SIMD2(0, 0), SIMD2(10, 0), SIMD2(10, 10), SIMD2(0, 10)]
+
+    @Test func spikesAndPinchesAreMendedWithoutGEOS() {
+        let repair = PolygonRepair()
+        // A square with a spike out of its top edge and back: the spike goes, the square stays.
+        let spiked = TileGrid.wound([[SIMD2(0, 0), SIMD2(10, 0), SIMD2(10, 10), SIMD2(5, 10), SIMD2(5, 15), SIMD2(5, 10), SIMD2(0, 10)]])
+        #expect(!SnappedPolygonCheck.isPlainlyValid(spiked))
+        let mended = repair.valid(spiked)
+        #expect(TileGrid.doubleArea(mended[0]) == TileGrid.doubleArea(Self.square) && mended.count == 1 && mended[0].count == 5)
+        // Two squares meeting at a corner in one ring (an isthmus snapped to a point): two outer rings.
+        let pinched = TileGrid.wound([[SIMD2(0, 0), SIMD2(10, 0), SIMD2(10, 10), SIMD2(20, 10), SIMD2(20, 20), SIMD2(10, 20), SIMD2(10, 10), SIMD2(0, 10)]])
+        let lobes = repair.valid(pinched)
+        #expect(lobes.count == 2 && lobes.allSatisfy { TileGrid.doubleArea($0) > 0 })
+        // A bay whose mouth snapped shut: the bay becomes a hole touching its outer ring at the mouth.
+        let bay = TileGrid.wound([[SIMD2(0, 0), SIMD2(20, 0), SIMD2(20, 20), SIMD2(10, 20), SIMD2(14, 14), SIMD2(6, 14), SIMD2(10, 20), SIMD2(0, 20)]])
+        let closed = repair.valid(bay)
+        #expect(closed.count == 2 && TileGrid.doubleArea(closed[0]) > 0 && TileGrid.doubleArea(closed[1]) < 0)
+        for rings in [mended, lobes, closed] { #expect(VectorTileValidityTests.isValidByGEOS(rings), "\(rings)") }
+        #expect(repair.repaired == 3 && repair.repairedLocally == 3)
+    }
+
+    @Test func onlyTheFaultyPolygonGoesToGEOS() {
+        let repair = PolygonRepair()
+        let far: Ring = Self.square.map { $0 &+ SIMD2(100, 100) }
+        // Two islands that snapping made overlap: GEOS unions them, the far one stays as it was.
+        let overlapping = Self.square.map { $0 &+ SIMD2(5, 5) }
+        let rings = TileGrid.wound([far]) + TileGrid.wound([Self.square]) + TileGrid.wound([overlapping])
+        let fixed = repair.valid(rings)
+        #expect(VectorTileValidityTests.isValidByGEOS(fixed), "\(fixed)")
+        #expect(fixed.first == rings.first, "the polygon apart from the fault is kept as it was")
+        #expect(fixed.count == 2 && repair.repairedInPart == 1, "\(fixed)")
+    }
+
+    @Test func whateverItIsGivenComesBackValid() {
+        var random = SnappedPolygonCheckTests.SplitMix(seed: 41)
+        let repair = PolygonRepair()
+        var invalidIn = 0, wrong: [[Ring]] = [], changedValid: [[Ring]] = []
+        for _ in 0..<3000 {
+            var rings: [Ring] = []
+            for _ in 0..<(1 + random.next(below: 3)) {
+                let polygon = (0..<(1 + random.next(below: 3))).map { ringIndex in
+                    let span = ringIndex == 0 ? 12 : 6, offset = (ringIndex == 0 ? 0 : 2 + random.next(below: 6)) + 20 * random.next(below: 2)
+                    return (0..<(3 + random.next(below: 6))).map { _ in
+                        SIMD2(Int32(offset + random.next(below: span)), Int32(offset + random.next(below: span)))
+                    }
+                }
+                rings += TileGrid.wound(polygon)
+            }
+            guard !rings.isEmpty else { continue }
+            let validIn = VectorTileValidityTests.isValidByGEOS(rings)
+            if !validIn { invalidIn += 1 }
+            let out = repair.valid(rings)
+            if !out.isEmpty && !VectorTileValidityTests.isValidByGEOS(out) { wrong.append(rings) }
+            if validIn && out != rings { changedValid.append(rings) }
+        }
+        #expect(wrong.isEmpty, "repaired but invalid by GEOS: \(wrong.prefix(3))")
+        #expect(changedValid.isEmpty, "valid but changed: \(changedValid.prefix(3))")
+        #expect(invalidIn > 500 && repair.repairedLocally > 10 && repair.repairedInPart > 50,
+                "\(invalidIn) invalid, \(repair.repairedLocally) mended locally, \(repair.repairedInPart) in part")
+    }
+}

@@ -96,12 +96,19 @@ struct ChainNetwork {
         return degenerate
     }
 
-    /// A kept segment: chain, first and last input index, and its box in the plane.
+    /// A kept segment: chain, first and last input index, its box in the plane, and whether it
+    /// is new since the last pass of ``repair(stopRequested:)`` (made by putting a position back).
     struct Segment: SweptBox {
         var chain: Int
         var a: Int
         var b: Int
         var minX: Double, maxX: Double, minY: Double, maxY: Double
+        var fresh = true
+    }
+
+    func segment(_ c: Int, _ a: Int, _ b: Int) -> Segment {
+        let p = chains[c].plane[a], q = chains[c].plane[b]
+        return Segment(chain: c, a: a, b: b, minX: min(p.x, q.x), maxX: max(p.x, q.x), minY: min(p.y, q.y), maxY: max(p.y, q.y))
     }
 
     func keptSegments() -> [Segment] {
@@ -109,9 +116,7 @@ struct ChainNetwork {
         for (c, chain) in chains.enumerated() {
             var a = 0
             for b in 1..<chain.keep.count where chain.keep[b] {
-                let p = chain.plane[a], q = chain.plane[b]
-                segments.append(Segment(chain: c, a: a, b: b, minX: min(p.x, q.x), maxX: max(p.x, q.x),
-                                        minY: min(p.y, q.y), maxY: max(p.y, q.y)))
+                segments.append(segment(c, a, b))
                 a = b
             }
         }
@@ -122,10 +127,18 @@ struct ChainNetwork {
     /// own (nothing left to put back) and still conflict were invalid in the input; they stay.
     /// `stopRequested`, asked every 4,096 segments, ends the repair early (the result may then
     /// be invalid: the caller throws it away).
+    ///
+    /// Each pass tests only what changed since the last: pairs with a new segment, the new
+    /// segments' stretches against every chain, and the others' stretches against the chains
+    /// whose test point moved. Two segments the last pass found apart are still apart (neither
+    /// moved), and the segments stay sorted by their west edge from pass to pass (the new ones
+    /// merged in), so the sweep's sort is a merge.
     mutating func repair(stopRequested: (() -> Bool)? = nil) {
+        var segments = keptSegments()
+        var probes = self.probes()
+        var movedProbes = probes
         while true {
             if stopRequested?() == true { return }
-            var segments = keptSegments()
             var refine = Set<SegmentKey>()
             func flag(_ s: Segment) {
                 if s.b - s.a > 1 { refine.insert(SegmentKey(chain: s.chain, a: s.a)) }
@@ -133,18 +146,38 @@ struct ChainNetwork {
             let swept = BoxSweep.overlappingPairs(&segments) { i, s, t in
                 // Asked every 4,096 segments that have a pair (a long ring's repair can take minutes).
                 if i & 4095 == 4095, stopRequested?() == true { return false }
-                if conflict(s, t) {
+                if (s.fresh || t.fresh) && conflict(s, t) {
                     flag(s)
                     flag(t)
                 }
                 return true
             }
             guard swept else { return }  // stopped
-            for s in sweepingSegments(segments) { flag(s) }
+            for s in sweepingSegments(segments.lazy.filter(\.fresh), probes: probes) { flag(s) }
+            if !movedProbes.isEmpty {
+                for s in sweepingSegments(segments.lazy.filter { !$0.fresh }, probes: movedProbes) { flag(s) }
+            }
             if refine.isEmpty { return }
-            for key in refine {
-                let b = chains[key.chain].keep[(key.a + 1)...].firstIndex(of: true)!
-                if let f = chains[key.chain].farthest(from: key.a, to: b) { chains[key.chain].mark(f.index) }
+            var split: [Segment] = []
+            var firstMoved: [Int] = []
+            segments.removeAll { s in
+                guard refine.contains(SegmentKey(chain: s.chain, a: s.a)) else { return false }
+                let f = chains[s.chain].farthest(from: s.a, to: s.b)!.index
+                chains[s.chain].mark(f)
+                split.append(segment(s.chain, s.a, f))
+                split.append(segment(s.chain, f, s.b))
+                if s.a == 0 { firstMoved.append(s.chain) }
+                return true
+            }
+            for i in segments.indices { segments[i].fresh = false }
+            split.sort { $0.minX < $1.minX }
+            segments += split  // two sorted runs: the sweep's sort merges them
+            if firstMoved.isEmpty {
+                movedProbes = []
+            } else {
+                probes = self.probes()
+                let moved = Set(firstMoved)
+                movedProbes = probes.filter { moved.contains($0.chain) }
             }
         }
     }
@@ -170,23 +203,21 @@ struct ChainNetwork {
         }
         if ((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0)) { return true }
         // Touching: fine only where an end of one is an end of the other.
-        let shared: Set<PlanePoint> = Set([p1, p2]).intersection([q1, q2])
-        for (point, o, segment) in [(q1, o1, (p1, p2)), (q2, o2, (p1, p2)), (p1, o3, (q1, q2)), (p2, o4, (q1, q2))]
-        where o == 0 && Rings.inBox(segment.0, segment.1, point) && !shared.contains(point) {
-            return true
-        }
+        if o1 == 0 && Rings.inBox(p1, p2, q1) && q1 != p1 && q1 != p2 { return true }
+        if o2 == 0 && Rings.inBox(p1, p2, q2) && q2 != p1 && q2 != p2 { return true }
+        if o3 == 0 && Rings.inBox(q1, q2, p1) && p1 != q1 && p1 != q2 { return true }
+        if o4 == 0 && Rings.inBox(q1, q2, p2) && p2 != q1 && p2 != q2 { return true }
         return false
     }
 
-    /// Segments whose stretch of dropped positions, closed by the segment, encloses another
-    /// chain: flattening it would move that chain to the other side (an island swallowed by a
-    /// coast, a hole left outside its shell). Each other chain is tested at the middle of its
-    /// first kept segment, which lies on no other chain when nothing conflicts.
-    func sweepingSegments(_ segments: [Segment]) -> [Segment] {
-        struct Probe {
-            var chain: Int
-            var point: PlanePoint
-        }
+    /// A point of each chain to test whether a stretch encloses it: the middle of the chain's
+    /// first kept segment, which lies on no other chain when nothing conflicts. Sorted by x.
+    struct Probe {
+        var chain: Int
+        var point: PlanePoint
+    }
+
+    func probes() -> [Probe] {
         var probes: [Probe] = chains.indices.compactMap { c in
             let chain = chains[c]
             guard chain.keep.count > 1, let b = chain.keep[1...].firstIndex(of: true) else { return nil }
@@ -194,6 +225,13 @@ struct ChainNetwork {
             return Probe(chain: c, point: PlanePoint((p.x + q.x) / 2, (p.y + q.y) / 2))
         }
         probes.sort { $0.point.x < $1.point.x }
+        return probes
+    }
+
+    /// Of `segments`, those whose stretch of dropped positions, closed by the segment, encloses
+    /// the probe of another chain (`probes`, sorted by x): flattening it would move that chain
+    /// to the other side (an island swallowed by a coast, a hole left outside its shell).
+    func sweepingSegments<Segments: Sequence<Segment>>(_ segments: Segments, probes: [Probe]) -> [Segment] {
         var sweeping: [Segment] = []
         for s in segments where s.b - s.a > 1 {
             let chain = chains[s.chain]

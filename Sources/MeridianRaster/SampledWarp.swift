@@ -259,23 +259,43 @@ struct SampleAverager {
     /// the sum of the one before and dx, as the checked loop below computes them), all in
     /// window row `row` and inside the window: nothing to check, and y is not needed. This is
     /// where the time of a tile goes (a million samples for a tile of 4 × 4 samples a pixel).
+    /// Four samples a pixel (the least, and the most common) are a constant of their own loop.
+    @inline(__always)
+    private func addSamples(inRow row: Int, x start: Double, dx: Double, from src: UnsafeBufferPointer<UInt8>,
+                            to pixels: UnsafeMutableBufferPointer<PremultipliedSample>) {
+        if samples == 4 {
+            addSamples(inRow: row, x: start, dx: dx, perPixel: 4, from: src, to: pixels)
+        } else {
+            addSamples(inRow: row, x: start, dx: dx, perPixel: samples, from: src, to: pixels)
+        }
+    }
+
+    /// `addSamples(inRow:x:dx:from:to:)` with `perPixel` samples a pixel.
     ///
     /// Neighbouring samples mostly fall on one source pixel (4 samples a tile pixel, and at a
     /// chart's native zoom under 2 source pixels a tile pixel): the last pixel's weighted colour
-    /// is kept and used again, not loaded and multiplied again.
+    /// is kept and used again, not loaded and multiplied again. A sample is on that pixel, n,
+    /// while its position lies in [n, n + 1), where `Int(x)` (truncation) gives n: two
+    /// comparisons of the position, not its conversion, which is made only when it leaves.
     @inline(__always)
-    private func addSamples(inRow row: Int, x start: Double, dx: Double, from src: UnsafeBufferPointer<UInt8>,
+    private func addSamples(inRow row: Int, x start: Double, dx: Double, perPixel: Int, from src: UnsafeBufferPointer<UInt8>,
                             to pixels: UnsafeMutableBufferPointer<PremultipliedSample>) {
         let rowStart = row &* window.width
         var x = start
         var lastIndex = Int(x), last = PremultipliedSample(rgba: src, pixel: rowStart &+ lastIndex)
+        // (Whole numbers below 2^24: exact as doubles.)
+        var low = Double(lastIndex), high = low + 1
         for pixel in pixels.indices {
             var sum = PremultipliedSample()
-            for _ in 0..<samples {
-                let index = Int(x)
-                if index != lastIndex {
-                    lastIndex = index
-                    last = PremultipliedSample(rgba: src, pixel: rowStart &+ index)
+            for _ in 0..<perPixel {
+                if !(x >= low && x < high) {
+                    let index = Int(x)
+                    if index != lastIndex {
+                        lastIndex = index
+                        last = PremultipliedSample(rgba: src, pixel: rowStart &+ index)
+                        low = Double(index)
+                        high = low + 1
+                    }
                 }
                 sum.add(last)
                 x += dx

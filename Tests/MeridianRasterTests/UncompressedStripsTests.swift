@@ -33,11 +33,14 @@ struct UncompressedStripsTests {
             let reader = try #require(UncompressedStrips.open(file, path: path, bandMap: [1, 2, 3, 4]))
             let width = file.width, height = file.height
             let windows = [(0, 0, 1, 1), (0, 0, width, 3), (width - 5, height - 9, 5, 9), (17, 13, 300, 200), (width / 2, height / 3, 257, 15)]
+            var colours = Set<UInt8>()
             for (x, y, w, h) in windows {
                 let (own, gdal) = try Self.bothWays(reader, file, x: x, y: y, width: w, height: h)
                 #expect(own == gdal, "window \(x), \(y), \(w) × \(h)")
-                #expect(gdal.contains { $0 != 0 && $0 != 255 }, "the window holds data")
+                colours.formUnion(gdal)
             }
+            // (The corners are the chart's plain margin; the middle is the chart.)
+            #expect(colours.count > 10, "the windows hold the chart")
         }
     }
 

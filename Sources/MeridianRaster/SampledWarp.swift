@@ -179,18 +179,22 @@ struct SampleAverager {
         // Per tile pixel of a row: its samples' sums, packed as `PremultipliedSample`s are.
         var sums = [PremultipliedSample](repeating: PremultipliedSample(), count: size)
         var rowX = [Double](repeating: 0, count: grid.columns), rowY = rowX
+        // Per cell, the last span tested for one colour and what it held: a cell's next row of
+        // samples mostly lies on the same source pixels (4 sample rows over under 2 source rows
+        // at a chart's native zoom), and is not tested again.
+        var lastTests = [SpanColour](repeating: SpanColour(), count: grid.columns - 1)
         window.rgba.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                sums.withUnsafeMutableBufferPointer { acc in
+                sums.withUnsafeMutableBufferPointer { acc in lastTests.withUnsafeMutableBufferPointer { tests in
                     for py in 0..<size {
                         for i in 0..<acc.count { acc[i] = PremultipliedSample() }
                         for sy in 0..<samples {
                             interpolateRow(at: Double(py) + (Double(sy) + 0.5) / Double(samples), x: &rowX, y: &rowY)
-                            addSamples(alongRowX: rowX, rowY: rowY, from: src, to: acc)
+                            addSamples(alongRowX: rowX, rowY: rowY, from: src, to: acc, lastTests: tests)
                         }
                         storeAverages(row: py, from: UnsafeBufferPointer(acc), to: dst)
                     }
-                }
+                } }
             }
         }
         return out
@@ -214,16 +218,29 @@ struct SampleAverager {
     /// positions advance by a constant step; samples outside the window count as transparent.
     @inline(__always)
     private func addSamples(alongRowX rowX: [Double], rowY: [Double], from src: UnsafeBufferPointer<UInt8>,
-                            to acc: UnsafeMutableBufferPointer<PremultipliedSample>) {
+                            to acc: UnsafeMutableBufferPointer<PremultipliedSample>, lastTests: UnsafeMutableBufferPointer<SpanColour>) {
         let step = grid.step, k = samples
         let originX = Double(window.x), originY = Double(window.y)
         let perCell = Double(step * k)
+        // Samples per cell of 16 × 4 or 16 × 8 (and 4 × 4, …): a power of two, by whose
+        // reciprocal (exact) a multiplication gives the quotient's very bits, without a division.
+        let byPowerOfTwo = (step * k) & (step * k - 1) == 0, reciprocal = 1 / perCell
         for cell in 0..<(grid.columns - 1) {
-            let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
+            let dx = byPowerOfTwo ? (rowX[cell + 1] - rowX[cell]) * reciprocal : (rowX[cell + 1] - rowX[cell]) / perCell
+            let dy = byPowerOfTwo ? (rowY[cell + 1] - rowY[cell]) * reciprocal : (rowY[cell + 1] - rowY[cell]) / perCell
             let x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
             let pixels = UnsafeMutableBufferPointer(rebasing: acc[(cell * step)..<((cell + 1) * step)])
             let span = window.spanHolding(y, dy, x, dx, samples: step * k)
-            if let span, let colour = Self.sameColour(in: span, of: window, src) {
+            var colour: PremultipliedSample?
+            if let span {
+                if lastTests[cell].span == span {
+                    colour = lastTests[cell].colour
+                } else {
+                    colour = Self.sameColour(in: span, of: window, src)
+                    lastTests[cell] = SpanColour(span: span, colour: colour)
+                }
+            }
+            if let colour {
                 // Every sample of the cell falls on this one colour, wherever exactly.
                 let value = colour.times(k)
                 for pixel in pixels.indices { pixels[pixel].add(value) }
@@ -351,9 +368,16 @@ struct SampleAverager {
     }
 }
 
+/// A span of a window and its one colour (premultiplied), or nil when it holds several.
+struct SpanColour {
+    /// The span tested; at first none (a span of no window pixel).
+    var span = WindowSpan(top: -1, bottom: -1, left: -1, right: -1)
+    var colour: PremultipliedSample?
+}
+
 /// The window pixels, rows `top` to `bottom` and columns `left` to `right`, that hold every
 /// sample of a cell.
-struct WindowSpan {
+struct WindowSpan: Equatable {
     let top: Int
     let bottom: Int
     let left: Int

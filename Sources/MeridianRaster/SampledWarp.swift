@@ -179,18 +179,22 @@ struct SampleAverager {
         // Per tile pixel of a row: its samples' sums, packed as `PremultipliedSample`s are.
         var sums = [PremultipliedSample](repeating: PremultipliedSample(), count: size)
         var rowX = [Double](repeating: 0, count: grid.columns), rowY = rowX
+        // Per cell, the last span tested for one colour and what it held: a cell's next row of
+        // samples mostly lies on the same source pixels (4 sample rows over under 2 source rows
+        // at a chart's native zoom), and is not tested again.
+        var lastTests = [SpanColour](repeating: SpanColour(), count: grid.columns - 1)
         window.rgba.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                sums.withUnsafeMutableBufferPointer { acc in
+                sums.withUnsafeMutableBufferPointer { acc in lastTests.withUnsafeMutableBufferPointer { tests in
                     for py in 0..<size {
                         for i in 0..<acc.count { acc[i] = PremultipliedSample() }
                         for sy in 0..<samples {
                             interpolateRow(at: Double(py) + (Double(sy) + 0.5) / Double(samples), x: &rowX, y: &rowY)
-                            addSamples(alongRowX: rowX, rowY: rowY, from: src, to: acc)
+                            addSamples(alongRowX: rowX, rowY: rowY, from: src, to: acc, lastTests: tests)
                         }
                         storeAverages(row: py, from: UnsafeBufferPointer(acc), to: dst)
                     }
-                }
+                } }
             }
         }
         return out
@@ -214,16 +218,29 @@ struct SampleAverager {
     /// positions advance by a constant step; samples outside the window count as transparent.
     @inline(__always)
     private func addSamples(alongRowX rowX: [Double], rowY: [Double], from src: UnsafeBufferPointer<UInt8>,
-                            to acc: UnsafeMutableBufferPointer<PremultipliedSample>) {
+                            to acc: UnsafeMutableBufferPointer<PremultipliedSample>, lastTests: UnsafeMutableBufferPointer<SpanColour>) {
         let step = grid.step, k = samples
         let originX = Double(window.x), originY = Double(window.y)
         let perCell = Double(step * k)
+        // Samples per cell of 16 × 4 or 16 × 8 (and 4 × 4, …): a power of two, by whose
+        // reciprocal (exact) a multiplication gives the quotient's very bits, without a division.
+        let byPowerOfTwo = (step * k) & (step * k - 1) == 0, reciprocal = 1 / perCell
         for cell in 0..<(grid.columns - 1) {
-            let dx = (rowX[cell + 1] - rowX[cell]) / perCell, dy = (rowY[cell + 1] - rowY[cell]) / perCell
+            let dx = byPowerOfTwo ? (rowX[cell + 1] - rowX[cell]) * reciprocal : (rowX[cell + 1] - rowX[cell]) / perCell
+            let dy = byPowerOfTwo ? (rowY[cell + 1] - rowY[cell]) * reciprocal : (rowY[cell + 1] - rowY[cell]) / perCell
             let x = rowX[cell] + dx * 0.5 - originX, y = rowY[cell] + dy * 0.5 - originY
             let pixels = UnsafeMutableBufferPointer(rebasing: acc[(cell * step)..<((cell + 1) * step)])
             let span = window.spanHolding(y, dy, x, dx, samples: step * k)
-            if let span, let colour = Self.sameColour(in: span, of: window, src) {
+            var colour: PremultipliedSample?
+            if let span {
+                if lastTests[cell].span == span {
+                    colour = lastTests[cell].colour
+                } else {
+                    colour = Self.sameColour(in: span, of: window, src)
+                    lastTests[cell] = SpanColour(span: span, colour: colour)
+                }
+            }
+            if let colour {
                 // Every sample of the cell falls on this one colour, wherever exactly.
                 let value = colour.times(k)
                 for pixel in pixels.indices { pixels[pixel].add(value) }
@@ -259,23 +276,43 @@ struct SampleAverager {
     /// the sum of the one before and dx, as the checked loop below computes them), all in
     /// window row `row` and inside the window: nothing to check, and y is not needed. This is
     /// where the time of a tile goes (a million samples for a tile of 4 × 4 samples a pixel).
+    /// Four samples a pixel (the least, and the most common) are a constant of their own loop.
+    @inline(__always)
+    private func addSamples(inRow row: Int, x start: Double, dx: Double, from src: UnsafeBufferPointer<UInt8>,
+                            to pixels: UnsafeMutableBufferPointer<PremultipliedSample>) {
+        if samples == 4 {
+            addSamples(inRow: row, x: start, dx: dx, perPixel: 4, from: src, to: pixels)
+        } else {
+            addSamples(inRow: row, x: start, dx: dx, perPixel: samples, from: src, to: pixels)
+        }
+    }
+
+    /// `addSamples(inRow:x:dx:from:to:)` with `perPixel` samples a pixel.
     ///
     /// Neighbouring samples mostly fall on one source pixel (4 samples a tile pixel, and at a
     /// chart's native zoom under 2 source pixels a tile pixel): the last pixel's weighted colour
-    /// is kept and used again, not loaded and multiplied again.
+    /// is kept and used again, not loaded and multiplied again. A sample is on that pixel, n,
+    /// while its position lies in [n, n + 1), where `Int(x)` (truncation) gives n: two
+    /// comparisons of the position, not its conversion, which is made only when it leaves.
     @inline(__always)
-    private func addSamples(inRow row: Int, x start: Double, dx: Double, from src: UnsafeBufferPointer<UInt8>,
+    private func addSamples(inRow row: Int, x start: Double, dx: Double, perPixel: Int, from src: UnsafeBufferPointer<UInt8>,
                             to pixels: UnsafeMutableBufferPointer<PremultipliedSample>) {
         let rowStart = row &* window.width
         var x = start
         var lastIndex = Int(x), last = PremultipliedSample(rgba: src, pixel: rowStart &+ lastIndex)
+        // (Whole numbers below 2^24: exact as doubles.)
+        var low = Double(lastIndex), high = low + 1
         for pixel in pixels.indices {
             var sum = PremultipliedSample()
-            for _ in 0..<samples {
-                let index = Int(x)
-                if index != lastIndex {
-                    lastIndex = index
-                    last = PremultipliedSample(rgba: src, pixel: rowStart &+ index)
+            for _ in 0..<perPixel {
+                if !(x >= low && x < high) {
+                    let index = Int(x)
+                    if index != lastIndex {
+                        lastIndex = index
+                        last = PremultipliedSample(rgba: src, pixel: rowStart &+ index)
+                        low = Double(index)
+                        high = low + 1
+                    }
                 }
                 sum.add(last)
                 x += dx
@@ -331,9 +368,16 @@ struct SampleAverager {
     }
 }
 
+/// A span of a window and its one colour (premultiplied), or nil when it holds several.
+struct SpanColour {
+    /// The span tested; at first none (a span of no window pixel).
+    var span = WindowSpan(top: -1, bottom: -1, left: -1, right: -1)
+    var colour: PremultipliedSample?
+}
+
 /// The window pixels, rows `top` to `bottom` and columns `left` to `right`, that hold every
 /// sample of a cell.
-struct WindowSpan {
+struct WindowSpan: Equatable {
     let top: Int
     let bottom: Int
     let left: Int

@@ -16,6 +16,9 @@ final class SourceWindowReader: @unchecked Sendable {
     let source: RasterSource
     private let file: GDALDataset
     private let prepared: GDALDataset
+    /// An uncompressed RGBA GeoTIFF's strips, read without GDAL (and without the lock); nil
+    /// for every other raster.
+    private let strips: UncompressedStrips?
     /// GDAL datasets may be used from one thread at a time.
     private let lock = NSLock()
 
@@ -33,6 +36,14 @@ final class SourceWindowReader: @unchecked Sendable {
         CPLSetThreadLocalConfigOption("GTIFF_DIRECT_IO", "YES")
         defer { CPLSetThreadLocalConfigOption("GTIFF_DIRECT_IO", nil) }
         (file, prepared) = try source.open()
+        strips = source.palette == nil && prepared.handle == file.handle
+            ? UncompressedStrips.open(file, path: source.openPath, bandMap: Self.bandMap(of: source)) : nil
+    }
+
+    /// The bands read into a window's channels: the colour bands to channels 0..., the alpha
+    /// band (if any) last.
+    private static func bandMap(of source: RasterSource) -> [Int32] {
+        source.colorBands.map { Int32($0) } + (source.alphaBand.map { [Int32($0)] } ?? [])
     }
 
     /// `body`'s result on the dataset warped from the file (georeferencing attached, a
@@ -71,14 +82,17 @@ final class SourceWindowReader: @unchecked Sendable {
         // Colour bands to channels 0... and the alpha band (if any) to channel 3, in one read:
         // three colour bands and alpha fill every channel; gray and alpha lie three bytes apart.
         // Without alpha, channel 3 is opaque.
-        var bandMap = bands.map { Int32($0) }
-        if let alpha = source.alphaBand { bandMap.append(Int32(alpha)) }
+        var bandMap = Self.bandMap(of: source)
         let bandSpace: Int32 = bandMap.count == 2 && bands.count == 1 ? 3 : 1
         let fillsEveryChannel = bandMap.count == 4
         var status = CE_None
-        var rgba = [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, count in
+        var rgba = try [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, count in
             if !fillsEveryChannel { buffer.initialize(repeating: 255) }
             count = w * h * 4
+            if let strips {
+                try strips.read(x: x, y: y, width: w, height: h, into: buffer.baseAddress!)
+                return
+            }
             status = lock.withLock {
                 GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), buffer.baseAddress, Int32(w), Int32(h),
                                            GDT_Byte, Int32(bandMap.count), &bandMap, 4, Int32(4 * w), bandSpace)

@@ -59,6 +59,8 @@ package final class TileBlockSpill: @unchecked Sendable {
     /// A block's records, in the order appended, one after the other.
     package func records(of block: MapTile) throws -> [UInt8] {
         var bytes: [UInt8] = []
+        // Sized once: a block of a low zoom level can hold most of the data.
+        bytes.reserveCapacity(chunks[block]?.reduce(0) { $0 + $1.length } ?? 0)
         for chunk in chunks[block] ?? [] { bytes += try file.read(at: chunk.offset, count: chunk.length) }
         return bytes
     }

@@ -273,7 +273,7 @@ public struct VectorTiler {
         try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
             let repair = PolygonRepair()
             while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
-                let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]))
+                let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]), thinnedKeptBy: level)
                 try level.descend(nodes[index], items, to: zoom) { node, items in
                     let repairedBefore = repair.repaired
                     guard var (content, rankings) = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
@@ -513,11 +513,21 @@ struct TileItem: Sendable {
 
     /// A block's pieces as ``write(layer:attributes:shape:to:)`` wrote them, in order, each
     /// item's `feature` indexing the attributes returned with them.
-    static func read(_ records: [UInt8]) -> (items: [TileItem], attributes: [TileAttributes]) {
+    ///
+    /// With `level`, thinned points that ``kept(_:)`` keeps in none of the level's tiles are
+    /// left out unread: a leaf keeps at most the thinned point of the lowest rank (the first of
+    /// them on a tie) among those in its square and buffer, so only each leaf's such point is
+    /// read. Below the base zoom nearly every point of a dense block is thinned: decoding them
+    /// all made a block of the whole world (zoom 0-3) hold a million items, the peak of a run's memory.
+    static func read(_ records: [UInt8], thinnedKeptBy level: ZoomLevel? = nil) -> (items: [TileItem], attributes: [TileAttributes]) {
+        let wanted = level.map { thinnedPointsKept(records, by: $0) }
         var items: [TileItem] = [], attributes: [TileAttributes] = []
+        var index = -1
         RecordBatches.forEach(in: records) { record in
+            index += 1
             let layer = record.count()
             let thinned = record.byte() == 1
+            if thinned, let wanted, !wanted.contains(index) { return }
             let ranking = FeatureRanking(size: record.double(), rank: record.double())
             attributes.append(TileAttributes(&record))
             let points = record.planePoints()
@@ -527,6 +537,45 @@ struct TileItem: Sendable {
                                   thinning: thinned ? Thinning(rank: ranking.rank) : nil, ranking: ranking))
         }
         return (items, attributes)
+    }
+
+    /// The indices of the thinned points in `records` that some leaf tile of `level` may keep:
+    /// per leaf whose square and buffer (``ZoomLevel/rect(_:)``, compared as
+    /// ``clipped(to:)`` compares) hold one of its points, the one of the lowest rank, the first
+    /// on a tie. A tile of the level reached through the quadtree holds exactly the thinned points
+    /// its rect holds (the rects of a node's children lie inside its own), so the point
+    /// ``kept(_:)`` chooses for it is among these.
+    static func thinnedPointsKept(_ records: [UInt8], by level: ZoomLevel) -> Set<Int> {
+        var lowest: [MapTile: (rank: Double, index: Int)] = [:]
+        let tiles = 1 << level.zoom, width = MapWorld.size / Double(tiles)
+        // Clamped before converting: positions may lie off the world.
+        func index(_ value: Double) -> Int { Int(max(-2, min(Double(tiles + 1), (value / width).rounded(.down)))) }
+        // How many tiles away a tile's rect may hold a point: a point on an edge is in both
+        // tiles' rects, and the buffer reaches into neighbours (one, while narrower than a tile).
+        let reach = Int(min(Double(tiles), (level.buffer / width).rounded(.down))) + 1
+        var recordIndex = -1
+        RecordBatches.forEach(in: records) { record in
+            recordIndex += 1
+            _ = record.count()
+            guard record.byte() == 1 else { return }
+            _ = record.double()
+            let rank = record.double()
+            _ = TileAttributes.skip(&record)
+            for _ in 0..<record.count() {
+                let x = record.double(), point = PlanePoint(x, record.double())
+                guard point.x.isFinite, point.y.isFinite else { continue }
+                let column = index(point.x), row = index(point.y)
+                for y in stride(from: max(0, row - reach), through: min(tiles - 1, row + reach), by: 1) {
+                    for x in stride(from: max(0, column - reach), through: min(tiles - 1, column + reach), by: 1) {
+                        let tile = MapTile(zoom: level.zoom, x: x, y: y)
+                        guard level.rect(tile).contains(point) else { continue }
+                        if let best = lowest[tile], best.rank <= rank { continue }
+                        lowest[tile] = (rank, recordIndex)
+                    }
+                }
+            }
+        }
+        return Set(lowest.values.map(\.index))
     }
 }
 

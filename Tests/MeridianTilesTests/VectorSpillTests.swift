@@ -71,4 +71,47 @@ import Testing
             }
         }
     }
+
+    /// Reading a block with its level leaves out only thinned points no leaf keeps: every leaf
+    /// of the block holds the same items, in the same order, after ``TileItem/kept(_:)``, as
+    /// when every piece is read. Points on tile edges and in buffers, ties of rank, shown points
+    /// and thinned multipoints are among them.
+    @Test func thinnedPointsNoTileKeepsAreLeftOutOfABlock() throws {
+        var options = VectorTilingOptions(zooms: 0...6)
+        options.buffer = 300  // wide, so that points reach into several neighbours
+        for zoom in [2, 5] {
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: ["a"])
+            let width = MapWorld.size / Double(1 << zoom)
+            var records = RecordWriter()
+            var generator = SystemRandomNumberGenerator()
+            for i in 0..<4_000 {
+                var attributes = RecordWriter()
+                TileAttributes(id: UInt64(i), properties: []).write(to: &attributes)
+                // Some on the tiles' edges, the rest anywhere in the block (the top-left quarter).
+                func coordinate() -> Double {
+                    i % 5 == 0 ? Double(Int.random(in: 0...(1 << zoom) / 2, using: &generator)) * width
+                        : Double.random(in: 0..<MapWorld.size / 2, using: &generator)
+                }
+                let points = (0..<(i % 11 == 0 ? 3 : 1)).map { _ in PlanePoint(coordinate(), coordinate()) }
+                let shown = i % 97 == 0
+                let rank = Double(Int.random(in: 0..<500, using: &generator)) / 500  // ties
+                let shape = PlaneShape(points: points, lines: [], polygons: [])
+                attributes.bytes.withUnsafeBytes {
+                    TileItem.write(layer: 0, attributes: $0, shape: shape, thinning: shown ? nil : TileItem.Thinning(rank: rank),
+                                   ranking: FeatureRanking(size: .infinity, rank: rank), to: &records)
+                }
+            }
+            func leaves(_ read: (items: [TileItem], attributes: [TileAttributes])) -> [MapTile: [UInt64?]] {
+                var out: [MapTile: [UInt64?]] = [:]
+                level.descend(read.items, to: zoom) { node, items in
+                    let kept = TileItem.kept(items)
+                    out[node] = kept.map { read.attributes[$0.feature].id }
+                }
+                return out
+            }
+            let whole = TileItem.read(records.bytes), reduced = TileItem.read(records.bytes, thinnedKeptBy: level)
+            #expect(reduced.items.count < whole.items.count / 4, "zoom \(zoom): \(reduced.items.count) of \(whole.items.count) read")
+            #expect(leaves(reduced) == leaves(whole), "zoom \(zoom)")
+        }
+    }
 }

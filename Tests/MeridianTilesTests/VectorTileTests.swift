@@ -153,6 +153,56 @@ import Testing
     }
 }
 
+extension PMTilesWriterTests {
+    /// Identical tiles are stored once, and runs of consecutive ids with the same bytes are one
+    /// entry; tiles of the same length but other bytes are not mistaken for each other. Read back
+    /// by PyPI's pmtiles: every tile's bytes, and the header's counts of tiles, entries and contents.
+    @Test func identicalTilesStoredOnceReadByThePMTilesPackage() throws {
+        try withTemporaryFolderPath { folder in
+            let path = folder + "/repeated.pmtiles"
+            let writer = try PMTilesWriter(path: path, format: .png, tilesGzipped: false, rootLimit: 600)
+            var expected: [String: [UInt8]] = [:]
+            // Seven contents of one length; ids 0-1364 (zooms 0-5) in Hilbert order make runs of
+            // five of each, written here in reverse.
+            for zoom in (0...5).reversed() {
+                for x in 0..<(1 << zoom) {
+                    for y in 0..<(1 << zoom) {
+                        let tile = MapTile(zoom: zoom, x: x, y: y)
+                        let bytes = Array("content \(PMTilesWriter.tileID(tile) / 5 % 7)".utf8)
+                        try writer.write(tile, bytes)
+                        expected["\(zoom)/\(x)/\(y)"] = bytes
+                    }
+                }
+            }
+            try writer.finish(metadataJSON: "{}", bounds: BoundingBox(west: -180, south: -85, east: 180, north: 85), zooms: 0...5)
+            let script = """
+                import json, sys
+                from pmtiles.reader import Reader, MmapSource, all_tiles
+                with open(sys.argv[1], 'rb') as f:
+                    header = Reader(MmapSource(f)).header()
+                    tiles = {f'{z}/{x}/{y}': list(data) for (z, x, y), data in all_tiles(MmapSource(f))}
+                print(json.dumps({'addressed': header['addressed_tiles_count'], 'entries': header['tile_entries_count'],
+                                  'contents': header['tile_contents_count'], 'tiles': tiles}))
+                """
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: packageRoot.appendingPathComponent(".build/python-checks/bin/python").path)
+            process.arguments = ["-c", script, path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            let report = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            #expect(report["addressed"] as? Int == 1365)
+            #expect(report["contents"] as? Int == 7)
+            #expect(report["entries"] as? Int == 273)  // 1365 / 5 runs
+            let tiles = (report["tiles"] as? [String: [Int]] ?? [:]).mapValues { $0.map(UInt8.init) }
+            #expect(tiles == expected)
+        }
+    }
+}
+
 /// Issue 17's check: at each zoom, a polygon's pieces over all the tiles it touches add up to the
 /// simplified polygon's area (tiles cut without a buffer, so pieces do not overlap), for every
 /// country of the Natural Earth sample at zooms 0-6, within what snapping to the grid can move.

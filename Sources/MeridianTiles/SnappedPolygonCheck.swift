@@ -144,35 +144,11 @@ enum SnappedPolygonCheck {
             }
             return true
         }
-        // Nesting, as `nested` tests it, for the rings whose edges are apart from all others.
-        var shells: [Int] = []
-        var index = 0
-        while index < rings.count {
-            let shell = index
-            shells.append(shell)
-            index += 1
-            let firstHole = index
-            while index < rings.count, TileGrid.doubleArea(rings[index]) < 0 { index += 1 }
-            let polygon = Int(polygonOf[shell])
-            let holes = firstHole..<index
-            for hole in holes where !marked[polygon] {
-                let probe = rings[hole][0]
-                if !(boxes[shell].contains(probe) && inside(probe, rings[shell])) { marked[polygon] = true }
-                for other in holes where other != hole && boxes[other].contains(probe) && inside(probe, rings[other]) {
-                    marked[polygon] = true
-                }
-            }
-        }
-        shells.sort { boxes[$0].minX < boxes[$1].minX }
-        for (n, a) in shells.enumerated() {
-            for b in shells[(n + 1)...] {
-                if boxes[b].minX > boxes[a].maxX { break }
-                if (boxes[a].contains(rings[b][0]) && inside(rings[b][0], rings[a]))
-                    || (boxes[b].contains(rings[a][0]) && inside(rings[a][0], rings[b])) {
-                    marked[Int(polygonOf[a])] = true
-                    marked[Int(polygonOf[b])] = true
-                }
-            }
+        // Nesting, as `nested` tests it.
+        forEachNestingFault(rings, boxes) { shell, other in
+            marked[Int(polygonOf[shell])] = true
+            if let other { marked[Int(polygonOf[other])] = true }
+            return true
         }
         return marked
     }
@@ -194,6 +170,20 @@ enum SnappedPolygonCheck {
     /// With no edges meeting, rings are apart: each hole must be inside its outer ring and in no
     /// other hole of it, and no outer ring inside another (an island in a lake goes to GEOS).
     static func nested(_ rings: [[SIMD2<Int32>]], _ boxes: [Box]) -> Bool {
+        var nested = true
+        forEachNestingFault(rings, boxes) { _, _ in
+            nested = false
+            return false
+        }
+        return nested
+    }
+
+    /// Finds what breaks `nested`'s rule, for rings whose edges are apart: calls `fault` with a
+    /// polygon's outer ring and nil where one of its holes is not plainly inside it or lies in
+    /// another of its holes (once a polygon), and with two outer rings where one lies inside the
+    /// other; stops when `fault` returns false. One walk for both the yes-or-no test and the
+    /// marking of polygons to repair.
+    static func forEachNestingFault(_ rings: [[SIMD2<Int32>]], _ boxes: [Box], _ fault: (_ shell: Int, _ other: Int?) -> Bool) {
         var shells: [Int] = []
         var index = 0
         while index < rings.count {
@@ -205,21 +195,22 @@ enum SnappedPolygonCheck {
             let holes = firstHole..<index
             for hole in holes {
                 let probe = rings[hole][0]
-                guard boxes[shell].contains(probe), inside(probe, rings[shell]) else { return false }
-                for other in holes where other != hole && boxes[other].contains(probe) {
-                    if inside(probe, rings[other]) { return false }
+                let outsideItsShell = !(boxes[shell].contains(probe) && inside(probe, rings[shell]))
+                if outsideItsShell || holes.contains(where: { $0 != hole && boxes[$0].contains(probe) && inside(probe, rings[$0]) }) {
+                    guard fault(shell, nil) else { return }
+                    break
                 }
             }
         }
-        guard shells.count > 1 else { return true }
         shells.sort { boxes[$0].minX < boxes[$1].minX }
         for (n, a) in shells.enumerated() {
             for b in shells[(n + 1)...] {
                 if boxes[b].minX > boxes[a].maxX { break }
-                if boxes[a].contains(rings[b][0]) && inside(rings[b][0], rings[a]) { return false }
-                if boxes[b].contains(rings[a][0]) && inside(rings[a][0], rings[b]) { return false }
+                if (boxes[a].contains(rings[b][0]) && inside(rings[b][0], rings[a]))
+                    || (boxes[b].contains(rings[a][0]) && inside(rings[a][0], rings[b])) {
+                    guard fault(a, b) else { return }
+                }
             }
         }
-        return true
     }
 }

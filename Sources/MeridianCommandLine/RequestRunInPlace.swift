@@ -36,3 +36,34 @@ public struct RunInPlace<Runner: RequestRunInPlace>: ParsableCommand {
         try Runner.run(request)
     }
 }
+
+/// What a helper's hidden subcommand does with a request a parent process sends it as a child
+/// (`ogr-read`, `ogr-write`, `picture`, `tiles`, `tile-read`, `tile-info`): its warnings and
+/// error go back to the parent as JSON lines (``HelperRequest/serve(_:_:)``), which words them.
+public protocol RequestServedToParent {
+    /// The request it serves.
+    associatedtype Request: HelperRequest
+    /// Serves `request`, reporting through `reporter` to the parent process.
+    static func serve(_ request: Request, reporter: Reporter) throws
+}
+
+/// The hidden subcommand of a helper that serves a ``RequestServedToParent``: its words are
+/// decoded into the request, which is served.
+public struct ServedToParent<Server: RequestServedToParent>: ParsableCommand {
+    /// Named as the request's subcommand, hidden from help.
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Server.Request.subcommand, abstract: "Serve a request of a Meridian process (not for people).", shouldDisplay: false)
+    }
+
+    /// The request's words, `name=value`.
+    @Argument(parsing: .captureForPassthrough, help: "The request's words, name=value.")
+    public var words: [String] = []
+
+    /// An empty command, for ArgumentParser to fill.
+    public init() {}
+
+    /// Decodes the request and serves it.
+    public func run() throws {
+        try Server.Request.serve(words) { request, reporter in try Server.serve(request, reporter: reporter) }
+    }
+}

@@ -15,7 +15,7 @@ struct MeridianDraw: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "meridian-draw",
         abstract: "Meridian's picture drawing (run by `meridian` for SVG and PNG outputs).",
-        subcommands: [DrawPicture.self, DrawTiles.self]
+        subcommands: [ServedToParent<DrawPicture>.self, ServedToParent<DrawTiles>.self]
     )
 
     /// The entry point: a usage error in Meridian's voice, as `meridian`'s own.
@@ -27,24 +27,17 @@ struct MeridianDraw: ParsableCommand {
 /// `meridian-draw picture`: features (a GeoJSON text sequence) drawn as an SVG or PNG picture on
 /// standard output, as a `PictureRequest` asks. Not for people: `meridian` runs it and
 /// reports the warnings and the error this prints as JSON lines on standard error.
-struct DrawPicture: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: PictureRequest.subcommand, shouldDisplay: false)
-
-    /// The `PictureRequest`'s words.
-    @Argument var request: [String] = []
-
-    func run() throws {
-        try PictureRequest.serve(request) { request, reporter in
-            // No features make an empty file, which is still a picture (of the world, or the view).
-            let features = try InheritedScratch.open(request.input)
-            let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
-            var options = WriteOptions(formatOptions: request.options)
-            options.diagnostics = { reporter.report($0) }
-            let out = OutputSink.standardOutput()
-            let writer = try FeatureFormat.picture(request.kind).writer(for: out, options: options)
-            try copyFeatures(from: reader, to: writer)
-            try out.flush()
-        }
+enum DrawPicture: RequestServedToParent {
+    static func serve(_ request: PictureRequest, reporter: Reporter) throws {
+        // No features make an empty file, which is still a picture (of the world, or the view).
+        let features = try InheritedScratch.open(request.input)
+        let reader: any FeatureReader = try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
+        var options = WriteOptions(formatOptions: request.options)
+        options.diagnostics = { reporter.report($0) }
+        let out = OutputSink.standardOutput()
+        let writer = try FeatureFormat.picture(request.kind).writer(for: out, options: options)
+        try copyFeatures(from: reader, to: writer)
+        try out.flush()
     }
 }
 
@@ -52,27 +45,20 @@ struct DrawPicture: ParsableCommand {
 /// zoom level, sent on standard output as `TilesThroughHelper` frames them, as a
 /// `DrawTilesRequest` asks. Not for people: `meridian-gdal tile` runs it, then encodes and
 /// stores the tiles.
-struct DrawTiles: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: DrawTilesRequest.subcommand, shouldDisplay: false)
-
-    /// The `DrawTilesRequest`'s words.
-    @Argument var request: [String] = []
-
-    func run() throws {
-        try DrawTilesRequest.serve(request) { request, _ in
-            // The features are streamed from the file, never held.
-            let tiles = FeatureTiles(tileSize: request.tileSize) {
-                let features = try InheritedScratch.open(request.input)
-                return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
-            }
-            // Only one tile is stored at a time (`drawTiles` says so).
-            nonisolated(unsafe) let out = OutputSink.standardOutput()
-            try tiles.drawTiles(zoom: request.zoom, jobs: request.jobs, shard: request.shard) { tile, rgba in
-                TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
-                try out.checkForErrors()
-            }
-            try out.flush()
+enum DrawTiles: RequestServedToParent {
+    static func serve(_ request: DrawTilesRequest, reporter _: Reporter) throws {
+        // The features are streamed from the file, never held.
+        let tiles = FeatureTiles(tileSize: request.tileSize) {
+            let features = try InheritedScratch.open(request.input)
+            return try features.peek(1).isEmpty ? FeatureList([]) : GeoJSONReader(input: features, layout: .sequence)
         }
+        // Only one tile is stored at a time (`drawTiles` says so).
+        nonisolated(unsafe) let out = OutputSink.standardOutput()
+        try tiles.drawTiles(zoom: request.zoom, jobs: request.jobs, shard: request.shard) { tile, rgba in
+            TilesThroughHelper.frame(tile, rgba).withUnsafeBytes { out.write($0) }
+            try out.checkForErrors()
+        }
+        try out.flush()
     }
 }
 

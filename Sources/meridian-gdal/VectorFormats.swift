@@ -37,26 +37,19 @@ struct Formats: ParsableCommand {
 /// `meridian-gdal ogr-read`: a GDAL vector dataset streamed out as a GeoJSON text sequence, for
 /// `meridian` to read through a pipe. Not for people: `meridian convert file.shp` runs it, and
 /// reports the warnings and the error this prints as JSON lines on standard error.
-struct OGRRead: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: OGRReadRequest.subcommand, shouldDisplay: false)
-
-    /// The `OGRReadRequest`'s words.
-    @Argument var request: [String] = []
-
-    func run() throws {
-        try OGRReadRequest.serve(request) { request, reporter in
-            let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
-            // Standard input's copy: the parent's file without a name, inherited, read under the format's extension.
-            let inherited = request.input == InheritedScratch.argument
-                ? try MappedInputFile(descriptor: InheritedScratch.descriptor, fileExtension: request.fileExtension, name: request.name ?? "<stdin>")
-                : nil
-            try withExtendedLifetime(inherited) {
-                let reader = try OGRReader(path: inherited?.path ?? request.input, name: request.name, layer: request.layer, driver: driver?.name,
-                                           diagnostics: reporter.report)
-                let out = OutputSink.standardOutput()
-                try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
-                try out.flush()
-            }
+enum OGRRead: RequestServedToParent {
+    static func serve(_ request: OGRReadRequest, reporter: Reporter) throws {
+        let driver = try request.driver.map { try OGRFormats.driver(named: $0, path: nil) }
+        // Standard input's copy: the parent's file without a name, inherited, read under the format's extension.
+        let inherited = request.input == InheritedScratch.argument
+            ? try MappedInputFile(descriptor: InheritedScratch.descriptor, fileExtension: request.fileExtension, name: request.name ?? "<stdin>")
+            : nil
+        try withExtendedLifetime(inherited) {
+            let reader = try OGRReader(path: inherited?.path ?? request.input, name: request.name, layer: request.layer, driver: driver?.name,
+                                       diagnostics: reporter.report)
+            let out = OutputSink.standardOutput()
+            try copyFeatures(from: reader, to: GeoJSONWriter(sink: out, sequence: true))
+            try out.flush()
         }
     }
 }
@@ -64,28 +57,21 @@ struct OGRRead: ParsableCommand {
 /// `meridian-gdal ogr-write`: a GeoJSON text sequence written through a GDAL driver, staged and
 /// moved into place. Not for people: `meridian convert … -o file.gpkg` runs it, and reports
 /// the warnings and the error this prints as JSON lines on standard error.
-struct OGRWrite: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: OGRWriteRequest.subcommand, shouldDisplay: false)
-
-    /// The `OGRWriteRequest`'s words.
-    @Argument var request: [String] = []
-
-    func run() throws {
-        try OGRWriteRequest.serve(request) { request, reporter in
-            let driver = try OGRFormats.driver(named: request.driver, path: request.output)
-            // The features: the parent's scratch file without a name, inherited (or a path).
-            let source = try FeatureFormat.geoJSONSeq.reader(for: InheritedScratch.open(request.input))
-            // The staged folder is no file a signal handler can remove: a signal stops the
-            // writing between features, and the folder goes with the abandoned output.
-            try TemporaryFiles.stoppingInOrder {
-                let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
-                do {
-                    try copyFeatures(from: source, to: writer)
-                    try writer.commit()
-                } catch {
-                    writer.abandon()
-                    throw error
-                }
+enum OGRWrite: RequestServedToParent {
+    static func serve(_ request: OGRWriteRequest, reporter: Reporter) throws {
+        let driver = try OGRFormats.driver(named: request.driver, path: request.output)
+        // The features: the parent's scratch file without a name, inherited (or a path).
+        let source = try FeatureFormat.geoJSONSeq.reader(for: InheritedScratch.open(request.input))
+        // The staged folder is no file a signal handler can remove: a signal stops the
+        // writing between features, and the folder goes with the abandoned output.
+        try TemporaryFiles.stoppingInOrder {
+            let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
+            do {
+                try copyFeatures(from: source, to: writer)
+                try writer.commit()
+            } catch {
+                writer.abandon()
+                throw error
             }
         }
     }

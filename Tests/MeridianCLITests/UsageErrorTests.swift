@@ -38,7 +38,7 @@ import Testing
         ["simplify", "in.geojson", "--zoom-scale", "-5"],
         ["clip", "in.geojson"],
         ["clip", "in.geojson", "--bbox", "170,-20,-170,-10"],
-        ["geodesic"],
+        ["geodesic", "--from", "1,2"],
         ["geodesic", "--from", "1,2", "--to", "3,4", "--spacing-km", "-1"],
         ["circle"],
         ["circle", "--center", "-16.5,179.9", "--radius", "-5"],

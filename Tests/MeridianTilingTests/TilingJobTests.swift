@@ -181,7 +181,8 @@ private struct RedCorner: TileDrawing {
             }
             var vectorKML = TilingJobRequest(inputs: [polygons], output: folder + "/out", jobs: 1)
             vectorKML.kml = true
-            #expect(throws: TilingJobError.kmlNeedsFolderOfImages) { try TilingJob(vectorKML).run() }
+            // A super-overlay lays image tiles on the globe: vector tiles refuse the choice.
+            #expect(throws: TilingJobError.choiceNotApplying(.kml, .vectorTiles)) { try TilingJob(vectorKML).run() }
             #expect(!FileManager.default.fileExists(atPath: folder + "/out"))
         }
     }

@@ -189,7 +189,7 @@ let package = Package(
         // MeridianCommandLine because `meridian` links neither MeridianTiles nor MeridianTiling.
         .target(
             name: "MeridianTilingCommandLine",
-            dependencies: ["MeridianCore", "MeridianCommandLine", "MeridianFormats", "MeridianTiles", "MeridianRaster", "MeridianTiling"]
+            dependencies: ["MeridianCore", "MeridianCommandLine", "MeridianFormats", "MeridianGeometry", "MeridianTiles", "MeridianRaster", "MeridianTiling"]
         ),
 
         // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo, SQLite

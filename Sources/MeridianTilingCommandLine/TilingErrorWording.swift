@@ -10,6 +10,7 @@ import MeridianTiles
 // types live in modules that `meridian` (which links no GDAL) does not link.
 
 extension RasterSourceError: WordedForCommandLine {
+    /// The message, naming the option of `meridian tile` that asked for what failed.
     public var commandLineMessage: String {
         switch self {
         case .unsupportedBandCount(let count): "--bands takes one band (gray) or three (red, green, blue), not \(count)"
@@ -20,6 +21,7 @@ extension RasterSourceError: WordedForCommandLine {
         }
     }
 
+    /// What to do about it, in terms of `meridian tile`'s options.
     public var commandLineHint: String? {
         switch self {
         case .noGeoreferencing(let path): "give control points: --gcp PIXEL,LINE,LAT,LON three times or more, or save them beside it in \(ControlPointFile.sidecarPath(of: (path as NSString).lastPathComponent)) (QGIS Georeferencer's format)"
@@ -39,6 +41,7 @@ extension RasterSourceNote {
 }
 
 extension TileOutputError: WordedForCommandLine {
+    /// The message, naming the option of `meridian tile` that asked for what failed.
     public var commandLineMessage: String {
         switch self {
         case .folderNotEmpty: message
@@ -50,6 +53,7 @@ extension TileOutputError: WordedForCommandLine {
         }
     }
 
+    /// What to do about it, in terms of `meridian tile`'s options.
     public var commandLineHint: String? {
         switch self {
         // --resume only where it can continue: a folder holding an interrupted run's state.
@@ -65,6 +69,7 @@ extension TileOutputError: WordedForCommandLine {
 }
 
 extension TileShardError: WordedForCommandLine {
+    /// The message, naming the option of `meridian tile` that asked for what failed.
     public var commandLineMessage: String {
         switch self {
         case .countDisagrees(let given, let engine): "--shards \(given) disagrees with the job array's \(engine) tasks (SLURM_ARRAY_TASK_COUNT, MIN, MAX)"
@@ -73,6 +78,7 @@ extension TileShardError: WordedForCommandLine {
         }
     }
 
+    /// What to do about it, in terms of `meridian tile`'s options.
     public var commandLineHint: String? {
         switch self {
         case .noArrayJob: "run it as an array job, or give --shard K/N"
@@ -83,11 +89,14 @@ extension TileShardError: WordedForCommandLine {
 }
 
 extension TilePyramidLevelError: WordedForCommandLine {
+    /// The message, naming the option of `meridian tile` that asked for what failed.
     public var commandLineMessage: String { "the tile pyramid has zoom levels \(levels.lowerBound)-\(levels.upperBound): give the one to read with --zoom" }
+    /// What to do about it, in terms of `meridian tile`'s options.
     public var commandLineHint: String? { nil }
 }
 
 extension TilingJobError: WordedForCommandLine {
+    /// The message, naming the option of `meridian tile` that asked for what failed.
     public var commandLineMessage: String {
         switch self {
         case .layerNameCount(let given, let inputs): "give --layer-name once per input (\(inputs)), not \(given) times"
@@ -97,6 +106,7 @@ extension TilingJobError: WordedForCommandLine {
         }
     }
 
+    /// What to do about it, in terms of `meridian tile`'s options.
     public var commandLineHint: String? {
         switch self {
         case .notVectorData: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt"

@@ -61,6 +61,35 @@ import Testing
         }
     }
 
+    /// Stopped while it still reads its input (a named pipe nothing is written to), a run has
+    /// written nothing: its note says so and gives the command to run again, without
+    /// `--resume` (which would find nothing to continue), and nothing is left.
+    @Test(.timeLimit(.minutes(1))) func interruptedBeforeAnyTileSaysNothingWasKept() throws {
+        try withTemporaryFolder { folder in
+            let place = folder.appendingPathComponent("place")
+            try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+            let input = folder.appendingPathComponent("in.geojson").path
+            #expect(mkfifo(input, 0o600) == 0)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", input, place.appendingPathComponent("tiles").path, "--zoom", "0-3"]
+            let errors = folder.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            usleep(2_000_000)
+            #expect(process.isRunning)
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
+            #expect(stderr.contains("interrupted before any tile was written"), "\(stderr)")
+            #expect(!stderr.contains("--resume"), "\(stderr)")
+            #expect(contents(of: place).isEmpty)
+        }
+    }
+
     #if os(Linux)
     /// A signal while the viewer page is written, once every tile is in place (a page of
     /// thousands of tiles, each copied as a script: long enough to be caught), ends the run with

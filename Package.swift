@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "MeridianRaster", targets: ["MeridianRaster"]),
         .library(name: "MeridianOGR", targets: ["MeridianOGR"]),
         .library(name: "MeridianTiling", targets: ["MeridianTiling"]),
+        .library(name: "MeridianTilingCommandLine", targets: ["MeridianTilingCommandLine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -183,6 +184,14 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // How a tiling run is worded on a terminal: the tiling and tile-archive errors naming
+        // their options, the progress line, the summary, the interruption notes. Apart from
+        // MeridianCommandLine because `meridian` links neither MeridianTiles nor MeridianTiling.
+        .target(
+            name: "MeridianTilingCommandLine",
+            dependencies: ["MeridianCore", "MeridianCommandLine", "MeridianFormats", "MeridianGeometry", "MeridianTiles", "MeridianRaster", "MeridianTiling"]
+        ),
+
         // The command-line tool: thin, one file per subcommand. It never links GDAL, cairo, SQLite
         // or Foundation (start-up time): GDAL-backed subcommands (tile) are forwarded to
         // `meridian-gdal`, git-style, and GDAL's formats and pictures are written by
@@ -204,7 +213,7 @@ let package = Package(
         .executableTarget(
             name: "meridian-gdal",
             dependencies: [
-                "MeridianCore", "MeridianRaster", "MeridianTiling",
+                "MeridianCore", "MeridianRaster", "MeridianTiling", "MeridianTilingCommandLine",
                 "MeridianOGR",
                 "GDALSupport",
                 "MeridianFormats",
@@ -250,6 +259,8 @@ let package = Package(
             dependencies: ["MeridianCore", "MeridianPicture", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]
         ),
         .testTarget(name: "MeridianTilingTests", dependencies: ["MeridianCore", "MeridianTiling", "MeridianRaster", "MeridianTiles", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
+        .testTarget(name: "MeridianTilingCommandLineTests", dependencies: ["MeridianCore", "MeridianTilingCommandLine", "MeridianCommandLine", "MeridianTiling",
+                                                                          "MeridianTiles", "MeridianRaster", "MeridianFormats"]),
         .testTarget(name: "MeridianOGRTests", dependencies: ["MeridianCore", "MeridianOGR", "MeridianFormats", "MeridianGeometry", "MeridianTestSupport"]),
         .testTarget(
             name: "MeridianCommandLineTests",

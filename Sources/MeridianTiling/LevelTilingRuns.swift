@@ -9,12 +9,17 @@ import Synchronization
 extension TilingJobRequest {
     /// Runs a level-by-level run (`produce` makes each level's tiles) as the request says: the
     /// run into the output (resumed when asked), one shard of it, or the joining of its shards.
-    func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+    /// `started` is called once, as the first level begins.
+    func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata, started: () -> Void,
                      produce: LevelTilingRun.Producer) throws -> LevelTilingOutcome {
         var mode = LevelTilingMode.run(resume: resume)
         if finish { mode = .finish(count: shardCount) }
         if let shard { mode = .shard(shard, resume: resume) }
-        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata, produce: produce)
+        var begun = false
+        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata) { zoom, shard, store in
+            if !begun { begun = true; started() }
+            try produce(zoom, shard, store)
+        }
     }
 }
 
@@ -70,7 +75,7 @@ struct VectorTilingRun {
             stillDropping.withLock { $0[zoom] = again }
             return again
         }
-        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata) { zoom, shard, store in
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata, started: events.levelsStarted) { zoom, shard, store in
             if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
                 stillDropping.withLock { $0[zoom] = false }
                 return
@@ -137,7 +142,7 @@ struct DrawnTilingRun {
         }
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let (jobs, drawing, diagnostics) = (request.threads, drawing, events.diagnostics)
-        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata) { zoom, shard, store in
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata, started: events.levelsStarted) { zoom, shard, store in
             try drawing.drawLevel(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }

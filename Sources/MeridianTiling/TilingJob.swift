@@ -173,6 +173,9 @@ public struct TilingJobEvents {
     /// Wraps the writing of a viewer page (`write`) over a finished run's `tiles` tiles, so that
     /// the caller can say what an interruption then leaves (the tiles complete, the page not).
     public var writingViewer: (_ tiles: Int, _ write: () throws -> Void) throws -> Void = { _, write in try write() }
+    /// A level-by-level run (vector or drawn tiles) starts its first level: its output (and
+    /// its resume state) exists from here on, so that an interruption keeps something to resume.
+    public var levelsStarted: () -> Void = {}
 
     /// Events that go nowhere; set the ones wanted.
     public init() {}

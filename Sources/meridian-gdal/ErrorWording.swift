@@ -3,91 +3,9 @@ import GDALSupport
 import MeridianCommandLine
 import MeridianFormats
 import MeridianOGR
-import MeridianRaster
-import MeridianTiling
-import MeridianTiles
 
-// The libraries' typed errors, and the notes a raster source gives, in the words of
-// `meridian tile`'s and the GDAL formats' options: the library says "the raster has no band
-// 7", the command line says which option asked for it.
-
-extension RasterSourceError: WordedForCommandLine {
-    public var commandLineMessage: String {
-        switch self {
-        case .unsupportedBandCount(let count): "--bands takes one band (gray) or three (red, green, blue), not \(count)"
-        case .noSuchBand: "--bands: \(message)"
-        case .tooFewControlPoints(let count): "give at least three control points (--gcp PIXEL,LINE,LAT,LON), not \(count)"
-        case .tooManyControlPoints: "--gcp: \(message)"
-        case .noGeoreferencing: message
-        }
-    }
-
-    public var commandLineHint: String? {
-        switch self {
-        case .noGeoreferencing(let path): "give control points: --gcp PIXEL,LINE,LAT,LON three times or more, or save them beside it in \(ControlPointFile.sidecarPath(of: (path as NSString).lastPathComponent)) (QGIS Georeferencer's format)"
-        case .unsupportedBandCount, .noSuchBand, .tooFewControlPoints, .tooManyControlPoints: hint
-        }
-    }
-}
-
-extension RasterSourceNote {
-    /// The note as `meridian tile` prints it, naming the option that changes what it says.
-    var commandLineText: String {
-        switch self {
-        case .firstThreeBandsTiled: "\(description) (choose with --bands)"
-        case .scaledToBytes: description
-        }
-    }
-}
-
-extension TileOutputError: WordedForCommandLine {
-    public var commandLineMessage: String {
-        switch self {
-        case .folderNotEmpty: message
-        case .nothingToResume, .resumeMismatch: "--resume: \(message)"
-        case .shardStarted: "--shard: \(message)"
-        case .leafletMissing(_, let leaflet): "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
-        case .mapLibreMissing: "--viewer: \(message)"
-        case .noShardsStarted, .shardCountMissing: message
-        }
-    }
-
-    public var commandLineHint: String? {
-        switch self {
-        // --resume only where it can continue: a folder holding an interrupted run's state.
-        case .folderNotEmpty(let path) where FileManager.default.fileExists(atPath: path + "/" + FolderTileSink.stateFile):
-            "it holds an interrupted run: --resume continues it; otherwise remove the folder or choose another"
-        case .folderNotEmpty: "remove the folder or choose another"
-        case .nothingToResume: "it is a finished tile set or another program's files; run without --resume into a new or empty output"
-        case .shardStarted: "give --resume to continue it (batch scripts should always give it, so that a retried shard continues)"
-        case .resumeMismatch, .leafletMissing, .mapLibreMissing, .shardCountMissing: hint
-        case .noShardsStarted: "run the shards with --shard K/N or --shard auto first"
-        }
-    }
-}
-
-extension TileShardError: WordedForCommandLine {
-    public var commandLineMessage: String {
-        switch self {
-        case .countDisagrees(let given, let engine): "--shards \(given) disagrees with the job array's \(engine) tasks (SLURM_ARRAY_TASK_COUNT, MIN, MAX)"
-        case .noArrayJob: "--shard auto found \(message)"
-        default: "--shard auto: \(message)"
-        }
-    }
-
-    public var commandLineHint: String? {
-        switch self {
-        case .noArrayJob: "run it as an array job, or give --shard K/N"
-        case .noCount: "give --shards N (a Kubernetes Job's completions, an AWS Batch array's size)"
-        default: hint
-        }
-    }
-}
-
-extension TilePyramidLevelError: WordedForCommandLine {
-    public var commandLineMessage: String { "the tile pyramid has zoom levels \(levels.lowerBound)-\(levels.upperBound): give the one to read with --zoom" }
-    public var commandLineHint: String? { nil }
-}
+// GDAL's format errors in the words of the formats' options (`--from`, `--to`); the tiling
+// libraries' errors are worded in MeridianTilingCommandLine.
 
 extension OGRFormatError: WordedForCommandLine {
     public var commandLineMessage: String { message }
@@ -108,25 +26,6 @@ extension OGRFormatError: WordedForCommandLine {
             return "neither Meridian nor GDAL \(GDAL.version) knows it: `meridian formats` lists them all"
         case .formatNotImplied:
             return "name it with --to (`meridian formats` lists them)"
-        }
-    }
-}
-
-extension TilingJobError: WordedForCommandLine {
-    public var commandLineMessage: String {
-        switch self {
-        case .layerNameCount(let given, let inputs): "give --layer-name once per input (\(inputs)), not \(given) times"
-        case .notVectorData, .mixedInputs, .noDrawing: message
-        case .kmlNeedsFolderOfImages: "--kml needs a folder of image tiles"
-        case .choiceNotApplying(let choice, let kind): choice.refusal(for: kind).message
-        }
-    }
-
-    public var commandLineHint: String? {
-        switch self {
-        case .notVectorData: "tile rasters with --tile-format png, jpeg or webp, vector data with mvt"
-        case .choiceNotApplying(let choice, let kind): choice.refusal(for: kind).hint
-        case .mixedInputs, .layerNameCount, .noDrawing, .kmlNeedsFolderOfImages: hint
         }
     }
 }

@@ -10,7 +10,7 @@ import Testing
         let sources = packageRoot.appendingPathComponent("Sources")
         return try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted()
             .filter { $0.hasPrefix("Meridian") || $0 == "GDALSupport" }
-            .filter { $0 != "MeridianCommandLine" }   // the executables' shared layer words for the command line
+            .filter { !$0.hasSuffix("CommandLine") }   // the executables' shared layers word for the command line
             .map { sources.appendingPathComponent($0) }
     }
 

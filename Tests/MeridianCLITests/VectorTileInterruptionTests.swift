@@ -51,10 +51,42 @@ import Testing
                 #expect(left.isSubset(of: resumeState), "\(output) \(format) moment \(moment): left \(left)")
                 #expect(contents(of: scratch).isEmpty, "\(output) \(format) moment \(moment), signal \(signal): left in TMPDIR \(contents(of: scratch)); \(stderr)")
                 if moment > 0 {
+                    // Stopped while reading its input (before its first level), a run has nothing to resume, and says so.
                     let note = output.hasSuffix(".pmtiles") ? "nothing of the PMTiles archive was kept" : "--resume"
-                    #expect(stderr.contains("interrupted") && stderr.contains(note), "\(stderr)")
+                    let nothingYet = stderr.contains("interrupted before any tile was written")
+                    #expect(stderr.contains("interrupted") && (stderr.contains(note) || nothingYet), "\(stderr)")
+                    if nothingYet { #expect(!stderr.contains("--resume"), "\(stderr)") }
                 }
             }
+        }
+    }
+
+    /// Stopped while it still reads its input (a named pipe nothing is written to), a run has
+    /// written nothing: its note says so and gives the command to run again, without
+    /// `--resume` (which would find nothing to continue), and nothing is left.
+    @Test(.timeLimit(.minutes(1))) func interruptedBeforeAnyTileSaysNothingWasKept() throws {
+        try withTemporaryFolder { folder in
+            let place = folder.appendingPathComponent("place")
+            try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+            let input = folder.appendingPathComponent("in.geojson").path
+            #expect(mkfifo(input, 0o600) == 0)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: meridianBinary)
+            process.arguments = ["tile", input, place.appendingPathComponent("tiles").path, "--zoom", "0-3"]
+            let errors = folder.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            usleep(2_000_000)
+            #expect(process.isRunning)
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 128 + SIGINT, "\(stderr)")
+            #expect(stderr.contains("interrupted before any tile was written"), "\(stderr)")
+            #expect(!stderr.contains("--resume"), "\(stderr)")
+            #expect(contents(of: place).isEmpty)
         }
     }
 

@@ -10,22 +10,15 @@ import MeridianTilingCommandLine
 /// which `meridian` never links), printed on standard output as a `TileInfoRequest` asks. Not
 /// for people: `meridian info tiles.mbtiles` runs it, and reports the error this prints as a
 /// JSON line on standard error.
-struct TileInfo: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: TileInfoRequest.subcommand, shouldDisplay: false)
-
-    /// The `TileInfoRequest`'s words.
-    @Argument var request: [String] = []
-
-    func run() throws {
-        try TileInfoRequest.serve(request) { request, _ in
-            let summary = try TilePyramids.summary(request.input)
-            let out = OutputSink.standardOutput()
-            if request.json {
-                writeJSON(summary.jsonValue, to: out)
-            } else {
-                out.write(summary.text)
-            }
-            try out.flush()
+enum TileInfo: RequestServedToParent {
+    static func serve(_ request: TileInfoRequest, reporter _: Reporter) throws {
+        let summary = try TilePyramids.summary(request.input)
+        let out = OutputSink.standardOutput()
+        if request.json {
+            writeJSON(summary.jsonValue, to: out)
+        } else {
+            out.write(summary.text)
         }
+        try out.flush()
     }
 }

@@ -7,18 +7,11 @@ import MeridianTiles
 /// tiles, streamed out as a GeoJSON text sequence for `meridian convert` to read through a pipe,
 /// as a `TileReadRequest` asks. Not for people: `meridian convert tiles.mbtiles --zoom 5` runs
 /// it, and reports the error this prints as a JSON line on standard error.
-struct TileRead: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: TileReadRequest.subcommand, shouldDisplay: false)
-
-    /// The `TileReadRequest`'s words.
-    @Argument var request: [String] = []
-
-    func run() throws {
-        try TileReadRequest.serve(request) { request, _ in
-            let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(request.input), zoom: request.zoom, layer: request.layer)
-            let out = OutputSink.standardOutput()
-            try copyFeatures(from: FeatureList(features), to: GeoJSONWriter(sink: out, sequence: true))
-            try out.flush()
-        }
+enum TileRead: RequestServedToParent {
+    static func serve(_ request: TileReadRequest, reporter _: Reporter) throws {
+        let features = try TiledFeatureJoiner.features(of: try TilePyramids.open(request.input), zoom: request.zoom, layer: request.layer)
+        let out = OutputSink.standardOutput()
+        try copyFeatures(from: FeatureList(features), to: GeoJSONWriter(sink: out, sequence: true))
+        try out.flush()
     }
 }

@@ -16,25 +16,33 @@ enum SnappedPolygonCheck {
     /// `TileGrid.wound(_:)` makes them) is plainly valid; false when unsure.
     static func isPlainlyValid(_ rings: [[SIMD2<Int32>]]) -> Bool {
         guard !rings.isEmpty else { return false }
-        // Kept within ±2^30, every product below fits in an Int64.
+        guard let edges = edges(of: rings) else { return false }
+        var segments = edges.segments
+        guard noEdgesMeet(&segments, rings) else { return false }
+        return nested(rings, edges.boxes)
+    }
+
+    /// The edges of `rings` and each ring's box, or nil when a ring has fewer than three points
+    /// or a point lies beyond ±2^30 (kept within it, every product the tests take fits in an
+    /// Int64).
+    static func edges(of rings: [[SIMD2<Int32>]]) -> (segments: [Segment], boxes: [Box])? {
         let limit: Int32 = 1 << 30
         var segments: [Segment] = []
         segments.reserveCapacity(rings.reduce(0) { $0 + $1.count })
         var boxes: [Box] = []
         boxes.reserveCapacity(rings.count)
         for (r, ring) in rings.enumerated() {
-            guard ring.count >= 3 else { return false }
+            guard ring.count >= 3 else { return nil }
             var box = Box(minX: .max, minY: .max, maxX: .min, maxY: .min)
             for i in ring.indices {
                 let p = ring[i], q = ring[i + 1 == ring.count ? 0 : i + 1]
-                guard abs(p.x) < limit, abs(p.y) < limit else { return false }
+                guard abs(p.x) < limit, abs(p.y) < limit else { return nil }
                 box.add(p)
                 segments.append(Segment(p: p, q: q, ring: Int32(r), index: Int32(i)))
             }
             boxes.append(box)
         }
-        guard noEdgesMeet(&segments, rings) else { return false }
-        return nested(rings, boxes)
+        return (segments, boxes)
     }
 
     struct Box {
@@ -121,22 +129,9 @@ enum SnappedPolygonCheck {
             polygonOf.append(Int32(polygons - 1))
         }
         var marked = [Bool](repeating: false, count: polygons)
-        let limit: Int32 = 1 << 30
-        var segments: [Segment] = []
-        segments.reserveCapacity(rings.reduce(0) { $0 + $1.count })
-        var boxes: [Box] = []
-        boxes.reserveCapacity(rings.count)
-        for (r, ring) in rings.enumerated() {
-            guard ring.count >= 3 else { return [Bool](repeating: true, count: polygons) }
-            var box = Box(minX: .max, minY: .max, maxX: .min, maxY: .min)
-            for i in ring.indices {
-                let p = ring[i], q = ring[i + 1 == ring.count ? 0 : i + 1]
-                guard abs(p.x) < limit, abs(p.y) < limit else { return [Bool](repeating: true, count: polygons) }
-                box.add(p)
-                segments.append(Segment(p: p, q: q, ring: Int32(r), index: Int32(i)))
-            }
-            boxes.append(box)
-        }
+        guard let edges = edges(of: rings) else { return [Bool](repeating: true, count: polygons) }
+        var segments = edges.segments
+        let boxes = edges.boxes
         _ = BoxSweep.overlappingPairs(&segments) { _, s, t in
             if !apart(s, t, rings) {
                 marked[Int(polygonOf[Int(s.ring)])] = true

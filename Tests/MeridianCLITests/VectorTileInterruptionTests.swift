@@ -78,7 +78,14 @@ import Testing
             process.standardError = try FileHandle(forWritingTo: errors)
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            usleep(2_000_000)
+            // Signalled once it waits for a writer on the pipe (not while it starts, however
+            // slowly a loaded machine gets it there): that is the moment the test is about.
+            let deadline = Date().addingTimeInterval(45)
+            let waitChannel = "/proc/\(process.processIdentifier)/wchan"
+            while Date() < deadline, process.isRunning,
+                  (try? String(contentsOfFile: waitChannel, encoding: .utf8)) != "wait_for_partner" {
+                usleep(20_000)
+            }
             #expect(process.isRunning)
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()

@@ -123,7 +123,7 @@ public enum TilePyramids {
     }
 
     /// Opens the pyramid at `path`: by extension an MBTiles file or a PMTiles archive, else a
-    /// tile folder (the container's reader: ``TileContainer/openReader(at:)``).
+    /// tile folder (the container's reader: `TileContainer.openReader(at:)`).
     /// - Throws: `MeridianError` (input unavailable) when there is nothing at `path`, (bad input)
     ///   when it is not a tile pyramid.
     public static func open(_ path: String) throws -> any TilePyramidReader {

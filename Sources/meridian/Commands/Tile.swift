@@ -11,7 +11,7 @@ extension Commands {
     struct Tile: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "tile",
-            abstract: "Warp rasters (GeoTIFF, BSB/KAP charts, images with control points) into Web Mercator tiles, one or a catalog quilted together.",
+            abstract: "Tile rasters (GeoTIFF, BSB/KAP charts, images with control points; one or a catalog quilted together) or vector data (Mapbox Vector Tiles, or features drawn into images) in Web Mercator.",
             usage: """
                 meridian tile <input>... <output> [<options>]
                 meridian tile --inputs <list> [<input>...] <output> [<options>]

@@ -326,16 +326,7 @@ extension PMTilesWriterTests {
         var random = SplitMix(seed: 32)
         var plain = 0, invalid = 0, wrong: [[[SIMD2<Int32>]]] = []
         for _ in 0..<4000 {
-            var rings: [[SIMD2<Int32>]] = []
-            for _ in 0..<(1 + random.next(below: 2)) {
-                let polygon = (0..<(1 + random.next(below: 3))).map { ringIndex in
-                    let span = ringIndex == 0 ? 12 : 6, offset = ringIndex == 0 ? 0 : 2 + random.next(below: 6)
-                    return (0..<(3 + random.next(below: 4))).map { _ in
-                        SIMD2(Int32(offset + random.next(below: span)), Int32(offset + random.next(below: span)))
-                    }
-                }
-                rings += TileGrid.wound(polygon)
-            }
+            let rings = Self.randomRings(&random, polygons: 2, extraPoints: 4, spread: false)
             guard !rings.isEmpty else { continue }
             let geos = VectorTileValidityTests.isValidByGEOS(rings)
             if !geos { invalid += 1 }
@@ -349,6 +340,25 @@ extension PMTilesWriterTests {
     }
 
     /// A small seeded generator, so the shapes are the same on every run.
+    /// Random small polygons, wound as the tiler winds them: up to `polygons` polygons of an
+    /// outer ring and up to two holes, each ring 3 to 2 + `extraPoints` points on a small grid
+    /// (so that rings touch, cross and pinch often); `spread` moves each ring by 0 or 20 units.
+    static func randomRings(_ random: inout SplitMix, polygons: Int, extraPoints: Int, spread: Bool) -> [[SIMD2<Int32>]] {
+        var rings: [[SIMD2<Int32>]] = []
+        for _ in 0..<(1 + random.next(below: polygons)) {
+            let polygon = (0..<(1 + random.next(below: 3))).map { ringIndex in
+                let span = ringIndex == 0 ? 12 : 6
+                let inset = ringIndex == 0 ? 0 : 2 + random.next(below: 6)
+                let offset = inset + (spread ? 20 * random.next(below: 2) : 0)
+                return (0..<(3 + random.next(below: extraPoints))).map { _ in
+                    SIMD2(Int32(offset + random.next(below: span)), Int32(offset + random.next(below: span)))
+                }
+            }
+            rings += TileGrid.wound(polygon)
+        }
+        return rings
+    }
+
     struct SplitMix {
         var state: UInt64
         init(seed: UInt64) { state = seed }
@@ -405,16 +415,7 @@ extension PMTilesWriterTests {
         let repair = PolygonRepair()
         var invalidIn = 0, wrong: [[Ring]] = [], changedValid: [[Ring]] = []
         for _ in 0..<3000 {
-            var rings: [Ring] = []
-            for _ in 0..<(1 + random.next(below: 3)) {
-                let polygon = (0..<(1 + random.next(below: 3))).map { ringIndex in
-                    let span = ringIndex == 0 ? 12 : 6, offset = (ringIndex == 0 ? 0 : 2 + random.next(below: 6)) + 20 * random.next(below: 2)
-                    return (0..<(3 + random.next(below: 6))).map { _ in
-                        SIMD2(Int32(offset + random.next(below: span)), Int32(offset + random.next(below: span)))
-                    }
-                }
-                rings += TileGrid.wound(polygon)
-            }
+            let rings = SnappedPolygonCheckTests.randomRings(&random, polygons: 3, extraPoints: 6, spread: true)
             guard !rings.isEmpty else { continue }
             let validIn = VectorTileValidityTests.isValidByGEOS(rings)
             if !validIn { invalidIn += 1 }

@@ -127,7 +127,6 @@ import Testing
                 expected["10/\(tile.x)/\(tile.y)"] = bytes
             }
             try writer.finish(metadataJSON: "{\"name\":\"scattered\"}", bounds: BoundingBox(west: -180, south: -85, east: 180, north: 85), zooms: 10...10)
-            let python = packageRoot.appendingPathComponent(".build/python-checks/bin/python").path
             let script = """
                 import json, sys
                 from pmtiles.reader import Reader, MmapSource, all_tiles
@@ -136,16 +135,7 @@ import Testing
                     tiles = {f'{z}/{x}/{y}': list(data) for (z, x, y), data in all_tiles(MmapSource(f))}
                 print(json.dumps({'leaves': header['leaf_directory_length'], 'tiles': tiles}))
                 """
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = ["-c", script, path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            let report = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            let report = try Self.pythonReport(script, path)
             #expect((report["leaves"] as? Int ?? 0) > 0)
             let tiles = (report["tiles"] as? [String: [Int]] ?? [:]).mapValues { $0.map(UInt8.init) }
             #expect(tiles == expected)
@@ -154,6 +144,19 @@ import Testing
 }
 
 extension PMTilesWriterTests {
+    /// What `script` (Python, with PyPI's pmtiles, given `path`) prints: one JSON object.
+    static func pythonReport(_ script: String, _ path: String) throws -> [String: Any] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: packageRoot.appendingPathComponent(".build/python-checks/bin/python").path)
+        process.arguments = ["-c", script, path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
     /// Identical tiles are stored once, and runs of consecutive ids with the same bytes are one
     /// entry; tiles of the same length but other bytes are not mistaken for each other. Read back
     /// by PyPI's pmtiles: every tile's bytes, and the header's counts of tiles, entries and contents.
@@ -184,16 +187,7 @@ extension PMTilesWriterTests {
                 print(json.dumps({'addressed': header['addressed_tiles_count'], 'entries': header['tile_entries_count'],
                                   'contents': header['tile_contents_count'], 'tiles': tiles}))
                 """
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: packageRoot.appendingPathComponent(".build/python-checks/bin/python").path)
-            process.arguments = ["-c", script, path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            let report = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            let report = try Self.pythonReport(script, path)
             #expect(report["addressed"] as? Int == 1365)
             #expect(report["contents"] as? Int == 7)
             #expect(report["entries"] as? Int == 273)  // 1365 / 5 runs

@@ -7,6 +7,20 @@ import Testing
 /// journal): no spill in `$TMPDIR`. A PMTiles archive, written in one go, leaves nothing. On a
 /// signal it says how to go on: --resume, or for an archive, run again.
 @Suite struct VectorTileInterruptionTests {
+    /// `meridian` started with `arguments`, its standard error written to `errors` (made
+    /// empty), its standard output discarded, and `TMPDIR` set to `scratch` when one is given.
+    static func startMeridian(_ arguments: [String], errors: URL, scratch: URL? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: meridianBinary)
+        process.arguments = arguments
+        if let scratch { process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 } }
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     static let microstates = packageRoot.appendingPathComponent("examples/data/microstates.geojson").path
 
     /// Tiles the microstates down to zoom 24 (minutes of work) into `output` with `format`,
@@ -19,15 +33,8 @@ import Testing
             try withTemporaryFolder { folder in
                 let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
                 for made in [place, scratch] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: meridianBinary)
-                process.arguments = ["tile", Self.microstates, place.appendingPathComponent(output).path, "--zoom", "0-24", "--tile-format", format]
-                process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
                 let errors = folder.appendingPathComponent("stderr")
-                FileManager.default.createFile(atPath: errors.path, contents: nil)
-                process.standardError = try FileHandle(forWritingTo: errors)
-                process.standardOutput = FileHandle.nullDevice
-                try process.run()
+                let process = try Self.startMeridian(["tile", Self.microstates, place.appendingPathComponent(output).path, "--zoom", "0-24", "--tile-format", format], errors: errors, scratch: scratch)
                 if moment == 0 {
                     usleep(100_000)
                 } else {
@@ -70,14 +77,8 @@ import Testing
             try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
             let input = folder.appendingPathComponent("in.geojson").path
             #expect(mkfifo(input, 0o600) == 0)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
-            process.arguments = ["tile", input, place.appendingPathComponent("tiles").path, "--zoom", "0-3"]
             let errors = folder.appendingPathComponent("stderr")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errors)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.startMeridian(["tile", input, place.appendingPathComponent("tiles").path, "--zoom", "0-3"], errors: errors)
             // Signalled once it waits for a writer on the pipe (not while it starts, however
             // slowly a loaded machine gets it there): that is the moment the test is about.
             let deadline = Date().addingTimeInterval(45)
@@ -111,14 +112,8 @@ import Testing
         try withTemporaryFolder { folder in
             let input = try Self.scatteredPoints(4000, seed: 31, in: folder)
             let output = folder.appendingPathComponent("tiles")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
-            process.arguments = ["tile", input.path, output.path, "--zoom", "0-9", "--viewer"]
             let errors = folder.appendingPathComponent("stderr")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errors)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.startMeridian(["tile", input.path, output.path, "--zoom", "0-9", "--viewer"], errors: errors)
             let deadline = Date().addingTimeInterval(300)
             let staging = output.appendingPathComponent(".viewer.partial").path
             while process.isRunning && !FileManager.default.fileExists(atPath: staging) && Date() < deadline { usleep(1_000) }
@@ -143,16 +138,9 @@ import Testing
             let place = folder.appendingPathComponent("place"), scratch = folder.appendingPathComponent("tmp")
             for made in [place, scratch] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
             let input = try Self.scatteredPoints(8000, seed: 29, in: folder)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: meridianBinary)
             let archive = place.appendingPathComponent("points.pmtiles")
-            process.arguments = ["tile", input.path, archive.path, "--zoom", "0-12"]
-            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
             let errors = folder.appendingPathComponent("stderr")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errors)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.startMeridian(["tile", input.path, archive.path, "--zoom", "0-12"], errors: errors, scratch: scratch)
             // The scratch files have no names (/proc shows `TMPDIR/#INODE (deleted)`): the layout
             // is the one time the run has one thread (the tiler's have ended) and three scratch
             // files open (the features, the tiles, the layout's data) for a while (0.09 s here on

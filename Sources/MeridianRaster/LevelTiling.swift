@@ -149,8 +149,10 @@ extension LevelTilingRun {
     /// shards (their workspace beside the output). `metadata` is the tile set's, given the zoom
     /// levels that hold tiles. A PMTiles archive is written in one go: a signal stops it in order
     /// and it leaves nothing; a folder or an MBTiles file keeps what it stored for resuming.
+    /// `opened` is called once the output (or the shard's part) is open, before the first
+    /// level: from then on an interruption leaves something to resume.
     public func run(into output: String, format: TileFormat, scheme: TileScheme, mode: LevelTilingMode,
-                    metadata: (ClosedRange<Int>?) -> TileSetMetadata, produce: Producer) throws -> LevelTilingOutcome {
+                    metadata: (ClosedRange<Int>?) -> TileSetMetadata, opened: () -> Void = {}, produce: Producer) throws -> LevelTilingOutcome {
         // A level's tiles are committed into an MBTiles file every few megabytes.
         let checkpoint = 8 << 20
         let workspace = ShardWorkspace(output: output)
@@ -160,17 +162,21 @@ extension LevelTilingRun {
                 identity.adding("shards", "\($0)")
             }
             guard let sink = joining.sink else { return .alreadyJoined(count: joining.count) }
+            opened()
             let run = LevelTilingRun(zooms: zooms, identity: joining.run)
             return .done(try run.finishShards(count: joining.count, into: sink, workspace: workspace, metadata: metadata) ?? LevelTilingSummary(zooms: zooms))
         case .shard(let shard, let resume):
             let run = LevelTilingRun(zooms: zooms, identity: identity.adding("shards", "\(shard.count)"))
             guard let sink = try workspace.openShardSink(shard, of: run.identity, output: output, format: format, scheme: scheme,
-                                                         resume: resume, checkpointBytes: checkpoint),
-                  let summary = try run.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
+                                                         resume: resume, checkpointBytes: checkpoint)
+            else { return .shardAlreadyComplete(shard) }
+            opened()
+            guard let summary = try run.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
             else { return .shardAlreadyComplete(shard) }
             return .done(summary)
         case .run(let resume):
             let sink = try TileSinks.open(output, format: format, scheme: scheme, for: .run(resume: resume, checkpointBytes: checkpoint) { identity })
+            opened()
             let inOneGo = !TileContainer(path: output).keepsInterruptedRuns
             func build() throws -> LevelTilingSummary {
                 do {

@@ -9,17 +9,14 @@ import Synchronization
 extension TilingJobRequest {
     /// Runs a level-by-level run (`produce` makes each level's tiles) as the request says: the
     /// run into the output (resumed when asked), one shard of it, or the joining of its shards.
-    /// `started` is called once, as the first level begins.
+    /// `started` is called once the output is open (from then on it holds what a resume
+    /// continues: its resume state, or a shard's), before the first level.
     func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata, started: () -> Void,
                      produce: LevelTilingRun.Producer) throws -> LevelTilingOutcome {
         var mode = LevelTilingMode.run(resume: resume)
         if finish { mode = .finish(count: shardCount) }
         if let shard { mode = .shard(shard, resume: resume) }
-        var begun = false
-        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata) { zoom, shard, store in
-            if !begun { begun = true; started() }
-            try produce(zoom, shard, store)
-        }
+        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata, opened: started, produce: produce)
     }
 }
 

@@ -112,6 +112,6 @@ final class GeodesicFeatures: FeatureReader {
         return try source?.next().map(densify)
     }
 
-    /// None, as ``readMetadata()``.
+    /// None, as `readMetadata()`.
     var trailingMetadata: CollectionMetadata { CollectionMetadata() }
 }

@@ -59,7 +59,7 @@ extension TileSetMetadata {
 
 /// A tile pyramid opened for reading: a folder of `z/x/y.ext` tiles with its `metadata.json`
 /// (``TileFolderReader``), an MBTiles file (``MBTilesFile``) or a PMTiles archive
-/// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:)`` picks the container.
+/// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:readingFolderWithoutMetadata:)`` picks the container.
 public protocol TilePyramidReader: AnyObject {
     /// The folder's or file's path, as messages name it.
     var path: String { get }

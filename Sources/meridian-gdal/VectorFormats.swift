@@ -70,24 +70,20 @@ enum OGRWrite: RequestServedToParent {
     }
 }
 
-/// `meridian-gdal ogr-driver NAME`: the GDAL driver a format name on `meridian`'s command line
-/// means (its short name, then its extensions, one line each), or the usage error naming the
-/// nearest formats. `meridian` asks before any work when `--from` or `--to` names a format it
-/// does not know, so a mistyped name fails at once. With `--extension EXT`: the drivers that
-/// write EXT, one a line, for the hint when an output's extension is not a common one.
-struct OGRDriverLookup: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ogr-driver", shouldDisplay: false)
-
-    @Argument var name: String?
-    @Option(name: .customLong("extension")) var fileExtension: String?
-
-    func run() throws {
+/// `meridian-gdal ogr-driver`: runs the `OGRDriverRequest` of `meridian`, which asks before
+/// any work when `--from` or `--to` names a format it does not know, so a mistyped name fails at
+/// once: the driver the name means (its short name, then its extensions, one line each), or the
+/// usage error naming the nearest formats; and the drivers that write an extension, one a line,
+/// for the hint when an output's extension is not a common one. Its error is printed as
+/// `meridian`'s own (it runs as a child on `meridian`'s standard error).
+enum OGRDriverLookup: RequestRunInPlace {
+    static func run(_ request: OGRDriverRequest) throws {
         try Reporter().run {
             let out = OutputSink.standardOutput()
-            if let fileExtension {
+            if let fileExtension = request.fileExtension {
                 for driver in OGRFormats.writers(forExtension: fileExtension) { out.write(driver.name + "\n") }
             }
-            if let name {
+            if let name = request.name {
                 let driver = try OGRFormats.driver(named: name, path: nil)
                 out.write("\(driver.name)\n\(driver.extensions.joined(separator: " "))\n")
             }

@@ -55,6 +55,20 @@ import Testing
         #expect(try meridian(["formats", "extra"]).status == ExitStatus.usage)
     }
 
+    /// `meridian-gdal ogr-driver` answers an `OGRDriverRequest` (a driver's name and extensions,
+    /// the drivers writing an extension) and refuses the options it once parsed with 64.
+    @Test func driverLookupIsATypedRequest() throws {
+        let gdal = URL(fileURLWithPath: meridianBinary).deletingLastPathComponent().appendingPathComponent("meridian-gdal").path
+        let named = try run(gdal, OGRDriverRequest(name: "gpkg").arguments)
+        #expect(named.status == 0 && named.stdout.hasPrefix("GPKG\n") && named.stdout.contains("gpkg"), "\(named.stderr)")
+        let writers = try run(gdal, OGRDriverRequest(fileExtension: "gpkg").arguments)
+        #expect(writers.status == 0 && writers.stdout.split(separator: "\n").contains("GPKG"), "\(writers.stderr)")
+        let unknown = try run(gdal, OGRDriverRequest(name: "-geojsn").arguments)
+        #expect(unknown.status == ExitStatus.usage && unknown.stdout.isEmpty && unknown.stderr.contains("-geojsn"), "\(unknown.stderr)")
+        let old = try run(gdal, ["ogr-driver", "--extension", "gpkg"])
+        #expect(old.status == ExitStatus.usage && old.stdout.isEmpty, "\(old.stdout)")
+    }
+
     /// Every extension of every format the registry reads is taken by `meridian tile` as vector
     /// data: the features, written in that format by its own writer, become vector tiles.
     @Test func everyRegisteredExtensionTiles() throws {

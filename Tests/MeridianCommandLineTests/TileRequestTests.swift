@@ -113,4 +113,16 @@ struct TileRequestTests {
             do { _ = try FormatsRequest(words: words) } catch let error as MeridianError { #expect(error.kind == .usage) }
         }
     }
+
+    /// `ogr-driver` requests travel exactly, a name that starts with a dash or holds `=` too,
+    /// and no word is ever taken for an option.
+    @Test func driverLookupsTravelExactly() throws {
+        for request in [OGRDriverRequest(name: "GPKG"), OGRDriverRequest(fileExtension: "xml"), OGRDriverRequest(name: "-x=y", fileExtension: "-gml")] {
+            #expect(request.arguments.first == "ogr-driver")
+            #expect(try OGRDriverRequest(words: request.words) == request)
+            #expect(request.words.allSatisfy { !$0.hasPrefix("-") })
+        }
+        #expect(OGRDriverRequest().words.isEmpty)
+        #expect(throws: MeridianError.self) { try OGRDriverRequest(words: ["--extension", "gpkg"]) }
+    }
 }

@@ -1,9 +1,10 @@
 import ArgumentParser
 
 /// What a helper's hidden subcommand does with a request that `meridian` parsed and then
-/// replaced itself (exec) with the helper to run: `tile`, `tile-copy`, `tile-join`. Unlike a
-/// request served to a parent process (``HelperRequest/serve(_:_:)``), its messages are the
-/// user's own, on the terminal `meridian` had.
+/// replaced itself (exec) with the helper to run: `tile`, `tile-copy`, `tile-join`, `formats`
+/// (or started it as a child that shares its standard error: `ogr-driver`). Unlike a request served to a
+/// parent process (``HelperRequest/serve(_:_:)``), its messages are the user's own, on the
+/// terminal `meridian` had.
 public protocol RequestRunInPlace {
     /// The request it runs.
     associatedtype Request: HelperRequest

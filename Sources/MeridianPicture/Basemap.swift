@@ -8,82 +8,40 @@ import MeridianGeometry
 import MeridianTiles
 
 /// Tiles drawn under a PNG picture, as `meridian tile` writes them: a folder of `z/x/y.png`,
-/// `.jpg` or `.webp` (XYZ, or TMS when a tilemapresource.xml says so) or an MBTiles file. The
-/// zoom drawn is the first whose tiles have at least the picture's resolution, or the deepest
-/// there is. Tiles in another format (vector tiles, AVIF) are an error that says so.
+/// `.jpg` or `.webp` (XYZ, or TMS as its metadata.json or a tilemapresource.xml says; other
+/// tools' folders without metadata.json too), an MBTiles file or a PMTiles archive, read through
+/// MeridianTiles' one tile-archive layer (`TilePyramids`, a `TilePyramidReader`), which checks
+/// their sizes and follows no link inside them. The zoom drawn is the first whose tiles have at
+/// least the picture's resolution, or the deepest there is. Tiles in another format (vector
+/// tiles, AVIF) are an error that says so.
 struct Basemap {
-    private enum Store {
-        case folder(path: String, isTMS: Bool, fileExtension: String)
-        case mbtiles(MBTilesFile)
-    }
-
-    /// The tile images pictures draw, by file extension and MBTiles `format`.
-    static let readableFormats = ["png", "jpg", "jpeg", "webp"]
-
     /// Most tiles one picture looks up; past that a coarser zoom level is drawn.
     static let maximumTiles = 16_384
     /// Most pixels along a side of the surface the tiles are put together in (cairo's limit is 32,767).
     static let maximumMosaicSide = 16_384
 
-    private let store: Store
+    private let pyramid: any TilePyramidReader
+    /// The levels the basemap has tiles at, lowest first (asked once: a folder lists its level folders).
     let zooms: [Int]
 
+    /// Opens the basemap at `path` and checks that its tiles are images.
+    /// - Throws: `MeridianError` (input unavailable) when there is nothing at `path`, (bad input)
+    ///   when it is no tile pyramid, a damaged one, or holds no tiles; `BasemapError` when its
+    ///   tiles are not images.
     init(path: String) throws {
-        if TileContainer(path: path) == .mbtiles {
-            let file = try MBTilesFile(path: path)
-            if let format = file.metadata["format"], !Self.readableFormats.contains(format.lowercased()) {
-                throw BasemapError.unreadableTiles(format: format, basemap: path)
-            }
-            store = .mbtiles(file)
-            zooms = try file.zoomLevels()
-        } else {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-                throw MeridianError(.inputUnavailable, "the basemap must be a tile folder (z/x/y.png, .jpg or .webp) or an .mbtiles file",
-                                    at: SourceLocation(file: path))
-            }
-            // Links inside the folder are not followed (nor read as tiles).
-            zooms = LinkFreeReading.entries(of: path).compactMap { $0.kind == .folder ? Int($0.name) : nil }.filter { MapTile.zoomLevels.contains($0) }.sorted()
-            guard let fileExtension = Self.tileExtension(in: path, zooms: zooms) else {
-                throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
-            }
-            guard Self.readableFormats.contains(fileExtension.lowercased()) else { throw BasemapError.unreadableTiles(format: fileExtension, basemap: path) }
-            store = .folder(path: path, isTMS: FileManager.default.fileExists(atPath: path + "/tilemapresource.xml"), fileExtension: fileExtension)
-        }
+        pyramid = try TilePyramids.open(path, readingFolderWithoutMetadata: true)
+        let format = try pyramid.pyramidMetadata().format
+        guard format.isImage else { throw BasemapError.unreadableTiles(format: format.fileExtension, basemap: path) }
+        zooms = try pyramid.zoomLevels()
         guard !zooms.isEmpty else {
             throw MeridianError(.badInput, "the basemap holds no tiles", at: SourceLocation(file: path))
         }
     }
 
-    /// The extension of the folder's tiles: that of the first file in a z/x/ folder.
-    private static func tileExtension(in path: String, zooms: [Int]) -> String? {
-        for zoom in zooms {
-            for (column, kind) in LinkFreeReading.entries(of: "\(path)/\(zoom)").sorted(by: { $0.name < $1.name }) where kind == .folder && Int(column) != nil {
-                let files = LinkFreeReading.entries(of: "\(path)/\(zoom)/\(column)").compactMap { $0.kind == .file ? $0.name : nil }
-                if let file = files.sorted().first(where: { !$0.hasPrefix(".") && $0.contains(".") }) {
-                    return String(file[file.index(after: file.lastIndex(of: ".")!)...])
-                }
-            }
-        }
-        return nil
-    }
-
     /// A tile's image, or nil when the basemap does not have it.
     private func image(_ tile: MapTile) throws -> OpaquePointer? {
-        let bytes: [UInt8]
-        let name: String
-        switch store {
-        case .folder(let path, let isTMS, let fileExtension):
-            name = "\(path)/\(tile.zoom)/\(tile.x)/\(isTMS ? tile.tmsY : tile.y).\(fileExtension)"
-            guard LinkFreeReading.kind(of: "\(path)/\(tile.zoom)/\(tile.x)") == .folder,
-                  let data = try LinkFreeReading.contents(ofFile: name, maximum: TileInputLimits.storedTileBytes) else { return nil }
-            bytes = data
-        case .mbtiles(let file):
-            name = "\(file.path) tile \(tile)"
-            guard let data = try file.tile(tile) else { return nil }
-            bytes = data
-        }
-        return try TileDecoder.surface(bytes, name: name)
+        guard let bytes = try pyramid.uncompressedTile(tile) else { return nil }
+        return try TileDecoder.surface(bytes, name: "\(pyramid.path) tile \(tile)")
     }
 
     /// The zoom level to draw: the first at least as sharp as the picture, unless the part of
@@ -170,8 +128,8 @@ struct Basemap {
 /// Why a basemap cannot be drawn, told in facts: the executables word the hints in terms of
 /// their options (`WordedForCommandLine`).
 public enum BasemapError: MeridianFailure, Equatable {
-    /// Its tiles are in a format pictures do not draw (vector tiles, AVIF): `format` is their
-    /// file extension or MBTiles `format`.
+    /// Its tiles are in a format pictures do not draw (vector tiles): `format` is the name
+    /// its metadata would give them (`pbf`).
     case unreadableTiles(format: String, basemap: String)
     /// Its zoom levels are all too fine for the picture: the coarsest that would do takes more
     /// than `maximumTiles` tiles.

@@ -59,7 +59,7 @@ extension TileSetMetadata {
 
 /// A tile pyramid opened for reading: a folder of `z/x/y.ext` tiles with its `metadata.json`
 /// (``TileFolderReader``), an MBTiles file (``MBTilesFile``) or a PMTiles archive
-/// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:)`` picks the container.
+/// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:readingFolderWithoutMetadata:)`` picks the container.
 public protocol TilePyramidReader: AnyObject {
     /// The folder's or file's path, as messages name it.
     var path: String { get }
@@ -77,6 +77,10 @@ public protocol TilePyramidReader: AnyObject {
     var scheme: TileScheme { get }
     /// How many tiles each zoom level holds (a level without tiles is left out).
     func tileCounts() throws -> [Int: Int]
+    /// The zoom levels it holds tiles at, lowest first, found without listing every tile (a
+    /// folder's may walk millions of files): an MBTiles file's distinct levels, a PMTiles
+    /// archive's header levels, a folder's numbered level folders.
+    func zoomLevels() throws -> [Int]
     /// The center its metadata states, or nil when it states none.
     func statedCenter() throws -> TileSetCenter?
     /// The bytes it takes: the file's size, or a folder's tiles and metadata files added up.
@@ -123,14 +127,18 @@ public enum TilePyramids {
     }
 
     /// Opens the pyramid at `path`: by extension an MBTiles file or a PMTiles archive, else a
-    /// tile folder (the container's reader: `TileContainer.openReader(at:)`).
+    /// tile folder (the container's reader: `TileContainer.openReader(at:readingFolderWithoutMetadata:)`).
+    /// - Parameters:
+    ///   - path: The pyramid.
+    ///   - readingFolderWithoutMetadata: Whether a folder without `metadata.json` is read too,
+    ///     its format and scheme found from its files (basemaps come from other tools too).
     /// - Throws: `MeridianError` (input unavailable) when there is nothing at `path`, (bad input)
     ///   when it is not a tile pyramid.
-    public static func open(_ path: String) throws -> any TilePyramidReader {
+    public static func open(_ path: String, readingFolderWithoutMetadata: Bool = false) throws -> any TilePyramidReader {
         guard FileManager.default.fileExists(atPath: path) else {
             throw MeridianError(.inputUnavailable, "no such file or folder", at: SourceLocation(file: path))
         }
-        return try TileContainer(path: path).openReader(at: path)
+        return try TileContainer(path: path).openReader(at: path, readingFolderWithoutMetadata: readingFolderWithoutMetadata)
     }
 }
 
@@ -141,18 +149,42 @@ public final class TileFolderReader: TilePyramidReader {
     public let path: String
     private let metadata: TileSetMetadata
     private let countsRowsFromBottom: Bool
+    /// The tile files' extension: the format's, or as found in a folder without metadata.json.
+    private let fileExtension: String
     /// The numbers of TileJSON's `center`, as written (checked when asked for).
     private let centerNumbers: [Double]?
 
     /// Opens the folder and reads its `metadata.json`.
-    /// - Throws: `MeridianError` (bad input) when the folder has no readable `metadata.json` or
-    ///   it does not say a tile format Meridian knows.
-    public init(path: String) throws {
+    /// - Parameters:
+    ///   - path: The folder.
+    ///   - readingFolderWithoutMetadata: Whether a folder without `metadata.json` (as other
+    ///     tools write them) is read too: its format is the extension of its first tile file,
+    ///     its rows TMS when it has a `tilemapresource.xml`, its zooms those of its level
+    ///     folders, its bounds the world's.
+    /// - Throws: `MeridianError` (bad input) when the folder has no readable `metadata.json` (or,
+    ///   read without one, no tile file) or it does not say a tile format Meridian knows.
+    public init(path: String, readingFolderWithoutMetadata: Bool = false) throws {
         self.path = path
         let file = path + "/metadata.json"
         guard let data = try LinkFreeReading.contents(ofFile: file, maximum: TileInputLimits.metadataBytes) else {
-            throw MeridianError(.badInput, "not a tile folder: it has no metadata.json", at: SourceLocation(file: path),
-                                hint: "tile folders written by `meridian tile` have one")
+            guard readingFolderWithoutMetadata else {
+                throw MeridianError(.badInput, "not a tile folder: it has no metadata.json", at: SourceLocation(file: path),
+                                    hint: "tile folders written by `meridian tile` have one")
+            }
+            let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
+            guard let found = try Self.firstTileExtension(in: path, levels: levels) else {
+                throw MeridianError(.badInput, "the tile folder holds no tiles", at: SourceLocation(file: path))
+            }
+            guard let type = TileFormat(metadataName: found) else {
+                throw MeridianError(.badInput, "the folder's tiles are .\(found) files, a format Meridian does not read (pbf, png, jpg, webp)",
+                                    at: SourceLocation(file: path))
+            }
+            fileExtension = found
+            countsRowsFromBottom = LinkFreeReading.kind(of: path + "/tilemapresource.xml") == .file
+            centerNumbers = nil
+            metadata = TileSetMetadata(format: type, name: "", description: "", bounds: try TileSetMetadata.statedBounds(nil, in: path),
+                                       zooms: levels.first!...levels.last!)
+            return
         }
         let json = try LocatedJSON.parse(BufferedInput(bytes: data, name: file))
         let template = json["tiles"]?.elements?.first?.string
@@ -161,6 +193,7 @@ public final class TileFolderReader: TilePyramidReader {
             throw MeridianError(.badInput, "metadata.json names no tile format Meridian knows (pbf, png, jpg, webp)", at: SourceLocation(file: file))
         }
         countsRowsFromBottom = json["scheme"]?.string?.lowercased() == "tms"
+        fileExtension = type.fileExtension
         centerNumbers = json["center"]?.elements.map { $0.map { $0.number ?? .nan } }
         var zooms = try TileSetMetadata.statedZooms(minimum: json["minzoom"]?.number, maximum: json["maxzoom"]?.number, in: file)
         if zooms == nil {
@@ -184,6 +217,21 @@ public final class TileFolderReader: TilePyramidReader {
         }.sorted()
     }
 
+    /// The extension of a folder's tiles: that of the first regular file with one in the first
+    /// `z/x/` folder that has any (links are not read as tiles); nil when there is none.
+    private static func firstTileExtension(in path: String, levels: [Int]) throws -> String? {
+        for zoom in levels {
+            // Any numbered column: a tile past the level's edge still says the folder's format.
+            for x in try numberedFolders("\(path)/\(zoom)", below: Int.max) {
+                let files = LinkFreeReading.entries(of: "\(path)/\(zoom)/\(x)").compactMap { $0.kind == .file ? $0.name : nil }
+                if let name = files.sorted().first(where: { !$0.hasPrefix(".") && $0.contains(".") }), let dot = name.lastIndex(of: ".") {
+                    return String(name[name.index(after: dot)...])
+                }
+            }
+        }
+        return nil
+    }
+
     private static func refuseLink(_ kind: LinkFreeReading.Kind?, at path: String) throws {
         guard kind != .symbolicLink else {
             throw MeridianError(.badInput, "a symbolic link inside the tile folder: links are not followed", at: SourceLocation(file: path),
@@ -198,6 +246,10 @@ public final class TileFolderReader: TilePyramidReader {
     public var container: TileContainer { .folder }
     /// TMS when `metadata.json` says `"scheme": "tms"`, else XYZ.
     public var scheme: TileScheme { countsRowsFromBottom ? .tms : .xyz }
+
+    /// The numbered level folders (0-30), found without listing their tiles.
+    /// - Throws: `MeridianError` (bad input) when one is a symbolic link.
+    public func zoomLevels() throws -> [Int] { try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1) }
 
     /// TileJSON's `center`, when it is three numbers.
     /// - Throws: `MeridianError` (bad input) naming `metadata.json` when they are no center.
@@ -217,13 +269,13 @@ public final class TileFolderReader: TilePyramidReader {
     }
 
     private func file(_ tile: MapTile) -> String {
-        "\(path)/\(tile.zoom)/\(tile.x)/\(countsRowsFromBottom ? tile.tmsY : tile.y).\(metadata.format.fileExtension)"
+        "\(path)/\(tile.zoom)/\(tile.x)/\(countsRowsFromBottom ? tile.tmsY : tile.y).\(fileExtension)"
     }
 
     /// The tiles found as `z/x/y.ext` files of the format's extension, optionally of the zoom
     /// levels `zooms` only, lowest zoom first.
     public func tileAddresses(zooms: ClosedRange<Int>?) throws -> [MapTile] {
-        let suffix = "." + metadata.format.fileExtension
+        let suffix = "." + fileExtension
         var tiles: [MapTile] = []
         for zoom in try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1) where zooms?.contains(zoom) ?? true {
             for x in try Self.numberedFolders("\(path)/\(zoom)", below: 1 << zoom) {
@@ -351,6 +403,10 @@ extension PMTilesFile: TilePyramidReader {
 
     /// The archive's size.
     public func storedBytes() throws -> Int { try fileSize(path) }
+
+    /// The levels from the header's minimum zoom to its maximum, read without walking the
+    /// directories (an archive of the world holds more tiles than one listing may give).
+    public func zoomLevels() throws -> [Int] { Array(zooms) }
 }
 
 /// The size of the file at `path`.

@@ -79,6 +79,7 @@ enum FuzzTargets {
         do {
             let pyramid = try TilePyramids.open(path)
             let metadata = try pyramid.pyramidMetadata()
+            _ = try pyramid.zoomLevels()
             for tile in try pyramid.tileAddresses(zooms: nil).prefix(64) {
                 guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
                 if metadata.format == .mvt { _ = try VectorTile(decoding: bytes) }

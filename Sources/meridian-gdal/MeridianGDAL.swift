@@ -15,7 +15,7 @@ struct MeridianGDAL: ParsableCommand {
             69 a helper (meridian-draw) missing, 73 cannot create output, 74 I/O error.
             """,
         version: "meridian-gdal \(MeridianVersion.current) (GDAL \(GDAL.version))",
-        subcommands: [RunInPlace<Tile>.self, RunInPlace<TileCopy>.self, RunInPlace<TileJoin>.self, ServedToParent<TileRead>.self, ServedToParent<TileInfo>.self, Formats.self, ServedToParent<OGRRead>.self, ServedToParent<OGRWrite>.self, OGRDriverLookup.self]
+        subcommands: [RunInPlace<Tile>.self, RunInPlace<TileCopy>.self, RunInPlace<TileJoin>.self, ServedToParent<TileRead>.self, ServedToParent<TileInfo>.self, RunInPlace<Formats>.self, ServedToParent<OGRRead>.self, ServedToParent<OGRWrite>.self, RunInPlace<OGRDriverLookup>.self]
     )
 
     /// The entry point: arguments parsed with negative numbers taken as values (`--gcp`,

@@ -4,33 +4,26 @@ import MeridianCommandLine
 import MeridianFormats
 import MeridianOGR
 
-/// `meridian formats`: what Meridian reads and writes itself, and what the installed GDAL adds.
-struct Formats: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "formats",
-        abstract: "List the formats Meridian reads and writes, its own and GDAL's.",
-        discussion: """
-            Meridian's own formats stream and keep everything (styles, folders, exact numbers). \
-            Any other vector format the installed GDAL offers works too, by name (--from, --to) \
-            or extension: `meridian convert countries.geojson -o countries.gpkg`.
-            """
-    )
-
-    func run() throws {
-        let out = OutputSink.standardOutput()
-        out.write("Meridian's own (read, write):\n")
-        for format in FormatRegistry.meridian.formats {
-            let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
-            out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) \(format.mediaType.padding(38)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
+/// `meridian-gdal formats`, hidden: runs the `FormatsRequest` that `meridian formats` parsed,
+/// listing what Meridian reads and writes itself, and what the installed GDAL adds.
+enum Formats: RequestRunInPlace {
+    static func run(_ request: FormatsRequest) throws {
+        try Reporter().run {
+            let out = OutputSink.standardOutput()
+            out.write("Meridian's own (read, write):\n")
+            for format in FormatRegistry.meridian.formats {
+                let modes = [format.canRead ? "read" : nil, format.canWrite ? "write" : nil].compactMap { $0 }.joined(separator: ", ")
+                out.write("  \(format.id.padding(12)) \(format.displayName.padding(22)) \(format.mediaType.padding(38)) .\(format.extensions.joined(separator: " ."))  (\(modes))\n")
+            }
+            out.write("\nGDAL \(GDAL.version)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
+            out.write("by extension only \(CommonGDALFormat.extensionList)):\n")
+            for driver in OGRFormats.drivers {
+                let modes = driver.canWrite ? "read, write" : "read"
+                let extensions = driver.extensions.isEmpty ? "" : "." + driver.extensions.joined(separator: " .")
+                out.write("  \(driver.name.padding(16)) \(extensions.padding(16)) (\(modes))  \(driver.longName)\n")
+            }
+            try out.flush()
         }
-        out.write("\nGDAL \(GDAL.version)'s vector drivers, through meridian-gdal (by name with --from and --to;\n")
-        out.write("by extension only \(CommonGDALFormat.extensionList)):\n")
-        for driver in OGRFormats.drivers {
-            let modes = driver.canWrite ? "read, write" : "read"
-            let extensions = driver.extensions.isEmpty ? "" : "." + driver.extensions.joined(separator: " .")
-            out.write("  \(driver.name.padding(16)) \(extensions.padding(16)) (\(modes))  \(driver.longName)\n")
-        }
-        try out.flush()
     }
 }
 
@@ -77,24 +70,20 @@ enum OGRWrite: RequestServedToParent {
     }
 }
 
-/// `meridian-gdal ogr-driver NAME`: the GDAL driver a format name on `meridian`'s command line
-/// means (its short name, then its extensions, one line each), or the usage error naming the
-/// nearest formats. `meridian` asks before any work when `--from` or `--to` names a format it
-/// does not know, so a mistyped name fails at once. With `--extension EXT`: the drivers that
-/// write EXT, one a line, for the hint when an output's extension is not a common one.
-struct OGRDriverLookup: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ogr-driver", shouldDisplay: false)
-
-    @Argument var name: String?
-    @Option(name: .customLong("extension")) var fileExtension: String?
-
-    func run() throws {
+/// `meridian-gdal ogr-driver`: runs the `OGRDriverRequest` of `meridian`, which asks before
+/// any work when `--from` or `--to` names a format it does not know, so a mistyped name fails at
+/// once: the driver the name means (its short name, then its extensions, one line each), or the
+/// usage error naming the nearest formats; and the drivers that write an extension, one a line,
+/// for the hint when an output's extension is not a common one. Its error is printed as
+/// `meridian`'s own (it runs as a child on `meridian`'s standard error).
+enum OGRDriverLookup: RequestRunInPlace {
+    static func run(_ request: OGRDriverRequest) throws {
         try Reporter().run {
             let out = OutputSink.standardOutput()
-            if let fileExtension {
+            if let fileExtension = request.fileExtension {
                 for driver in OGRFormats.writers(forExtension: fileExtension) { out.write(driver.name + "\n") }
             }
-            if let name {
+            if let name = request.name {
                 let driver = try OGRFormats.driver(named: name, path: nil)
                 out.write("\(driver.name)\n\(driver.extensions.joined(separator: " "))\n")
             }

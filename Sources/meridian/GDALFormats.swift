@@ -79,7 +79,7 @@ enum GDALFormats {
             }
             throw HelperExecutable.gdal.missing(Self.purpose)
         }
-        let lines = try HelperExecutable.gdal.output(["ogr-driver", name], for: purpose)
+        let lines = try HelperExecutable.gdal.output(OGRDriverRequest(name: name).arguments, for: purpose)
         guard let driver = lines.first else { throw MeridianError(.usage, "unknown format \"\(name)\"") }
         return (driver, lines.dropFirst().first?.split(separator: " ").map(String.init) ?? [])
     }
@@ -89,7 +89,7 @@ enum GDALFormats {
     static func unchosenOutputFormat(_ path: String) -> UnchosenOutputFormat {
         let ext = fileExtension(path) ?? ""
         let asked = !ext.isEmpty && HelperExecutable.gdal.path() != nil
-        let writers = asked ? ((try? HelperExecutable.gdal.output(["ogr-driver", "--extension", ext], for: purpose)) ?? []) : []
+        let writers = asked ? ((try? HelperExecutable.gdal.output(OGRDriverRequest(fileExtension: ext).arguments, for: purpose)) ?? []) : []
         return UnchosenOutputFormat(path: path, writers: writers)
     }
 }

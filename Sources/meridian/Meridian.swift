@@ -21,9 +21,16 @@ struct Meridian: ParsableCommand {
         version: "meridian \(version) (expat \(LibraryVersions.expatDescription))",
         subcommands: [Commands.Convert.self, Commands.Info.self, Commands.Coverage.self, Commands.MapKit.self, Commands.Simplify.self,
                       Commands.Clip.self, Commands.Geodesic.self, Commands.Circle.self, Commands.Render.self, Commands.Tile.self,
-                      Commands.TileCopy.self, Commands.TileJoin.self]
-            + Commands.forwardedToGDAL
+                      Commands.TileCopy.self, Commands.TileJoin.self, Commands.Formats.self]
     )
+}
+
+extension Meridian {
+    /// The entry point: arguments parsed with negative numbers taken as values, and a mistyped
+    /// word gets a suggestion.
+    static func main() {
+        mainSuggestingCorrections(NegativeNumbers.protect(Array(CommandLine.arguments.dropFirst()), for: Meridian.self))
+    }
 }
 
 /// Every subcommand of `meridian`, one file each in Commands/: a namespace of their own, so a

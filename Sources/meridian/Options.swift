@@ -180,7 +180,7 @@ struct PictureArguments: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Show this box (degrees) instead of fitting the data.", valueName: DegreeBox.syntax.valueName))
     var view: DegreeBox?
     @Option(help: ArgumentHelp("Show this map tile instead of fitting the data.", valueName: TileAddress.syntax.valueName)) var viewTile: TileAddress?
-    @Option(help: ArgumentHelp("PNG: a tile folder or .mbtiles file made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
+    @Option(help: ArgumentHelp("PNG: a tile folder, .mbtiles file or .pmtiles archive made by `meridian tile` (PNG, JPEG or WebP tiles) to draw underneath.", valueName: "path"))
     var basemap: String?
 
     func validate() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCommandLine
 import MeridianFormats
 import MeridianGeometry
 import Testing
@@ -34,6 +35,38 @@ import Testing
             let line = lines.first { $0.hasPrefix("  \(format.id) ") }
             #expect(line?.contains(format.mediaType) == true && line?.contains("." + format.extensions[0]) == true, "\(format.id): \(line ?? "missing")")
         }
+    }
+
+    /// `meridian formats` is parsed by `meridian` (its help is `meridian`'s, a stray option a
+    /// usage error there) and runs in `meridian-gdal` as a typed request: the helper lists the
+    /// same thing for the request's words and refuses any other word with 64.
+    @Test func formatsIsATypedRequest() throws {
+        let listed = try meridian(["formats"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let gdal = URL(fileURLWithPath: meridianBinary).deletingLastPathComponent().appendingPathComponent("meridian-gdal").path
+        let direct = try run(gdal, FormatsRequest().arguments)
+        #expect(direct.status == 0 && direct.stdout == listed.stdout, "\(direct.stderr)")
+        for words in [["--bogus"], ["--help"], ["zoom=3"]] {
+            let refused = try run(gdal, ["formats"] + words)
+            #expect(refused.status == ExitStatus.usage && refused.stdout.isEmpty, "\(words): \(refused.stdout) \(refused.stderr)")
+        }
+        let help = try meridian(["formats", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("List the formats Meridian reads and writes"), "\(help.stderr)")
+        #expect(try meridian(["formats", "extra"]).status == ExitStatus.usage)
+    }
+
+    /// `meridian-gdal ogr-driver` answers an `OGRDriverRequest` (a driver's name and extensions,
+    /// the drivers writing an extension) and refuses the options it once parsed with 64.
+    @Test func driverLookupIsATypedRequest() throws {
+        let gdal = URL(fileURLWithPath: meridianBinary).deletingLastPathComponent().appendingPathComponent("meridian-gdal").path
+        let named = try run(gdal, OGRDriverRequest(name: "gpkg").arguments)
+        #expect(named.status == 0 && named.stdout.hasPrefix("GPKG\n") && named.stdout.contains("gpkg"), "\(named.stderr)")
+        let writers = try run(gdal, OGRDriverRequest(fileExtension: "gpkg").arguments)
+        #expect(writers.status == 0 && writers.stdout.split(separator: "\n").contains("GPKG"), "\(writers.stderr)")
+        let unknown = try run(gdal, OGRDriverRequest(name: "-geojsn").arguments)
+        #expect(unknown.status == ExitStatus.usage && unknown.stdout.isEmpty && unknown.stderr.contains("-geojsn"), "\(unknown.stderr)")
+        let old = try run(gdal, ["ogr-driver", "--extension", "gpkg"])
+        #expect(old.status == ExitStatus.usage && old.stdout.isEmpty, "\(old.stdout)")
     }
 
     /// Every extension of every format the registry reads is taken by `meridian tile` as vector

@@ -268,6 +268,47 @@ extension PinSymbolTests {
         }
     }
 
+    /// One pyramid of tiles drawn under a picture from every container the tile-archive layer
+    /// reads gives the same picture, pixel for pixel: the folder `meridian tile` wrote (XYZ and
+    /// TMS), that folder without its metadata.json (as another tool's), and its copies into an
+    /// MBTiles file and a PMTiles archive.
+    @Test func everyContainerDrawsTheSameBasemap() throws {
+        try withTemporaryFolder { folder in
+            func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+            for (name, options) in [("xyz", [String]()), ("tms", ["--tms"])] {
+                let tiled = try meridian(["tile", fixture("raster/rgbsmall.tif"), path(name), "--zoom", "8-11", "-q"] + options)
+                #expect(tiled.status == 0, "\(tiled.stderr)")
+            }
+            for copy in ["copy.mbtiles", "copy.pmtiles"] {
+                let copied = try meridian(["tile-copy", path("xyz"), path(copy), "-q"])
+                #expect(copied.status == 0, "\(copied.stderr)")
+            }
+            for (bare, from) in [("bare-xyz", "xyz"), ("bare-tms", "tms")] {
+                try FileManager.default.copyItem(atPath: path(from), toPath: path(bare))
+                try FileManager.default.removeItem(atPath: path(bare) + "/metadata.json")
+            }
+            #expect(FileManager.default.fileExists(atPath: path("bare-tms") + "/tilemapresource.xml"))
+            let empty = Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)
+            func picture(over basemap: String) throws -> DecodedImage {
+                let png = path("over-\(basemap).png")
+                let made = try meridian(["render", "--from", "geojson", "--basemap", path(basemap), "-o", png, "--size", "300x300",
+                                         "--view", "-44.84,-23.10,-44.67,-22.93", "--heading", "20"], stdin: empty)
+                #expect(made.status == 0, "\(basemap): \(made.stderr)")
+                return try DecodedImage(path: png)
+            }
+            let reference = try picture(over: "xyz")
+            // The tiles were drawn: the raster's many colours, not a blank picture.
+            let colours = Set(stride(from: 0, to: reference.rgba.count, by: 4).map { Array(reference.rgba[$0..<$0 + 4]) })
+            #expect(colours.count > 100, "\(colours.count) colours")
+            for basemap in ["tms", "bare-xyz", "bare-tms", "copy.mbtiles", "copy.pmtiles"] {
+                let image = try picture(over: basemap)
+                let differing = zip(image.rgba, reference.rgba).filter { $0 != $1 }.count
+                #expect(image.width == reference.width && image.height == reference.height && differing == 0,
+                        "\(basemap): \(differing) channel values differ from the XYZ folder's picture")
+            }
+        }
+    }
+
     /// A folder of tiles the picture cannot draw is refused with a reason, not drawn as nothing.
     @Test func refusesTilesItCannotDraw() throws {
         try withTemporaryFolder { folder in

@@ -101,4 +101,28 @@ struct TileRequestTests {
         #expect(throws: MeridianError.self) { try TileJoinRequest(words: ["input.0=a"]) }
         #expect(throws: MeridianError.self) { try TileCopyRequest(words: ["source=a", "destination=b", "zooms=x"]) }
     }
+
+    /// `formats` travels as a request of no words; any word is `meridian`'s mistake (64), never
+    /// an option the helper parses.
+    @Test func formatsRequestHasNoWords() throws {
+        #expect(FormatsRequest().words.isEmpty && FormatsRequest().arguments == ["formats"])
+        #expect(try FormatsRequest(words: []) == FormatsRequest())
+        for words in [["--bogus"], ["zoom=3"]] {
+            #expect(throws: MeridianError.self) { try FormatsRequest(words: words) }
+            #expect((try? FormatsRequest(words: words)) == nil)
+            do { _ = try FormatsRequest(words: words) } catch let error as MeridianError { #expect(error.kind == .usage) }
+        }
+    }
+
+    /// `ogr-driver` requests travel exactly, a name that starts with a dash or holds `=` too,
+    /// and no word is ever taken for an option.
+    @Test func driverLookupsTravelExactly() throws {
+        for request in [OGRDriverRequest(name: "GPKG"), OGRDriverRequest(fileExtension: "xml"), OGRDriverRequest(name: "-x=y", fileExtension: "-gml")] {
+            #expect(request.arguments.first == "ogr-driver")
+            #expect(try OGRDriverRequest(words: request.words) == request)
+            #expect(request.words.allSatisfy { !$0.hasPrefix("-") })
+        }
+        #expect(OGRDriverRequest().words.isEmpty)
+        #expect(throws: MeridianError.self) { try OGRDriverRequest(words: ["--extension", "gpkg"]) }
+    }
 }

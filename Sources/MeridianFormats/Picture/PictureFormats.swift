@@ -17,8 +17,9 @@ public struct PictureOptions: FormatWriteOptions, Hashable {
     public var heading: Double
     /// The part of the world to show, in map points; nil fits the data.
     public var view: MapRect?
-    /// A tile folder (z/x/y.png, .jpg or .webp; XYZ, or TMS with tilemapresource.xml) or an
-    /// MBTiles file drawn under the overlays (PNG pictures only).
+    /// A tile folder (z/x/y.png, .jpg or .webp; XYZ, or TMS as its metadata.json or a
+    /// tilemapresource.xml says), an MBTiles file or a PMTiles archive drawn under the overlays
+    /// (PNG pictures only).
     public var basemap: String?
 
     /// What a picture shows and how big it is; the defaults are 800 × 600 points at scale 1, north
@@ -29,7 +30,7 @@ public struct PictureOptions: FormatWriteOptions, Hashable {
     ///   - scale: Pixels per point for PNG: 1, 2 or 3.
     ///   - heading: Degrees clockwise from north that point up.
     ///   - view: The part of the world to show, in map points; nil fits the data.
-    ///   - basemap: A tile folder or MBTiles file to draw under PNG pictures, or nil.
+    ///   - basemap: A tile folder, MBTiles file or PMTiles archive to draw under PNG pictures, or nil.
     public init(width: Int = 800, height: Int = 600, scale: Int = 1, heading: Double = 0, view: MapRect? = nil, basemap: String? = nil) {
         self.width = width
         self.height = height

@@ -73,18 +73,24 @@ extension TileContainer {
     }
 
     /// The container's reader of the pyramid at `path`: the one place that chooses a reader class.
+    /// - Parameters:
+    ///   - path: The pyramid: a folder, an MBTiles file or a PMTiles archive, as the container is.
+    ///   - readingFolderWithoutMetadata: Whether a folder without `metadata.json` is read too
+    ///     (`TileFolderReader.init(path:readingFolderWithoutMetadata:)`); other containers state
+    ///     their metadata themselves.
     /// - Throws: `MeridianError` (input unavailable) when the file cannot be opened, (bad input)
     ///   when it is not a pyramid of this container.
-    public func openReader(at path: String) throws -> any TilePyramidReader {
+    public func openReader(at path: String, readingFolderWithoutMetadata: Bool = false) throws -> any TilePyramidReader {
         switch self {
         case .mbtiles: return try MBTilesFile(path: path)
         case .pmtiles: return try PMTilesFile(path: path)
         case .folder:
             guard Self.isFolder(path) else {
                 throw MeridianError(.badInput, "not a tile pyramid", at: SourceLocation(file: path),
-                                    hint: "give a tile folder with metadata.json, an .mbtiles file or a .pmtiles archive")
+                                    hint: readingFolderWithoutMetadata ? "give a folder of z/x/y tiles, an .mbtiles file or a .pmtiles archive"
+                                        : "give a tile folder with metadata.json, an .mbtiles file or a .pmtiles archive")
             }
-            return try TileFolderReader(path: path)
+            return try TileFolderReader(path: path, readingFolderWithoutMetadata: readingFolderWithoutMetadata)
         }
     }
 

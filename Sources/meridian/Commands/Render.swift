@@ -13,8 +13,8 @@ extension Commands {
                 points as pins with their names beside, where a label covers no other label or pin. \
                 The picture fits the data unless --view or --view-tile says what to show; --heading \
                 turns the map and fits the turned data (or shows the whole stated view); --basemap \
-                draws a tile folder or MBTiles file made by `meridian tile` (PNG, JPEG or WebP tiles) \
-                underneath; --scale 2 or 3 renders for Retina screens.
+                draws a tile folder, MBTiles file or PMTiles archive made by `meridian tile` (PNG, JPEG or \
+                WebP tiles) underneath; --scale 2 or 3 renders for Retina screens.
 
                 Examples:
                   meridian render route.kml -o route.png --size 600x400 --scale 2

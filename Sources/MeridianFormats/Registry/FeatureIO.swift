@@ -123,6 +123,9 @@ public struct WriteOptions: Sendable {
     /// (MapKit Swift source's GeoJSON resource) or take a default from its name; `FeatureOutput`
     /// sets it.
     public var outputPath: String?
+    /// Whether a regular file already at the output's path (or at a file written beside it) is
+    /// replaced; false, the default, refuses it (``ExistingOutput``).
+    public var replacesExisting = false
     /// The command that makes the output ("meridian geodesic"), for formats whose header names
     /// where they came from (MapKit Swift source).
     public var generator: String?

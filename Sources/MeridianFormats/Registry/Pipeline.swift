@@ -67,11 +67,13 @@ public final class FeatureOutput {
                 throw MeridianError(.usage, "\(self.format.displayName) is written to a file, not to standard output", hint: "give -o PATH")
             }
             target = nil
+            // The writer claims the path only when it commits: what is there is refused now, before the work.
+            try OutputClaim.refuseExistingFile(at: path, replacing: options.replacesExisting)
             let writer = try self.format.pathWriter(for: path, options: options)
             pathWriter = writer
             self.writer = writer
         } else {
-            let target = try OutputTarget.open(path)
+            let target = try OutputTarget.open(path, replacing: options.replacesExisting)
             self.target = target
             pathWriter = nil
             writer = try self.format.writer(for: target.sink, options: options)

@@ -105,6 +105,9 @@ public struct TileJoinOptions: Sendable {
     /// (tippecanoe's tile-join limit, 500,000): a tile over it is left out and counted in
     /// ``TileJoinSummary/tilesOverSize``. Nil writes every tile whatever its size.
     public var maximumTileBytes: Int?
+    /// Whether an MBTiles or PMTiles file already at the output is replaced (a folder never is);
+    /// false refuses it.
+    public var replacesExistingFile = false
 
     /// The tippecanoe tile-join limit on tile size.
     public static let defaultMaximumTileBytes = 500_000
@@ -180,7 +183,7 @@ public enum TileJoin {
         var layers = LayerCatalog()
         var summary = TileJoinSummary()
         var written: ClosedRange<Int>?
-        try TileSinks.writeNew(output, format: .mvt) { write in
+        try TileSinks.writeNew(output, format: .mvt, replacing: options.replacesExistingFile) { write in
             for address in addresses {
                 var joined = VectorTile()
                 for index in holders[address] ?? [] {

@@ -12,7 +12,7 @@ extension TilingJobRequest {
     /// `started` is called once, as the first level begins.
     func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata, started: () -> Void,
                      produce: LevelTilingRun.Producer) throws -> LevelTilingOutcome {
-        var mode = LevelTilingMode.run(resume: resume)
+        var mode = LevelTilingMode.run(resume: resume, replacing: replacesExistingFile)
         if finish { mode = .finish(count: shardCount) }
         if let shard { mode = .shard(shard, resume: resume) }
         var begun = false

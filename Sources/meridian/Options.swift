@@ -2,6 +2,7 @@ import ArgumentParser
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
+import MeridianTilingRequest
 
 /// The input every reading subcommand takes: a path or stdin, and an optional format override.
 struct InputOptions: ParsableArguments {
@@ -40,6 +41,16 @@ struct ReplaceOption: ParsableArguments {
     @Flag(name: .customLong("force"), help: ArgumentHelp(
         "Replace the output file if it exists (still written out of sight and renamed over it; never an input, a folder, a device or a symbolic link). Without it an existing output is refused (exit 73)."))
     var force = false
+
+    /// Throws a usage error when --force is given for a tile output that is a folder, which is
+    /// never replaced (it may hold anyone's files), or with --resume, which continues what is there.
+    func check(tileOutput output: String, resuming: Bool = false) throws {
+        guard force else { return }
+        if TileContainer(path: output) == .folder {
+            throw ValidationError("--force replaces an existing .mbtiles file or .pmtiles archive; a folder of tiles is never replaced, since it may hold files no run made: remove it or choose another path")
+        }
+        if resuming { throw ValidationError("--resume continues the output that is there and --force replaces it: give one or the other") }
+    }
 
     /// Throws a usage error when --force is given for an output that is not a file at a path
     /// (`output` nil or `-`: standard output, which is never replaced).

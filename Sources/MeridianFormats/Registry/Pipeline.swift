@@ -57,6 +57,7 @@ public final class FeatureOutput {
         if let path { try Self.refuseOverwriting(protectedInput, with: path, named: "the output") }
         var options = options
         options.outputPath = path
+        options.protectedInput = protectedInput
         if path == nil && self.format.isBinary && isatty(STDOUT_FILENO) == 1 {
             // As gzip does: bytes that are not text would only garble the terminal.
             throw MeridianError(.usage, "\(self.format.displayName) is binary: Meridian does not write it to a terminal",

@@ -301,6 +301,8 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     /// only what the loader reads (`name`, `description`, `style`, and `geodesic` or `radius`),
     /// and the loader into the source.
     private func writeResource(_ path: String, from spill: FeatureSpill) throws {
+        // An input first (usage), before anything there is refused for being there.
+        try RunInputs.refuseInput(at: path, named: "the file written beside the output", alsoInputs: options.protectedInput.map { [$0] } ?? [])
         let target: OutputTarget
         do {
             target = try OutputTarget.open(path, replacing: options.replacesExisting)

@@ -98,13 +98,17 @@ import Testing
             let input = folder.appendingPathComponent("in.geojson").path
             try FileManager.default.copyItem(atPath: Self.countries, toPath: input)
             let before = FileManager.default.contents(atPath: input)
+            let coverage = folder.appendingPathComponent("coverage.geojson").path
+            try FileManager.default.copyItem(atPath: Self.coverage, toPath: coverage)
+            let coverageBefore = FileManager.default.contents(atPath: coverage)
             let link = folder.appendingPathComponent("link.geojson").path
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: input)
             for arguments in [["convert", input, "-o", input], ["convert", input, "-o", link], ["simplify", input, "--zoom-level", "3", "-o", input],
-                              ["coverage", "fix", input, "-o", input], ["render", input, "--from", "geojson", "-o", input, "--to", "svg"]] {
+                              ["coverage", "fix", coverage, "-o", coverage], ["render", input, "--from", "geojson", "-o", input, "--to", "svg"]] {
                 let result = try meridian(arguments + ["--force"])
                 #expect(result.status == ExitStatus.usage && result.stderr.contains("input"), "\(arguments): \(result.status) \(result.stderr)")
-                #expect(FileManager.default.contents(atPath: input) == before, "\(arguments) --force changed its input")
+                #expect(FileManager.default.contents(atPath: input) == before && FileManager.default.contents(atPath: coverage) == coverageBefore,
+                        "\(arguments) --force changed its input")
             }
             let other = folder.appendingPathComponent("other.geojson").path
             try Data("theirs".utf8).write(to: URL(fileURLWithPath: other))
@@ -142,7 +146,7 @@ import Testing
     /// A named pipe and /dev/null are written to as streams: no --force, nothing staged beside
     /// them, the pipe still a pipe and its reader given the whole output.
     @Test func aPipeOrADeviceIsWrittenToNotReplaced() throws {
-        let devNull = try meridian(["convert", Self.countries, "-o", "/dev/null"])
+        let devNull = try meridian(["convert", Self.countries, "-o", "/dev/null", "--to", "geojson"])
         #expect(devNull.status == 0, "\(devNull.stderr)")
         var status = stat()
         #expect(lstat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR, "/dev/null is no longer a device")

@@ -39,7 +39,7 @@ struct InputOptions: ParsableArguments {
 /// Without it such a file is refused (73) and left as it was.
 struct ReplaceOption: ParsableArguments {
     @Flag(name: .customLong("force"), help: ArgumentHelp(
-        "Replace the output file if it exists (still written out of sight and renamed over it; never an input, a folder, a device or a symbolic link). Without it an existing output is refused (exit 73)."))
+        "Replace the output if it is an existing file (for tiles, an .mbtiles or .pmtiles file; a folder never): still written out of sight and renamed over it, never over an input, a device or through a symbolic link. Without it an existing output is refused (exit 73)."))
     var force = false
 
     /// Throws a usage error when --force is given for a tile output that is a folder, which is

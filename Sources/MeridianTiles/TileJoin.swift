@@ -151,7 +151,7 @@ public struct TileJoinSummary: Sendable {
 /// name use different extents. Image tiles are not joined.
 public enum TileJoin {
     /// Joins the tile sets `inputs` into a new one at `output` (the container by its path, as
-    /// `TileContainer.openSink(at:format:scheme:for:)` opens it for a new tile set).
+    /// `TileContainer.openSink(at:format:scheme:for:replacing:)` opens it for a new tile set).
     /// - Parameters:
     ///   - inputs: The tile sets, open for reading, in the order their layers go.
     ///   - output: A new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.

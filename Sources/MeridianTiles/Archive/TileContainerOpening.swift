@@ -4,7 +4,7 @@ import MeridianFormats
 import MeridianGeometry
 
 /// What a tile sink is opened for. Each container opens its own sink for each purpose in
-/// `TileContainer.openSink(at:format:scheme:for:)`, the one place that does.
+/// `TileContainer.openSink(at:format:scheme:for:replacing:)`, the one place that does.
 public enum TileSinkPurpose {
     /// A tiling run into the output, continuing an interrupted run of the same identity when
     /// `resume` (where the container keeps one). `identity` gives the run's identity, asked only

@@ -42,7 +42,7 @@ public protocol TileSink: AnyObject, Sendable {
 }
 
 /// Opening a tile sink by its output's path: the container the path names (`TileContainer(path:)`)
-/// opens its sink for the purpose (`TileContainer.openSink(at:format:scheme:for:)`).
+/// opens its sink for the purpose (`TileContainer.openSink(at:format:scheme:for:replacing:)`).
 public enum TileSinks {
     /// The sink at `path` for `purpose`, in the container the path names: an MBTiles file
     /// (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder of `scheme` rows.

@@ -166,25 +166,32 @@ public struct OGRWriteRequest: HelperRequest {
     public var driver: String?
     /// Where the dataset goes.
     public var output: String
+    /// Whether files already at `output` (and beside it) are replaced; else they are refused.
+    public var replacing: Bool
 
     /// A request to write `input`'s features to `output`.
     /// - Parameters:
     ///   - input: The GeoJSON text sequence to write.
     ///   - driver: The GDAL driver, or nil for the output's extension's.
     ///   - output: Where the dataset goes.
-    public init(input: String, driver: String?, output: String) {
+    ///   - replacing: Whether existing files there are replaced.
+    public init(input: String, driver: String?, output: String, replacing: Bool = false) {
         self.input = input
         self.driver = driver
         self.output = output
+        self.replacing = replacing
     }
 
-    /// Input, driver and output.
-    public var fields: [(name: String, value: String?)] { [("input", input), ("driver", driver), ("output", output)] }
+    /// Input, driver, output and replacing.
+    public var fields: [(name: String, value: String?)] {
+        [("input", input), ("driver", driver), ("output", output), ("replace", replacing ? "yes" : nil)]
+    }
 
     /// The request its fields carry.
     public init(fields: HelperRequestFields) throws {
         var fields = fields
-        self.init(input: try fields.required("input"), driver: fields.text("driver"), output: try fields.required("output"))
+        self.init(input: try fields.required("input"), driver: fields.text("driver"), output: try fields.required("output"),
+                  replacing: try fields.flag("replace"))
         try fields.requireAllTaken()
     }
 }

@@ -11,6 +11,8 @@ public struct TileCopyRequest: HelperRequest {
     public var zooms: ClosedRange<Int>?
     /// Print no summary.
     public var quiet: Bool
+    /// Whether an MBTiles or PMTiles file already at `destination` is replaced.
+    public var replacing = false
 
     /// A request to copy `source` to `destination`.
     /// - Parameters:
@@ -24,7 +26,8 @@ public struct TileCopyRequest: HelperRequest {
 
     /// Source, destination, zooms (`MIN-MAX`) and quiet.
     public var fields: [(name: String, value: String?)] {
-        [("source", source), ("destination", destination), ("zooms", zooms.map { "\($0.lowerBound)-\($0.upperBound)" }), ("quiet", quiet ? "yes" : nil)]
+        [("source", source), ("destination", destination), ("zooms", zooms.map { "\($0.lowerBound)-\($0.upperBound)" }), ("quiet", quiet ? "yes" : nil),
+         ("replace", replacing ? "yes" : nil)]
     }
 
     /// The request its fields carry.
@@ -36,6 +39,7 @@ public struct TileCopyRequest: HelperRequest {
             return zooms
         }
         self.init(source: try fields.required("source"), destination: try fields.required("destination"), zooms: zooms, quiet: try fields.flag("quiet"))
+        replacing = try fields.flag("replace")
         try fields.requireAllTaken()
     }
 }
@@ -63,6 +67,8 @@ public struct TileJoinRequest: HelperRequest {
     public var noTileSizeLimit = false
     /// Print no summary.
     public var quiet = false
+    /// Whether an MBTiles or PMTiles file already at `output` is replaced.
+    public var replacing = false
 
     /// A request to join `inputs` into `output`, every other choice at its default.
     /// - Parameters:
@@ -77,7 +83,8 @@ public struct TileJoinRequest: HelperRequest {
     public var fields: [(name: String, value: String?)] {
         func listed(_ name: String, _ values: [String]) -> [(name: String, value: String?)] { values.enumerated().map { ("\(name).\($0.offset)", $0.element) } }
         return listed("input", inputs) + [("output", output), ("csv", csv), ("csv-key", csvKey)] + listed("include", included) + listed("exclude", excluded)
-            + [("exclude-all", excludesAll ? "yes" : nil), ("no-tile-size-limit", noTileSizeLimit ? "yes" : nil), ("quiet", quiet ? "yes" : nil)]
+            + [("exclude-all", excludesAll ? "yes" : nil), ("no-tile-size-limit", noTileSizeLimit ? "yes" : nil), ("quiet", quiet ? "yes" : nil),
+               ("replace", replacing ? "yes" : nil)]
     }
 
     /// The request its fields carry.
@@ -87,6 +94,7 @@ public struct TileJoinRequest: HelperRequest {
         self.init(inputs: fields.list("input"), output: try fields.required("output"))
         (csv, csvKey, included, excluded) = (fields.text("csv"), fields.text("csv-key"), fields.list("include"), fields.list("exclude"))
         (excludesAll, noTileSizeLimit, quiet) = (try fields.flag("exclude-all"), try fields.flag("no-tile-size-limit"), try fields.flag("quiet"))
+        replacing = try fields.flag("replace")
         try fields.requireAllTaken()
     }
 }

@@ -45,7 +45,7 @@ public struct TileRequest: HelperRequest {
             ("input-list", inputList), ("output", job.output), ("tile-format", job.tileFormat?.rawValue),
             ("zooms", job.zooms.map { "\($0.lowerBound)-\($0.upperBound)" }), ("scheme", job.scheme.rawValue),
             ("tile-size", job.tileSize.map(String.init)), ("background", job.background.map { "\($0.red),\($0.green),\($0.blue)" }),
-            ("jobs", job.jobs.map(String.init)), ("resume", Self.yes(job.resume)), ("viewer", Self.yes(job.viewer)), ("kml", Self.yes(job.kml)),
+            ("jobs", job.jobs.map(String.init)), ("resume", Self.yes(job.resume)), ("replace", Self.yes(job.replacesExistingFile)), ("viewer", Self.yes(job.viewer)), ("kml", Self.yes(job.kml)),
             ("shard", job.shard?.description), ("shard-from-environment", Self.yes(shardFromEnvironment)), ("finish", Self.yes(job.finish)),
             ("shards", job.shardCount.map(String.init)),
             ("bands", source.bands.map { $0.map(String.init).joined(separator: ",") }), ("nodata", source.noData.map { "\($0)" }),
@@ -87,6 +87,7 @@ public struct TileRequest: HelperRequest {
         job.tileSize = try fields.integer("tile-size")
         job.background = try fields.text("background").map { try Self.colour($0, "background") }
         (job.resume, job.viewer, job.kml) = (try fields.flag("resume"), try fields.flag("viewer"), try fields.flag("kml"))
+        job.replacesExistingFile = try fields.flag("replace")
         job.shard = try fields.text("shard").map { text in
             guard let shard = TileShard(text) else { throw Self.malformed("shard is not K/N: \(text)") }
             return shard

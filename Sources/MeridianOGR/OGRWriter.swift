@@ -40,9 +40,12 @@ public final class OGRWriter: PathFeatureWriter {
     ///   - driver: A driver that can write (``OGRFormats/Driver/canWrite``), usually from ``OGRFormats/driver(named:path:)``.
     ///   - path: The output file. Its name without extension names the layer, unless the collection's metadata names it.
     ///   - diagnostics: Receives warnings (renamed fields, GDAL's own warnings); nil drops them.
+    ///   - replacing: Whether regular files already at `path` and at the files written beside
+    ///     it (a Shapefile's `.dbf`) are replaced; false refuses them (`ExistingOutput`).
     /// - Throws: A usage `MeridianError` when the driver cannot write; cannot-create-output when
-    ///   another run is writing `path` or no staging folder can be made beside it.
-    public init(driver: OGRFormats.Driver, path: String, diagnostics: DiagnosticHandler? = nil) throws {
+    ///   another run is writing `path`, a file is there and not `replacing`, or no staging
+    ///   folder can be made beside it.
+    public init(driver: OGRFormats.Driver, path: String, diagnostics: DiagnosticHandler? = nil, replacing: Bool = false) throws {
         guard driver.canWrite else {
             throw MeridianError(.usage, "GDAL's \(driver.name) driver reads but does not write")
         }
@@ -56,7 +59,7 @@ public final class OGRWriter: PathFeatureWriter {
         spill = try FeatureSpill("ogr")
         // Claimed (the lock held), what a killed run staged beside the output is gone; the
         // staging folder is named so that the next claim recognises it as this output's.
-        claim = try OutputClaim(path, container: .file, replacing: true)
+        claim = try OutputClaim(path, container: .file, replacing: replacing)
         var template = Array("\(folder)/.\(url.lastPathComponent).meridian-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             let reason = String(cString: strerror(errno))
@@ -286,13 +289,19 @@ public final class OGRWriter: PathFeatureWriter {
             // attributesOfItem does not follow a link: a link is what would be replaced.
             guard let existing = try? FileManager.default.attributesOfItem(atPath: destination) else { continue }
             let existingIsFolder = existing[.type] as? FileAttributeType == .typeDirectory
+            let isOutput = destination == path || file == URL(fileURLWithPath: path).lastPathComponent
+            // A file there is replaced only when the run was asked to (an empty folder is no one's work).
+            if !claim.replacing && existing[.type] as? FileAttributeType == .typeRegular {
+                throw ExistingOutput(path: destination, companionOf: isOutput ? nil : path, appearedDuringRun: isOutput)
+            }
             let stagedIsFolder = (try? FileManager.default.attributesOfItem(atPath: staging + "/" + file))?[.type] as? FileAttributeType == .typeDirectory
             let emptyFolder = existingIsFolder && ((try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty ?? false)
-            let replaceable = existingIsFolder ? (stagedIsFolder && emptyFolder) : !stagedIsFolder
+            let isFile = existing[.type] as? FileAttributeType == .typeRegular
+            let replaceable = existingIsFolder ? (stagedIsFolder && emptyFolder) : (isFile && !stagedIsFolder)
             guard replaceable else {
-                let what = destination == path || file == URL(fileURLWithPath: path).lastPathComponent ? "the output" : "\(file) beside the output"
+                let what = isOutput ? "the output" : "\(file) beside the output"
                 throw MeridianError(.cannotCreateOutput,
-                                    "cannot put \(what) in place: \(existingIsFolder ? "a folder" : "a file") of that name is there already, which this run may not replace; nothing was written",
+                                    "cannot put \(what) in place: \(existingIsFolder ? "a folder" : isFile ? "a file" : "something that is not a regular file") of that name is there already, which this run may not replace; nothing was written",
                                     at: SourceLocation(file: path))
             }
         }

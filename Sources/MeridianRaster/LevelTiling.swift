@@ -125,8 +125,9 @@ public struct LevelTilingRun: Sendable {
 
 /// What a level-by-level run is asked to do with its output.
 public enum LevelTilingMode: Sendable {
-    /// The whole run into the output, continuing an interrupted one when `resume`.
-    case run(resume: Bool)
+    /// The whole run into the output, continuing an interrupted one when `resume`; its finished
+    /// MBTiles or PMTiles file replaces one already there when `replacing`.
+    case run(resume: Bool, replacing: Bool = false)
     /// One shard of the run into the shared output (continuing its interrupted attempt when `resume`).
     case shard(TileShard, resume: Bool)
     /// The joining of the completed shards (their number, or the one recorded).
@@ -174,8 +175,9 @@ extension LevelTilingRun {
             guard let summary = try run.runShard(shard, into: sink, workspace: workspace, metadata: metadata, produce: produce)
             else { return .shardAlreadyComplete(shard) }
             return .done(summary)
-        case .run(let resume):
-            let sink = try TileSinks.open(output, format: format, scheme: scheme, for: .run(resume: resume, checkpointBytes: checkpoint) { identity })
+        case .run(let resume, let replacing):
+            let sink = try TileSinks.open(output, format: format, scheme: scheme, for: .run(resume: resume, checkpointBytes: checkpoint) { identity },
+                                          replacing: replacing)
             opened()
             let inOneGo = !TileContainer(path: output).keepsInterruptedRuns
             func build() throws -> LevelTilingSummary {

@@ -32,8 +32,9 @@ public final class MBTilesWriter {
     /// Opens the partial file for the run `run`: a new one, or with `resume` an interrupted
     /// run's. `checkResuming` is given the interrupted run's identity (nil when the output holds
     /// no such run: a finished file, or a partial one without the table) and throws when it is
-    /// not `run`'s, before anything is written.
-    public init(path: String, resume: Bool, run: [RunField], checkResuming: ([RunField]?) throws -> Void) throws {
+    /// not `run`'s, before anything is written. `replacing` lets the finished file replace a
+    /// regular file at `path` (else one there is refused: `OutputClaim`).
+    public init(path: String, resume: Bool, run: [RunField], replacing: Bool = false, checkResuming: ([RunField]?) throws -> Void) throws {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent, file = (path as NSString).lastPathComponent
         partialPath = (folder.isEmpty ? "" : folder + "/") + ".\(file).meridian-partial"
@@ -41,7 +42,7 @@ public final class MBTilesWriter {
         if resume && !resuming && access(path, F_OK) == 0 {
             try checkResuming(nil)  // a finished file: nothing to resume
         }
-        claim = try OutputClaim(path, container: .file)
+        claim = try OutputClaim(path, container: .file, replacing: replacing)
         if resuming {
             // SQLite follows links: a link at the partial file's place would be resumed into its target.
             var status = stat()

@@ -24,17 +24,18 @@ public final class PMTilesWriter {
     /// The archive's path, this run's until it is finished.
     private let claim: OutputClaim
 
-    /// A new archive at `path` of `format` tiles, gzipped (`tilesGzipped`) or as they are.
-    public convenience init(path: String, format: TileFormat, tilesGzipped: Bool) throws {
-        try self.init(path: path, format: format, tilesGzipped: tilesGzipped, rootLimit: 16_384)
+    /// A new archive at `path` of `format` tiles, gzipped (`tilesGzipped`) or as they are;
+    /// `replacing` lets it replace a regular file at `path` (else one there is refused: `OutputClaim`).
+    public convenience init(path: String, format: TileFormat, tilesGzipped: Bool, replacing: Bool = false) throws {
+        try self.init(path: path, format: format, tilesGzipped: tilesGzipped, rootLimit: 16_384, replacing: replacing)
     }
 
-    init(path: String, format: TileFormat, tilesGzipped: Bool, rootLimit: Int) throws {
+    init(path: String, format: TileFormat, tilesGzipped: Bool, rootLimit: Int, replacing: Bool = false) throws {
         self.rootLimit = rootLimit
         self.path = path
         self.format = format
         self.tilesGzipped = tilesGzipped
-        claim = try OutputClaim(path, container: .file)
+        claim = try OutputClaim(path, container: .file, replacing: replacing)
         spill = try ScratchFile(unlinked: "pmtiles")
     }
 

@@ -105,6 +105,9 @@ public struct TileJoinOptions: Sendable {
     /// (tippecanoe's tile-join limit, 500,000): a tile over it is left out and counted in
     /// ``TileJoinSummary/tilesOverSize``. Nil writes every tile whatever its size.
     public var maximumTileBytes: Int?
+    /// Whether an MBTiles or PMTiles file already at the output is replaced (a folder never is);
+    /// false refuses it.
+    public var replacesExistingFile = false
 
     /// The tippecanoe tile-join limit on tile size.
     public static let defaultMaximumTileBytes = 500_000
@@ -148,7 +151,7 @@ public struct TileJoinSummary: Sendable {
 /// name use different extents. Image tiles are not joined.
 public enum TileJoin {
     /// Joins the tile sets `inputs` into a new one at `output` (the container by its path, as
-    /// `TileContainer.openSink(at:format:scheme:for:)` opens it for a new tile set).
+    /// `TileContainer.openSink(at:format:scheme:for:replacing:)` opens it for a new tile set).
     /// - Parameters:
     ///   - inputs: The tile sets, open for reading, in the order their layers go.
     ///   - output: A new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
@@ -180,7 +183,7 @@ public enum TileJoin {
         var layers = LayerCatalog()
         var summary = TileJoinSummary()
         var written: ClosedRange<Int>?
-        try TileSinks.writeNew(output, format: .mvt) { write in
+        try TileSinks.writeNew(output, format: .mvt, replacing: options.replacesExistingFile) { write in
             for address in addresses {
                 var joined = VectorTile()
                 for index in holders[address] ?? [] {

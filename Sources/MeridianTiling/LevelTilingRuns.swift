@@ -13,7 +13,7 @@ extension TilingJobRequest {
     /// continues: its resume state, or a shard's), before the first level.
     func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata, started: () -> Void,
                      produce: LevelTilingRun.Producer) throws -> LevelTilingOutcome {
-        var mode = LevelTilingMode.run(resume: resume)
+        var mode = LevelTilingMode.run(resume: resume, replacing: replacesExistingFile)
         if finish { mode = .finish(count: shardCount) }
         if let shard { mode = .shard(shard, resume: resume) }
         return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata, opened: started, produce: produce)

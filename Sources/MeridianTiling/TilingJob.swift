@@ -119,7 +119,8 @@ public struct TilingJob: Sendable {
             return .rasters(made, kml: nil)
         } else {
             let sink = try TileSinks.open(output, format: format, scheme: request.scheme,
-                                          for: .run(resume: request.resume, checkpointBytes: nil) { try tiler.identity(output: request.outputFields) })
+                                          for: .run(resume: request.resume, checkpointBytes: nil) { try tiler.identity(output: request.outputFields) },
+                                          replacing: request.replacesExistingFile)
             summary = try tiler.run(into: sink, progress: events.progress)
         }
         if request.viewer {

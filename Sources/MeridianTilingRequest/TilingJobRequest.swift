@@ -25,6 +25,9 @@ public struct TilingJobRequest: Sendable, Equatable {
     public var jobs: Int?
     /// Whether to continue an interrupted run into the same output.
     public var resume = false
+    /// Whether the finished MBTiles file or PMTiles archive replaces a regular file already at
+    /// ``output`` (a folder is never replaced); false refuses it.
+    public var replacesExistingFile = false
     /// Whether to write `index.html`, a page showing the tiles (folder outputs).
     public var viewer = false
     /// Whether to write a KML super-overlay (`doc.kml` and a KML beside each tile) over a

@@ -9,7 +9,7 @@ enum TileCopy: RequestRunInPlace {
         try Reporter(quiet: request.quiet).run {
             RunInputs.record(request.source)
             let pyramid = try TilePyramids.open(request.source)
-            let copied = try TileSinks.copy(pyramid, to: request.destination, zooms: request.zooms)
+            let copied = try TileSinks.copy(pyramid, to: request.destination, zooms: request.zooms, replacing: request.replacing)
             if !request.quiet { Reporter.printError("\(request.destination): \(copied) tiles copied from \(request.source)") }
         }
     }

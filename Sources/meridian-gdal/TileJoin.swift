@@ -26,8 +26,10 @@ enum TileJoin: RequestRunInPlace {
                 }
             }
             let pyramids = try inputs.map { try TilePyramids.open($0) }
-            let summary = try MeridianTiles.TileJoin.join(pyramids, into: output, options: TileJoinOptions(attributes: attributes(request), table: table,
-                maximumTileBytes: request.noTileSizeLimit ? nil : TileJoinOptions.defaultMaximumTileBytes))
+            var options = TileJoinOptions(attributes: attributes(request), table: table,
+                                          maximumTileBytes: request.noTileSizeLimit ? nil : TileJoinOptions.defaultMaximumTileBytes)
+            options.replacesExistingFile = request.replacing
+            let summary = try MeridianTiles.TileJoin.join(pyramids, into: output, options: options)
             if !summary.tilesOverSize.isEmpty {
                 let shown = summary.tilesOverSize.prefix(5).map { "\($0.zoom)/\($0.x)/\($0.y)" }.joined(separator: ", ")
                 let more = summary.tilesOverSize.count > 5 ? ", …" : ""

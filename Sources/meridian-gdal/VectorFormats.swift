@@ -58,7 +58,7 @@ enum OGRWrite: RequestServedToParent {
         // The staged folder is no file a signal handler can remove: a signal stops the
         // writing between features, and the folder goes with the abandoned output.
         try TemporaryFiles.stoppingInOrder {
-            let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report)
+            let writer = try OGRWriter(driver: driver, path: request.output, diagnostics: reporter.report, replacing: request.replacing)
             do {
                 try copyFeatures(from: source, to: writer)
                 try writer.commit()

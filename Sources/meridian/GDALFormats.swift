@@ -183,10 +183,12 @@ final class ChildFeatureWriter: PathFeatureWriter {
     private let path: String
     private let spill: FeatureSpill
     private let warnings: (@Sendable (Diagnostic) -> Void)?
+    private let replacing: Bool
 
     init(driver: String, path: String, options: WriteOptions) throws {
         self.driver = driver
         self.path = path
+        replacing = options.replacesExisting
         warnings = options.diagnostics
         spill = try FeatureSpill("gdal-output")
     }
@@ -197,7 +199,7 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path).arguments,
+        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path, replacing: replacing).arguments,
                                                                for: GDALFormats.purpose, inheriting: spill.descriptor)
         try diagnostics.finish(warnings: warnings)
     }

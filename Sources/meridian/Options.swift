@@ -2,6 +2,7 @@ import ArgumentParser
 import MeridianCore
 import MeridianFormats
 import MeridianGeometry
+import MeridianTilingRequest
 
 /// The input every reading subcommand takes: a path or stdin, and an optional format override.
 struct InputOptions: ParsableArguments {
@@ -33,11 +34,40 @@ struct InputOptions: ParsableArguments {
     }
 }
 
+/// `--force`: the one option, shared by every subcommand that writes a file, that lets a run
+/// replace a file already at its output's path (a tile output's MBTiles or PMTiles file too).
+/// Without it such a file is refused (73) and left as it was.
+struct ReplaceOption: ParsableArguments {
+    @Flag(name: .customLong("force"), help: ArgumentHelp(
+        "Replace the output if it is an existing file (for tiles, an .mbtiles or .pmtiles file; a folder never): still written out of sight and renamed over it, never over an input, a device or through a symbolic link. Without it an existing output is refused (exit 73)."))
+    var force = false
+
+    /// Throws a usage error when --force is given for a tile output that is a folder, which is
+    /// never replaced (it may hold anyone's files), or with --resume, which continues what is there.
+    func check(tileOutput output: String, resuming: Bool = false) throws {
+        guard force else { return }
+        if TileContainer(path: output) == .folder {
+            throw ValidationError("--force replaces an existing .mbtiles file or .pmtiles archive; a folder of tiles is never replaced, since it may hold files no run made: remove it or choose another path")
+        }
+        if resuming { throw ValidationError("--resume continues the output that is there and --force replaces it: give one or the other") }
+    }
+
+    /// Throws a usage error when --force is given for an output that is not a file at a path
+    /// (`output` nil or `-`: standard output, which is never replaced).
+    func check(output: String?, option: String = "-o") throws {
+        if force && (output == nil || output == "-") {
+            throw ValidationError("--force replaces an existing output file, and standard output is none: give \(option) PATH, or leave --force out")
+        }
+    }
+}
+
 /// Where and how a subcommand writes: a path or stdout, exact or rounded, compact or indented.
 struct OutputFileOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(
-        "The output file, written atomically; '-' or nothing writes standard output (never PNG or KMZ bytes to a terminal).", valueName: "path"))
+        "The output file, written atomically; '-' or nothing writes standard output (never PNG or KMZ bytes to a terminal). An existing file is refused unless --force is given.", valueName: "path"))
     var output: String?
+
+    @OptionGroup var replacing: ReplaceOption
 
     @Option(help: ArgumentHelp("Round coordinates to this many decimal places (default: exact).", valueName: "digits"))
     var precision: Int?
@@ -55,6 +85,7 @@ struct OutputFileOptions: ParsableArguments {
         if let precision, !(0...17).contains(precision) {
             throw ValidationError("--precision must be between 0 and 17")
         }
+        try replacing.check(output: output)
     }
 
     /// Each format's own settings as the flags give them, with the flags that were given.
@@ -87,6 +118,7 @@ struct OutputFileOptions: ParsableArguments {
                                     hint: "it is for \(listed(takers)) output; leave it out")
             }
         }
+        options.replacesExisting = replacing.force
         options.generator = Meridian.invokedCommand
         options.diagnostics = { reporter.report($0) }
         return options

@@ -97,7 +97,8 @@ import Testing
     }
 
     /// Every malformed fixture: exit 65, `meridian: error: FILE:LINE:COLUMN: message`, no output
-    /// file, and an existing output file left as it was.
+    /// file, and an existing output file left as it was, even one the run was told to replace
+    /// (`--force`: without it, the file is refused before the input is read).
     @Test func malformedInputExits65AndLeavesOutputUntouched() throws {
         let cases = try fixtureTable("malformed/expected.tsv")
         #expect(cases.count >= 25)
@@ -111,7 +112,7 @@ import Testing
                 // Where expat finds the fault, its words and column vary with its version: the file and line do not.
                 let expected = fields[2] == "(expat's words)" ? "meridian: error: \(path):\(fields[1]):" : "meridian: error: \(path):\(fields[1]): \(fields[2])"
                 #expect(fresh.stderr.hasPrefix(expected), "\(fresh.stderr)")
-                let over = try meridian(["convert", path, "-o", existing])
+                let over = try meridian(["convert", path, "-o", existing, "--force"])
                 #expect(over.status == ExitStatus.badInput)
                 #expect(contents(of: folder) == ["existing.geojson"], "\(fields[0]) left a file behind")
                 #expect(try String(contentsOfFile: existing, encoding: .utf8) == "previous contents\n")

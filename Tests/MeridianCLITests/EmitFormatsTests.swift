@@ -103,7 +103,7 @@ import Testing
             #expect(info.stdout.contains("Driver: PNG/Portable Network Graphics"))
             #expect(info.stdout.contains("Size is 600, 400"), "\(info.stdout)")
             // A stated view with nothing in it still makes a picture (blank), not an error.
-            let empty = try meridian(["render", Self.corpus[0], "-o", png, "--view-tile", "10/0/0"])
+            let empty = try meridian(["render", Self.corpus[0], "-o", png, "--view-tile", "10/0/0", "--force"])
             #expect(empty.status == 0, "\(empty.stderr)")
         }
     }
@@ -134,9 +134,11 @@ import Testing
             let text = try String(contentsOfFile: svg, encoding: .utf8)
             #expect(text.contains("fill=\"#f0a020\""))            // the warned polygon is orange
             #expect(text.contains(">self-intersection</text>"))   // and a pin names the rule
-            let clean = try meridian(["coverage", "validate", fixture("coverage/cases/three-cities.geojson"), "--preview", svg])
+            // A preview of its own: an existing one is not replaced without --force.
+            let cleanSVG = folder.appendingPathComponent("clean.svg").path
+            let clean = try meridian(["coverage", "validate", fixture("coverage/cases/three-cities.geojson"), "--preview", cleanSVG])
             #expect(clean.status == 0)
-            let cleanText = try String(contentsOfFile: svg, encoding: .utf8)
+            let cleanText = try String(contentsOfFile: cleanSVG, encoding: .utf8)
             #expect(cleanText.contains("fill=\"#2f7dd1\"") && !cleanText.contains("#f0a020"))
             #expect(try meridian(["coverage", "validate", "--preview", svg]).status == ExitStatus.usage)  // stdin cannot be drawn
         }
@@ -256,9 +258,10 @@ import Testing
             // Named, it is written; a common extension needs no name.
             let named = try meridian(["convert", Self.countries, "--to", "GML", "-o", xml])
             #expect(named.status == 0, "\(named.stderr)")
-            let gml = try meridian(["convert", Self.countries, "-o", folder.appendingPathComponent("out.gml").path])
+            // (Another name: GML's schema, out.xsd, is written beside out.xml already.)
+            let gml = try meridian(["convert", Self.countries, "-o", folder.appendingPathComponent("common.gml").path])
             #expect(gml.status == 0, "\(gml.stderr)")
-            #expect(try meridian(["info", folder.appendingPathComponent("out.gml").path]).stdout.contains("features:   31"))
+            #expect(try meridian(["info", folder.appendingPathComponent("common.gml").path]).stdout.contains("features:   31"))
         }
     }
 

@@ -253,7 +253,7 @@ extension PinSymbolTests {
             let empty = Data(#"{"type":"FeatureCollection","features":[]}"#.utf8)
             for heading in ["0", "30"] {
                 let made = try meridian(["render", "--from", "geojson", "--basemap", tiles, "-o", png, "--size", "480x320",
-                                         "--view", "8.53,47.355,8.57,47.375", "--heading", heading], stdin: empty)
+                                         "--view", "8.53,47.355,8.57,47.375", "--heading", heading, "--force"], stdin: empty)
                 #expect(made.status == 0, "\(made.stderr)")
                 let image = try DecodedImage(path: png)
                 var off: [(x: Int, y: Int)] = []

@@ -28,4 +28,30 @@ import Testing
         // Standard output is not a file whose writeback can be started.
         #expect(try !OutputTarget.open("-").sink.startsWritebackEarly)
     }
+
+    /// A file at the path is refused (`ExistingOutput`, cannot-create-output) and left as it
+    /// was, unless the target is opened `replacing`; a file appearing while the output is
+    /// written is refused at commit, the new output thrown away.
+    @Test func anExistingFileIsReplacedOnlyWhenAsked() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-target-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/out.txt"
+        try Data("theirs".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ExistingOutput(path: path)) { try OutputTarget.open(path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("theirs".utf8))
+        let replacing = try OutputTarget.open(path, replacing: true)
+        try replacing.commit { replacing.sink.write("ours") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("ours".utf8))
+
+        let late = folder + "/late.txt"
+        let target = try OutputTarget.open(late)
+        try Data("appeared".utf8).write(to: URL(fileURLWithPath: late))
+        // Not #expect(throws:): capturing the target in its closure crashes Swift 6.3's SendNonSendable pass.
+        var refused: ExistingOutput?
+        do { try target.commit { target.sink.write("ours") } } catch let error as ExistingOutput { refused = error }
+        #expect(refused == ExistingOutput(path: late, appearedDuringRun: true))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: late)) == Data("appeared".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["late.txt", "out.txt"])
+    }
 }

@@ -4,11 +4,12 @@ import MeridianCore
 /// rules for a folder, an MBTiles file and a PMTiles archive alike (DESIGN.md §3).
 ///
 /// - It is not an input, nor (a folder) one that holds an input: ``RunInputs``, usage.
-/// - Something already there is never replaced: an existing file, a non-empty folder, anything
-///   that is not a folder where a folder goes, and a symbolic link (Meridian does not write
-///   through links) are refused with cannot-create-output, naming the path, unless the run
-///   continues what is there (`continuing`: `--resume`, a shard's shared folder), which its
-///   writer then checks. An empty folder counts as new.
+/// - Something already there is not replaced: an existing file (``ExistingOutput``), a
+///   non-empty folder, anything that is not a folder where a folder goes, and a symbolic link
+///   (Meridian does not write through links) are refused with cannot-create-output, naming the
+///   path, unless the run continues what is there (`continuing`: `--resume`, a shard's shared
+///   folder), which its writer then checks, or was asked to replace a file (`replacing`: only a
+///   regular file, never a folder, a device or a link). An empty folder counts as new.
 /// - One run at a time: `.NAME.meridian-lock` beside the output, locked with flock(2), holds
 ///   the run's process id; a second run is refused naming it. The file goes when the output is
 ///   finished or given up (``release()``), and on SIGINT/SIGTERM/SIGHUP at any instant (it is
@@ -29,6 +30,8 @@ public final class OutputClaim: @unchecked Sendable {
 
     /// The output's path.
     public let path: String
+    /// Whether the run was asked to replace a regular file at ``path``.
+    public let replacing: Bool
     /// The lock file, while this claim holds it.
     private var lockPath: String?
     /// The lock file's descriptor, locked with flock(2) while this claim holds it.
@@ -39,11 +42,12 @@ public final class OutputClaim: @unchecked Sendable {
     /// remove it or choose another path). `locked` false leaves out the lock (the shards of a run share a folder).
     /// - Throws: `MeridianError`: usage when the path is an input, cannot-create-output when
     ///   it exists or another run holds it.
-    /// `replacing` true takes a file output that may exist and be replaced, as `convert`'s
-    /// outputs are (``OutputTarget``): nothing at the path is refused.
+    /// `replacing` true takes a file output whose path holds a regular file, which the finished
+    /// output will replace (the run was asked to); anything else there is still refused.
     public init(_ path: String, container: Container, continuing: Bool = false, locked: Bool = true,
                 replacing: Bool = false, notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
+        self.replacing = replacing
         try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
         try Self.requireFolder(of: path)
         if locked {
@@ -54,8 +58,7 @@ public final class OutputClaim: @unchecked Sendable {
             removeLeftovers()
         }
         do {
-            if replacing { return }
-            try Self.refuseExisting(path, container: container, continuing: continuing, notEmpty: notEmpty)
+            try Self.refuseExisting(path, container: container, continuing: continuing, replacing: replacing, notEmpty: notEmpty)
         } catch {
             release()
             throw error
@@ -95,8 +98,18 @@ public final class OutputClaim: @unchecked Sendable {
         return rmdir(path) == 0
     }
 
+    /// Throws when something is at the file output `path` that a run may not take: a file
+    /// (``ExistingOutput``) unless `replacing`, and whatever is not a regular file. Checked
+    /// without a claim, by a run that claims the path later (in a helper) and would otherwise
+    /// learn only after its work that it cannot write there.
+    /// - Throws: ``ExistingOutput``, or `MeridianError` (cannot-create-output).
+    public static func refuseExistingFile(at path: String, replacing: Bool) throws {
+        try refuseExisting(path, container: .file, continuing: false, replacing: replacing, notEmpty: nil)
+    }
+
     /// Throws when something is at `path` that this claim may not take (see the type's rules).
-    static func refuseExisting(_ path: String, container: Container, continuing: Bool, notEmpty: (any MeridianFailure)?) throws {
+    static func refuseExisting(_ path: String, container: Container, continuing: Bool, replacing: Bool = false,
+                               notEmpty: (any MeridianFailure)?) throws {
         let hint = "Meridian never replaces an existing output: remove it or choose another path"
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
@@ -107,8 +120,14 @@ public final class OutputClaim: @unchecked Sendable {
         }
         switch container {
         case .file:
-            // A file is renamed into place whole: what continues (--resume) is beside it.
-            throw MeridianError(.cannotCreateOutput, "the output exists", at: SourceLocation(file: path), hint: hint)
+            // A file is renamed into place whole: what continues (--resume) is beside it. Only a
+            // regular file is ever replaced: a rename over a folder fails, and one over a device
+            // (/dev/null, as root) would put a file in its place.
+            guard kind == S_IFREG else {
+                throw MeridianError(.cannotCreateOutput, kind == S_IFDIR ? "the output exists and is a folder" : "the output exists and is not a regular file",
+                                    at: SourceLocation(file: path), hint: kind == S_IFDIR ? hint : "choose another path")
+            }
+            if !replacing { throw ExistingOutput(path: path) }
         case .folder:
             guard kind == S_IFDIR else {
                 throw MeridianError(.cannotCreateOutput, "the output exists and is not a folder", at: SourceLocation(file: path), hint: hint)
@@ -141,13 +160,14 @@ public final class OutputClaim: @unchecked Sendable {
     deinit { release() }
 
     /// Throws when something has taken the path of a file output since it was claimed, just
-    /// before the finished file is renamed there (rename(2) would replace it). A folder needs no
-    /// such check: rename(2) replaces only an empty folder.
+    /// before the finished file is renamed there (rename(2) would replace it): anything, or,
+    /// for a claim that is `replacing`, anything but a regular file. A folder needs no such
+    /// check: rename(2) replaces only an empty folder.
     public func refuseIfTaken() throws {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
-        throw MeridianError(.cannotCreateOutput, "the output appeared while this run was writing it", at: SourceLocation(file: path),
-                            hint: "Meridian never replaces an existing output: remove it or choose another path, and run again")
+        if replacing && status.st_mode & S_IFMT == S_IFREG { return }
+        throw ExistingOutput(path: path, appearedDuringRun: true)
     }
 
     /// Whether `path` is a folder that holds nothing (an unreadable one holds something unknown).

@@ -1,11 +1,14 @@
 import MeridianCore
 
-/// Where a command's output goes: standard output, or a file written atomically.
+/// Where a command's output goes: standard output, a file written atomically, or a stream
+/// named by a path (a named pipe, a character device such as /dev/null).
 ///
 /// A file is written to a hidden temporary file in the same folder and renamed into place by
 /// `commit()`, so readers of the path see the old file or the whole new one, never a part.
-/// A run that fails calls `abandon()`; a run killed by SIGINT/SIGTERM/SIGHUP has its temporary
-/// file removed by `TemporaryFiles`' signal handler.
+/// A file already at the path is refused (``ExistingOutput``) unless the run was asked to
+/// replace it. A run that fails calls `abandon()`; a run killed by SIGINT/SIGTERM/SIGHUP has
+/// its temporary file removed by `TemporaryFiles`' signal handler. A stream is written to as
+/// standard output is: nothing is staged, renamed or replaced.
 public final class OutputTarget {
     /// Where the writer's bytes go: the temporary file (named after the final path in messages) or
     /// standard output.
@@ -14,34 +17,43 @@ public final class OutputTarget {
     public let path: String?
     private let temporaryPath: String?
     private let fd: Int32
+    /// Whether `fd` is this target's own (a stream opened at a path), closed when it ends.
+    private var closesDescriptor = false
     private var finished = false
     /// The output's claim, let go once it is committed or abandoned.
     private var claim: OutputClaim?
     /// Gives back the cached pages of the file this one replaces (see `releaseCachedPages`).
     private var releasingReplacedFile: WorkerThread?
 
-    /// Opens `path` for atomic writing, or standard output for nil or `-`. The path is claimed
-    /// (``OutputClaim``: one run at a time writes it, and what a killed run left staged beside
-    /// it is removed and reported) until the output is committed or abandoned.
+    /// Opens `path` for atomic writing, or standard output for nil or `-`, or the named pipe or
+    /// character device at `path` for writing in place. The path is claimed (``OutputClaim``:
+    /// one run at a time writes it, and what a killed run left staged beside it is removed and
+    /// reported) until the output is committed or abandoned. A regular file at `path` is
+    /// replaced when `replacing`, else refused.
     /// - Throws: `MeridianError`: usage when `path` is one of the run's inputs (``RunInputs``),
-    ///   cannot-create-output when another run is writing it or the temporary file cannot be made.
-    public static func open(_ path: String?) throws -> OutputTarget {
-        try open(path, claiming: true)
+    ///   cannot-create-output when another run is writing it, something that may not be
+    ///   replaced is there, or the temporary file cannot be made; ``ExistingOutput`` for a file
+    ///   there when not `replacing`.
+    public static func open(_ path: String?, replacing: Bool = false) throws -> OutputTarget {
+        try open(path, claiming: true, replacing: replacing)
     }
 
-    /// Opens `path` for atomic writing, for a writer that holds its ``OutputClaim`` already.
-    /// - Throws: `MeridianError`: as ``open(_:)``.
+    /// Opens `path` for atomic writing, for a writer that holds its ``OutputClaim`` already
+    /// (which decided whether a file there may be replaced).
+    /// - Throws: `MeridianError`: as ``open(_:replacing:)``.
     public static func open(claimed path: String) throws -> OutputTarget {
-        try open(path, claiming: false)
+        try open(path, claiming: false, replacing: true)
     }
 
-    /// Opens `path` (standard output for nil or `-`), claiming it first with `claiming`.
-    static func open(_ path: String?, claiming: Bool) throws -> OutputTarget {
+    /// Opens `path` (standard output for nil or `-`), claiming it first with `claiming`; an
+    /// unclaimed path (inside a claimed folder, or claimed by the caller) is replaced.
+    static func open(_ path: String?, claiming: Bool, replacing: Bool) throws -> OutputTarget {
         guard let path, path != "-" else {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
         try RunInputs.refuseInput(at: path)
-        let claim = claiming ? try OutputClaim(path, container: .file, replacing: true) : nil
+        if claiming, let stream = try openStream(path) { return stream }
+        let claim = claiming ? try OutputClaim(path, container: .file, replacing: replacing) : nil
         let (folder, file) = splitPath(path)
         // 0666 less the umask, applied by the kernel: what a new file of any other tool gets.
         // Registered for the signal handler before it is made: no instant leaves it unregistered.
@@ -53,6 +65,30 @@ public final class OutputTarget {
         let target = OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
         target.claim = claim
         target.releasingReplacedFile = releaseCachedPages(of: path)
+        return target
+    }
+
+    /// The named pipe or character device at `path` (not through a link), opened for writing
+    /// in place: a stream has no file to stage and rename, and renaming over a device would
+    /// replace it. Nil when `path` is not one. A pipe's open waits for its reader, as any
+    /// writer's does.
+    private static func openStream(_ path: String) throws -> OutputTarget? {
+        var status = stat()
+        guard lstat(path, &status) == 0, [S_IFIFO, S_IFCHR].contains(status.st_mode & S_IFMT) else { return nil }
+        let fd = Platform.open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw MeridianError(.cannotCreateOutput, "cannot open output: \(reason)", at: SourceLocation(file: path))
+        }
+        // The path may have been changed between lstat and open: still a stream, or nothing is written.
+        var opened = stat()
+        guard fstat(fd, &opened) == 0, [S_IFIFO, S_IFCHR].contains(opened.st_mode & S_IFMT) else {
+            close(fd)
+            throw MeridianError(.cannotCreateOutput, "the output changed while it was being opened", at: SourceLocation(file: path),
+                                hint: "run again")
+        }
+        let target = OutputTarget(fd: fd, path: path, temporaryPath: nil, name: path)
+        target.closesDescriptor = true
         return target
     }
 
@@ -95,7 +131,7 @@ public final class OutputTarget {
     /// would cost seconds.
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool) throws {
         // Unclaimed: a tile or a page inside a folder that its run has claimed whole.
-        let target = try open(path, claiming: false)
+        let target = try open(path, claiming: false, replacing: true)
         try target.commit(durable: durable) { bytes.withUnsafeBytes { target.sink.write($0) } }
     }
 
@@ -122,7 +158,12 @@ public final class OutputTarget {
         }
         finished = true
         releasingReplacedFile?.join()
-        guard let temporaryPath, let path else { return }
+        guard let temporaryPath, let path else {
+            if closesDescriptor, close(fd) != 0, let path {
+                throw MeridianError(.io, "cannot write output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+            }
+            return
+        }
         defer {
             TemporaryFiles.shared.unregister(temporaryPath)
             claim?.release()
@@ -140,6 +181,13 @@ public final class OutputTarget {
             unlink(temporaryPath)
             throw MeridianError(.io, "cannot write output: \(reason)", at: SourceLocation(file: path))
         }
+        do {
+            // What appeared at the path while the run wrote is not replaced (unless asked).
+            try claim?.refuseIfTaken()
+        } catch {
+            unlink(temporaryPath)
+            throw error
+        }
         if rename(temporaryPath, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
@@ -152,7 +200,10 @@ public final class OutputTarget {
         guard !finished else { return }
         finished = true
         releasingReplacedFile?.join()
-        guard let temporaryPath else { return }
+        guard let temporaryPath else {
+            if closesDescriptor { close(fd) }
+            return
+        }
         close(fd)
         unlink(temporaryPath)
         TemporaryFiles.shared.unregister(temporaryPath)

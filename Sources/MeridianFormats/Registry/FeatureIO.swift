@@ -123,6 +123,12 @@ public struct WriteOptions: Sendable {
     /// (MapKit Swift source's GeoJSON resource) or take a default from its name; `FeatureOutput`
     /// sets it.
     public var outputPath: String?
+    /// Whether a regular file already at the output's path (or at a file written beside it) is
+    /// replaced; false, the default, refuses it (``ExistingOutput``).
+    public var replacesExisting = false
+    /// The input `FeatureOutput` was told never to write over (beside ``RunInputs``'), for a
+    /// writer's files beside the output, checked before they are claimed.
+    var protectedInput: String?
     /// The command that makes the output ("meridian geodesic"), for formats whose header names
     /// where they came from (MapKit Swift source).
     public var generator: String?

@@ -57,6 +57,7 @@ public final class FeatureOutput {
         if let path { try Self.refuseOverwriting(protectedInput, with: path, named: "the output") }
         var options = options
         options.outputPath = path
+        options.protectedInput = protectedInput
         if path == nil && self.format.isBinary && isatty(STDOUT_FILENO) == 1 {
             // As gzip does: bytes that are not text would only garble the terminal.
             throw MeridianError(.usage, "\(self.format.displayName) is binary: Meridian does not write it to a terminal",
@@ -67,11 +68,13 @@ public final class FeatureOutput {
                 throw MeridianError(.usage, "\(self.format.displayName) is written to a file, not to standard output", hint: "give -o PATH")
             }
             target = nil
+            // The writer claims the path only when it commits: what is there is refused now, before the work.
+            try OutputClaim.refuseExistingFile(at: path, replacing: options.replacesExisting)
             let writer = try self.format.pathWriter(for: path, options: options)
             pathWriter = writer
             self.writer = writer
         } else {
-            let target = try OutputTarget.open(path)
+            let target = try OutputTarget.open(path, replacing: options.replacesExisting)
             self.target = target
             pathWriter = nil
             writer = try self.format.writer(for: target.sink, options: options)

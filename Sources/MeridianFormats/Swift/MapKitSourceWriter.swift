@@ -301,7 +301,14 @@ public final class MapKitSourceWriter: FeatureWriter, CompanionFileWriter {
     /// only what the loader reads (`name`, `description`, `style`, and `geodesic` or `radius`),
     /// and the loader into the source.
     private func writeResource(_ path: String, from spill: FeatureSpill) throws {
-        let target = try OutputTarget.open(path)
+        // An input first (usage), before anything there is refused for being there.
+        try RunInputs.refuseInput(at: path, named: "the file written beside the output", alsoInputs: options.protectedInput.map { [$0] } ?? [])
+        let target: OutputTarget
+        do {
+            target = try OutputTarget.open(path, replacing: options.replacesExisting)
+        } catch let existing as ExistingOutput {
+            throw ExistingOutput(path: existing.path, companionOf: options.outputPath, appearedDuringRun: existing.appearedDuringRun)
+        }
         resource = target
         let writer = GeoJSONWriter(sink: target.sink, options: WriteOptions(precision: options.precision))
         try writer.begin(CollectionMetadata())

@@ -31,14 +31,14 @@ public final class MBTilesSink: TileSink, Sendable {
     /// part (`isShardPart`) keeps the identity when finished. With `checkpointBytes`, tiles are
     /// committed each time that many bytes have been stored (for runs whose blocks are large).
     /// With `removeOnSignal`, a signal that ends the process removes the partial file (a tile
-    /// set that is not resumed).
+    /// set that is not resumed). With `replacing`, the finished file replaces a regular file at `path`.
     public init(path: String, format: TileFormat, resume: Bool, identity: TilingRunIdentity, isShardPart: Bool = false,
-                checkpointBytes: Int? = nil, removeOnSignal: Bool = false) throws {
+                checkpointBytes: Int? = nil, removeOnSignal: Bool = false, replacing: Bool = false) throws {
         self.checkpointBytes = checkpointBytes
         self.format = format
         self.path = path
         self.isShardPart = isShardPart
-        let writer = try MBTilesWriter(path: path, resume: resume, run: identity.fields.map { ($0.name, $0.value) }) { recorded in
+        let writer = try MBTilesWriter(path: path, resume: resume, run: identity.fields.map { ($0.name, $0.value) }, replacing: replacing) { recorded in
             let recordedIdentity = recorded.map { TilingRunIdentity(fields: $0.map { TilingRunIdentity.Field(name: $0.name, value: $0.value) }) }
             try identity.checkResuming(recordedIdentity, output: path)
         }

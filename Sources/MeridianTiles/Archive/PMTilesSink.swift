@@ -15,11 +15,11 @@ public final class PMTilesSink: TileSink, Sendable {
     private let archive: Mutex<PMTilesWriter>
     private let zooms = Mutex<ClosedRange<Int>?>(nil)
 
-    /// A new archive at `path` of `format` tiles.
-    public init(path: String, format: TileFormat) throws {
+    /// A new archive at `path` of `format` tiles; with `replacing`, it replaces a regular file at `path`.
+    public init(path: String, format: TileFormat, replacing: Bool = false) throws {
         self.path = path
         self.format = format
-        archive = Mutex(try PMTilesWriter(path: path, format: format, tilesGzipped: format == .mvt))
+        archive = Mutex(try PMTilesWriter(path: path, format: format, tilesGzipped: format == .mvt, replacing: replacing))
     }
 
     /// Nothing to resume: an archive is written whole.

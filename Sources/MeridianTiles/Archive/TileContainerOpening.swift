@@ -4,7 +4,7 @@ import MeridianFormats
 import MeridianGeometry
 
 /// What a tile sink is opened for. Each container opens its own sink for each purpose in
-/// `TileContainer.openSink(at:format:scheme:for:)`, the one place that does.
+/// `TileContainer.openSink(at:format:scheme:for:replacing:)`, the one place that does.
 public enum TileSinkPurpose {
     /// A tiling run into the output, continuing an interrupted run of the same identity when
     /// `resume` (where the container keeps one). `identity` gives the run's identity, asked only
@@ -35,9 +35,21 @@ extension TileContainer {
     ///   - scheme: How a folder counts its rows (other containers have their own).
     ///   - purpose: A run (resumable where the container is), a new tile set, a shard's part or
     ///     the joining of the shards.
+    ///   - replacing: Whether the finished file (MBTiles, PMTiles) replaces a regular file at
+    ///     `path`. A folder is never replaced: it may hold anyone's files.
     /// - Throws: The sink's errors: an existing output refused, one that cannot be made, a
-    ///   resumed run that is another's.
-    public func openSink(at path: String, format: TileFormat, scheme: TileScheme, for purpose: TileSinkPurpose) throws -> TileSink {
+    ///   resumed run that is another's; `MeridianError` (usage) for `replacing` a folder or a shard's part.
+    public func openSink(at path: String, format: TileFormat, scheme: TileScheme, for purpose: TileSinkPurpose,
+                         replacing: Bool = false) throws -> TileSink {
+        if replacing {
+            if self == .folder {
+                throw MeridianError(.usage, "a folder of tiles is never replaced: it may hold files no run made", at: SourceLocation(file: path),
+                                    hint: "remove it or choose another path, or write an .mbtiles file or a .pmtiles archive")
+            }
+            if case .shardPart = purpose {
+                throw MeridianError(.usage, "a shard's part is never replaced: it is continued or made again", at: SourceLocation(file: path))
+            }
+        }
         switch (self, purpose) {
         case (.folder, .run(let resume, _, let identity)):
             return try FolderTileSink(path: path, scheme: scheme, format: format, resume: resume, identity: identity())
@@ -50,17 +62,19 @@ extension TileContainer {
         case (.folder, .joining(let workspace, let identity, _)):
             return try FolderTileSink(path: path, scheme: scheme, format: format, resume: true, identity: identity, sharedState: workspace.finishState)
         case (.mbtiles, .run(let resume, let checkpointBytes, let identity)):
-            return try MBTilesSink(path: path, format: format, resume: resume, identity: identity(), checkpointBytes: checkpointBytes)
+            return try MBTilesSink(path: path, format: format, resume: resume, identity: identity(), checkpointBytes: checkpointBytes,
+                                   replacing: replacing)
         case (.mbtiles, .newSet):
             // Its blocks are not marked: tiles are committed every few megabytes instead.
             return try MBTilesSink(path: path, format: format, resume: false,
                                    identity: TilingRunIdentity(fields: [.init(name: "kind", value: format.displayName)]),
-                                   checkpointBytes: 8 << 20, removeOnSignal: true)
+                                   checkpointBytes: 8 << 20, removeOnSignal: true, replacing: replacing)
         case (.mbtiles, .joining(_, let identity, let checkpointBytes)):
-            return try MBTilesSink(path: path, format: format, resume: false, identity: identity, checkpointBytes: checkpointBytes)
+            return try MBTilesSink(path: path, format: format, resume: false, identity: identity, checkpointBytes: checkpointBytes,
+                                   replacing: replacing)
         case (.pmtiles, .run), (.pmtiles, .newSet), (.pmtiles, .joining):
             // Written in one go: nothing to resume, no identity to record.
-            return try PMTilesSink(path: path, format: format)
+            return try PMTilesSink(path: path, format: format, replacing: replacing)
         case (_, .shardPart(let index, let workspace, let identity, let resume, let checkpointBytes)):
             // A file container's shards each write an MBTiles part of their own in the
             // workspace (SQLite must not be written by several hosts), which the joining's

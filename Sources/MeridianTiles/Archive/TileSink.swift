@@ -42,13 +42,16 @@ public protocol TileSink: AnyObject, Sendable {
 }
 
 /// Opening a tile sink by its output's path: the container the path names (`TileContainer(path:)`)
-/// opens its sink for the purpose (`TileContainer.openSink(at:format:scheme:for:)`).
+/// opens its sink for the purpose (`TileContainer.openSink(at:format:scheme:for:replacing:)`).
 public enum TileSinks {
     /// The sink at `path` for `purpose`, in the container the path names: an MBTiles file
     /// (`.mbtiles`), a PMTiles archive (`.pmtiles`) or else a folder of `scheme` rows.
+    /// With `replacing`, the finished MBTiles or PMTiles file replaces a regular file at `path`
+    /// (a folder is never replaced).
     /// - Throws: The sink's errors: an existing output refused, one that cannot be made.
-    public static func open(_ path: String, format: TileFormat, scheme: TileScheme = .xyz, for purpose: TileSinkPurpose) throws -> TileSink {
-        try TileContainer(path: path).openSink(at: path, format: format, scheme: scheme, for: purpose)
+    public static func open(_ path: String, format: TileFormat, scheme: TileScheme = .xyz, for purpose: TileSinkPurpose,
+                            replacing: Bool = false) throws -> TileSink {
+        try TileContainer(path: path).openSink(at: path, format: format, scheme: scheme, for: purpose, replacing: replacing)
     }
 }
 
@@ -58,12 +61,13 @@ extension TileSinks {
     /// partial file a signal removes, or a PMTiles archive; whatever the container, an existing
     /// output is refused, never replaced, and an empty folder counts as new): `body` stores the
     /// tiles in the sink and returns the metadata, which finishes it. On an error, or a signal
-    /// (checked before each tile and before finishing), nothing is left at `path`.
+    /// (checked before each tile and before finishing), nothing is left at `path`. With
+    /// `replacing`, an MBTiles or PMTiles file at `path` is replaced once the new one is finished.
     /// - Throws: What `body` and the sink throw.
-    public static func writeNew(_ path: String, format: TileFormat, scheme: TileScheme = .xyz,
+    public static func writeNew(_ path: String, format: TileFormat, scheme: TileScheme = .xyz, replacing: Bool = false,
                                 _ body: (_ store: (MapTile, [UInt8]) throws -> Void) throws -> TileSetMetadata) throws {
         try TemporaryFiles.stoppingInOrder {
-            let sink = try open(path, format: format, scheme: scheme, for: .newSet)
+            let sink = try open(path, format: format, scheme: scheme, for: .newSet, replacing: replacing)
             do {
                 let metadata = try body { tile, bytes in
                     try TemporaryFiles.checkForStop()
@@ -85,11 +89,12 @@ extension TileSinks {
     ///   - source: The pyramid to copy, open for reading.
     ///   - path: Where the copy goes: a new or empty folder, an `.mbtiles` file or a `.pmtiles` archive.
     ///   - zooms: Only these zoom levels (the metadata then states the levels copied).
+    ///   - replacing: Whether an MBTiles or PMTiles file at `path` is replaced (a folder never is).
     /// - Returns: The number of tiles written (an address the source lists without a tile is not).
     /// - Throws: `MeridianError` (bad input) when `source` holds no tiles at `zooms`, (usage)
     ///   when `path` is the source itself, and the reader's and sink's errors.
     @discardableResult
-    public static func copy(_ source: any TilePyramidReader, to path: String, zooms: ClosedRange<Int>? = nil) throws -> Int {
+    public static func copy(_ source: any TilePyramidReader, to path: String, zooms: ClosedRange<Int>? = nil, replacing: Bool = false) throws -> Int {
         try RunInputs.refuseInput(at: path, alsoInputs: [source.path])
         var metadata = try source.pyramidMetadata()
         let tiles = try source.tileAddresses(zooms: zooms)
@@ -99,7 +104,7 @@ extension TileSinks {
         }
         if zooms != nil { metadata.zooms = lowest...highest }
         var written = 0
-        try writeNew(path, format: metadata.format) { store in
+        try writeNew(path, format: metadata.format, replacing: replacing) { store in
             for tile in tiles {
                 // An address without bytes holds no tile (a PMTiles archive cannot even store one).
                 guard let bytes = try source.uncompressedTile(tile), !bytes.isEmpty else { continue }

@@ -20,8 +20,8 @@ extension Commands {
 }
 
 /// Writes a coverage file (one bare MultiPolygon, 6 decimals) atomically, or to stdout.
-func writeCoverage(_ coverage: MultiPolygon, to output: String?) throws {
-    let target = try OutputTarget.open(output)
+func writeCoverage(_ coverage: MultiPolygon, to output: String?, replacing: ReplaceOption) throws {
+    let target = try OutputTarget.open(output, replacing: replacing.force)
     try target.commit { try CoverageFile.write(coverage, to: target.sink) }
 }
 

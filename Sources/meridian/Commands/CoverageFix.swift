@@ -29,10 +29,14 @@ extension Commands {
         var file: String = "-"
 
         @Option(name: [.customShort("o"), .customLong("output")],
-                help: ArgumentHelp("The repaired file (written atomically); standard output if omitted.", valueName: "path"))
+                help: ArgumentHelp("The repaired file (written atomically); standard output if omitted. An existing file is refused unless --force is given.", valueName: "path"))
         var output: String?
 
+        @OptionGroup var replacing: ReplaceOption
+
         @OptionGroup var reporting: ReportingOptions
+
+        func validate() throws { try replacing.check(output: output) }
 
         func run() throws {
             let reporter = reporting.reporter
@@ -40,7 +44,7 @@ extension Commands {
             try reporter.run {
                 RunInputs.record(file)
                 let result = try CoverageFixer().fix(path: file)
-                try writeCoverage(result.coverage, to: output)
+                try writeCoverage(result.coverage, to: output, replacing: replacing)
                 passes = result.passes
                 let summary = !result.changes.isEmpty ? result.changes.map(\.summary).joined(separator: "; ")
                     : result.passes ? "nothing to change" : "nothing it can repair safely"

@@ -26,8 +26,10 @@ extension Commands {
         var input: String?
 
         @Option(name: [.customShort("o"), .customLong("output")],
-                help: ArgumentHelp("The coverage file (written atomically); standard output if omitted.", valueName: "path"))
+                help: ArgumentHelp("The coverage file (written atomically); standard output if omitted. An existing file is refused unless --force is given.", valueName: "path"))
         var output: String?
+
+        @OptionGroup var replacing: ReplaceOption
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Cover this box instead of an input: west,south,east,north (west above east crosses the antimeridian).", valueName: DegreeBox.syntax.valueName))
         var bbox: DegreeBox?
@@ -41,6 +43,7 @@ extension Commands {
 
         func validate() throws {
             if input == nil && bbox == nil { throw ValidationError("give an input file or --bbox") }
+            try replacing.check(output: output)
             try requireFinite([(bufferKm, "--buffer-km")])
             if maxPoints < 5 { throw ValidationError("--max-points must be at least 5") }
             if maxPolygons < 1 { throw ValidationError("--max-polygons must be at least 1") }
@@ -59,7 +62,7 @@ extension Commands {
                 } else {
                     result = try maker.make(path: input, bufferKilometres: bufferKm)
                 }
-                try writeCoverage(result.coverage, to: output)
+                try writeCoverage(result.coverage, to: output, replacing: replacing)
                 passes = result.passes
                 if !reporting.quiet {
                     let km2 = { (m2: Double) -> String in

@@ -31,12 +31,16 @@ extension Commands {
 
         @Option(help: "How to print the reports.") var format: ReportFormat = .text
         @Flag(help: "Fail on warnings too.") var strict = false
-        @Option(help: ArgumentHelp("Draw the file's polygons, coloured by their issues, with a pin where each finding points, as a picture (.png or .svg).", valueName: "path"))
+        @Option(help: ArgumentHelp("Draw the file's polygons, coloured by their issues, with a pin where each finding points, as a picture (.png or .svg). An existing file is refused unless --force is given.", valueName: "path"))
         var preview: String?
         @OptionGroup(title: "Pictures (svg, png)") var picture: PictureArguments
+        @OptionGroup var replacing: ReplaceOption
 
         func validate() throws {
             if preview != nil && (files.count != 1 || files == ["-"]) { throw ValidationError("--preview draws one named file at a time") }
+            if replacing.force && preview == nil {
+                throw ValidationError("--force replaces an existing --preview picture, and validate writes no other file: give --preview PATH, or leave --force out")
+            }
         }
 
         func run() throws {
@@ -72,7 +76,8 @@ extension Commands.CoverageValidate {
             Reporter().report(Diagnostic(.warning, "no preview: the file has no polygons to draw", at: SourceLocation(file: report.file)))
             return
         }
-        let options = WriteOptions(formatOptions: picture.options)
+        var options = WriteOptions(formatOptions: picture.options)
+        options.replacesExisting = replacing.force
         let kind = try PictureKind.chosen(path: path, format: nil, by: "--preview")
         let output = try FeatureOutput(path: path, format: kind.rawValue, options: options, registry: .commandLine)
         try output.commit { try copyFeatures(from: FeatureList(features), to: output.writer) }

@@ -40,7 +40,9 @@ extension Commands {
                 The default zoom range follows the rasters' resolution, as gdal2tiles chooses it \
                 (from the coarsest chart's lowest level to the most detailed chart's deepest). \
                 Tiles are written atomically; --resume continues an interrupted run (even after kill -9) \
-                and ends with exactly the tiles of a clean run.
+                and ends with exactly the tiles of a clean run. An output that exists is refused (an \
+                empty folder counts as new); --force lets a run replace an .mbtiles or .pmtiles file, \
+                once the new one is finished. A folder is never replaced.
 
                 Across machines: --shard K/N (or --shard auto in a Slurm, Kubernetes or AWS Batch array \
                 job) renders one shard of the run into a shared output; --finish, run once after every \
@@ -101,6 +103,8 @@ extension Commands {
 
         @Flag(help: "Continue an interrupted run into the same output, keeping the tiles it wrote.")
         var resume = false
+
+        @OptionGroup var replacing: ReplaceOption
 
         @Flag(help: "Write index.html, a map of the tiles that works offline, opened from disk (folder output): Leaflet for image tiles, MapLibre GL JS for vector tiles.")
         var viewer = false
@@ -187,6 +191,10 @@ extension Commands {
             }
             if let shards, !(1...TileShard.maximumCount).contains(shards) { throw ValidationError("--shards must be from 1 to \(TileShard.maximumCount)") }
             if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
+            try replacing.check(tileOutput: output, resuming: resume)
+            if replacing.force && (finish || shard != nil) {
+                throw ValidationError("--force replaces an output that is there before a run, and a run split into shards shares its output from the first shard to --finish: remove the output or choose another path")
+            }
             if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
             if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
             if isPMTiles && resume {
@@ -255,6 +263,7 @@ extension Commands {
             job.tileSize = tileSizeChoice
             job.background = try backgroundColour()
             (job.resume, job.viewer, job.kml, job.finish, job.shardCount) = (resume, viewer, kml, finish, shards)
+            job.replacesExistingFile = replacing.force
             if let shard, shard != "auto", let given = TileShard(shard) {
                 if let shards, shards != given.count { throw MeridianError(.usage, "--shards \(shards) disagrees with --shard \(given)") }
                 job.shard = given

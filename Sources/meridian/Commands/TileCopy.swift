@@ -15,8 +15,9 @@ extension Commands {
                 follows the path: .mbtiles, .pmtiles, else a folder of z/x/y tiles with TileJSON \
                 metadata.json (XYZ rows; a source folder's metadata.json says its scheme). Vector \
                 tiles are stored gzipped in MBTiles and PMTiles, uncompressed in folders. The output \
-                is written out of sight and moved into place; one that exists is refused, never \
-                replaced (an empty folder counts as new).
+                is written out of sight and moved into place; one that exists is refused (an empty \
+                folder counts as new), unless it is an .mbtiles or .pmtiles file and --force is \
+                given: then the finished copy replaces it. A folder is never replaced.
 
                 Examples:
                   meridian tile-copy countries/ countries.pmtiles
@@ -36,10 +37,15 @@ extension Commands {
         @Flag(name: .shortAndLong, help: "Print no summary (errors are still printed).")
         var quiet = false
 
+        @OptionGroup var replacing: ReplaceOption
+
+        func validate() throws { try replacing.check(tileOutput: destination) }
+
         /// Replaces this process with `meridian-gdal tile-copy` and the request; returns only
         /// when the helper cannot be run (69).
         func run() throws {
-            let request = TileCopyRequest(source: source, destination: destination, zooms: zoom?.levels, quiet: quiet)
+            var request = TileCopyRequest(source: source, destination: destination, zooms: zoom?.levels, quiet: quiet)
+            request.replacing = replacing.force
             throw ExitCode(HelperExecutable.gdal.exec(TileCopyRequest.subcommand, request.words))
         }
     }

@@ -31,8 +31,9 @@ extension Commands {
                 --include, --exclude and --exclude-all then choose the attributes kept (the \
                 table's columns too).
 
-                The output is written out of sight and moved into place; one that exists, or that \
-                is an input, is refused, never replaced.
+                The output is written out of sight and moved into place; one that is an input is \
+                refused, and so is one that exists, unless it is an .mbtiles or .pmtiles file and \
+                --force is given (a folder is never replaced).
 
                 Examples:
                   meridian tile-join countries.pmtiles rivers/ -o map.mbtiles
@@ -69,8 +70,11 @@ extension Commands {
         @Flag(name: .shortAndLong, help: "Print no summary (errors are still printed).")
         var quiet = false
 
+        @OptionGroup var replacing: ReplaceOption
+
         func validate() throws {
             if inputs.isEmpty { throw ValidationError("give the tile sets to join, then -o and the output") }
+            try replacing.check(tileOutput: output)
             if csvKey != nil && csv == nil { throw ValidationError("--csv-key names the key column of the --csv table: give --csv too") }
             if !included.isEmpty && !excluded.isEmpty {
                 throw ValidationError("--include keeps only the attributes it names, so --exclude has nothing to do: give one or the other")
@@ -84,6 +88,7 @@ extension Commands {
             var request = TileJoinRequest(inputs: inputs, output: output)
             (request.csv, request.csvKey, request.included, request.excluded) = (csv, csvKey, included, excluded)
             (request.excludesAll, request.noTileSizeLimit, request.quiet) = (excludeAll, noTileSizeLimit, quiet)
+            request.replacing = replacing.force
             throw ExitCode(HelperExecutable.gdal.exec(TileJoinRequest.subcommand, request.words))
         }
     }

@@ -45,8 +45,9 @@ final class PolygonRepair {
     /// collapsed rings ``SnappedPolygonCleanup`` mends in integers; then GEOS's MakeValid on
     /// only the polygons of the feature that take part in what is still wrong (the others,
     /// apart from them, are kept as they are); then, when that is not valid either, MakeValid
-    /// on the whole feature. Each result is kept only when ``SnappedPolygonCheck`` or GEOS
-    /// finds it valid.
+    /// on the whole feature. Before GEOS, the faulty polygons' rings are noded where their own
+    /// edges cross (``SnappedRingNoding``) and taken apart there, in integers. Each result is
+    /// kept only when ``SnappedPolygonCheck`` or GEOS finds it valid.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
         // Most tile polygons are plainly valid, which is quick to see in integers.
         if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
@@ -67,13 +68,21 @@ final class PolygonRepair {
         let broken = cleaned ?? rings
         // Only the polygons that take part in the fault, when some do not.
         let marked = SnappedPolygonCheck.polygonsNotPlainlyValid(broken)
-        if marked.contains(false) {
-            var kept: [[SIMD2<Int32>]] = [], faulty: [[SIMD2<Int32>]] = []
-            var polygon = -1
-            for (r, ring) in broken.enumerated() {
-                if r == 0 || TileGrid.doubleArea(ring) > 0 { polygon += 1 }
-                if marked[polygon] { faulty.append(ring) } else { kept.append(ring) }
+        var kept: [[SIMD2<Int32>]] = [], faulty: [[SIMD2<Int32>]] = []
+        var polygon = -1
+        for (r, ring) in broken.enumerated() {
+            if r == 0 || TileGrid.doubleArea(ring) > 0 { polygon += 1 }
+            if marked[polygon] { faulty.append(ring) } else { kept.append(ring) }
+        }
+        // In integers first: a ring's own crossings noded, and the ring taken apart there.
+        if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded) {
+            let candidate = kept + mended
+            if !candidate.isEmpty && (SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate)) {
+                repairedByNoding += 1
+                return candidate
             }
+        }
+        if marked.contains(false) {
             if let fixed = madeValid(faulty) {
                 let candidate = kept + fixed
                 if SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate) {
@@ -87,6 +96,8 @@ final class PolygonRepair {
 
     /// Polygons repaired by ``SnappedPolygonCleanup`` alone, without GEOS.
     private(set) var repairedLocally = 0
+    /// Polygons repaired by noding their rings' own crossings in integers (``SnappedRingNoding``), without GEOS.
+    private(set) var repairedByNoding = 0
     /// Polygons repaired by GEOS's MakeValid on only their faulty members.
     private(set) var repairedInPart = 0
 

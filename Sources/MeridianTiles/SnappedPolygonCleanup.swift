@@ -35,9 +35,29 @@ enum SnappedPolygonCleanup {
                 holes += loops(of: rings[index])
                 index += 1
             }
-            var shells: [[SIMD2<Int32>]] = []
+            var shells: [[SIMD2<Int32>]] = [], turned: [[SIMD2<Int32>]] = []
             for loop in loops(of: shell) {
-                if TileGrid.doubleArea(loop) > 0 { shells.append(loop) } else { holes.append(loop) }
+                if TileGrid.doubleArea(loop) > 0 { shells.append(loop) } else { turned.append(loop) }
+            }
+            // A lobe inside another lobe of the same ring (a bay whose shores crossed at its
+            // mouth comes out wound as land, inside the land) is covered by it: the union keeps the outer.
+            if shells.count > 1 {
+                let all = shells
+                shells = all.indices.filter { n in
+                    owner(of: all[n], among: all.indices.filter { $0 != n }.map { all[$0] }) == nil
+                }.map { all[$0] }
+            }
+            // A loop of the outer ring wound the other way is a bay closed off (inside a lobe:
+            // a hole) or, outside every lobe, a lobe twisted over at a crossing: land, as GEOS's
+            // MakeValid keeps it, so it is turned the right way round.
+            for loop in turned {
+                if owner(of: loop, among: shells) != nil {
+                    holes.append(loop)
+                } else if !shells.isEmpty && isOutside(loop, all: shells) {
+                    shells.append(Array(loop.reversed()))
+                } else {
+                    return nil
+                }
             }
             // A hole split off a hole wound as an outer ring is an island in a lake, or a twist.
             guard holes.allSatisfy({ TileGrid.doubleArea($0) < 0 }) else { return nil }
@@ -152,6 +172,24 @@ enum SnappedPolygonCleanup {
             if !onEdge { return nil }  // outside every outer ring
         }
         return nil
+    }
+
+    /// Whether `loop` lies outside each of `shells` (apart but for points they may share): told
+    /// at its first point on no outer ring's edge; false when every point is on one.
+    static func isOutside(_ loop: [SIMD2<Int32>], all shells: [[SIMD2<Int32>]]) -> Bool {
+        for p in loop {
+            var onEdge = false, inside = false
+            for shell in shells {
+                switch locate(p, in: shell) {
+                case .inside: inside = true
+                case .onEdge: onEdge = true
+                case .outside: break
+                }
+            }
+            if inside { return false }
+            if !onEdge { return true }
+        }
+        return false
     }
 
     enum Location { case inside, onEdge, outside }

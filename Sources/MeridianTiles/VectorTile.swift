@@ -122,12 +122,18 @@ extension VectorTile.Layer {
         var keys: [String] = [], keyIndex: [String: Int] = [:]
         var values: [VectorTile.Value] = [], valueIndex: [VectorTile.Value: Int] = [:]
         var features: [[UInt8]] = []
+        features.reserveCapacity(self.features.count)
+        // Every feature of a layer usually has the same keys: sized for them at once.
+        keyIndex.reserveCapacity(self.features.first?.properties.count ?? 0)
         for feature in self.features {
+            // Appended one by one: an array literal per property was an allocation each.
             var tags: [UInt64] = []
+            tags.reserveCapacity(2 * feature.properties.count)
             for (key, value) in feature.properties {
                 let k = keyIndex[key] ?? { keys.append(key); keyIndex[key] = keys.count - 1; return keys.count - 1 }()
                 let v = valueIndex[value] ?? { values.append(value); valueIndex[value] = values.count - 1; return values.count - 1 }()
-                tags += [UInt64(k), UInt64(v)]
+                tags.append(UInt64(k))
+                tags.append(UInt64(v))
             }
             var message = ProtobufWriter()
             if let id = feature.id { message.varintField(1, id) }
@@ -163,8 +169,11 @@ extension VectorTile {
     static func commands(_ type: GeometryType, _ parts: [[SIMD2<Int32>]]) -> [UInt64] {
         func command(_ id: UInt64, _ count: Int) -> UInt64 { (id & 7) | (UInt64(count) << 3) }
         var out: [UInt64] = [], cursor = SIMD2<Int32>(0, 0)
+        // Two integers a position and three commands a part, at most.
+        out.reserveCapacity(parts.reduce(0) { $0 + 2 * $1.count + 3 })
         func moveTo(_ p: SIMD2<Int32>) {
-            out += [ProtobufWriter.zigzag(Int64(p.x) - Int64(cursor.x)), ProtobufWriter.zigzag(Int64(p.y) - Int64(cursor.y))]
+            out.append(ProtobufWriter.zigzag(Int64(p.x) - Int64(cursor.x)))
+            out.append(ProtobufWriter.zigzag(Int64(p.y) - Int64(cursor.y)))
             cursor = p
         }
         switch type {
@@ -224,6 +233,7 @@ struct ProtobufWriter {
 
     mutating func packed(_ field: Int, _ values: [UInt64]) {
         var payload = ProtobufWriter()
+        payload.bytes.reserveCapacity(2 * values.count)
         for value in values { payload.varint(value) }
         message(field, payload.bytes)
     }

@@ -82,10 +82,30 @@ public struct RectClip: Sendable {
     /// `rings` (one region's boundary: each with the region on its left) cut by the rect's four
     /// half-planes in turn: x ≥ minX, x ≤ maxX, y ≥ minY, y ≤ maxY, each written "value(p) ≥ limit".
     func halfPlanes(_ rings: [[PlanePoint]], counterClockwise: Bool) -> [[PlanePoint]] {
-        var rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { $0.x }, atLeast: minX)
-        rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { -$0.x }, atLeast: -maxX)
-        rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { $0.y }, atLeast: minY)
-        return Self.clip(rings, counterClockwise: counterClockwise, keeping: { -$0.y }, atLeast: -maxY)
+        // A half-plane that holds every point gives closed rings back as they are: it is passed
+        // over (a piece on its way down a quadtree is mostly cut by one or two of the rect's
+        // edges, and each cut copied every ring). Told by the very comparisons the cut makes;
+        // rings not closed, or too short, go through every cut, which closes or drops them.
+        var keepsMinX = true, keepsMaxX = true, keepsMinY = true, keepsMaxY = true
+        var closed = true
+        for ring in rings {
+            guard ring.count >= 4, ring.first == ring.last else {
+                closed = false
+                break
+            }
+            for p in ring {
+                keepsMinX = keepsMinX && p.x >= minX
+                keepsMaxX = keepsMaxX && -p.x >= -maxX
+                keepsMinY = keepsMinY && p.y >= minY
+                keepsMaxY = keepsMaxY && -p.y >= -maxY
+            }
+        }
+        var rings = rings
+        if !closed || !keepsMinX { rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { $0.x }, atLeast: minX) }
+        if !closed || !keepsMaxX { rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { -$0.x }, atLeast: -maxX) }
+        if !closed || !keepsMinY { rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { $0.y }, atLeast: minY) }
+        if !closed || !keepsMaxY { rings = Self.clip(rings, counterClockwise: counterClockwise, keeping: { -$0.y }, atLeast: -maxY) }
+        return rings
     }
 
     /// The part of a region where `value(p) ≥ limit`, as closed rings. The region is bounded by

@@ -316,10 +316,13 @@ struct SampleAverager {
             // firsts[j]: the first sample on window pixel left + j + 1 or further; count when none is.
             for j in 0..<boundaries {
                 let b = Double(left &+ j &+ 1)
-                let estimate = ((b - start) * perStep).rounded(.up)
-                // (b - start) lies within the cell's reach (span checked): estimate is small and finite.
+                let estimate = (b - start) * perStep
+                // (b - start) lies within the cell's reach (span checked): estimate is small and
+                // finite. Its ceiling by truncation and a comparison (rounded(.up) is a call).
                 guard estimate.isFinite, estimate > -2, estimate < Double(count) + 2 else { return false }
-                let i = min(max(Int(estimate), 0), count)
+                var ceiling = Int(estimate)
+                if Double(ceiling) < estimate { ceiling &+= 1 }
+                let i = min(max(ceiling, 0), count)
                 if i <= last && start + Double(i) * dx < b + margin { return false }
                 if i > 0 && start + Double(i &- 1) * dx > b - margin { return false }
                 firsts[j] = i

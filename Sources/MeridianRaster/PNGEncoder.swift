@@ -29,7 +29,7 @@ final class PNGEncoder {
         case adaptive
 
         /// libdeflate's level for rows filtered so. Adaptively filtered rows (photographs, RGBA
-        /// sources): level 2, whose greedy matching took 35-45% less time than level 6 on the
+        /// sources): level 2, whose greedy matching took 16-42% less time than level 6 on the
         /// filtered rows of the three sources `Benchmarks/tile-peers` tiles, for tiles 3-5%
         /// larger than level 6's and still smaller than `gdal raster tile`'s (zlib level 6):
         /// 10.12 against 14.11 MB, 23.75 against 23.96 MB, 12.98 against 13.98 MB (libdeflate

@@ -66,7 +66,7 @@ extension TileRenderer {
 
     /// A window of the source as RGBA (gray in the first channel), alpha 0 outside the cutline.
     func readMaskedWindow(x: Int, y: Int, width w: Int, height h: Int) throws -> SourceWindow {
-        var window = try windowReader.rgba(x: x, y: y, width: w, height: h)
+        var window = try windowReader.rgba(x: x, y: y, width: w, height: h, from: windowReader.threadsReadOwnDatasets ? ownDatasets().prepared : nil)
         if let ring = source.cutlineRing { Self.applyCutline(ring, to: &window, x: x, y: y, width: w, height: h) }
         return SourceWindow(x: x, y: y, width: w, height: h, rgba: window)
     }
@@ -245,7 +245,9 @@ struct SampleAverager {
                 let value = colour.times(k)
                 for pixel in pixels.indices { pixels[pixel].add(value) }
             } else if let span, span.top == span.bottom {
-                addSamples(inRow: span.top, x: x, dx: dx, from: src, to: pixels)
+                if !addSamplesBySegments(inRow: span.top, from: span.left, to: span.right, x: x, dx: dx, from: src, to: pixels) {
+                    addSamples(inRow: span.top, x: x, dx: dx, from: src, to: pixels)
+                }
             } else if window.holdsNone(y, dy, x, dx, samples: step * k) {
                 // Every sample of the cell is off the window (a tile over the raster's edge):
                 // transparent, nothing to add.
@@ -284,6 +286,71 @@ struct SampleAverager {
             addSamples(inRow: row, x: start, dx: dx, perPixel: 4, from: src, to: pixels)
         } else {
             addSamples(inRow: row, x: start, dx: dx, perPixel: samples, from: src, to: pixels)
+        }
+    }
+
+    /// A cell's samples as `addSamples(inRow:x:dx:from:to:)` adds them, when the tile magnifies
+    /// the source (a few window pixels, `left` to `right`, under the cell's many samples, as at
+    /// the levels below a raster's native zoom): not sample by sample, whose positions are a
+    /// chain of additions each waiting for the one before, but by the samples' segments on each
+    /// window pixel, each segment's samples added as one multiple of the pixel's colour. Returns
+    /// false, having added nothing, when it cannot tell a segment's ends exactly (the caller
+    /// then adds the samples one by one).
+    ///
+    /// The samples on window pixel n are those whose position lies in [n, n + 1). The first
+    /// sample at or past boundary b is found from the estimate x + i dx, within a millionth of a
+    /// pixel of the running sum (as `SourceWindow.spanHolding` bounds it: at most 127 additions on
+    /// positions below 2^24); the estimate must put sample i at least two millionths past b and
+    /// sample i − 1 as far before it, else the sums could fall either side and the cell is left
+    /// to the sample-by-sample loop.
+    @inline(__always)
+    private func addSamplesBySegments(inRow row: Int, from left: Int, to right: Int, x start: Double, dx: Double,
+                                      from src: UnsafeBufferPointer<UInt8>, to pixels: UnsafeMutableBufferPointer<PremultipliedSample>) -> Bool {
+        let perPixel = samples, count = pixels.count &* samples
+        let boundaries = right &- left
+        // Worth it with at least 4 samples a window pixel (a magnified tile); spanHolding has
+        // checked the positions lie in the window, below 2^24, with at most 128 samples.
+        guard dx > 0, boundaries &* 4 <= count, count <= 128 else { return false }
+        let margin = 2e-6, perStep = 1 / dx, last = count &- 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 33) { firsts -> Bool in
+            // firsts[j]: the first sample on window pixel left + j + 1 or further; count when none is.
+            for j in 0..<boundaries {
+                let b = Double(left &+ j &+ 1)
+                let estimate = (b - start) * perStep
+                // (b - start) lies within the cell's reach (span checked): estimate is small and
+                // finite. Its ceiling by truncation and a comparison (rounded(.up) is a call).
+                guard estimate.isFinite, estimate > -2, estimate < Double(count) + 2 else { return false }
+                var ceiling = Int(estimate)
+                if Double(ceiling) < estimate { ceiling &+= 1 }
+                let i = min(max(ceiling, 0), count)
+                if i <= last && start + Double(i) * dx < b + margin { return false }
+                if i > 0 && start + Double(i &- 1) * dx > b - margin { return false }
+                firsts[j] = i
+            }
+            firsts[boundaries] = count
+            let rowStart = row &* window.width
+            var segment = 0, segmentEnd = firsts[0]
+            var colour = PremultipliedSample(rgba: src, pixel: rowStart &+ left)
+            var sample = 0
+            for pixel in pixels.indices {
+                let pixelEnd = sample &+ perPixel
+                if segmentEnd >= pixelEnd {
+                    pixels[pixel].add(colour.times(perPixel))
+                } else {
+                    var sum = PremultipliedSample(), from = sample
+                    while segmentEnd < pixelEnd {
+                        sum.add(colour.times(segmentEnd &- from))
+                        from = segmentEnd
+                        segment &+= 1
+                        segmentEnd = firsts[segment]
+                        colour = PremultipliedSample(rgba: src, pixel: rowStart &+ left &+ segment)
+                    }
+                    sum.add(colour.times(pixelEnd &- from))
+                    pixels[pixel].add(sum)
+                }
+                sample = pixelEnd
+            }
+            return true
         }
     }
 

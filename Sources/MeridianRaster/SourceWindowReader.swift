@@ -12,6 +12,11 @@ import MeridianFormats
 /// a time). With a dataset per thread, two threads tiling neighbouring blocks decoded the same
 /// scanlines once each and pushed each other's out of the shared block cache. The threads still
 /// warp with datasets of their own; only the windows the sampling kernels read come from here.
+///
+/// A tiled raster (blocks narrower than the raster, such as a JPEG-compressed tiled GeoTIFF's
+/// 256 × 256 tiles) is the exception: neighbouring tile blocks share few of its blocks, and
+/// decoding them (JPEG) is most of a read, which one dataset made one thread wait for the
+/// other's. Its windows are read by each thread from its own datasets (`threadsReadOwnDatasets`).
 final class SourceWindowReader: @unchecked Sendable {
     let source: RasterSource
     private let file: GDALDataset
@@ -21,6 +26,10 @@ final class SourceWindowReader: @unchecked Sendable {
     private let strips: UncompressedStrips?
     /// GDAL datasets may be used from one thread at a time.
     private let lock = NSLock()
+    /// Whether each thread reads windows from datasets of its own (`rgba(…, from:)`), because
+    /// the raster is tiled in blocks narrower than itself and not paletted (a palette's
+    /// indexes are read from the shared file).
+    let threadsReadOwnDatasets: Bool
 
     /// Opens `source` for reading.
     /// - Throws: `MeridianError` when the file cannot be opened (again).
@@ -38,6 +47,9 @@ final class SourceWindowReader: @unchecked Sendable {
         (file, prepared) = try source.open()
         strips = source.palette == nil && prepared.handle == file.handle
             ? UncompressedStrips.open(file, path: source.openPath, bandMap: Self.bandMap(of: source)) : nil
+        var blockWidth: Int32 = 0, blockHeight: Int32 = 0
+        if file.bandCount > 0 { GDALGetBlockSize(file.band(1), &blockWidth, &blockHeight) }
+        threadsReadOwnDatasets = source.palette == nil && strips == nil && blockWidth > 0 && Int(blockWidth) < file.width
     }
 
     /// The bands read into a window's channels: the colour bands to channels 0..., the alpha
@@ -53,8 +65,10 @@ final class SourceWindowReader: @unchecked Sendable {
     }
 
     /// A window's pixels as 4 bytes each: R, G, B (or gray in the first), alpha. Only GDAL's
-    /// reads hold the lock; expanding a palette and marking nodata do not.
-    func rgba(x: Int, y: Int, width w: Int, height h: Int) throws -> [UInt8] {
+    /// reads from the shared datasets hold the lock; reads from `own` (a thread's own
+    /// datasets of the same source, used where `threadsReadOwnDatasets`), expanding a palette
+    /// and marking nodata do not.
+    func rgba(x: Int, y: Int, width w: Int, height h: Int, from own: GDALDataset? = nil) throws -> [UInt8] {
         if let palette = source.palette {
             // Indexes from the file itself, expanded through the colour table here: an index's
             // four bytes (the nodata index's alpha cleared) copied as one 32-bit word.
@@ -93,9 +107,14 @@ final class SourceWindowReader: @unchecked Sendable {
                 try strips.read(x: x, y: y, width: w, height: h, into: buffer.baseAddress!)
                 return
             }
-            status = lock.withLock {
-                GDALDatasetRasterIO(prepared.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), buffer.baseAddress, Int32(w), Int32(h),
-                                           GDT_Byte, Int32(bandMap.count), &bandMap, 4, Int32(4 * w), bandSpace)
+            func read(_ dataset: GDALDataset) -> CPLErr {
+                GDALDatasetRasterIO(dataset.handle, GF_Read, Int32(x), Int32(y), Int32(w), Int32(h), buffer.baseAddress, Int32(w), Int32(h),
+                                    GDT_Byte, Int32(bandMap.count), &bandMap, 4, Int32(4 * w), bandSpace)
+            }
+            if let own, threadsReadOwnDatasets {
+                status = read(own)
+            } else {
+                status = lock.withLock { read(prepared) }
             }
         }
         guard status == CE_None else { throw MeridianError.gdal(.io, "cannot read the raster", path: source.path) }

@@ -76,8 +76,17 @@ final class TileRenderer {
         GDALDestroyGenImgProjTransformer(transformer)
     }
 
-    /// The thread's own datasets for GDAL's warper (the file and the dataset warped from it).
+    /// The thread's own datasets (the file and the dataset warped from it), for GDAL's warper
+    /// and, where the window reader has each thread read its own, for the kernels' windows.
     private var warpSource: (file: GDALDataset, prepared: GDALDataset)?
+
+    /// The thread's own datasets, opened the first time they are needed.
+    func ownDatasets() throws -> (file: GDALDataset, prepared: GDALDataset) {
+        if let warpSource { return warpSource }
+        let datasets = try source.open()
+        warpSource = datasets
+        return datasets
+    }
 
     /// The warp operation, made once per thread: only the destination geotransform (set in the
     /// transformer) changes from tile to tile.
@@ -86,8 +95,7 @@ final class TileRenderer {
     /// The warp operation, made (and the thread's datasets opened) the first time it is needed.
     private func warpOperation() throws -> GDALWarpOperationH? {
         if let operation { return operation }
-        let datasets = try warpSource ?? source.open()
-        warpSource = datasets
+        let datasets = try ownDatasets()
         operation = makeOperation(from: datasets.prepared, into: destination, resampling: resampling.gdal)
         return operation
     }
@@ -103,8 +111,7 @@ final class TileRenderer {
 
     private func excludingWarpOperation() throws -> (operation: GDALWarpOperationH, destination: GDALDataset)? {
         if let excludingOperation { return excludingOperation }
-        let datasets = try warpSource ?? source.open()
-        warpSource = datasets
+        let datasets = try ownDatasets()
         let size = pyramid.tileSize * Self.excludingSamples
         guard let fine = GDALDataset.memoryRaster(width: size, height: size, bands: source.colorBands.count + 1) else {
             throw MeridianError.gdal(.io, "cannot make a tile in memory", path: source.path)

@@ -174,9 +174,14 @@ import Testing
 
     /// Tiles over a window at several scales and turns, partly off its edges, with grids of
     /// 16 and 4 pixels, 1 to 8 samples a pixel: the sampler's fast path (cells inside one
-    /// window row) and its checked path must both give the plain definition's pixels.
-    @Test(arguments: [(1, 16, 0.3), (4, 16, 0.6), (4, 4, 1.4), (5, 16, 1.1), (8, 16, 2.7)])
-    func samplerMatchesItsPlainDefinition(samples: Int, step: Int, scale: Double) {
+    /// window row), its segments (magnified tiles, scales below 1: a few window pixels under
+    /// a cell) and its checked path must all give the plain definition's pixels. An origin of
+    /// -1/32 at scale 1/4, without curvature, puts samples exactly on window pixels' edges
+    /// (there the segments are left to the sample-by-sample loop).
+    @Test(arguments: [(1, 16, 0.3, -4.3, 1e-4), (4, 16, 0.6, -4.3, 1e-4), (4, 4, 1.4, -4.3, 1e-4), (5, 16, 1.1, -4.3, 1e-4),
+                      (8, 16, 2.7, -4.3, 1e-4), (4, 16, 0.125, -4.3, 1e-4), (4, 16, 0.25, -1.0 / 32, 0), (8, 16, 0.25, -4.3, 1e-4),
+                      (1, 16, 0.1, -4.3, 1e-4), (4, 4, 0.2, -4.3, 1e-4), (5, 16, 0.7, -4.3, 1e-4)])
+    func samplerMatchesItsPlainDefinition(samples: Int, step: Int, scale: Double, origin: Double, curvature: Double) {
         var random = SplitMix64(seed: UInt64(samples * 100 + step))
         let size = 64
         // Noise, and flat areas as a chart's (runs of one colour, some transparent) with noise
@@ -198,8 +203,8 @@ import Testing
                 for j in 0..<columns {
                     for i in 0..<columns {
                         let u = Double(i * step), v = Double(j * step)
-                        xs.append(-4.3 + scale * (u * cos(turn) - v * sin(turn)) + 1e-4 * u * v)
-                        ys.append(-2.1 + scale * (u * sin(turn) + v * cos(turn)) + 2e-4 * u * u)
+                        xs.append(origin + scale * (u * cos(turn) - v * sin(turn)) + curvature * u * v)
+                        ys.append(-2.1 + scale * (u * sin(turn) + v * cos(turn)) + 2 * curvature * u * u)
                     }
                 }
                 let grid = PositionGrid(step: step, columns: columns, rows: columns, xs: xs, ys: ys)

@@ -82,3 +82,25 @@ struct UncompressedStripsTests {
         }
     }
 }
+
+/// A tiled raster's windows are read by each thread from datasets of its own; the tiles are the
+/// same bytes as those of the same pixels in strips, read through the shared datasets.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gdal_translate")))
+struct OwnDatasetWindowTests {
+    @Test func tiledRasterTilesAsItsStrips() throws {
+        try withTemporaryFolderPath { folder in
+            let strips = raster("RGB.byte.half.tif"), tiled = folder + "/tiled.tif"
+            try runTool("gdal_translate", ["-q", "-co", "TILED=YES", "-co", "BLOCKXSIZE=64", "-co", "BLOCKYSIZE=64", "-co", "COMPRESS=DEFLATE",
+                                           strips, tiled])
+            #expect(try SourceWindowReader(source: RasterSource(path: tiled)).threadsReadOwnDatasets)
+            #expect(try !SourceWindowReader(source: RasterSource(path: strips)).threadsReadOwnDatasets)
+            #expect(try !SourceWindowReader(source: RasterSource(path: raster("19347_2.KAP"))).threadsReadOwnDatasets)
+            let fromStrips = folder + "/strips-tiles", fromTiles = folder + "/tiled-tiles"
+            try tile(strips, fromStrips, zooms: 7...9, jobs: 2)
+            try tile(tiled, fromTiles, zooms: 7...9, jobs: 2)
+            let names = tileSet(fromStrips)
+            #expect(names.count > 10 && names == tileSet(fromTiles))
+            expectSamePNGTiles(names, in: fromTiles, as: fromStrips, "tiled against strips")
+        }
+    }
+}

@@ -166,25 +166,33 @@ public struct OGRWriteRequest: HelperRequest {
     public var driver: String?
     /// Where the dataset goes.
     public var output: String
+    /// The asking run's inputs (`RunInputs.recordedIdentities`), which no file the driver writes
+    /// beside the output may be (a Shapefile's `.dbf` when the input is that `.dbf`).
+    public var inputs: [String]
 
     /// A request to write `input`'s features to `output`.
     /// - Parameters:
     ///   - input: The GeoJSON text sequence to write.
     ///   - driver: The GDAL driver, or nil for the output's extension's.
     ///   - output: Where the dataset goes.
-    public init(input: String, driver: String?, output: String) {
+    ///   - inputs: The run's inputs, as `RunInputs.recordedIdentities` words.
+    public init(input: String, driver: String?, output: String, inputs: [String] = []) {
         self.input = input
         self.driver = driver
         self.output = output
+        self.inputs = inputs
     }
 
-    /// Input, driver and output.
-    public var fields: [(name: String, value: String?)] { [("input", input), ("driver", driver), ("output", output)] }
+    /// Input, driver, output and the run's inputs.
+    public var fields: [(name: String, value: String?)] {
+        [("input", input), ("driver", driver), ("output", output), ("inputs", inputs.isEmpty ? nil : inputs.joined(separator: ","))]
+    }
 
     /// The request its fields carry.
     public init(fields: HelperRequestFields) throws {
         var fields = fields
-        self.init(input: try fields.required("input"), driver: fields.text("driver"), output: try fields.required("output"))
+        self.init(input: try fields.required("input"), driver: fields.text("driver"), output: try fields.required("output"),
+                  inputs: fields.text("inputs").map { $0.split(separator: ",").map(String.init) } ?? [])
         try fields.requireAllTaken()
     }
 }

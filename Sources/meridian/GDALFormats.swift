@@ -197,7 +197,8 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path).arguments,
+        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path,
+                                                                               inputs: RunInputs.recordedIdentities).arguments,
                                                                for: GDALFormats.purpose, inheriting: spill.descriptor)
         try diagnostics.finish(warnings: warnings)
     }

@@ -225,6 +225,13 @@ import MeridianCore
             let link = folder.appendingPathComponent("link.geojson").path
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: coverage)
             let spelled = folder.appendingPathComponent("charts/../c.geojson").path
+            // A Shapefile's table alone, whose name the Shapefile driver writes beside a .shp
+            // (meridian-gdal wrote it over the input: only `meridian` knew the run's inputs).
+            let shapefile = folder.appendingPathComponent("shp")
+            try FileManager.default.createDirectory(at: shapefile, withIntermediateDirectories: true)
+            #expect(try meridian(["convert", coverage, "-o", shapefile.appendingPathComponent("table.shp").path, "-q"]).status == 0)
+            for sidecar in ["shp", "shx"] { try FileManager.default.removeItem(at: shapefile.appendingPathComponent("table." + sidecar)) }
+            let table = shapefile.appendingPathComponent("table.dbf").path
 
             let runs: [(arguments: [String], output: String)] = [
                 (["coverage", "validate", picture, "--preview", picture], picture),
@@ -242,6 +249,7 @@ import MeridianCore
                 (["tile", chart, charts.path, "--resume"], charts.path),
                 (["tile-copy", mbtiles, mbtiles], mbtiles),
                 (["tile-join", mbtiles, "-o", mbtiles], mbtiles),
+                (["convert", table, "-o", shapefile.appendingPathComponent("table.shp").path], table),
             ]
             let before = snapshot(folder)
             for (arguments, output) in runs {

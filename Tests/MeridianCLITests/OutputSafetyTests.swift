@@ -232,6 +232,11 @@ import MeridianCore
             #expect(try meridian(["convert", coverage, "-o", shapefile.appendingPathComponent("table.shp").path, "-q"]).status == 0)
             for sidecar in ["shp", "shx"] { try FileManager.default.removeItem(at: shapefile.appendingPathComponent("table." + sidecar)) }
             let table = shapefile.appendingPathComponent("table.dbf").path
+            // A whole Shapefile, whose table GDAL reads with it: an output there was written over it.
+            let roads = folder.appendingPathComponent("roads")
+            try FileManager.default.createDirectory(at: roads, withIntermediateDirectories: true)
+            #expect(try meridian(["convert", coverage, "-o", roads.appendingPathComponent("roads.shp").path, "-q"]).status == 0)
+            let roadsTable = roads.appendingPathComponent("roads.dbf").path
 
             let runs: [(arguments: [String], output: String)] = [
                 (["coverage", "validate", picture, "--preview", picture], picture),
@@ -250,6 +255,7 @@ import MeridianCore
                 (["tile-copy", mbtiles, mbtiles], mbtiles),
                 (["tile-join", mbtiles, "-o", mbtiles], mbtiles),
                 (["convert", table, "-o", shapefile.appendingPathComponent("table.shp").path], table),
+                (["convert", roads.appendingPathComponent("roads.shp").path, "--to", "csv", "-o", roadsTable], roadsTable),
             ]
             let before = snapshot(folder)
             for (arguments, output) in runs {

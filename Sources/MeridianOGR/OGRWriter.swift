@@ -285,14 +285,19 @@ public final class OGRWriter: PathFeatureWriter {
             let destination = folder + "/" + file
             // attributesOfItem does not follow a link: a link is what would be replaced.
             guard let existing = try? FileManager.default.attributesOfItem(atPath: destination) else { continue }
-            let existingIsFolder = existing[.type] as? FileAttributeType == .typeDirectory
+            let existingType = existing[.type] as? FileAttributeType
+            let existingIsFolder = existingType == .typeDirectory
+            // A device, a FIFO or a socket (`-o /dev/null --to gpkg`): a rename would replace
+            // the node itself, and GDAL's drivers write files, not streams.
+            let existingIsNode = !existingIsFolder && existingType != .typeRegular && existingType != .typeSymbolicLink
             let stagedIsFolder = (try? FileManager.default.attributesOfItem(atPath: staging + "/" + file))?[.type] as? FileAttributeType == .typeDirectory
             let emptyFolder = existingIsFolder && ((try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty ?? false)
-            let replaceable = existingIsFolder ? (stagedIsFolder && emptyFolder) : !stagedIsFolder
+            let replaceable = existingIsFolder ? (stagedIsFolder && emptyFolder) : !stagedIsFolder && !existingIsNode
             guard replaceable else {
                 let what = destination == path || file == URL(fileURLWithPath: path).lastPathComponent ? "the output" : "\(file) beside the output"
+                let there = existingIsFolder ? "a folder" : existingIsNode ? "a device or pipe (GDAL's formats are written as files)" : "a file"
                 throw MeridianError(.cannotCreateOutput,
-                                    "cannot put \(what) in place: \(existingIsFolder ? "a folder" : "a file") of that name is there already, which this run may not replace; nothing was written",
+                                    "cannot put \(what) in place: \(there) of that name is there already, which this run may not replace; nothing was written",
                                     at: SourceLocation(file: path))
             }
         }

@@ -267,6 +267,38 @@ import MeridianCore
         }
     }
 
+    /// An output that is a named pipe (or a device: `-o /dev/null`) is written into, as a shell's
+    /// `>` does: the file renamed into place replaced the node itself (as root, `-o /dev/full`
+    /// made /dev/full a regular file). The reader gets the whole output, the FIFO stays one, and
+    /// nothing is left beside it.
+    @Test func anOutputThatIsAPipeOrADeviceIsWrittenInto() throws {
+        try withTemporaryFolder { folder in
+            let fifo = folder.appendingPathComponent("out.geojson").path
+            try #require(mkfifo(fifo, 0o600) == 0)
+            // Opened for reading first, without waiting, so the run's open for writing does not wait either.
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            try #require(reader >= 0)
+            defer { close(reader) }
+            let result = try meridian(["convert", fixture("coverage/cases/bay-area.geojson"), "-o", fifo])
+            #expect(result.status == 0, "\(result.stderr)")
+            var status = stat()
+            #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
+            var bytes = [UInt8](repeating: 0, count: 65536)
+            let count = read(reader, &bytes, bytes.count)
+            #expect(count > 0 && String(decoding: bytes.prefix(max(count, 0)), as: UTF8.self).contains("MultiPolygon"))
+            #expect(contents(of: folder) == ["out.geojson"])
+            // GDAL's formats are written as files: a FIFO there is refused, and stays.
+            let package = folder.appendingPathComponent("out.gpkg").path
+            try #require(mkfifo(package, 0o600) == 0)
+            let gpkg = try meridian(["convert", fixture("coverage/cases/bay-area.geojson"), "-o", package])
+            #expect(gpkg.status == ExitStatus.cannotCreateOutput, "\(gpkg.status) \(gpkg.stderr)")
+            #expect(lstat(package, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
+            #expect(contents(of: folder) == ["out.geojson", "out.gpkg"])
+            // (A device takes the same paths; not tried here: a regression run as root would
+            // replace the machine's /dev/full.)
+        }
+    }
+
     /// `meridian ARGUMENTS < file`: standard input that is the file itself, not a pipe.
     func runWithStandardInput(from file: String, _ arguments: [String]) throws -> RunResult {
         try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" < \"\(file)\"", meridianBinary] + arguments)

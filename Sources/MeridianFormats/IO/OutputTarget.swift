@@ -1,6 +1,7 @@
 import MeridianCore
 
-/// Where a command's output goes: standard output, or a file written atomically.
+/// Where a command's output goes: standard output, or a file written atomically (a device, a
+/// FIFO or a socket at the path, such as `/dev/null`, is written straight into).
 ///
 /// A file is written to a hidden temporary file in the same folder and renamed into place by
 /// `commit()`, so readers of the path see the old file or the whole new one, never a part.
@@ -19,6 +20,8 @@ public final class OutputTarget {
     private var claim: OutputClaim?
     /// Gives back the cached pages of the file this one replaces (see `releaseCachedPages`).
     private var releasingReplacedFile: WorkerThread?
+    /// Whether the descriptor is this target's own to close: a device or FIFO written straight into.
+    private var closesDescriptor = false
 
     /// Opens `path` for atomic writing, or standard output for nil or `-`. The path is claimed
     /// (``OutputClaim``: one run at a time writes it, and what a killed run left staged beside
@@ -41,6 +44,7 @@ public final class OutputTarget {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
         try RunInputs.refuseInput(at: path)
+        if let device = try openStream(path) { return device }
         let claim = claiming ? try OutputClaim(path, container: .file, replacing: true) : nil
         let (folder, file) = splitPath(path)
         // 0666 less the umask, applied by the kernel: what a new file of any other tool gets.
@@ -53,6 +57,26 @@ public final class OutputTarget {
         let target = OutputTarget(fd: fd, path: path, temporaryPath: temporary, name: path)
         target.claim = claim
         target.releasingReplacedFile = releaseCachedPages(of: path)
+        return target
+    }
+
+    /// `path` opened for writing when it is a device, a FIFO or a socket (`-o /dev/null`, a named
+    /// pipe a reader waits on), written straight into as standard output is; nil for anything
+    /// else. A file renamed into place would have replaced the device node itself (as root,
+    /// `-o /dev/null` made /dev/null a regular file).
+    private static func openStream(_ path: String) throws -> OutputTarget? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK: break
+        default: return nil
+        }
+        let fd = Platform.open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw MeridianError(.cannotCreateOutput, "cannot open output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        let target = OutputTarget(fd: fd, path: path, temporaryPath: nil, name: path)
+        target.closesDescriptor = true
         return target
     }
 
@@ -122,6 +146,9 @@ public final class OutputTarget {
         }
         finished = true
         releasingReplacedFile?.join()
+        if closesDescriptor, close(fd) != 0, let path {
+            throw MeridianError(.io, "cannot write output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
         guard let temporaryPath, let path else { return }
         defer {
             TemporaryFiles.shared.unregister(temporaryPath)
@@ -152,6 +179,7 @@ public final class OutputTarget {
         guard !finished else { return }
         finished = true
         releasingReplacedFile?.join()
+        if closesDescriptor { close(fd) }
         guard let temporaryPath else { return }
         close(fd)
         unlink(temporaryPath)

@@ -155,6 +155,29 @@ import MeridianGeometry
         #expect(warnings.contains { $0.message.contains("2 track point values") && $0.message.contains("'300'") }, "\(warnings.map(\.message))")
     }
 
+    /// Google Earth's track arrays (`heartrate`, `cadence`: KML's gx:SimpleArrayData, as its own
+    /// sample names them) go into GPX as TrackPointExtension's `hr` and `cad`, read back by those names.
+    @Test func googleEarthsHeartRatesGoIntoGPX() throws {
+        let (features, _) = try read(kml: kml("""
+            <Placemark><gx:Track>
+              <when>2024-05-04T07:00:00Z</when><when>2024-05-04T07:01:00Z</when>
+              <gx:coord>-70.1 -33.9</gx:coord><gx:coord>-70.2 -33.8</gx:coord>
+              <ExtendedData><SchemaData schemaUrl="#s">
+                <gx:SimpleArrayData name="heartrate"><gx:value>120</gx:value><gx:value>125</gx:value></gx:SimpleArrayData>
+                <gx:SimpleArrayData name="cadence"><gx:value>80</gx:value><gx:value>82</gx:value></gx:SimpleArrayData>
+                <gx:SimpleArrayData name="power"><gx:value>200</gx:value><gx:value>210</gx:value></gx:SimpleArrayData>
+              </SchemaData></ExtendedData>
+            </gx:Track></Placemark>
+            """))
+        nonisolated(unsafe) var warnings: [Diagnostic] = []
+        var options = WriteOptions()
+        options.diagnostics = { warnings.append($0) }
+        let (_, back) = try roundTrip(features, format: "gpx", options: options)
+        #expect(data(back.first)?["hr"] == [120, 125])
+        #expect(data(back.first)?["cad"] == [80, 82])
+        #expect(warnings.count == 1 && warnings[0].message.contains("'power'") && !warnings[0].message.contains("heartrate"), "\(warnings.map(\.message))")
+    }
+
     /// gx:SimpleArrayData values of a MultiTrack: each track writes its own line's values.
     @Test func aMultiTrackWritesEachLinesArrays() throws {
         let feature = Feature(geometry: .multiLineString(MultiLineString([

@@ -13,8 +13,9 @@ import MeridianGeometry
 /// range being [-180, 180).
 ///
 /// A track's per-position arrays that Garmin's TrackPointExtension holds (`hr`, `cad`, `atemp`,
-/// … as ``GPXReader`` reads them) go back into each `trkpt`'s `<extensions>`, so heart rates
-/// survive GPX → GPX; other arrays have no place in GPX and are left out with a warning.
+/// … as ``GPXReader`` reads them; Google Earth's `heartrate` and `cadence` as `hr` and `cad`)
+/// go back into each `trkpt`'s `<extensions>`, so heart rates survive GPX → GPX and KML → GPX;
+/// other arrays have no place in GPX and are left out with a warning.
 public final class GPXWriter: FeatureWriter {
     private let sink: OutputSink
     private let xml: XMLTextWriter
@@ -78,9 +79,8 @@ public final class GPXWriter: FeatureWriter {
         // A collection's members are written (and their arrays accounted for) one by one.
         if case .geometryCollection = geometry {} else if let arrays = feature.properties?[PositionData.member]?.objectValue {
             // A track's TrackPointExtension arrays are written with its points (when they fit them).
-            arraysLeftOut.formUnion(arrays.keys.filter { name in
-                name != "times" && !(isTrack && Self.trackPointExtension.contains { $0.name == name } && feature.positionValues(name) != nil)
-            })
+            let written = isTrack ? Set(Self.extensionArrays(of: feature).map(\.name)) : []
+            arraysLeftOut.formUnion(arrays.keys.filter { $0 != "times" && !written.contains($0) })
         }
         switch geometry {
         case .point(let p):
@@ -166,7 +166,7 @@ public final class GPXWriter: FeatureWriter {
         }
         // One run of times (and of each TrackPointExtension array) per line or ring, in the order of `parts`.
         let times = feature.positionValues("times")
-        let extensionArrays = Self.trackPointExtension.compactMap { field in feature.positionValues(field.name).map { (field, $0) } }
+        let extensionArrays = Self.extensionArrays(of: feature).map { ($0.field, $0.runs) }
         xml.start("trk")
         describe(properties, number: true)
         for (s, part) in parts.enumerated() {
@@ -199,8 +199,23 @@ public final class GPXWriter: FeatureWriter {
         ("atemp", false), ("wtemp", false), ("depth", false), ("hr", true), ("cad", true), ("speed", false), ("course", false), ("bearing", false),
     ]
     static let trackPointExtensionNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+    /// Other names of TrackPointExtension fields: Google Earth's tracks (and KML written from
+    /// them) call heart rates and cadences `heartrate` and `cadence`.
+    static let extensionAliases = ["hr": "heartrate", "cad": "cadence"]
 
-    /// One TrackPointExtension value: a whole number 0-255 for `hr` and `cad` (rounded: a point
+    /// The feature's arrays that go into TrackPointExtension fields, with the array's name and
+    /// its runs (one per line or ring): for each field, its own name's array, else its alias's,
+    /// when that fits the positions.
+    static func extensionArrays(of feature: Feature) -> [(field: (name: String, isByte: Bool), name: String, runs: [[JSONValue]])] {
+        trackPointExtension.compactMap { field in
+            for name in [field.name] + [extensionAliases[field.name]].compactMap({ $0 }) {
+                if let runs = feature.positionValues(name) { return (field, name, runs) }
+            }
+            return nil
+        }
+    }
+
+    /// One TrackPointExtension value (a number, or text that is one): a whole number 0-255 for `hr` and `cad` (rounded: a point
     /// that clipping or a cut put between two others has a rate in proportion), a number (below
     /// 10^17, as xsd:decimal is written) for the others; nil for null, and for anything else
     /// (counted, for a warning).
@@ -210,6 +225,7 @@ public final class GPXWriter: FeatureWriter {
         case .null: return nil
         case .integer(let n): number = Double(exactly: n)
         case .double(let d): number = d
+        case .string(let text): number = Double(text)  // KML's untyped gx:SimpleArrayData values
         default: number = nil
         }
         if let number, number.isFinite, abs(number) < 1e17, !field.isByte || (0...255).contains(number.rounded()) {

@@ -168,6 +168,9 @@ public struct OGRWriteRequest: HelperRequest {
     public var output: String
     /// Whether files already at `output` (and beside it) are replaced; else they are refused.
     public var replacing: Bool
+    /// The asking run's inputs (`RunInputs.recordedIdentities`), which no file the driver writes
+    /// beside the output may be (a Shapefile's `.dbf` when the input is that `.dbf`).
+    public var inputs: [String]
 
     /// A request to write `input`'s features to `output`.
     /// - Parameters:
@@ -175,23 +178,27 @@ public struct OGRWriteRequest: HelperRequest {
     ///   - driver: The GDAL driver, or nil for the output's extension's.
     ///   - output: Where the dataset goes.
     ///   - replacing: Whether existing files there are replaced.
-    public init(input: String, driver: String?, output: String, replacing: Bool = false) {
+    ///   - inputs: The run's inputs, as `RunInputs.recordedIdentities` words.
+    public init(input: String, driver: String?, output: String, replacing: Bool = false, inputs: [String] = []) {
         self.input = input
         self.driver = driver
         self.output = output
         self.replacing = replacing
+        self.inputs = inputs
     }
 
-    /// Input, driver, output and replacing.
+    /// Input, driver, output, replacing and the run's inputs.
     public var fields: [(name: String, value: String?)] {
-        [("input", input), ("driver", driver), ("output", output), ("replace", replacing ? "yes" : nil)]
+        [("input", input), ("driver", driver), ("output", output), ("replace", replacing ? "yes" : nil),
+         ("inputs", inputs.isEmpty ? nil : inputs.joined(separator: ","))]
     }
 
     /// The request its fields carry.
     public init(fields: HelperRequestFields) throws {
         var fields = fields
         self.init(input: try fields.required("input"), driver: fields.text("driver"), output: try fields.required("output"),
-                  replacing: try fields.flag("replace"))
+                  replacing: try fields.flag("replace"),
+                  inputs: fields.text("inputs").map { $0.split(separator: ",").map(String.init) } ?? [])
         try fields.requireAllTaken()
     }
 }

@@ -37,7 +37,7 @@ public final class ProgressLine {
     private func draw(features: Int, now: Double) {
         undrawnFeatures = nil
         lastDraw = now
-        var line = "\r\u{1B}[K\(features) features"
+        var line = "\r\u{1B}[K\(features) feature\(features == 1 ? "" : "s")"
         if let input {
             let megabytes = Double(input.bytesConsumed) / 1_048_576
             line += ", \(Int(megabytes)) MB"

@@ -85,7 +85,8 @@ public enum TileInputs {
     }
 
     /// The files under `folder` that GDAL identifies as rasters, and KML and KMZ files (which may
-    /// hold GroundOverlays), sorted by path; hidden files and folders are left out.
+    /// hold GroundOverlays), sorted by path; hidden files and folders are left out, and so are
+    /// tile pyramids (see ``isTilePyramid(_:)``).
     static func rasterFiles(in folder: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
         var files: [String] = []
@@ -96,6 +97,13 @@ public enum TileInputs {
                 continue
             }
             let path = (folder as NSString).appendingPathComponent(relative)
+            // A pyramid an earlier run wrote into the catalog's folder (its tiles, its KML
+            // super-overlay, an MBTiles file GDAL opens as a raster) would otherwise come back
+            // as charts of the next run, quilted over the charts they were made from.
+            if isTilePyramid(path) {
+                walker.skipDescendants()
+                continue
+            }
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
             let suffix = (name as NSString).pathExtension.lowercased()
@@ -107,5 +115,15 @@ public enum TileInputs {
             }
         }
         return files.sorted()
+    }
+
+    /// Whether `path`, met inside a folder of inputs, is a tile pyramid rather than charts: an
+    /// MBTiles or PMTiles file, or a folder holding a pyramid's `metadata.json`, a TMS
+    /// `tilemapresource.xml` (gdal2tiles' too) or an interrupted run's state.
+    static func isTilePyramid(_ path: String) -> Bool {
+        if TilePyramids.isPyramid(path) { return true }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else { return false }
+        return ["tilemapresource.xml", FolderTileSink.stateFile].contains { FileManager.default.fileExists(atPath: path + "/" + $0) }
     }
 }

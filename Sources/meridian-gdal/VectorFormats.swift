@@ -53,6 +53,8 @@ enum OGRRead: RequestServedToParent {
 enum OGRWrite: RequestServedToParent {
     static func serve(_ request: OGRWriteRequest, reporter: Reporter) throws {
         let driver = try OGRFormats.driver(named: request.driver, path: request.output)
+        // The asking run's inputs, which no file the driver writes beside the output may be.
+        RunInputs.record(identities: request.inputs)
         // The features: the parent's scratch file without a name, inherited (or a path).
         let source = try FeatureFormat.geoJSONSeq.reader(for: InheritedScratch.open(request.input))
         // The staged folder is no file a signal handler can remove: a signal stops the

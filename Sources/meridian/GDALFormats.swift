@@ -52,6 +52,8 @@ enum GDALFormats {
             mediaType: "application/octet-stream", hasLayers: true,
             reader: { input, options in
                 if let path = input.regularFilePath {
+                    // GDAL reads a Shapefile's companions with it: none may be an output either.
+                    RunInputs.record(shapefileCompanions(of: path))
                     return try ChildFeatureReader(OGRReadRequest(input: path, driver: driver, layer: options.layer).arguments, name: path,
                                                   diagnostics: options.diagnostics)
                 }
@@ -66,6 +68,16 @@ enum GDALFormats {
             },
             pathWriter: writer
         )
+    }
+
+    /// The files GDAL's Shapefile driver reads along with `path` (a `.shp`, `.shx` or `.dbf`):
+    /// its siblings of the same name with a Shapefile's extensions, in either case; none for
+    /// another file.
+    static func shapefileCompanions(of path: String) -> [String] {
+        let name = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[name...].lastIndex(of: "."), ["shp", "shx", "dbf"].contains(path[path.index(after: dot)...].lowercased()) else { return [] }
+        let base = String(path[..<dot])
+        return ["shp", "shx", "dbf", "prj", "cpg", "qix", "sbn", "sbx"].flatMap { [base + "." + $0, base + "." + $0.uppercased()] }
     }
 
     /// The driver `name` means and its extensions, as `meridian-gdal ogr-driver` says; when
@@ -199,7 +211,8 @@ final class ChildFeatureWriter: PathFeatureWriter {
     func finish(_ trailingMetadata: CollectionMetadata) throws { try spill.close() }
 
     func commit() throws {
-        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path, replacing: replacing).arguments,
+        let (_, diagnostics) = try HelperExecutable.gdal.start(OGRWriteRequest(input: InheritedScratch.argument, driver: driver, output: path, replacing: replacing,
+                                                                               inputs: RunInputs.recordedIdentities).arguments,
                                                                for: GDALFormats.purpose, inheriting: spill.descriptor)
         try diagnostics.finish(warnings: warnings)
     }

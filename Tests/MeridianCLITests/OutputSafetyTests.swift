@@ -225,6 +225,18 @@ import MeridianCore
             let link = folder.appendingPathComponent("link.geojson").path
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: coverage)
             let spelled = folder.appendingPathComponent("charts/../c.geojson").path
+            // A Shapefile's table alone, whose name the Shapefile driver writes beside a .shp
+            // (meridian-gdal wrote it over the input: only `meridian` knew the run's inputs).
+            let shapefile = folder.appendingPathComponent("shp")
+            try FileManager.default.createDirectory(at: shapefile, withIntermediateDirectories: true)
+            #expect(try meridian(["convert", coverage, "-o", shapefile.appendingPathComponent("table.shp").path, "-q"]).status == 0)
+            for sidecar in ["shp", "shx"] { try FileManager.default.removeItem(at: shapefile.appendingPathComponent("table." + sidecar)) }
+            let table = shapefile.appendingPathComponent("table.dbf").path
+            // A whole Shapefile, whose table GDAL reads with it: an output there was written over it.
+            let roads = folder.appendingPathComponent("roads")
+            try FileManager.default.createDirectory(at: roads, withIntermediateDirectories: true)
+            #expect(try meridian(["convert", coverage, "-o", roads.appendingPathComponent("roads.shp").path, "-q"]).status == 0)
+            let roadsTable = roads.appendingPathComponent("roads.dbf").path
 
             let runs: [(arguments: [String], output: String)] = [
                 (["coverage", "validate", picture, "--preview", picture], picture),
@@ -242,6 +254,8 @@ import MeridianCore
                 (["tile", chart, charts.path, "--resume"], charts.path),
                 (["tile-copy", mbtiles, mbtiles], mbtiles),
                 (["tile-join", mbtiles, "-o", mbtiles], mbtiles),
+                (["convert", table, "-o", shapefile.appendingPathComponent("table.shp").path], table),
+                (["convert", roads.appendingPathComponent("roads.shp").path, "--to", "csv", "-o", roadsTable], roadsTable),
             ]
             let before = snapshot(folder)
             for (arguments, output) in runs {
@@ -250,6 +264,38 @@ import MeridianCore
                         "\(arguments): \(result.status) \(result.stderr)")
                 #expect(snapshot(folder) == before, "\(arguments) changed the folder")
             }
+        }
+    }
+
+    /// An output that is a named pipe (or a device: `-o /dev/null`) is written into, as a shell's
+    /// `>` does: the file renamed into place replaced the node itself (as root, `-o /dev/full`
+    /// made /dev/full a regular file). The reader gets the whole output, the FIFO stays one, and
+    /// nothing is left beside it.
+    @Test func anOutputThatIsAPipeOrADeviceIsWrittenInto() throws {
+        try withTemporaryFolder { folder in
+            let fifo = folder.appendingPathComponent("out.geojson").path
+            try #require(mkfifo(fifo, 0o600) == 0)
+            // Opened for reading first, without waiting, so the run's open for writing does not wait either.
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            try #require(reader >= 0)
+            defer { close(reader) }
+            let result = try meridian(["convert", fixture("coverage/cases/bay-area.geojson"), "-o", fifo])
+            #expect(result.status == 0, "\(result.stderr)")
+            var status = stat()
+            #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
+            var bytes = [UInt8](repeating: 0, count: 65536)
+            let count = read(reader, &bytes, bytes.count)
+            #expect(count > 0 && String(decoding: bytes.prefix(max(count, 0)), as: UTF8.self).contains("MultiPolygon"))
+            #expect(contents(of: folder) == ["out.geojson"])
+            // GDAL's formats are written as files: a FIFO there is refused, and stays.
+            let package = folder.appendingPathComponent("out.gpkg").path
+            try #require(mkfifo(package, 0o600) == 0)
+            let gpkg = try meridian(["convert", fixture("coverage/cases/bay-area.geojson"), "-o", package])
+            #expect(gpkg.status == ExitStatus.cannotCreateOutput, "\(gpkg.status) \(gpkg.stderr)")
+            #expect(lstat(package, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO was replaced")
+            #expect(contents(of: folder) == ["out.geojson", "out.gpkg"])
+            // (A device takes the same paths; not tried here: a regression run as root would
+            // replace the machine's /dev/full.)
         }
     }
 

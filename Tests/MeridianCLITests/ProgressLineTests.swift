@@ -33,4 +33,14 @@ import Testing
             #expect(last.hasPrefix("\(count)/\(count) tiles (100%)"), "\(lines)")
         }
     }
+
+    /// A conversion's count is worded for one feature too ("1 feature", where it said "1 features").
+    @Test func oneFeatureIsCountedInTheSingular() throws {
+        try withTemporaryFolder { folder in
+            let (status, text) = try Self.terminalText(["convert", fixture("coverage/cases/bay-area.geojson"), "-o", folder.appendingPathComponent("out.geojson").path])
+            #expect(status == 0, "\(text)")
+            let lines = Self.drawings(text)
+            #expect(lines.contains { $0.hasPrefix("1 feature,") } && !lines.contains { $0.hasPrefix("1 features") }, "\(lines)")
+        }
+    }
 }

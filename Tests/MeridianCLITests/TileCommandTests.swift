@@ -308,6 +308,30 @@ func chartPixels(_ image: DecodedImage, columns: Range<Int>? = nil) -> Int {
         }
     }
 
+    /// Pyramids written into the catalog's own folder (a tile folder with its KML super-overlay,
+    /// an MBTiles file, which GDAL opens as a raster) are not charts of the next run of that
+    /// folder: it tiles the one chart, with no warning about the tiles.
+    @Test func pyramidsInsideTheCatalogFolderAreNotCharts() throws {
+        try withTemporaryFolder { folder in
+            let charts = folder.appendingPathComponent("charts")
+            try FileManager.default.createDirectory(at: charts, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: first, toPath: charts.appendingPathComponent("19347_2.KAP").path)
+            for output in ["tiles", "tms", "chart.mbtiles"] {
+                let extra = output == "tiles" ? ["--kml"] : output == "tms" ? ["--tms"] : []
+                let made = try meridian(["tile", charts.path, charts.appendingPathComponent(output).path, "--zoom", "14-15", "-q"] + extra)
+                #expect(made.status == 0, "\(made.stderr)")
+            }
+            let plan = try meridian(["tile", "--plan", charts.path, folder.appendingPathComponent("again").path, "--zoom", "14-15"])
+            #expect(plan.status == 0, "\(plan.stderr)")
+            #expect(plan.stdout.hasPrefix("1 chart"), "\(plan.stdout)")
+            #expect(!plan.stderr.contains("tiles/") && !plan.stderr.contains("tms/"), "\(plan.stderr)")
+            let again = try meridian(["tile", charts.path, folder.appendingPathComponent("again").path, "--zoom", "14-15"])
+            #expect(again.status == 0 && !again.stderr.contains("warning"), "\(again.stderr)")
+            let metadata = try String(contentsOf: folder.appendingPathComponent("again/metadata.json"), encoding: .utf8)
+            #expect(metadata.contains("19347_2") && !metadata.contains("quilted by"), "\(metadata)")
+        }
+    }
+
     /// Plain images in a folder, each with the control points QGIS saved beside it: each is
     /// placed by its own (the second 4° east of the first), and the .points files are not taken
     /// for rasters; one without points is skipped, with a hint that names its sidecar.

@@ -66,6 +66,7 @@ import Testing
     @Test(arguments: [
         OGRWriteRequest(input: "/tmp/spill.geojsons", driver: nil, output: "out.gpkg"),
         OGRWriteRequest(input: "/tmp/spill.geojsons", driver: "MapInfo File", output: "-dash/out.tab"),
+        OGRWriteRequest(input: "/tmp/spill.geojsons", driver: nil, output: "out.shp", inputs: ["2049:1234", "66306:7"]),
     ])
     func ogrWritesTravelExactly(_ request: OGRWriteRequest) throws {
         #expect(request.arguments.first == "ogr-write")

@@ -101,7 +101,8 @@ import MeridianGeometry
 
     /// A GPX track's per-point extensions (Garmin's heart rate and cadence, as Strava exports
     /// them) are per-position arrays beside the times, typed, null where a point has none; they
-    /// used to be dropped without a word. KML keeps them (typed); GPX output says it leaves them out.
+    /// used to be dropped without a word. KML keeps them (typed), and so does GPX output, in
+    /// Garmin's TrackPointExtension (it dropped them with a warning: GPX → GPX lost heart rates).
     @Test func gpxPointExtensionsArePerPositionArrays() throws {
         let gpx = """
             <?xml version="1.0"?>
@@ -123,8 +124,58 @@ import MeridianGeometry
         nonisolated(unsafe) var warnings: [Diagnostic] = []
         var options = WriteOptions()
         options.diagnostics = { warnings.append($0) }
-        _ = try roundTrip(features, format: "gpx", options: options)
-        #expect(warnings.contains { $0.message.contains("'cad', 'hr'") }, "\(warnings.map(\.message))")
+        let (written, gpxBack) = try roundTrip(features, format: "gpx", options: options)
+        #expect(warnings.isEmpty, "\(warnings.map(\.message))")
+        #expect(written.contains("<gpxtpx:hr>100</gpxtpx:hr>"), "\(written)")
+        #expect(data(gpxBack.first)?["hr"] == [[100, 110], [nil, nil]])
+        #expect(data(gpxBack.first)?["cad"] == [[80, nil], [nil, nil]])
+        #expect(data(gpxBack.first)?["times"] == data(features.first)?["times"])
+    }
+
+    /// What TrackPointExtension cannot hold is left out with a warning: an array of another name
+    /// (a power meter's), a heart rate past 255 or not a number; a route's arrays (a `rtept` has no
+    /// TrackPointExtension). A heart rate between two (a clipped point's) is rounded; numbers
+    /// keep their type: a temperature of 21.0 reads back a double.
+    @Test func gpxTrackPointExtensionTakesOnlyWhatItsSchemaDoes() throws {
+        let text = #"""
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","properties":{"name":"ride","coordinateProperties":{"hr":[119.6,300,"x"],"atemp":[21.0,-3.5,null],"power":[200,210,220]}},"geometry":{"type":"LineString","coordinates":[[-70.1,-33.9],[-70.2,-33.8],[-70.3,-33.7]]}},
+            {"type":"Feature","properties":{"name":"route","_gpxType":"rte","coordinateProperties":{"hr":[1,2]}},"geometry":{"type":"LineString","coordinates":[[1,1],[2,2]]}}
+            ]}
+            """#
+        nonisolated(unsafe) var warnings: [Diagnostic] = []
+        var options = WriteOptions()
+        options.diagnostics = { warnings.append($0) }
+        let (_, back) = try roundTrip(try readAll(text: text).features, format: "gpx", options: options)
+        let ride = back.first { $0.properties?["name"]?.stringValue == "ride" }
+        #expect(data(ride)?["hr"] == [120, nil, nil])
+        #expect(data(ride)?["atemp"] == [21.0, -3.5, nil])
+        #expect(data(ride)?["power"] == nil)
+        #expect(warnings.contains { $0.message.contains("'hr', 'power'") }, "\(warnings.map(\.message))")
+        #expect(warnings.contains { $0.message.contains("2 track point values") && $0.message.contains("'300'") }, "\(warnings.map(\.message))")
+    }
+
+    /// Google Earth's track arrays (`heartrate`, `cadence`: KML's gx:SimpleArrayData, as its own
+    /// sample names them) go into GPX as TrackPointExtension's `hr` and `cad`, read back by those names.
+    @Test func googleEarthsHeartRatesGoIntoGPX() throws {
+        let (features, _) = try read(kml: kml("""
+            <Placemark><gx:Track>
+              <when>2024-05-04T07:00:00Z</when><when>2024-05-04T07:01:00Z</when>
+              <gx:coord>-70.1 -33.9</gx:coord><gx:coord>-70.2 -33.8</gx:coord>
+              <ExtendedData><SchemaData schemaUrl="#s">
+                <gx:SimpleArrayData name="heartrate"><gx:value>120</gx:value><gx:value>125</gx:value></gx:SimpleArrayData>
+                <gx:SimpleArrayData name="cadence"><gx:value>80</gx:value><gx:value>82</gx:value></gx:SimpleArrayData>
+                <gx:SimpleArrayData name="power"><gx:value>200</gx:value><gx:value>210</gx:value></gx:SimpleArrayData>
+              </SchemaData></ExtendedData>
+            </gx:Track></Placemark>
+            """))
+        nonisolated(unsafe) var warnings: [Diagnostic] = []
+        var options = WriteOptions()
+        options.diagnostics = { warnings.append($0) }
+        let (_, back) = try roundTrip(features, format: "gpx", options: options)
+        #expect(data(back.first)?["hr"] == [120, 125])
+        #expect(data(back.first)?["cad"] == [80, 82])
+        #expect(warnings.count == 1 && warnings[0].message.contains("'power'") && !warnings[0].message.contains("heartrate"), "\(warnings.map(\.message))")
     }
 
     /// gx:SimpleArrayData values of a MultiTrack: each track writes its own line's values.

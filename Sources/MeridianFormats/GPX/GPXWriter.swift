@@ -11,6 +11,11 @@ import MeridianGeometry
 /// GeoJSON text sequences) and written at `finish`.
 /// Coordinates are xsd:decimal (never exponents); longitude 180 is written -180, the schema's
 /// range being [-180, 180).
+///
+/// A track's per-position arrays that Garmin's TrackPointExtension holds (`hr`, `cad`, `atemp`,
+/// … as ``GPXReader`` reads them; Google Earth's `heartrate` and `cadence` as `hr` and `cad`)
+/// go back into each `trkpt`'s `<extensions>`, so heart rates survive GPX → GPX and KML → GPX;
+/// other arrays have no place in GPX and are left out with a warning.
 public final class GPXWriter: FeatureWriter {
     private let sink: OutputSink
     private let xml: XMLTextWriter
@@ -26,6 +31,10 @@ public final class GPXWriter: FeatureWriter {
     /// Per-position arrays other than `times` (a track's heart rates, say), which GPX has no
     /// place for, by name, for a warning: left out, never silently.
     private var arraysLeftOut: Set<String> = []
+    /// Values of TrackPointExtension arrays that its schema does not take (a heart rate of 300,
+    /// text), left out, and the first of them, for a warning.
+    private var extensionValuesLeftOut = 0
+    private var firstExtensionValueLeftOut = ""
 
     /// A GPX writer into `sink`; routes and tracks wait in scratch files until ``finish(_:)``.
     /// - Parameters:
@@ -60,8 +69,18 @@ public final class GPXWriter: FeatureWriter {
     /// - Throws: `MeridianError` (`io`) when the output or a scratch file fails.
     public func write(_ feature: Feature) throws {
         guard let geometry = feature.geometry else { return }
-        if let arrays = feature.properties?[PositionData.member]?.objectValue {
-            arraysLeftOut.formUnion(arrays.keys.filter { $0 != "times" })
+        let asRoute = (linesAsRoutes || feature.properties?["_gpxType"]?.stringValue == "rte")
+        let isTrack: Bool
+        switch geometry {
+        case .lineString: isTrack = !asRoute
+        case .multiLineString, .polygon, .multiPolygon: isTrack = true
+        default: isTrack = false
+        }
+        // A collection's members are written (and their arrays accounted for) one by one.
+        if case .geometryCollection = geometry {} else if let arrays = feature.properties?[PositionData.member]?.objectValue {
+            // A track's TrackPointExtension arrays are written with its points (when they fit them).
+            let written = isTrack ? Set(Self.extensionArrays(of: feature).map(\.name)) : []
+            arraysLeftOut.formUnion(arrays.keys.filter { $0 != "times" && !written.contains($0) })
         }
         switch geometry {
         case .point(let p):
@@ -72,8 +91,7 @@ public final class GPXWriter: FeatureWriter {
         case .geometryCollection(let c):
             for index in c.geometries.indices { try write(feature.collectionMember(index)) }
         case .lineString, .multiLineString, .polygon, .multiPolygon:
-            let asRoute = (linesAsRoutes || feature.properties?["_gpxType"]?.stringValue == "rte")
-            if asRoute, case .lineString = geometry { try routes.append(feature) } else { try tracks.append(feature) }
+            if isTrack { try tracks.append(feature) } else { try routes.append(feature) }
         }
         try sink.checkForErrors()
     }
@@ -94,10 +112,13 @@ public final class GPXWriter: FeatureWriter {
             options.diagnostics?(Diagnostic(.warning, "\(elevationsLeftOut) \(elevationsLeftOut == 1 ? "elevation is" : "elevations are") beyond 10^17 metres, past what GPX's decimal holds, and \(elevationsLeftOut == 1 ? "was" : "were") left out"))
         }
         if !arraysLeftOut.isEmpty {
-            options.diagnostics?(.positionDataDropped(arraysLeftOut.sorted(), "\(arraysLeftOut.count == 1 ? "has" : "have") no place in GPX, which takes only times,", at: nil))
+            options.diagnostics?(.positionDataDropped(arraysLeftOut.sorted(), "\(arraysLeftOut.count == 1 ? "has" : "have") no place in GPX, which takes times and, on track points, the values of Garmin's TrackPointExtension (hr, cad, atemp, wtemp, depth, speed, course, bearing),", at: nil))
         }
         if timesLeftOut > 0 {
             options.diagnostics?(Diagnostic(.warning, "\(timesLeftOut) \(timesLeftOut == 1 ? "time is" : "times are") not a date and time as GPX writes them (YYYY-MM-DDThh:mm:ssZ) and \(timesLeftOut == 1 ? "was" : "were") left out, '\(firstTimeLeftOut)' first"))
+        }
+        if extensionValuesLeftOut > 0 {
+            options.diagnostics?(Diagnostic(.warning, "\(extensionValuesLeftOut) track point \(extensionValuesLeftOut == 1 ? "value is" : "values are") not what Garmin's TrackPointExtension takes (hr and cad: numbers from 0 to 255; the others: numbers) and \(extensionValuesLeftOut == 1 ? "was" : "were") left out, '\(firstExtensionValueLeftOut)' first"))
         }
     }
 
@@ -143,16 +164,76 @@ public final class GPXWriter: FeatureWriter {
         case .multiPolygon(let m)?: parts = m.polygons.flatMap(\.rings)
         default: return
         }
-        // One run of times per line or ring, in the order of `parts`.
+        // One run of times (and of each TrackPointExtension array) per line or ring, in the order of `parts`.
         let times = feature.positionValues("times")
+        let extensionArrays = Self.extensionArrays(of: feature).map { ($0.field, $0.runs) }
         xml.start("trk")
         describe(properties, number: true)
         for (s, part) in parts.enumerated() {
             xml.start("trkseg")
-            for (i, p) in part.enumerated() { point("trkpt", p, time: times?[s][i]) {} }
+            for (i, p) in part.enumerated() {
+                let extensionValues = extensionArrays.compactMap { field, runs in extensionNumber(runs[s][i], field).map { (field, $0) } }
+                point("trkpt", p, time: times?[s][i], hasBody: !extensionValues.isEmpty) {
+                    guard !extensionValues.isEmpty else { return }
+                    xml.start("extensions")
+                    xml.start("gpxtpx:TrackPointExtension", [("xmlns:gpxtpx", Self.trackPointExtensionNamespace)])
+                    for (field, number) in extensionValues {
+                        if field.isByte {
+                            xml.element("gpxtpx:" + field.name, String(Int(number)))
+                        } else {
+                            xml.inline("gpxtpx:" + field.name) { sink.writePlainDecimal(number, precision: nil) }
+                        }
+                    }
+                    xml.close()
+                    xml.close()
+                }
+            }
             xml.close()
         }
         xml.close()
+    }
+
+    /// Garmin's TrackPointExtension v2, which Garmin devices, Strava and GDAL read: its fields in
+    /// the order its schema's sequence gives them, and whether each is an xsd:unsignedByte.
+    static let trackPointExtension: [(name: String, isByte: Bool)] = [
+        ("atemp", false), ("wtemp", false), ("depth", false), ("hr", true), ("cad", true), ("speed", false), ("course", false), ("bearing", false),
+    ]
+    static let trackPointExtensionNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+    /// Other names of TrackPointExtension fields: Google Earth's tracks (and KML written from
+    /// them) call heart rates and cadences `heartrate` and `cadence`.
+    static let extensionAliases = ["hr": "heartrate", "cad": "cadence"]
+
+    /// The feature's arrays that go into TrackPointExtension fields, with the array's name and
+    /// its runs (one per line or ring): for each field, its own name's array, else its alias's,
+    /// when that fits the positions.
+    static func extensionArrays(of feature: Feature) -> [(field: (name: String, isByte: Bool), name: String, runs: [[JSONValue]])] {
+        trackPointExtension.compactMap { field in
+            for name in [field.name] + [extensionAliases[field.name]].compactMap({ $0 }) {
+                if let runs = feature.positionValues(name) { return (field, name, runs) }
+            }
+            return nil
+        }
+    }
+
+    /// One TrackPointExtension value (a number, or text that is one): a whole number 0-255 for `hr` and `cad` (rounded: a point
+    /// that clipping or a cut put between two others has a rate in proportion), a number (below
+    /// 10^17, as xsd:decimal is written) for the others; nil for null, and for anything else
+    /// (counted, for a warning).
+    private func extensionNumber(_ value: JSONValue, _ field: (name: String, isByte: Bool)) -> Double? {
+        let number: Double?
+        switch value {
+        case .null: return nil
+        case .integer(let n): number = Double(exactly: n)
+        case .double(let d): number = d
+        case .string(let text): number = Double(text)  // KML's untyped gx:SimpleArrayData values
+        default: number = nil
+        }
+        if let number, number.isFinite, abs(number) < 1e17, !field.isByte || (0...255).contains(number.rounded()) {
+            return field.isByte ? number.rounded() : number
+        }
+        if extensionValuesLeftOut == 0 { firstExtensionValueLeftOut = value.plainText() }
+        extensionValuesLeftOut += 1
+        return nil
     }
 
     /// The text of a `<time>`: an xsd:dateTime as GPX's schema wants, else nil (and counted,
@@ -165,8 +246,9 @@ public final class GPXWriter: FeatureWriter {
         return nil
     }
 
-    /// `<name lat lon>` with its elevation and time, then whatever `body` writes.
-    private func point(_ name: StaticString, _ p: Position, time value: JSONValue?, _ body: () -> Void) {
+    /// `<name lat lon>` with its elevation and time, then whatever `body` writes (`hasBody`: that
+    /// it writes something, for a point without elevation and time).
+    private func point(_ name: StaticString, _ p: Position, time value: JSONValue?, hasBody: Bool = false, _ body: () -> Void) {
         let time = timeText(value)
         xml.indent()
         sink.write(byte: UInt8(ascii: "<"))
@@ -176,7 +258,7 @@ public final class GPXWriter: FeatureWriter {
         sink.write("\" lon=\"" as StaticString)
         sink.writePlainDecimal(p.longitude == 180 ? -180 : p.longitude, precision: options.precision)
         sink.write(byte: UInt8(ascii: "\""))
-        guard p.altitude != nil || time != nil || name.utf8Start[0] == UInt8(ascii: "w") else {
+        guard p.altitude != nil || time != nil || hasBody || name.utf8Start[0] == UInt8(ascii: "w") else {
             sink.write("/>\n" as StaticString)
             return
         }

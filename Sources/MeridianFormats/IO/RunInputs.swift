@@ -19,6 +19,11 @@ public enum RunInputs {
             device = UInt64(truncatingIfNeeded: status.st_dev)
             inode = UInt64(truncatingIfNeeded: status.st_ino)
         }
+
+        init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
     }
 
     /// The inputs, and the folders that hold them (an output folder may not be one).
@@ -57,6 +62,24 @@ public enum RunInputs {
             $0.files.insert(Identity(status))
             $0.folders.formUnion(folders)
         }
+    }
+
+    /// The recorded input files as `device:inode` words, for a helper process that writes this
+    /// run's output (`meridian-gdal ogr-write`, whose driver may write files beside it) to
+    /// record in turn with ``record(identities:)``.
+    public static var recordedIdentities: [String] {
+        recorded.withLock { $0.files.map { "\($0.device):\($0.inode)" }.sorted() }
+    }
+
+    /// Records input files given as ``recordedIdentities`` words (by another process of the same
+    /// run); a word that is not two numbers is passed over.
+    public static func record(identities: [String]) {
+        let parsed = identities.compactMap { word -> Identity? in
+            let numbers = word.split(separator: ":")
+            guard numbers.count == 2, let device = UInt64(numbers[0]), let inode = UInt64(numbers[1]) else { return nil }
+            return Identity(device: device, inode: inode)
+        }
+        recorded.withLock { $0.files.formUnion(parsed) }
     }
 
     /// Throws when `path`, an output (`named` in the message), is one of the recorded inputs or

@@ -132,7 +132,7 @@ public final class KMLReader: FeatureReader, KMLDocumentReader {
                 for warning in conversion.warnings where warning.kind.map({ warnedKinds.insert($0).inserted }) ?? true {
                     diagnostics?(warning.diagnostic)
                 }
-                guard var (feature, overlay) = conversion.converted, pending.kept else { continue }
+                guard case (var feature, let overlay)? = conversion.converted, pending.kept else { continue }
                 try checks.check(&feature, at: SourceLocation(file: name, line: conversion.line))
                 folderTree?.add(feature)
                 groundOverlay = overlay

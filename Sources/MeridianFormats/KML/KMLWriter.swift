@@ -329,7 +329,7 @@ public final class KMLWriter: FeatureWriter {
             bodyXML.close()
         case .polygon, .multiPoint, .multiPolygon, .geometryCollection, .multiLineString:
             if !positionData.isEmpty {
-                diagnostics?(.positionDataDropped(Array(positionData.keys), "have no KML form on a \(geometry.type.rawValue)", at: nil))
+                diagnostics?(.positionDataDropped(Array(positionData.keys), "\(positionData.count == 1 ? "has" : "have") no KML form on a \(geometry.type.rawValue)", at: nil))
             }
             writeGeometry(withoutPositionData: geometry, altitudeMode: altitudeMode)
         }

@@ -14,8 +14,11 @@ import Synchronization
 /// may hold anything): a link where a tile folder or a tile goes is refused, never written
 /// through or replaced.
 public final class TileFolderWriter: Sendable {
-    /// The folders made so far.
-    private let madeFolders = Mutex<Set<String>>([])
+    /// The folders made or found so far, each with whether this writer created it (mkdir made
+    /// it: nothing was in it before this run's tiles).
+    private let madeFolders = Mutex<[String: Bool]>([:])
+    /// This process's id, in the temporary names.
+    private let processID = getpid()
     /// Whether tiles are written straight into place (their folder is a staging folder).
     public let inPlace: Bool
     /// The output folder the tiles go under (made, or checked, by its owner).
@@ -34,10 +37,14 @@ public final class TileFolderWriter: Sendable {
     ///   symbolic link stands where a folder or the tile goes; the output target's error when
     ///   the file cannot be written.
     public func write(_ bytes: [UInt8], to path: String) throws {
-        try makeFolder((path as NSString).deletingLastPathComponent)
+        let created = try makeFolder((path as NSString).deletingLastPathComponent)
         if !inPlace {
-            try Self.refuseLink(at: path)  // rename(2) would replace the link
-            try RunInputs.refuseInput(at: path)
+            // A folder this writer created held nothing before: no link, no input can stand in
+            // it (two system calls a tile, of the five or so a tile costs, in a new run).
+            if !created {
+                try Self.refuseLink(at: path)  // rename(2) would replace the link
+                try RunInputs.refuseInput(at: path)
+            }
             return try writeRenamed(bytes, to: path)
         }
         // 0666 less the umask, as every output Meridian creates; O_NOFOLLOW: a link at the
@@ -56,7 +63,7 @@ public final class TileFolderWriter: Sendable {
     /// write, close, rename), where a general output's random name, page-cache release and
     /// checks took ten more, most of a folder run's system time.
     private func writeRenamed(_ bytes: [UInt8], to path: String) throws {
-        let stem = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent + ".meridian-\(getpid())-"
+        let stem = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent + ".meridian-\(processID)-"
         var temporary = "", fd: Int32 = -1
         for _ in 0..<100 {
             temporary = stem + String(temporaryCount.wrappingAdd(1, ordering: .relaxed).oldValue)
@@ -102,8 +109,11 @@ public final class TileFolderWriter: Sendable {
 
     /// Makes `folder` and the folders between it and ``root``, one `mkdir` each, checking
     /// with `lstat` that each one found there is a folder and not a link to one.
-    private func makeFolder(_ folder: String) throws {
-        guard !madeFolders.withLock({ $0.contains(folder) }) else { return }
+    /// - Returns: Whether this writer created `folder` (it was not there).
+    @discardableResult
+    private func makeFolder(_ folder: String) throws -> Bool {
+        if let created = madeFolders.withLock({ $0[folder] }) { return created }
+        var created = false
         if folder == root || !folder.hasPrefix(root + "/") {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -112,7 +122,8 @@ public final class TileFolderWriter: Sendable {
             }
         } else {
             try makeFolder((folder as NSString).deletingLastPathComponent)
-            if mkdir(folder, 0o777) != 0 {
+            created = mkdir(folder, 0o777) == 0
+            if !created {
                 let reason = errno
                 var status = stat()
                 guard reason == EEXIST, lstat(folder, &status) == 0 else {
@@ -122,7 +133,9 @@ public final class TileFolderWriter: Sendable {
                 guard status.st_mode & S_IFMT == S_IFDIR else { throw Self.linkFound(folder) }
             }
         }
-        madeFolders.withLock { _ = $0.insert(folder) }
+        // Two threads may make it at once: the one whose mkdir failed found it there.
+        madeFolders.withLock { $0[folder] = ($0[folder] ?? false) || created }
+        return created
     }
 
     /// Throws when a symbolic link stands at `path`, a file or folder about to be written in an

@@ -274,18 +274,21 @@ public final class OGRWriter: PathFeatureWriter {
     public func commit() throws {
         defer { claim.release() }
         try TemporaryFiles.checkForStop()
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        // The output's folder as the path was given (`roads.shp`: ""), so that errors name the
+        // files beside it as the user typed the output, not as absolute paths.
+        let folder = (path as NSString).deletingLastPathComponent
+        func beside(_ file: String) -> String { folder.isEmpty ? file : (folder as NSString).appendingPathComponent(file) }
         // GDAL's SQLite-based drivers (GeoPackage, SQLite) make 0644 files whatever the umask.
         try FileModes.applyNewFileMode(under: staging)
         let files = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
         // A shapefile's .dbf, .shx, .prj go beside it: none may be an input (`roads.dbf -o roads.shp`).
-        for file in files { try RunInputs.refuseInput(at: folder + "/" + file, named: "the file written beside the output") }
+        for file in files { try RunInputs.refuseInput(at: beside(file), named: "the file written beside the output") }
         // Some drivers write a folder beside the file (PDS4's table, a VRT's data). A rename
         // cannot put a folder over a folder that holds anything, or a file over a folder: found
         // only part-way through the moves, that left the first files in place and the output
         // incomplete. So every place is checked before anything is moved.
         for file in files {
-            let destination = folder + "/" + file
+            let destination = beside(file)
             // attributesOfItem does not follow a link: a link is what would be replaced.
             guard let existing = try? FileManager.default.attributesOfItem(atPath: destination) else { continue }
             let existingIsFolder = existing[.type] as? FileAttributeType == .typeDirectory
@@ -306,7 +309,7 @@ public final class OGRWriter: PathFeatureWriter {
             }
         }
         for file in files {
-            guard rename(staging + "/" + file, folder + "/" + file) == 0 else {
+            guard rename(staging + "/" + file, beside(file)) == 0 else {
                 throw MeridianError(.cannotCreateOutput, "cannot move \(file) into place: \(String(cString: strerror(errno)))",
                                     at: SourceLocation(file: path))
             }

@@ -75,10 +75,11 @@ struct GroundOverlay {
         }
         guard !components.isEmpty else { throw refused("names no file") }
         if let entries, entries.contains(relative) { return "/vsizip/\(absolute)/\(relative)" }
-        let folder = (absolute as NSString).deletingLastPathComponent
-        var image = folder
+        // The KML's folder as its path was given (`chart.kml`: ""), so that errors name the
+        // image as the user would (not as an absolute path); GDAL opens it from here alike.
+        var image = (path as NSString).deletingLastPathComponent
         for component in components {
-            image += "/" + component
+            image = image.isEmpty ? String(component) : (image as NSString).appendingPathComponent(String(component))
             var info = stat()
             guard lstat(image, &info) == 0 else {
                 throw refused("is not \(entries == nil ? "in the KML's folder" : "in the KMZ or its folder")")

@@ -16,7 +16,8 @@ import MeridianTiles
 /// a resumed run, over the tiles kept from before), so every link resolves: `doc.kml` links
 /// each tile whose parent is not in the folder (the lowest level's tiles, and any tile left
 /// alone by a transparent parent). Each file is written atomically, `doc.kml` last, so the tree
-/// is entered only once it is whole.
+/// is entered only once it is whole; a run writes them before it finishes its output (before its
+/// resume state is removed), so one stopped while they are written is resumed to write them again.
 ///
 /// Every tile KML file in the folder belongs to the tile set as it is: a tile's KML that an
 /// earlier run wrote (before a resumed run, or one of other zoom levels) for a tile the folder

@@ -107,7 +107,8 @@ public struct LevelTilingRun: Sendable {
     /// - Throws: `MeridianError` (input unavailable) when a shard has not completed, before
     ///   anything is changed.
     public func finishShards(count: Int, into sink: TileSink, workspace: ShardWorkspace,
-                             metadata: (ClosedRange<Int>?) -> TileSetMetadata) throws -> LevelTilingSummary? {
+                             metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+                             completing: (TileSetMetadata) throws -> Void = { _ in }) throws -> LevelTilingSummary? {
         let run = identity
         guard !workspace.isFinished(run) else { return nil }
         try workspace.checkComplete(count: count, of: run)
@@ -117,7 +118,9 @@ public struct LevelTilingRun: Sendable {
                 zooms.contains(tile.zoom) && Self.owner(of: tile, count: count) == index
             }
         }
-        try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+        let finished = metadata(try sink.zoomsWithTiles())
+        try completing(finished)
+        try sink.finish(metadata: finished)
         try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
         return LevelTilingSummary(zooms: zooms)
     }
@@ -148,12 +151,15 @@ extension LevelTilingRun {
     /// Runs into `output` (a folder of `scheme` rows, an MBTiles file or a PMTiles archive, as
     /// `TileSinks` chooses) as `mode` says: the run, one shard of it, or the joining of its
     /// shards (their workspace beside the output). `metadata` is the tile set's, given the zoom
-    /// levels that hold tiles. A PMTiles archive is written in one go: a signal stops it in order
+    /// levels that hold tiles; `completing` writes what else belongs to the finished tile set (a
+    /// KML super-overlay) before the output is finished, while the run can still be resumed
+    /// (not for one shard). A PMTiles archive is written in one go: a signal stops it in order
     /// and it leaves nothing; a folder or an MBTiles file keeps what it stored for resuming.
     /// `opened` is called once the output (or the shard's part) is open, before the first
     /// level: from then on an interruption leaves something to resume.
     public func run(into output: String, format: TileFormat, scheme: TileScheme, mode: LevelTilingMode,
-                    metadata: (ClosedRange<Int>?) -> TileSetMetadata, opened: () -> Void = {}, produce: Producer) throws -> LevelTilingOutcome {
+                    metadata: (ClosedRange<Int>?) -> TileSetMetadata, completing: (TileSetMetadata) throws -> Void = { _ in },
+                    opened: () -> Void = {}, produce: Producer) throws -> LevelTilingOutcome {
         // A level's tiles are committed into an MBTiles file every few megabytes.
         let checkpoint = 8 << 20
         let workspace = ShardWorkspace(output: output)
@@ -165,7 +171,8 @@ extension LevelTilingRun {
             guard let sink = joining.sink else { return .alreadyJoined(count: joining.count) }
             opened()
             let run = LevelTilingRun(zooms: zooms, identity: joining.run)
-            return .done(try run.finishShards(count: joining.count, into: sink, workspace: workspace, metadata: metadata) ?? LevelTilingSummary(zooms: zooms))
+            return .done(try run.finishShards(count: joining.count, into: sink, workspace: workspace, metadata: metadata, completing: completing)
+                         ?? LevelTilingSummary(zooms: zooms))
         case .shard(let shard, let resume):
             let run = LevelTilingRun(zooms: zooms, identity: identity.adding("shards", "\(shard.count)"))
             guard let sink = try workspace.openShardSink(shard, of: run.identity, output: output, format: format, scheme: scheme,
@@ -184,7 +191,9 @@ extension LevelTilingRun {
                 do {
                     let summary = try self.build(into: sink, produce: produce)
                     try TemporaryFiles.checkForStop()
-                    try sink.finish(metadata: metadata(try sink.zoomsWithTiles()))
+                    let finished = metadata(try sink.zoomsWithTiles())
+                    try completing(finished)
+                    try sink.finish(metadata: finished)
                     return summary
                 } catch {
                     if inOneGo { sink.discard() }

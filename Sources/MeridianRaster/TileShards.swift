@@ -200,9 +200,11 @@ extension Tiler {
     /// Joins the `count` completed shards in `workspace` into `sink`: takes in each shard's
     /// tiles (`TileSink.adoptShard`), builds the tiles whose blocks lie in several shards from
     /// the shards' frontiers, and writes the metadata. Idempotent: a run already finished
-    /// returns nil and changes nothing.
+    /// returns nil and changes nothing. `completing` writes what else belongs to the joined
+    /// tile set (a KML super-overlay) before the joining is recorded done, as in ``run(into:progress:completing:)``.
     /// - Throws: as `checkShardsComplete` when a shard has not completed.
-    public func finishShards(count: Int, of run: TilingRunIdentity, into sink: TileSink, workspace: ShardWorkspace) throws -> TilingSummary? {
+    public func finishShards(count: Int, of run: TilingRunIdentity, into sink: TileSink, workspace: ShardWorkspace,
+                             completing: (TileSetMetadata) throws -> Void = { _ in }) throws -> TilingSummary? {
         guard !workspace.isFinished(run) else { return nil }
         try checkShardsComplete(count: count, of: run, workspace: workspace)
         let start = Date()
@@ -231,7 +233,7 @@ extension Tiler {
             try store(quilt, at: tile, tools: tools, sink: sink, state: state)
             built[tile] = charts
         }
-        let summary = try finish(sink, state: state, start: start)
+        let summary = try finish(sink, state: state, start: start, completing: completing)
         try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
         return summary
     }

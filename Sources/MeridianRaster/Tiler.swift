@@ -267,10 +267,14 @@ public final class Tiler: @unchecked Sendable {
     let blocksInOrder: [MapTile]
 
     /// Runs the whole pyramid into `sink`. `progress` is called from worker threads.
-    public func run(into sink: TileSink, progress: @escaping @Sendable (TilingProgress) -> Void = { _ in }) throws -> TilingSummary {
+    /// `completing` writes what else belongs to the finished tile set (a KML super-overlay) once
+    /// every tile is stored and before the sink is finished, so that a run stopped while it
+    /// writes keeps its resume state and is resumed to write it again.
+    public func run(into sink: TileSink, progress: @escaping @Sendable (TilingProgress) -> Void = { _ in },
+                    completing: (TileSetMetadata) throws -> Void = { _ in }) throws -> TilingSummary {
         let start = Date()
         let state = try build(blocksInOrder, total: tileBound, into: sink, start: start, progress: progress)
-        return try finish(sink, state: state, start: start)
+        return try finish(sink, state: state, start: start, completing: completing)
     }
 
     /// Builds `blocks` and every tile above them that `split` (if given) puts in shard `shard`,
@@ -337,8 +341,9 @@ public final class Tiler: @unchecked Sendable {
         return completed
     }
 
-    /// Writes the metadata into `sink`, finishing it, and sums up the run.
-    func finish(_ sink: TileSink, state: RunState, start: Date) throws -> TilingSummary {
+    /// Writes the metadata into `sink`, finishing it (after `completing`, which writes what else
+    /// belongs to the tile set while the run can still be resumed), and sums up the run.
+    func finish(_ sink: TileSink, state: RunState, start: Date, completing: (TileSetMetadata) throws -> Void = { _ in }) throws -> TilingSummary {
         // A raster much smaller than a pixel at the lowest zooms fades out as it is averaged
         // down (four children make one pixel): where it covers less than 1/255 of a pixel, the
         // tile is fully transparent and not written. The metadata names the levels that hold
@@ -347,6 +352,7 @@ public final class Tiler: @unchecked Sendable {
         // (Within the run's levels: an MBTiles file resumed may hold rows a stranger put in.)
         let zoomsWithTiles = try sink.zoomsWithTiles().map { $0.clamped(to: zooms) }
         let metadata = metadata(zooms: zoomsWithTiles ?? zooms)
+        try completing(metadata)
         try sink.finish(metadata: metadata)
         return TilingSummary(zooms: zooms, zoomsWithTiles: zoomsWithTiles, metadata: metadata, written: state.writtenPerZoom,
                              kept: state.kept, handled: state.done, seconds: Date().timeIntervalSince(start), stageSeconds: state.stageTimes.seconds)

@@ -10,13 +10,16 @@ extension TilingJobRequest {
     /// Runs a level-by-level run (`produce` makes each level's tiles) as the request says: the
     /// run into the output (resumed when asked), one shard of it, or the joining of its shards.
     /// `started` is called once the output is open (from then on it holds what a resume
-    /// continues: its resume state, or a shard's), before the first level.
-    func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata, started: () -> Void,
+    /// continues: its resume state, or a shard's), before the first level. `completing` writes
+    /// what else belongs to the finished tile set before the output is finished.
+    func runByLevels(_ run: LevelTilingRun, format: TileFormat, metadata: (ClosedRange<Int>?) -> TileSetMetadata,
+                     completing: (TileSetMetadata) throws -> Void = { _ in }, started: () -> Void,
                      produce: LevelTilingRun.Producer) throws -> LevelTilingOutcome {
         var mode = LevelTilingMode.run(resume: resume, replacing: replacesExistingFile)
         if finish { mode = .finish(count: shardCount) }
         if let shard { mode = .shard(shard, resume: resume) }
-        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata, opened: started, produce: produce)
+        return try run.run(into: output, format: format, scheme: scheme, mode: mode, metadata: metadata, completing: completing, opened: started,
+                           produce: produce)
     }
 }
 
@@ -139,17 +142,17 @@ struct DrawnTilingRun {
         }
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let (jobs, drawing, diagnostics) = (request.threads, drawing, events.diagnostics)
-        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata, started: events.levelsStarted) { zoom, shard, store in
+        // The KML super-overlay is written before the output is finished: a run stopped while
+        // it is written keeps its resume state, and its resumption writes it again.
+        var kml: KMLSuperOverlay.Written?
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata,
+                                              completing: { kml = try request.writeKML($0) }, started: events.levelsStarted) { zoom, shard, store in
             try drawing.drawLevel(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
         }
-        var kml: KMLSuperOverlay.Written?
-        if case .done(let stored) = outcome, let metadata = finished.withLock({ $0 }) {
-            if request.viewer {
-                try events.writingViewer(stored.written + stored.kept) { try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme) }
-            }
-            kml = try request.writeKML(metadata)
+        if case .done(let stored) = outcome, let metadata = finished.withLock({ $0 }), request.viewer {
+            try events.writingViewer(stored.written + stored.kept) { try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme) }
         }
         return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .drawnVectors, format: format, inputCount: request.inputs.count, kml: kml) }
     }

@@ -102,13 +102,17 @@ public struct TilingJob: Sendable {
         let tiler = try tiler(events: events)
         let format = request.tileFormat ?? .png, output = request.output
         let summary: TilingSummary
+        // The KML super-overlay is written before the output is finished: a run stopped while
+        // it is written keeps its resume state, and its resumption writes it again.
+        var kml: KMLSuperOverlay.Written?
+        let completing = { (metadata: TileSetMetadata) in kml = try request.writeKML(metadata) }
         if request.finish {
             let workspace = ShardWorkspace(output: output)
             let joining = try workspace.openJoining(output: output, count: request.shardCount, format: format, scheme: request.scheme) {
                 try tiler.identity(output: request.outputFields + [("shards", "\($0)")])
             }
             guard let sink = joining.sink else { return .alreadyJoined(count: joining.count) }
-            guard let joined = try tiler.finishShards(count: joining.count, of: joining.run, into: sink, workspace: workspace) else { return .unchanged }
+            guard let joined = try tiler.finishShards(count: joining.count, of: joining.run, into: sink, workspace: workspace, completing: completing) else { return .unchanged }
             summary = joined
         } else if let shard = request.shard {
             let run = try tiler.identity(output: request.outputFields + [("shards", "\(shard.count)")])
@@ -121,12 +125,11 @@ public struct TilingJob: Sendable {
             let sink = try TileSinks.open(output, format: format, scheme: request.scheme,
                                           for: .run(resume: request.resume, checkpointBytes: nil) { try tiler.identity(output: request.outputFields) },
                                           replacing: request.replacesExistingFile)
-            summary = try tiler.run(into: sink, progress: events.progress)
+            summary = try tiler.run(into: sink, progress: events.progress, completing: completing)
         }
         if request.viewer {
             try events.writingViewer(summary.tileCount) { try TileViewer.write(folder: output, metadata: summary.metadata, scheme: request.scheme) }
         }
-        let kml = try request.writeKML(summary.metadata)
         if let shortfall = TilingJobText.zoomShortfall(summary) {
             events.diagnostics(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
         }

@@ -39,16 +39,20 @@ extension Meridian {
 enum Commands {}
 
 extension Meridian {
-    /// The subcommand being run, as typed ("meridian geodesic", "meridian coverage make"), for
-    /// the headers of generated files.
+    /// The command line being run, as typed (`meridian convert flights.kml -o Flight.swift`),
+    /// for the headers of generated files: `meridian` (not the executable's path) and the
+    /// arguments as given, relative paths left relative, each quoted for a POSIX shell where it
+    /// needs it, so the line runs again from the same folder.
     static var invokedCommand: String {
-        var words = ["meridian"]
-        var command: ParsableCommand.Type = Meridian.self
-        for argument in CommandLine.arguments.dropFirst() {
-            guard let subcommand = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
-            words.append(argument)
-            command = subcommand
+        (["meridian"] + CommandLine.arguments.dropFirst().map(shellQuoted)).joined(separator: " ")
+    }
+
+    /// `word` as a POSIX shell reads it back: as it is when it holds only characters no shell
+    /// treats specially, else in single quotes (a `'` in it as `'\''`).
+    static func shellQuoted(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./,:=+@%^".unicodeScalars.contains(scalar))
         }
-        return words.joined(separator: " ")
+        return plain ? word : "'" + word.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
     }
 }

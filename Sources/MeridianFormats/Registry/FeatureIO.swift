@@ -129,8 +129,9 @@ public struct WriteOptions: Sendable {
     /// The input `FeatureOutput` was told never to write over (beside ``RunInputs``'), for a
     /// writer's files beside the output, checked before they are claimed.
     var protectedInput: String?
-    /// The command that makes the output ("meridian geodesic"), for formats whose header names
-    /// where they came from (MapKit Swift source).
+    /// The command line that makes the output, as typed (`meridian geodesic --from 33.9,-118.4
+    /// --to 40.6,-73.8 -o Flight.swift`), for formats whose header names where they came from
+    /// (MapKit Swift source).
     public var generator: String?
     /// Receives warnings about what a format cannot hold as given (a GDAL field renamed).
     public var diagnostics: (@Sendable (Diagnostic) -> Void)?

@@ -29,8 +29,10 @@ public struct LevelTilingRun: Sendable {
 
     /// Makes the tiles of one zoom level, handing each to `store` (from any thread): those of
     /// `shard` (every tile when nil), and any other it must make to know them (left unstored).
+    /// Returns how many tiles of other shards it made and kept from `store` (made only to know
+    /// something of the whole level), for the shard's count of what it made.
     public typealias Producer = (_ zoom: Int, _ shard: TileShardOwnership?,
-                                 _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Void
+                                 _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> Int
 
     /// A run of `zooms` that is `identity`.
     public init(zooms: ClosedRange<Int>, identity: TilingRunIdentity) {
@@ -72,7 +74,7 @@ public struct LevelTilingRun: Sendable {
             }
             let stored = Mutex<[MapTile]>([]), made = Atomic<Int>(0)
             let ownership = shard.flatMap { TileShardOwnership(index: $0.index, count: $0.count) }
-            try produce(zoom, ownership) { tile, bytes in
+            let madeUnstored = try produce(zoom, ownership) { tile, bytes in
                 // A run stopped in order (an archive written in one go) stops here.
                 try TemporaryFiles.checkForStop()
                 made.add(1, ordering: .relaxed)
@@ -83,7 +85,7 @@ public struct LevelTilingRun: Sendable {
             let tiles = stored.withLock { $0 }
             try sink.markCompleted(block: Self.levelMark(zoom), tiles: tiles)
             summary.written += tiles.count
-            summary.made += made.load(ordering: .relaxed)
+            summary.made += made.load(ordering: .relaxed) + madeUnstored
         }
         return summary
     }

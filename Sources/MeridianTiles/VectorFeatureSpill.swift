@@ -160,6 +160,22 @@ struct TileAttributes: Sendable {
         }
     }
 
+    /// The most bytes they take in a tile: an id's varint, and per property its key's and
+    /// value's bytes (a text's with its length, a number's widest varint or double) and
+    /// `VectorTiler`'s allowance for tags and table entries beyond them.
+    var mostBytes: Int {
+        properties.reduce(id == nil ? 0 : 10) { total, property in
+            let value: Int
+            switch property.value {
+            case .string(let s): value = s.utf8.count + 5
+            case .double: value = 9
+            case .uint, .sint: value = 11
+            case .bool: value = 2
+            }
+            return total + property.key.utf8.count + 5 + value + VectorTiler.bytesPerPropertyBeyondItsText
+        }
+    }
+
     /// Passes over written attributes: where their bytes, with their count, lie.
     static func skip(_ record: inout RecordReader) -> Range<Int> {
         let start = record.offset

@@ -77,6 +77,9 @@ public struct VectorTilingSummary: Sendable {
     public var idsLeftOut = 0
     /// Per layer: its fields with their kinds (`String`, `Number`, `Boolean`), as TileJSON's `vector_layers` lists them.
     public var fields: [String: [String: String]] = [:]
+    /// Tiles of other shards a shard made only to know its level's threshold (tiles that might
+    /// go over the limits), left unwritten.
+    public var tilesMadeForOtherShards = 0
     /// The tile count.
     public var tiles: Int { tilesPerZoom.values.reduce(0, +) }
 
@@ -152,9 +155,10 @@ public struct VectorTiler {
             let zoom = nextZoom
             nextZoom += 1
             // A level whose tiles may go over the limits is thinned as a whole, by the threshold
-            // its densest tile needs: a shard makes every tile of it to know that threshold (a
-            // shard's own tiles alone would give another), and keeps its own. A level that
-            // cannot go over is made once, each shard only its own tiles.
+            // its densest tile needs: a shard cuts the whole level and makes, beside its own
+            // tiles, every other tile that may go over (a shard's own tiles alone would give
+            // another threshold), keeping only its own. A level that cannot go over is made
+            // once, each shard only its own tiles.
             let thinnedWhole = try levelMayExceedLimits(zoom: zoom)
             let level = ZoomLevel(zoom: zoom, options: options, layerNames: features.layerNames, shard: thinnedWhole ? nil : shard)
             let blocks = try TileBlockSpill()
@@ -168,13 +172,17 @@ public struct VectorTiler {
             var pass = 0, lostFeatures = false
             while true {
                 let staging = thinnedWhole && pass + 1 < Self.levelPasses ? try LevelTileStaging() : nil
-                var made = VectorTilingSummary()
+                var made = VectorTilingSummary(), madeForOthers = 0
                 var raised: DropThreshold?, levelLostFeatures = false
-                try makeTiles(level, from: blocks, nodes, jobs: jobs, budget: budget, threshold: threshold) { built in
+                try makeTiles(level, from: blocks, nodes, jobs: jobs, budget: budget, threshold: threshold,
+                              ownedBy: thinnedWhole ? shard : nil) { built in
                     if let needed = built.threshold, needed < .everything, raised.map({ needed > $0 }) ?? true { raised = needed }
                     if built.fitted != nil { levelLostFeatures = true }
                     // Another shard's tile, made only to know the level's threshold.
-                    if let shard, !shard.owns(built.tile) { return }
+                    if let shard, !shard.owns(built.tile) {
+                        madeForOthers += 1
+                        return
+                    }
                     // A tile that lost every feature to the limits is not written.
                     if !built.bytes.isEmpty {
                         if let staging { try staging.append(built.tile, built.bytes) } else { try write(built.tile, built.bytes) }
@@ -194,13 +202,16 @@ public struct VectorTiler {
                 }
                 try staging?.forEach(write)
                 summary.tilesPerZoom[zoom] = made.tilesPerZoom[zoom]
+                summary.tilesMadeForOtherShards += madeForOthers
                 summary.polygonsRepaired += made.polygonsRepaired
                 summary.tilesOverLimit += made.tilesOverLimit
                 summary.featuresDroppedForSize += made.featuresDroppedForSize
                 summary.featuresCoalesced += made.featuresCoalesced
                 // Whether the level still dropped is the whole level's (a shard's own when the
-                // level could not go over the limits, and then none did).
-                lostFeatures = levelLostFeatures
+                // level could not go over the limits, and then none did). A shard leaves out
+                // other shards' tiles that cannot go over the limits: if one of them lost features
+                // to the level's threshold, a tile over them set it.
+                lostFeatures = levelLostFeatures || shard != nil && threshold != nil
                 break
             }
             if onlyLevel == nil && zoom == summary.zooms.upperBound && lostFeatures && options.extendZoomsIfStillDropping
@@ -232,7 +243,9 @@ public struct VectorTiler {
                 guard count <= limits.maximumFeatures, bytes <= limits.maximumBytes else { return }
                 let feature = SpilledFeature(&record)
                 guard let geometry = feature.geometry, feature.minimumZoom <= zoom, zoom <= feature.maximumZoom else { return }
-                count += 1
+                // A tile feature per kind of part (a collection's points, lines and polygons).
+                let kinds = PlaneShape.kindsOfParts(geometry)
+                count += kinds
                 var positions = 0
                 geometry.forEachPosition { _ in positions += 1 }
                 // The attributes: their length, an id flag (and id), a property count, the properties.
@@ -240,11 +253,25 @@ public struct VectorTiler {
                 _ = attributes.count()
                 if attributes.byte() == 1 { _ = attributes.uint64() }
                 let properties = attributes.count()
-                bytes += Self.bytesPerFeature + positions * Self.bytesPerPosition
-                    + feature.attributes.count + properties * Self.bytesPerPropertyBeyondItsText
+                bytes += kinds * (Self.bytesPerFeature + feature.attributes.count + properties * Self.bytesPerPropertyBeyondItsText)
+                    + positions * Self.bytesPerPosition
             }
         }
         return count > limits.maximumFeatures || bytes > limits.maximumBytes
+    }
+
+    /// Whether the tile holding `items` (a leaf's, each item's `feature` indexing `attributes`,
+    /// in layers `layerNames`) may go over `limits`: the bound ``levelMayExceedLimits(zoom:)``
+    /// puts on a level, over this tile's pieces alone (already clipped to it).
+    static func mayExceed(_ limits: TileLimits, _ items: [TileItem], attributes: [TileAttributes], layerNames: [String]) -> Bool {
+        var count = 0, bytes = layerNames.reduce(0) { $0 + Self.bytesPerLayer + $1.utf8.count }
+        for item in items {
+            let kinds = item.shape.kindsOfParts
+            count += kinds
+            bytes += kinds * (Self.bytesPerFeature + attributes[item.feature].mostBytes) + item.shape.positionCount * Self.bytesPerPosition
+            if count > limits.maximumFeatures || bytes > limits.maximumBytes { return true }
+        }
+        return false
     }
 
     /// The most a feature takes in a tile beyond its positions and properties: its header, id,
@@ -267,16 +294,22 @@ public struct VectorTiler {
     /// Makes the tiles of `level` from its blocks on `jobs` threads, each with the features
     /// under `threshold` taken out (or merged) and, when still over the limits, brought under
     /// them with the threshold that needed; hands each to `consume` on the calling thread.
+    ///
+    /// With `shard`, the level is made whole to know its threshold, but a tile of another shard
+    /// that cannot go over the limits (``mayExceed(_:_:attributes:layerNames:)``) needs no threshold
+    /// and is not made: a shard makes its own tiles and the dense ones, not the whole level.
     func makeTiles(_ level: ZoomLevel, from blocks: TileBlockSpill, _ nodes: [MapTile], jobs: Int, budget: TileFeatureBudget,
-                   threshold: DropThreshold?, consume: (BuiltTile) throws -> Void) throws {
+                   threshold: DropThreshold?, ownedBy shard: TileShardOwnership? = nil, consume: (BuiltTile) throws -> Void) throws {
         let next = Atomic<Int>(0), zoom = level.zoom
         try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
             let repair = PolygonRepair()
             while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
                 let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]), thinnedKeptBy: level)
                 try level.descend(nodes[index], items, to: zoom) { node, items in
+                    let items = TileItem.kept(items)
+                    if let shard, !shard.owns(node), !Self.mayExceed(budget.limits, items, attributes: attributes, layerNames: level.layerNames) { return }
                     let repairedBefore = repair.repaired
-                    guard var (content, rankings) = level.tile(node, TileItem.kept(items), attributes: attributes, repair: repair) else { return }
+                    guard var (content, rankings) = level.tile(node, items, attributes: attributes, repair: repair) else { return }
                     if let clustering = options.clustering, zoom < options.zooms.upperBound {
                         // Clusters are new features: ranked by themselves.
                         content = clustering.clustered(content)
@@ -611,6 +644,29 @@ struct PlaneShape: Sendable {
     }
 
     var isEmpty: Bool { points.isEmpty && lines.isEmpty && polygons.isEmpty }
+
+    /// How many kinds of part (points, lines, polygons) it has: the tile features it makes at most.
+    var kindsOfParts: Int { (points.isEmpty ? 0 : 1) + (lines.isEmpty ? 0 : 1) + (polygons.isEmpty ? 0 : 1) }
+
+    /// How many kinds of part `geometry` has (a collection's members together).
+    static func kindsOfParts(_ geometry: Geometry) -> Int {
+        var points = false, lines = false, polygons = false
+        func add(_ g: Geometry) {
+            switch g {
+            case .point, .multiPoint: points = true
+            case .lineString, .multiLineString: lines = true
+            case .polygon, .multiPolygon: polygons = true
+            case .geometryCollection(let c): c.geometries.forEach(add)
+            }
+        }
+        add(geometry)
+        return (points ? 1 : 0) + (lines ? 1 : 0) + (polygons ? 1 : 0)
+    }
+
+    /// Its positions, every part's.
+    var positionCount: Int {
+        points.count + lines.reduce(0) { $0 + $1.count } + polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+    }
 
     /// How big it is, to rank which features a full tile loses first: its polygons' area (holes
     /// taken out), else its lines' length, in map points; points are above every other (infinity).

@@ -78,14 +78,15 @@ struct VectorTilingRun {
         let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata, started: events.levelsStarted) { zoom, shard, store in
             if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
                 stillDropping.withLock { $0[zoom] = false }
-                return
+                return 0
             }
-            // Whether a level still dropped is the whole level's, and so is the threshold a level
-            // that may go over the limits is thinned by: a shard makes such levels whole (the
-            // tiles of other shards are made, and left unstored).
+            // Whether a level still dropped is the whole level's: with levels added while one
+            // still drops, a shard makes the last levels whole (the tiles of other shards are
+            // made, and left unstored). The threshold a level that may go over the limits is
+            // thinned by is the whole level's too: the tiler makes the other shards' tiles
+            // that may go over them, and leaves them unwritten.
             let tiler = VectorTiler(features: spill, options: options)
-            let whole = try options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
-                || shard != nil && tiler.levelMayExceedLimits(zoom: zoom)
+            let whole = options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
             let level = try tiler.run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
             if whole || shard == nil { stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 } }
             cut.withLock {
@@ -95,6 +96,7 @@ struct VectorTilingRun {
                 $0.polygonsRepaired += level.polygonsRepaired
                 $0.idsLeftOut = level.idsLeftOut
             }
+            return level.tilesMadeForOtherShards
         }
         guard case .done(let stored) = outcome else { return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .vectorTiles, format: .mvt, inputCount: 0) } }
         if let mapLibre { try events.writingViewer(stored.written + stored.kept) { _ = try VectorTileViewer.write(folder: output, mapLibre: mapLibre) } }
@@ -150,6 +152,7 @@ struct DrawnTilingRun {
             try drawing.drawLevel(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
+            return 0
         }
         if case .done(let stored) = outcome, let metadata = finished.withLock({ $0 }), request.viewer {
             try events.writingViewer(stored.written + stored.kept) { try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme) }

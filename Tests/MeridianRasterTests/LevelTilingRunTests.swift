@@ -23,6 +23,7 @@ import MeridianTiles
             _ = try run.run(into: output, format: .png, scheme: .xyz, mode: mode, metadata: { zooms in TileSetMetadata(format: .png, name: "test", description: "", bounds: BoundingBox(west: -1, south: -1, east: 1, north: 1), zooms: zooms ?? 0...1) },
                             opened: { events.append(FileManager.default.fileExists(atPath: output) ? "opened with output" : "opened without output") }) { zoom, _, _ in
                 events.append("level \(zoom)")
+                return 0
             }
             #expect(events == ["opened with output", "level 0", "level 1"])
         }

@@ -80,6 +80,29 @@ import Testing
     /// A level is thinned as a whole (and a shard makes all of it) only when its features could
     /// go over the limits in one tile; the bound is never under what a tile takes: a level
     /// said not to go over has no tile over the limits, whatever the limits.
+    /// A shard of a level thinned as a whole makes, beyond its own tiles, only the other
+    /// shards' tiles that may go over the limits (which set the level's threshold), not the
+    /// whole level: its tiles are still one run's, byte for byte.
+    @Test func aShardOfALevelThinnedWholeMakesOnlyTheOtherTilesThatMayGoOver() throws {
+        let points = try Self.features("geojson/drop-rate-points.geojson")
+        let countries = try Self.features("geojson/ne_10m_countries_sample.geojson")
+        let options = VectorTilingOptions(zooms: 0...9, maximumTileBytes: 6_000)
+        let spill = try VectorFeatureSpill(layers: [("countries", countries), ("points", points)])
+        for level in [4, 6, 9] {
+            let tiler = VectorTiler(features: spill, options: options)
+            #expect(try tiler.levelMayExceedLimits(zoom: level))
+            let whole = try tiler.run(jobs: 2, level: level) { _, _ in }
+            for index in 0..<3 {
+                let shard = try #require(TileShardOwnership(index: index, count: 3))
+                let own = try tiler.run(jobs: 2, level: level, shard: shard) { _, _ in }
+                // About a third of the level, and the few tiles dense enough to go over.
+                #expect(Double(own.tiles + own.tilesMadeForOtherShards) < 0.6 * Double(whole.tiles),
+                        "zoom \(level), shard \(index): \(own.tiles) + \(own.tilesMadeForOtherShards) of \(whole.tiles)")
+            }
+            try Self.compare([("countries", countries), ("points", points)], options: options, level: level, count: 3)
+        }
+    }
+
     @Test func levelsThatCannotGoOverTheLimitsAreMadeOnce() throws {
         let countries = try Self.features("geojson/ne_10m_countries_sample.geojson")
         let spill = try VectorFeatureSpill(layers: [("countries", countries)])

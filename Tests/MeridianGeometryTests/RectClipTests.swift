@@ -147,4 +147,33 @@ import MeridianFormats
         #expect(p.rings[0].contains { $0.isIdentical(to: Position(longitude: 1, latitude: 1)) })
         #expect(abs(Rings.signedArea(p.rings[0].map { PlanePoint($0.longitude, $0.latitude) }) / 2 - 1) < 1e-12)
     }
+
+    /// A 3D polygon cut by the rectangle stays 3D: a point where an edge leaves gets the
+    /// altitude in proportion along that edge (a hole's too), a corner of the rectangle inside
+    /// the polygon the altitude of the plane its positions lie on.
+    @Test(arguments: [GeometryClipper.Plane.degrees, .mapPoints])
+    func aThreeDPolygonsCutsAndCornersGetAltitudes(plane: GeometryClipper.Plane) throws {
+        func p(_ x: Double, _ y: Double, _ z: Double) -> Position { Position(longitude: x, latitude: y, altitude: z) }
+        // Altitude 100 + 10x + 20y on each corner: a plane, so every new point is on it too.
+        func z(_ x: Double, _ y: Double) -> Double { 100 + 10 * x + 20 * y }
+        let outer = [(0.0, 0.0), (10, 0), (10, 10), (0, 10), (0, 0)].map { p($0.0, $0.1, z($0.0, $0.1)) }
+        let hole = [(1.0, 4.0), (1, 6), (3, 6), (3, 4), (1, 4)].map { p($0.0, $0.1, z($0.0, $0.1)) }
+        let box = BoundingBox(west: 2, south: -5, east: 8, north: 5)
+        let rect = plane == .degrees ? RectClip(minX: box.west, minY: box.south, maxX: box.east, maxY: box.north)
+            : RectClip(minX: MapPoint(Position(longitude: 2, latitude: 5)).x, minY: MapPoint(Position(longitude: 2, latitude: 5)).y,
+                       maxX: MapPoint(Position(longitude: 8, latitude: -5)).x, maxY: MapPoint(Position(longitude: 8, latitude: -5)).y)
+        let clipped = try #require(GeometryClipper(rect: rect, plane: plane).clip(.polygon(Polygon([outer, hole]))))
+        guard case .polygon(let piece) = clipped else {
+            Issue.record("expected one polygon, got \(clipped)")
+            return
+        }
+        #expect(piece.rings.count == 1)  // the hole crosses the cut edge at longitude 2: it opens the outer ring
+        for ring in piece.rings {
+            for position in ring {
+                let altitude = try #require(position.altitude, "\(position) has no altitude")
+                // Map points: edges straight on the map, a little off a straight line in degrees.
+                #expect(abs(altitude - z(position.longitude, position.latitude)) < (plane == .degrees ? 1e-9 : 0.2), "\(position)")
+            }
+        }
+    }
 }

@@ -173,6 +173,8 @@ import Testing
     /// comment: the command line is quoted `$'…'` and stays one line, which bash runs again to
     /// make the same file, and `*/` or a quote in the text changes nothing; swiftc parses the
     /// file. (A newline in an argument became a space, and the line no longer named the file.)
+    /// The resource's name, made of the output's, is a string literal and a comment that a
+    /// quote, a backslash or a line break in the output's name cannot end.
     @Test func swiftHeaderStaysOneCommentWhateverTheArgumentsHold() throws {
         try withTemporaryFolder { folder in
             // A folder `lake⏎walk *` and in it the file ` it's (1).geojson`: the path holds `*/`.
@@ -198,6 +200,18 @@ import Testing
             let again = try run("/bin/bash", ["-c", "meridian() { \"\(meridianBinary)\" \"$@\"; }; " + command], in: folder)
             #expect(again.status == 0, "\(again.stderr)")
             #expect(try String(contentsOf: output, encoding: .utf8) == text)
+
+            // The resource's name, from the output's, in a string literal and a comment: a
+            // quote, a backslash or a line break in it ended them, and what followed was code.
+            let named = "Walk \"x\" \\ \n y.swift"
+            let resource = try meridian(["convert", input, "-o", named, "--swift-geometry", "resource"], in: folder)
+            #expect(resource.status == 0, "\(resource.stderr)")
+            let source = folder.appendingPathComponent(named)
+            let withResource = try String(contentsOf: source, encoding: .utf8)
+            #expect(withResource.contains(#"static let resourceName = "Walk \"x\" \\ \n y.geometry""#), "\(withResource)")
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Walk \"x\" \\ \n y.geometry.geojson").path))
+            let parsedResource = try run("/usr/bin/env", ["swiftc", "-parse", source.path])
+            #expect(parsedResource.status == 0, "\(parsedResource.stderr)")
         }
     }
 }

@@ -46,7 +46,7 @@ package final class XMLTextWriter {
     }
 
     /// `<name><![CDATA[text]]></name>`; a `]]>` inside is split across two sections, and what
-    /// XML cannot hold is dropped (``xmlCharacters(_:)``).
+    /// XML cannot hold is dropped (`xmlCharacters(_:)`).
     func cdataElement(_ name: String, _ text: String) {
         indent()
         tag(name, [])
@@ -103,7 +103,7 @@ package final class XMLTextWriter {
     /// in an attribute); in an attribute tab, line feed and carriage return as character
     /// references (a parser reads them as spaces otherwise), and a carriage return in text (a
     /// parser reads it as a line feed); what XML 1.0 cannot hold at all dropped
-    /// (``xmlCharacters(_:)``).
+    /// (`xmlCharacters(_:)`).
     package static func escaped(_ text: String, inAttribute: Bool) -> String {
         // Most text has nothing to escape: written as it is.
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0xEF }) else { return text }

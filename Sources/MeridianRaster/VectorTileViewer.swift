@@ -189,7 +189,7 @@ public enum VectorTileViewer {
                   container: 'map',
                   style: { version: 8, layers: layers, sources: { pyramid: {
                     type: 'vector', tiles: ['meridian://{z}/{x}/{y}'], minzoom: \(zooms.lowerBound), maxzoom: \(zooms.upperBound),
-                    bounds: [\(b.west), \(b.south), \(b.east), \(b.north)], attribution: \(scriptJSON(m.description)) } } },
+                    bounds: [\(b.west), \(b.south), \(b.east), \(b.north)], attribution: \(scriptHTML(m.description)) } } },
                   center: [\((b.west + b.east) / 2), \((b.south + b.north) / 2)], zoom: \(zooms.lowerBound),
                   bounds: bounds, fitBoundsOptions: { padding: 20, maxZoom: \(zooms.upperBound) },
                   maxZoom: \(min(zooms.upperBound + 4, 24)), attributionControl: { compact: true },

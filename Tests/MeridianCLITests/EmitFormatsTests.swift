@@ -489,7 +489,7 @@ import Testing
     /// description, a quote in an attribute, characters XML cannot hold: a control character,
     /// U+FFFF) is escaped in every XML Meridian writes: KML, GPX and SVG from features, a tile
     /// folder's KML super-overlay and `tilemapresource.xml` (named after the input file), and
-    /// the viewer page's title. xmllint reads each; the names read back are the text, less only
+    /// the viewer page's title and attribution. xmllint reads each; the names read back are the text, less only
     /// what XML cannot hold. (A control character in a file name made doc.kml malformed.)
     @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("xmllint")))
     func textThatWouldBreakTheMarkupIsEscaped() throws {
@@ -530,6 +530,8 @@ import Testing
             #expect(title.stdout.contains("a<b>&\"c"), "\(title.stdout.debugDescription)")
             let page = try String(contentsOfFile: tiles + "/index.html", encoding: .utf8)
             #expect(page.contains("<title>a&lt;b&gt;&amp;&quot;c") && !page.contains("\u{1}"), "\(page.prefix(400))")
+            // Leaflet shows the attribution (the files' names) as HTML: escaped for it.
+            #expect(page.contains(#"attribution: "a&lt;b&gt;&amp;&quot;c.geojson"#), "\(page)")
         }
     }
 }

@@ -79,7 +79,7 @@ public enum TileViewer {
                 var tiles = L.tileLayer('{z}/{x}/{y}.\(m.format.fileExtension)', {
                   tms: \(scheme == .tms), tileSize: \(m.tileSize), zoomOffset: \(m.tileSize == 512 ? -1 : 0),
                   minNativeZoom: \(m.minZoom), maxNativeZoom: \(m.maxZoom), minZoom: 0, maxZoom: \(m.maxZoom + 3),
-                  bounds: bounds, attribution: \(scriptJSON(m.description))
+                  bounds: bounds, attribution: \(scriptHTML(m.description))
                 });
                 // Raised once the tiles in view have loaded, an animation frame later.
                 tiles.once('load', function () { requestAnimationFrame(function () { window.\(readyFlag) = true; }); });
@@ -96,3 +96,8 @@ public enum TileViewer {
 /// A JSON value's text for a page's `<script>`: `<` written `\u003c`, so no text (a name,
 /// a description) can close the script element.
 func scriptJSON(_ s: String) -> String { jsonString(s).replacingOccurrences(of: "<", with: "\\u003c") }
+
+/// Plain text that the map library shows as HTML (Leaflet's and MapLibre's attribution, made
+/// of the input files' names), as a string for a page's `<script>`: escaped for HTML first, so
+/// that a name such as `<img onerror=…>.kap` is shown as it is, never run.
+func scriptHTML(_ s: String) -> String { scriptJSON(xmlEscaped(s)) }

@@ -71,15 +71,7 @@ public enum VectorTileViewer {
         var tiles = 0
         // Stopped in order by a signal: the handler can remove files, not the staging folder.
         try TemporaryFiles.stoppingInOrder { do {
-            let files = TileFolderWriter(root: staging, inPlace: true)
-            try TileViewer.copyAssets(mapLibreFiles, from: mapLibre, into: files)
-            for tile in try pyramid.tileAddresses(zooms: nil) {
-                try TemporaryFiles.checkForStop()
-                guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
-                let key = "\(tile.zoom)/\(tile.x)/\(tile.y)"
-                try files.write(Array("meridianTile(\"\(key)\",\"\(Data(bytes).base64EncodedString())\");\n".utf8), to: "\(staging)/tiles/\(key).js")
-                tiles += 1
-            }
+            tiles = try writeFiles(of: pyramid, mapLibre: mapLibre, into: TileFolderWriter(root: staging, inPlace: true))
             guard rename(staging, target) == 0 else {
                 throw MeridianError(.cannotCreateOutput, "cannot move the viewer's files into place: \(String(cString: strerror(errno)))", at: SourceLocation(file: target))
             }
@@ -89,6 +81,45 @@ public enum VectorTileViewer {
             throw error
         } }
         try OutputTarget.write(Array(html(metadata, layers: layerNames(metadata, in: folder)).utf8), to: page, durable: false)
+        return tiles
+    }
+
+    /// Writes `index.html` and `viewer/` into the folder of vector tiles a run is finishing,
+    /// before the run writes its `metadata.json` and lets go of its resume state: a run whose
+    /// page fails (or is stopped) can be resumed, and writes the page again. Each file is written
+    /// whole over what an earlier attempt of the run left (never removed first, never through a
+    /// link); `index.html` goes last.
+    /// - Parameters:
+    ///   - folder: The pyramid's folder, every tile in place.
+    ///   - metadata: The tile set's metadata, as the run will write it.
+    ///   - scheme: How the folder counts rows.
+    ///   - mapLibre: The folder holding `maplibre-gl.js` and `maplibre-gl.css` (``locateMapLibre(for:in:)``).
+    /// - Returns: The number of tiles the page can show.
+    /// - Throws: `MeridianError` (cannot create output) when a file cannot be read or written,
+    ///   or a symbolic link stands where one goes.
+    @discardableResult
+    public static func write(finishing folder: String, metadata: TileSetMetadata, scheme: TileScheme, mapLibre: String) throws -> Int {
+        let page = folder + "/index.html"
+        for path in [folder + "/viewer", folder + "/viewer/tiles", page] { try TileFolderWriter.refuseLink(at: path) }
+        let pyramid = TileFolderReader(path: folder, metadata: metadata, scheme: scheme)
+        let tiles = try writeFiles(of: pyramid, mapLibre: mapLibre, into: TileFolderWriter(root: folder + "/viewer"))
+        try OutputTarget.write(Array(html(metadata, layers: layerNames(metadata, in: folder)).utf8), to: page, durable: false)
+        return tiles
+    }
+
+    /// Writes MapLibre's files and each tile of `pyramid` as a script into `files`' root
+    /// (`viewer/`, or its staging folder), stopping between tiles when a signal asks.
+    /// - Returns: The number of tiles written.
+    private static func writeFiles(of pyramid: TileFolderReader, mapLibre: String, into files: TileFolderWriter) throws -> Int {
+        try TileViewer.copyAssets(mapLibreFiles, from: mapLibre, into: files)
+        var tiles = 0
+        for tile in try pyramid.tileAddresses(zooms: nil) {
+            try TemporaryFiles.checkForStop()
+            guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
+            let key = "\(tile.zoom)/\(tile.x)/\(tile.y)"
+            try files.write(Array("meridianTile(\"\(key)\",\"\(Data(bytes).base64EncodedString())\");\n".utf8), to: "\(files.root)/tiles/\(key).js")
+            tiles += 1
+        }
         return tiles
     }
 
@@ -158,7 +189,7 @@ public enum VectorTileViewer {
                   container: 'map',
                   style: { version: 8, layers: layers, sources: { pyramid: {
                     type: 'vector', tiles: ['meridian://{z}/{x}/{y}'], minzoom: \(zooms.lowerBound), maxzoom: \(zooms.upperBound),
-                    bounds: [\(b.west), \(b.south), \(b.east), \(b.north)], attribution: \(scriptJSON(m.description)) } } },
+                    bounds: [\(b.west), \(b.south), \(b.east), \(b.north)], attribution: \(scriptHTML(m.description)) } } },
                   center: [\((b.west + b.east) / 2), \((b.south + b.north) / 2)], zoom: \(zooms.lowerBound),
                   bounds: bounds, fitBoundsOptions: { padding: 20, maxZoom: \(zooms.upperBound) },
                   maxZoom: \(min(zooms.upperBound + 4, 24)), attributionControl: { compact: true },

@@ -43,7 +43,7 @@ public final class TileFolderWriter: Sendable {
             // it (two system calls a tile, of the five or so a tile costs, in a new run).
             if !created {
                 try Self.refuseLink(at: path)  // rename(2) would replace the link
-                try RunInputs.refuseInput(at: path)
+                try RunInputs.refuseInput(at: path, insideCheckedFolder: true)
             }
             return try writeRenamed(bytes, to: path)
         }

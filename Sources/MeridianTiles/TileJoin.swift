@@ -163,9 +163,7 @@ public enum TileJoin {
     ///   writer's errors (an existing output is refused, and nothing is left of a failed run).
     @discardableResult
     public static func join(_ inputs: [any TilePyramidReader], into output: String, options: TileJoinOptions = .init()) throws -> TileJoinSummary {
-        let outputIsFolder = TileContainer(path: output) == .folder
-        try RunInputs.refuseInput(at: output, holdsFiles: outputIsFolder, alsoInputs: inputs.map(\.path))
-        try refuseOutputInsideInput(output, inputs: inputs)
+        try RunInputs.refuseInput(at: output, alsoInputs: inputs.map(\.path))
         let metadata = try inputs.map { try $0.pyramidMetadata() }
         try checkTileTypes(inputs, metadata)
         // Every input's addresses, merged into one ordered list; each input asked only for its own.
@@ -223,29 +221,6 @@ public enum TileJoin {
     static func overSize(_ bytes: [UInt8], limit: Int) throws -> Bool {
         if bytes.count + bytes.count / 8192 + 64 <= limit { return false }
         return try Gzip.compress(bytes).count > limit
-    }
-
-    /// Refuses an output inside an input folder (`tiles/9`): its tiles would land among the
-    /// input's, as a zoom level of its own.
-    /// - Throws: `MeridianError` (usage) naming the output.
-    private static func refuseOutputInsideInput(_ output: String, inputs: [any TilePyramidReader]) throws {
-        let target = resolved(output)
-        for input in inputs where input is TileFolderReader {
-            let folder = resolved(input.path)
-            guard target.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/") else { continue }
-            throw MeridianError(.usage, "the output is inside the input folder \(input.path): Meridian never writes into its input",
-                                at: SourceLocation(file: output), hint: "write to a path outside the inputs' folders")
-        }
-    }
-
-    /// `path` absolute, with links resolved as far as it exists (an output's last parts do not yet).
-    private static func resolved(_ path: String) -> String {
-        var existing = URL(fileURLWithPath: path).standardizedFileURL, rest: [String] = []
-        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
-            rest.insert(existing.lastPathComponent, at: 0)
-            existing.deleteLastPathComponent()
-        }
-        return rest.reduce(existing.resolvingSymlinksInPath()) { $0.appendingPathComponent($1) }.path
     }
 
     /// Refuses image tiles: every input must hold vector tiles.

@@ -207,6 +207,17 @@ public final class TileFolderReader: TilePyramidReader {
             vectorLayersJSON: json["vector_layers"].map(jsonText), tileStatsJSON: json["tilestats"].map(jsonText))
     }
 
+    /// Opens the folder a run is finishing, before it has its `metadata.json`: its tiles are
+    /// what `metadata` and `scheme` say (what goes beside the tiles, a viewer page, is written
+    /// before the metadata that marks the folder finished).
+    public init(path: String, metadata: TileSetMetadata, scheme: TileScheme) {
+        self.path = path
+        self.metadata = metadata
+        countsRowsFromBottom = scheme == .tms
+        fileExtension = metadata.format.fileExtension
+        centerNumbers = nil
+    }
+
     /// The folders in `folder` whose names are whole numbers below `bound`, sorted.
     /// - Throws: `MeridianError` (bad input) when one is a symbolic link: links are not followed.
     private static func numberedFolders(_ folder: String, below bound: Int) throws -> [Int] {

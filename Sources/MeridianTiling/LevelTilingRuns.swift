@@ -75,7 +75,13 @@ struct VectorTilingRun {
             stillDropping.withLock { $0[zoom] = again }
             return again
         }
-        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata, started: events.levelsStarted) { zoom, shard, store in
+        // The viewer is written before the output is finished: a run stopped (or failing) while
+        // it is written keeps its resume state, and its resumption writes it again.
+        let completing = { (finished: TileSetMetadata) in
+            if let mapLibre { try VectorTileViewer.write(finishing: output, metadata: finished, scheme: request.scheme, mapLibre: mapLibre) }
+        }
+        let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms.lowerBound...deepest, identity: identity), format: .mvt, metadata: metadata,
+                                              completing: completing, started: events.levelsStarted) { zoom, shard, store in
             if zoom > zooms.upperBound, !(try dropped(at: zoom - 1)) {
                 stillDropping.withLock { $0[zoom] = false }
                 return 0
@@ -98,8 +104,7 @@ struct VectorTilingRun {
             }
             return level.tilesMadeForOtherShards
         }
-        guard case .done(let stored) = outcome else { return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .vectorTiles, format: .mvt, inputCount: 0) } }
-        if let mapLibre { try events.writingViewer(stored.written + stored.kept) { _ = try VectorTileViewer.write(folder: output, mapLibre: mapLibre) } }
+        guard case .done = outcome else { return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .vectorTiles, format: .mvt, inputCount: 0) } }
         let summary = cut.withLock { $0 }
         if summary.tilesOverLimit > 0 {
             let limits = options.limits
@@ -135,27 +140,26 @@ struct DrawnTilingRun {
             ("zoom", "\(zooms.lowerBound)-\(zooms.upperBound)"), ("tile-format", format.rawValue), ("tile-size", "\(tileSize)"),
             ("background", background?.css ?? "none")] + request.outputFields)
         let description = "\(inputs.fileNames), drawn by Meridian"
-        let finished = Mutex<TileSetMetadata?>(nil)
         let metadata = { (held: ClosedRange<Int>?) in
-            let metadata = TileSetMetadata(name: layers.names.joined(separator: ", "), format: format, bounds: layers.bounds, minZoom: (held ?? zooms).lowerBound,
-                                           maxZoom: (held ?? zooms).upperBound, tileSize: tileSize, description: description)
-            finished.withLock { $0 = metadata }
-            return metadata
+            TileSetMetadata(name: layers.names.joined(separator: ", "), format: format, bounds: layers.bounds, minZoom: (held ?? zooms).lowerBound,
+                            maxZoom: (held ?? zooms).upperBound, tileSize: tileSize, description: description)
         }
         let encoder = DrawnTileEncoder(format: format, tileSize: tileSize, background: background)
         let (jobs, drawing, diagnostics) = (request.threads, drawing, events.diagnostics)
-        // The KML super-overlay is written before the output is finished: a run stopped while
-        // it is written keeps its resume state, and its resumption writes it again.
+        // The viewer and the KML super-overlay are written before the output is finished: a run
+        // stopped (or failing) while they are written keeps its resume state, and its
+        // resumption writes them again.
         var kml: KMLSuperOverlay.Written?
+        let completing = { (finished: TileSetMetadata) in
+            if request.viewer { try TileViewer.write(folder: request.output, metadata: finished, scheme: request.scheme) }
+            kml = try request.writeKML(finished)
+        }
         let outcome = try request.runByLevels(LevelTilingRun(zooms: zooms, identity: identity), format: format, metadata: metadata,
-                                              completing: { kml = try request.writeKML($0) }, started: events.levelsStarted) { zoom, shard, store in
+                                              completing: completing, started: events.levelsStarted) { zoom, shard, store in
             try drawing.drawLevel(spill: spill, zoom: zoom, tileSize: tileSize, jobs: jobs, shard: shard, warnings: diagnostics) { tile, rgba in
                 if let bytes = try encoder.encoded(tile, rgba: rgba) { try store(tile, bytes) }
             }
             return 0
-        }
-        if case .done(let stored) = outcome, let metadata = finished.withLock({ $0 }), request.viewer {
-            try events.writingViewer(stored.written + stored.kept) { try TileViewer.write(folder: request.output, metadata: metadata, scheme: request.scheme) }
         }
         return TilingJobOutcome(outcome) { LevelTilingDetails(kind: .drawnVectors, format: format, inputCount: request.inputs.count, kml: kml) }
     }

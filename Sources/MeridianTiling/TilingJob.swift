@@ -97,15 +97,19 @@ public struct TilingJob: Sendable {
                                                 measurement: raster.measurement, excludedValues: raster.excludedValues))
     }
 
-    /// Tiles rasters: the run, a shard or the joining; then the viewer, the KML super-overlay and the warning for levels left empty.
+    /// Tiles rasters: the run, a shard or the joining, with the viewer and the KML super-overlay; then the warning for levels left empty.
     func runRasters(events: TilingJobEvents) throws -> TilingJobOutcome {
         let tiler = try tiler(events: events)
         let format = request.tileFormat ?? .png, output = request.output
         let summary: TilingSummary
-        // The KML super-overlay is written before the output is finished: a run stopped while
-        // it is written keeps its resume state, and its resumption writes it again.
+        // The viewer and the KML super-overlay are written before the output is finished: a run
+        // stopped (or failing) while they are written keeps its resume state, and its
+        // resumption writes them again.
         var kml: KMLSuperOverlay.Written?
-        let completing = { (metadata: TileSetMetadata) in kml = try request.writeKML(metadata) }
+        let completing = { (metadata: TileSetMetadata) in
+            if request.viewer { try TileViewer.write(folder: output, metadata: metadata, scheme: request.scheme) }
+            kml = try request.writeKML(metadata)
+        }
         if request.finish {
             let workspace = ShardWorkspace(output: output)
             let joining = try workspace.openJoining(output: output, count: request.shardCount, format: format, scheme: request.scheme) {
@@ -126,9 +130,6 @@ public struct TilingJob: Sendable {
                                           for: .run(resume: request.resume, checkpointBytes: nil) { try tiler.identity(output: request.outputFields) },
                                           replacing: request.replacesExistingFile)
             summary = try tiler.run(into: sink, progress: events.progress, completing: completing)
-        }
-        if request.viewer {
-            try events.writingViewer(summary.tileCount) { try TileViewer.write(folder: output, metadata: summary.metadata, scheme: request.scheme) }
         }
         if let shortfall = TilingJobText.zoomShortfall(summary) {
             events.diagnostics(Diagnostic(.warning, shortfall, at: SourceLocation(file: tiler.sources.count == 1 ? tiler.sources[0].path : output)))
@@ -174,9 +175,6 @@ public struct TilingJobEvents {
     public var rastersOpened: (TileInputs.Found) -> Void = { _ in }
     /// A raster run's progress, from its worker threads.
     public var progress: @Sendable (TilingProgress) -> Void = { _ in }
-    /// Wraps the writing of a viewer page (`write`) over a finished run's `tiles` tiles, so that
-    /// the caller can say what an interruption then leaves (the tiles complete, the page not).
-    public var writingViewer: (_ tiles: Int, _ write: () throws -> Void) throws -> Void = { _, write in try write() }
     /// A level-by-level run (vector or drawn tiles) starts its first level: its output (and
     /// its resume state) exists from here on, so that an interruption keeps something to resume.
     public var levelsStarted: () -> Void = {}

@@ -53,13 +53,6 @@ public struct TilingRunWording {
         return "\(clear)meridian: interrupted before any tile was written; nothing was kept. To tile, run again:\n  \(Self.command(request.command))\n"
     }
 
-    /// The note a signal prints while the viewer page of a finished run of `count` tiles is
-    /// written: the tiles are complete and kept, the page is not (the tiling's note, "written
-    /// so far… --resume", no longer is true).
-    public func viewerNote(tiles count: Int) -> String {
-        "\(clear)meridian: interrupted while writing the viewer page: the \(count) tile\(count == 1 ? "" : "s") of \(output) are complete and kept; the page is not\n"
-    }
-
     /// The warnings for the inputs a raster run skipped and the notes of the rasters it found.
     public func warnings(for found: TileInputs.Found) -> [Diagnostic] {
         found.skipped.map { skipped in

@@ -45,12 +45,6 @@ struct TileRun {
         let (messages, wording, quiet) = (reporter, TilingRunWording(request: request), request.quiet)
         var events = TilingJobEvents()
         events.diagnostics = { messages.report($0) }
-        events.writingViewer = { tiles, write in
-            if !quiet { TemporaryFiles.setInterruptionNote(wording.viewerNote(tiles: tiles)) }
-            // Cleared once the page is written; a stop in order (an `Interruption`) prints it as it ends.
-            try write()
-            TemporaryFiles.setInterruptionNote(nil)
-        }
         events.rastersOpened = { found in
             if !quiet { wording.warnings(for: found).forEach(messages.report) }
         }

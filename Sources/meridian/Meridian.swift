@@ -41,18 +41,10 @@ enum Commands {}
 extension Meridian {
     /// The command line being run, as typed (`meridian convert flights.kml -o Flight.swift`),
     /// for the headers of generated files: `meridian` (not the executable's path) and the
-    /// arguments as given, relative paths left relative, each quoted for a POSIX shell where it
-    /// needs it, so the line runs again from the same folder.
+    /// arguments as given, relative paths left relative, each quoted for a shell where it needs
+    /// it (`shellQuoted`: a line break in an argument as `$'…\n…'`), so the line runs again
+    /// from the same folder and stays one line.
     static var invokedCommand: String {
         (["meridian"] + CommandLine.arguments.dropFirst().map(shellQuoted)).joined(separator: " ")
-    }
-
-    /// `word` as a POSIX shell reads it back: as it is when it holds only characters no shell
-    /// treats specially, else in single quotes (a `'` in it as `'\''`).
-    static func shellQuoted(_ word: String) -> String {
-        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "-_./,:=+@%^".unicodeScalars.contains(scalar))
-        }
-        return plain ? word : "'" + word.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
     }
 }

@@ -484,4 +484,54 @@ import Testing
             #expect(try ogrinfo(path("lake.csv")).contains("description (String) = <b>Boats</b> leave every 30 minutes."))
         }
     }
+
+    /// Text that would close an element or break the document (an end tag, `]]>` in an HTML
+    /// description, a quote in an attribute, characters XML cannot hold: a control character,
+    /// U+FFFF) is escaped in every XML Meridian writes: KML, GPX and SVG from features, a tile
+    /// folder's KML super-overlay and `tilemapresource.xml` (named after the input file), and
+    /// the viewer page's title and attribution. xmllint reads each; the names read back are the text, less only
+    /// what XML cannot hold. (A control character in a file name made doc.kml malformed.)
+    @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("xmllint")))
+    func textThatWouldBreakTheMarkupIsEscaped() throws {
+        try withTemporaryFolder { folder in
+            func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+            let name = "Pier</name><x a=\"1\">]]> & \u{1}\u{FFFF}\ttab\rreturn"
+            let kept = "Pier</name><x a=\"1\">]]> & \ttab\rreturn"
+            let feature: [String: Any] = ["type": "Feature", "geometry": ["type": "Point", "coordinates": [8.5405, 47.3659]],
+                                          "properties": ["name": name, "description": ["@type": "html", "value": "<b>x</b>]]>\u{2}y"]]]
+            let features = try JSONSerialization.data(withJSONObject: ["type": "FeatureCollection", "features": [feature]])
+            try features.write(to: folder.appendingPathComponent("in.geojson"))
+            for output in ["out.gpx", "out.kml", "out.svg"] {
+                let made = try meridian(["convert", path("in.geojson"), "-o", path(output)])
+                #expect(made.status == 0, "\(output): \(made.stderr)")
+                let read = try run("xmllint", ["--noout", path(output)])
+                #expect(read.status == 0, "\(output): \(read.stderr)")
+            }
+            #expect(gpxSchemaProblems(atPath: path("out.gpx")) == nil)
+            for (file, element) in [("out.gpx", "name"), ("out.kml", "name"), ("out.svg", "title")] {
+                let text = try run("xmllint", ["--xpath", "string((//*[local-name()='\(element)'])[last()])", path(file)])
+                #expect(text.stdout == kept + "\n", "\(file): \(text.stdout.debugDescription)")
+            }
+            let back = try meridian(["convert", path("out.kml"), "--to", "geojson"])
+            // The description's `]]>`, written split across two CDATA sections, is read back whole.
+            #expect(back.status == 0 && back.stdout.contains("<b>x</b>]]>y"), "\(back.stdout)")
+
+            // A file name is the tile set's name: in doc.kml, tilemapresource.xml and the page's title.
+            let input = path("a<b>&\u{1}\"c.geojson")
+            try features.write(to: URL(fileURLWithPath: input))
+            let tiles = path("tiles")
+            let tiled = try meridian(["tile", input, tiles, "--tile-format", "png", "--zoom", "0-1", "--kml", "--viewer", "--tms", "-q"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+            for file in ["doc.kml", "tilemapresource.xml"] {
+                let read = try run("xmllint", ["--noout", tiles + "/" + file])
+                #expect(read.status == 0, "\(file): \(read.stderr)")
+            }
+            let title = try run("xmllint", ["--xpath", "string(//*[local-name()='Document']/*[local-name()='name'])", tiles + "/doc.kml"])
+            #expect(title.stdout.contains("a<b>&\"c"), "\(title.stdout.debugDescription)")
+            let page = try String(contentsOfFile: tiles + "/index.html", encoding: .utf8)
+            #expect(page.contains("<title>a&lt;b&gt;&amp;&quot;c") && !page.contains("\u{1}"), "\(page.prefix(400))")
+            // Leaflet shows the attribution (the files' names) as HTML: escaped for it.
+            #expect(page.contains(#"attribution: "a&lt;b&gt;&amp;&quot;c.geojson"#), "\(page)")
+        }
+    }
 }

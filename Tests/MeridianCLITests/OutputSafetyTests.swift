@@ -267,6 +267,53 @@ import MeridianCore
         }
     }
 
+    /// No subcommand writes inside an input that is a folder (a tile folder, a folder of
+    /// charts), where the next reading of that input would find the output, nor to a folder that
+    /// holds an input, however the path is spelled: each is a usage error naming the output and
+    /// the input, and every file is left as it was (`tile-copy tiles/ tiles/sub.mbtiles` wrote
+    /// the copy into the tiles it copied).
+    @Test func noOutputIsInsideAnInputFolderNorHoldsAnInput() throws {
+        try withTemporaryFolder { folder in
+            let charts = folder.appendingPathComponent("charts").path
+            try FileManager.default.createDirectory(atPath: charts, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: charts + "/small.tif")
+            let images = folder.appendingPathComponent("images").path
+            #expect(try meridian(["tile", charts + "/small.tif", images, "--zoom", "8-9", "-q"]).status == 0)
+            let vectors = folder.appendingPathComponent("vectors").path
+            let countries = folder.appendingPathComponent("in").path
+            try FileManager.default.createDirectory(atPath: countries, withIntermediateDirectories: true)
+            let feature = countries + "/countries.geojson"
+            try FileManager.default.copyItem(atPath: fixture("geojson/ne_10m_countries_sample.geojson"), toPath: feature)
+            #expect(try meridian(["tile", feature, vectors, "--zoom", "0-2", "-q"]).status == 0)
+            let linked = folder.appendingPathComponent("linked").path
+            try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: vectors)
+
+            let runs: [(arguments: [String], output: String, input: String)] = [
+                (["tile-copy", vectors, vectors + "/sub.mbtiles"], vectors + "/sub.mbtiles", vectors),
+                (["tile-copy", vectors, vectors + "/./9"], vectors + "/./9", vectors),
+                (["tile-copy", vectors, linked + "/sub.pmtiles"], linked + "/sub.pmtiles", vectors),
+                (["tile-copy", vectors + "/", folder.path], folder.path, vectors),
+                (["tile-join", vectors, "-o", vectors + "/joined.pmtiles"], vectors + "/joined.pmtiles", vectors),
+                (["convert", vectors, "--zoom", "1", "-o", vectors + "/1.geojson"], vectors + "/1.geojson", vectors),
+                (["convert", linked, "--zoom", "1", "-o", vectors + "/1.gpkg"], vectors + "/1.gpkg", linked),
+                (["tile", charts, charts + "/tiles"], charts + "/tiles", charts),
+                (["tile", charts, charts + "/charts.mbtiles"], charts + "/charts.mbtiles", charts),
+                (["tile", charts, folder.path + "/in/../charts/charts.pmtiles"], folder.path + "/in/../charts/charts.pmtiles", charts),
+                (["render", feature, "--basemap", images, "-o", images + "/picture.png"], images + "/picture.png", images),
+                // A folder that holds an input, continued or not.
+                (["tile", feature, countries, "--resume"], countries, feature),
+                (["tile", feature, countries, "--tile-format", "png"], countries, feature),
+            ]
+            let before = snapshot(folder)
+            for (arguments, output, input) in runs {
+                let result = try meridian(arguments)
+                #expect(result.status == ExitStatus.usage && result.stderr.contains(output) && result.stderr.contains(input),
+                        "\(arguments): \(result.status) \(result.stderr)")
+                #expect(snapshot(folder) == before, "\(arguments) changed the folder")
+            }
+        }
+    }
+
     /// An output that is a named pipe (or a device: `-o /dev/null`) is written into, as a shell's
     /// `>` does: the file renamed into place replaced the node itself (as root, `-o /dev/full`
     /// made /dev/full a regular file). The reader gets the whole output, the FIFO stays one, and

@@ -154,4 +154,63 @@ import Testing
             }
         }
     }
+
+    /// A GPX of a waypoint and two tracks (one of two segments, heart rates at some points) into
+    /// CSV: a row per track point, numbered and placed as GDAL's GPX driver gives them in
+    /// `track_points` (ogr2ogr's CSV of that layer, read with Python's csv module beside ours),
+    /// with its time, elevation and heart rate in columns of their own and the track's name
+    /// repeated; the waypoint a row of its own, its time in the same `time` column. (The track
+    /// was one row: its WKT, and its times and heart rates in one JSON cell.)
+    @Test(.enabled(if: OutsideToolsAcceptTheOutput.available("ogr2ogr") && OutsideToolsAcceptTheOutput.available("python3")))
+    func tracksInCSVAreRowsOfPointsAsGDALNumbersThem() throws {
+        try withTemporaryFolderPath { folder throws in
+            func point(_ lat: Double, _ lon: Double, _ ele: Int, _ minute: Int, hr: Int?) -> String {
+                let heart = hr.map { "<extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>\($0)</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions>" } ?? ""
+                return "<trkpt lat=\"\(lat)\" lon=\"\(lon)\"><ele>\(ele)</ele><time>2026-05-01T09:\(minute < 10 ? "0" : "")\(minute):00Z</time>\(heart)</trkpt>"
+            }
+            let gpx = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"
+                     xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+                  <wpt lat="37.808" lon="-122.4177"><ele>3.5</ele><time>2026-05-01T08:59:00Z</time><name>Pier 39</name></wpt>
+                  <trk><name>Morning, "early"</name><trkseg>\(point(37.808, -122.4177, 3, 0, hr: 95))\(point(37.8085, -122.415, 4, 1, hr: nil))</trkseg>
+                    <trkseg>\(point(37.809, -122.41, 5, 5, hr: 101))\(point(37.81, -122.405, 6, 6, hr: 104))</trkseg></trk>
+                  <trk><name>Evening</name><trkseg>\(point(37.7955, -122.3937, 7, 40, hr: 88))\(point(37.827, -122.423, 8, 50, hr: 90))\(point(37.83, -122.43, 9, 55, hr: 91))</trkseg></trk>
+                </gpx>
+                """
+            try gpx.write(toFile: folder + "/walk.gpx", atomically: true, encoding: .utf8)
+            let made = try meridian(["convert", folder + "/walk.gpx", "-o", folder + "/walk.csv"])
+            #expect(made.status == 0, "\(made.stderr)")
+            let gdal = try run("ogr2ogr", ["-f", "CSV", folder + "/gdal.csv", folder + "/walk.gpx", "track_points", "-lco", "GEOMETRY=AS_XY"])
+            #expect(gdal.status == 0, "\(gdal.stderr)")
+            let check = """
+                import csv, datetime, json, sys
+                ours = list(csv.DictReader(open(sys.argv[1], newline="")))
+                gdal = list(csv.DictReader(open(sys.argv[2], newline="")))
+                points = [row for row in ours if row["track_fid"] != ""]
+                waypoints = [row for row in ours if row["track_fid"] == ""]
+                problems = []
+                if len(points) != len(gdal): problems.append(f"{len(points)} track point rows, GDAL {len(gdal)}")
+                for mine, theirs in zip(points, gdal):
+                    for column in ["track_fid", "track_seg_id", "track_seg_point_id"]:
+                        if int(mine[column]) != int(theirs[column]): problems.append(f"{column}: {mine} vs {theirs}")
+                    if (float(mine["longitude"]), float(mine["latitude"]), float(mine["altitude"])) != (float(theirs["X"]), float(theirs["Y"]), float(theirs["ele"])):
+                        problems.append(f"position: {mine} vs {theirs}")
+                    when = datetime.datetime.fromisoformat(mine["time"].replace("Z", "+00:00"))
+                    if when != datetime.datetime.strptime(theirs["time"], "%Y/%m/%d %H:%M:%S+00").replace(tzinfo=datetime.timezone.utc):
+                        problems.append(f"time: {mine['time']} vs {theirs['time']}")
+                print(json.dumps({"problems": problems, "hr": [row["hr"] for row in points], "names": [row["name"] for row in points],
+                                  "waypoints": [[row["name"], row["time"], row["hr"]] for row in waypoints]}))
+                """
+            let read = try run("python3", ["-c", check, folder + "/walk.csv", folder + "/gdal.csv"])
+            #expect(read.status == 0, "\(read.stderr)")
+            let result = try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any]
+            #expect((result?["problems"] as? [String]) == [], "\(read.stdout)")
+            #expect((result?["hr"] as? [String]) == ["95", "", "101", "104", "88", "90", "91"], "\(read.stdout)")
+            #expect((result?["names"] as? [String]) == Array(repeating: "Morning, \"early\"", count: 4) + Array(repeating: "Evening", count: 3))
+            #expect((result?["waypoints"] as? [[String]]) == [["Pier 39", "2026-05-01T08:59:00Z", ""]], "\(read.stdout)")
+            let header = try String(contentsOfFile: folder + "/walk.csv", encoding: .utf8).split(separator: "\r\n").first ?? ""
+            #expect(!header.contains("coordinateProperties") && !header.contains("WKT"), "\(header)")
+        }
+    }
 }

@@ -308,19 +308,24 @@ func chartPixels(_ image: DecodedImage, columns: Range<Int>? = nil) -> Int {
         }
     }
 
-    /// Pyramids written into the catalog's own folder (a tile folder with its KML super-overlay,
-    /// an MBTiles file, which GDAL opens as a raster) are not charts of the next run of that
-    /// folder: it tiles the one chart, with no warning about the tiles.
+    /// Pyramids in the catalog's own folder (a tile folder with its KML super-overlay, an
+    /// MBTiles file, which GDAL opens as a raster; made there from the chart itself, since a
+    /// run of the folder may not write into it) are not charts of the next run of that folder:
+    /// it tiles the one chart, with no warning about the tiles.
     @Test func pyramidsInsideTheCatalogFolderAreNotCharts() throws {
         try withTemporaryFolder { folder in
             let charts = folder.appendingPathComponent("charts")
             try FileManager.default.createDirectory(at: charts, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: first, toPath: charts.appendingPathComponent("19347_2.KAP").path)
+            let chart = charts.appendingPathComponent("19347_2.KAP").path
+            try FileManager.default.copyItem(atPath: first, toPath: chart)
             for output in ["tiles", "tms", "chart.mbtiles"] {
                 let extra = output == "tiles" ? ["--kml"] : output == "tms" ? ["--tms"] : []
-                let made = try meridian(["tile", charts.path, charts.appendingPathComponent(output).path, "--zoom", "14-15", "-q"] + extra)
+                let made = try meridian(["tile", chart, charts.appendingPathComponent(output).path, "--zoom", "14-15", "-q"] + extra)
                 #expect(made.status == 0, "\(made.stderr)")
             }
+            // The folder's own run into it is refused (64), naming both.
+            let inside = try meridian(["tile", charts.path, charts.appendingPathComponent("more").path, "--zoom", "14-15"])
+            #expect(inside.status == ExitStatus.usage && inside.stderr.contains("inside the input folder \(charts.path)"), "\(inside.stderr)")
             let plan = try meridian(["tile", "--plan", charts.path, folder.appendingPathComponent("again").path, "--zoom", "14-15"])
             #expect(plan.status == 0, "\(plan.stderr)")
             #expect(plan.stdout.hasPrefix("1 chart"), "\(plan.stdout)")

@@ -163,34 +163,41 @@ import MeridianCore
         }
     }
 
-    /// The KML super-overlay is part of the run: a run whose KML cannot be written (a folder
-    /// stands at `doc.kml`'s place) fails and keeps its resume state, and `--resume` then
-    /// writes the KML of a clean run. (The state was removed before the KML was written, and
-    /// the folder could not be resumed.) For a chart (blocks) and for image tiles drawn from
-    /// vector data (a run level by level, whose PNG bytes are compared by name only).
-    @Test(arguments: [true, false]) func aRunWhoseKMLFailsCanBeResumed(chartRun: Bool) throws {
+    /// The KML super-overlay and the viewer page are part of the run: a run whose KML or page
+    /// cannot be written (a folder stands at `doc.kml`'s or `index.html`'s place) fails with 73
+    /// and keeps its resume state, and `--resume` then writes them as a clean run does. (The
+    /// state was removed before they were written, and the folder could not be resumed.) For a
+    /// chart (blocks), image tiles drawn from vector data and vector tiles (runs level by level,
+    /// whose tiles' bytes are compared by name only).
+    @Test(arguments: [("chart", "--kml"), ("drawn", "--kml"), ("chart", "--viewer"), ("drawn", "--viewer"), ("vector", "--viewer")])
+    func aRunWhoseKMLOrPageFailsCanBeResumed(kind: String, writing: String) throws {
+        guard kind != "vector" || mapLibreInstalled else { return }  // the page needs MapLibre GL JS (Scripts/bootstrap)
         try withTemporaryFolder { folder in
-            let input = chartRun ? chart : fixture("geojson/drop-rate-points.geojson")
-            let options = (chartRun ? ["--zoom", "10-15"] : ["--tile-format", "png", "--zoom", "0-5"]) + ["--jobs", "1", "-q", "--kml"]
+            let input = kind == "chart" ? chart : fixture("geojson/drop-rate-points.geojson")
+            let zooms = ["chart": ["--zoom", "10-15"], "drawn": ["--tile-format", "png", "--zoom", "0-5"], "vector": ["--zoom", "0-8"]][kind]!
+            let options = zooms + ["--jobs", "1", "-q", writing]
             let clean = folder.appendingPathComponent("clean"), resumed = folder.appendingPathComponent("resumed")
             #expect(try meridian(["tile", input, clean.path] + options).status == 0)
             let state = resumed.appendingPathComponent(".meridian-tiling").path
             let (stopped, _) = try TileCommandTests.tileStoppedPartWay([input, resumed.path] + options) {
                 // A chart's run once a block is done; a level-by-level run once it has its state.
-                chartRun ? ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ")
+                kind == "chart" ? ((try? String(contentsOfFile: state, encoding: .utf8)) ?? "").contains("block ")
                     : FileManager.default.fileExists(atPath: state)
             }
             try #require(stopped, "the run finished before it could be stopped")
-            let blocker = resumed.appendingPathComponent("doc.kml")
+            let blocker = resumed.appendingPathComponent(writing == "--kml" ? "doc.kml" : "index.html")
             try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
             let failed = try meridian(["tile", input, resumed.path, "--resume"] + options)
-            #expect(failed.status == 73, "\(failed.stderr)")
+            #expect(failed.status == ExitStatus.cannotCreateOutput, "\(failed.stderr)")
             #expect(FileManager.default.fileExists(atPath: state))
             try FileManager.default.removeItem(at: blocker)
             let result = try meridian(["tile", input, resumed.path, "--resume"] + options)
             #expect(result.status == 0, "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: state))
             #expect(kmlFiles(resumed) == kmlFiles(clean))
-            if chartRun {
+            let page = "index.html"
+            #expect(folderContents(resumed)[page] == folderContents(clean)[page])
+            if kind == "chart" {
                 #expect(folderContents(resumed) == folderContents(clean))
             } else {
                 #expect(Set(folderContents(resumed).keys) == Set(folderContents(clean).keys))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MeridianTiles
 
 /// Issue 29: a vector tile run (Mapbox Vector Tiles, or image tiles drawn from vector data)
 /// interrupted at any moment leaves nothing but what was there before and, since issue 31, the
@@ -115,25 +116,36 @@ import Testing
     #if os(Linux)
     /// A signal while the viewer page is written, once every tile is in place (a page of
     /// thousands of tiles, each copied as a script: long enough to be caught), ends the run with
-    /// 130 and the tiles kept, and the note says so (it said to `--resume` a finished run).
-    @Test(.timeLimit(.minutes(10))) func interruptedWhileWritingTheViewerPage() throws {
+    /// 130 and its resume state kept, and the note says to `--resume`, which writes the page.
+    /// (The page was written after the state was removed: a run stopped then looked finished,
+    /// without its page, and could not be resumed.)
+    @Test(.timeLimit(.minutes(10))) func interruptedWhileWritingTheViewerPageIsResumed() throws {
         try withTemporaryFolder { folder in
             let input = try Self.scatteredPoints(4000, seed: 31, in: folder)
             let output = folder.appendingPathComponent("tiles")
             let errors = folder.appendingPathComponent("stderr")
-            let process = try Self.startMeridian(["tile", input.path, output.path, "--zoom", "0-9", "--viewer"], errors: errors)
+            let arguments = ["tile", input.path, output.path, "--zoom", "0-9", "--viewer"]
+            let process = try Self.startMeridian(arguments, errors: errors)
             let deadline = Date().addingTimeInterval(300)
-            let staging = output.appendingPathComponent(".viewer.partial").path
-            while process.isRunning && !FileManager.default.fileExists(atPath: staging) && Date() < deadline { usleep(1_000) }
+            let scripts = output.appendingPathComponent("viewer/tiles").path
+            while process.isRunning && !FileManager.default.fileExists(atPath: scripts) && Date() < deadline { usleep(1_000) }
             #expect(process.isRunning, "the run ended before it was seen writing its page")
             kill(process.processIdentifier, SIGINT)
             process.waitUntilExit()
             let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             #expect(process.terminationStatus == 130, "\(stderr)")
-            #expect(stderr.contains("complete and kept") && !stderr.contains("--resume"), "\(stderr)")
+            #expect(stderr.contains("--resume"), "\(stderr)")
             #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("0/0/0.pbf").path))
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(".meridian-tiling").path))
             #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("index.html").path))
-            #expect(!FileManager.default.fileExists(atPath: staging), "the viewer's staging folder was left")
+            #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("metadata.json").path))
+            let resumed = try meridian(arguments + ["--resume", "-q"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            let tiles = try TileFolderReader(path: output.path).tileAddresses(zooms: nil)
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("index.html").path))
+            #expect(!tiles.isEmpty && tiles.allSatisfy {
+                FileManager.default.fileExists(atPath: output.appendingPathComponent("viewer/tiles/\($0.zoom)/\($0.x)/\($0.y).js").path)
+            })
         }
     }
 

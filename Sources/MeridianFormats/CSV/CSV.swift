@@ -10,6 +10,16 @@ import OrderedCollections
 /// `latitude` (and `altitude`) columns; anything else a `WKT` column (as ogr2ogr's
 /// GEOMETRY=AS_WKT). Properties follow, one column per key seen in any feature.
 ///
+/// Tracks (GPX's and KML's: a LineString or MultiLineString whose per-position arrays,
+/// `coordinateProperties`, hold its times and other values) among points are written as their
+/// points, as GDAL's GPX driver lays out `track_points`: a row per position, with its time
+/// (`times` as a `time` column) and each other per-position value in a column of its own,
+/// `track_fid`, `track_seg_id` and `track_seg_point_id` (the track among the tracks, the line
+/// in it and the position in that, from 0), and the track's properties repeated. A point's
+/// property of a per-position column's name (a waypoint's `time`) goes in that column. Data
+/// with other shapes (a polygon, a line without per-position values) keeps a row per feature
+/// and its `WKT`, the arrays one JSON cell.
+///
 /// The header must name every column before the first row, so rows are spilled as GeoJSON
 /// text sequences to a scratch file and written out at `finish`: memory stays constant.
 public final class CSVWriter: FeatureWriter {
@@ -19,10 +29,19 @@ public final class CSVWriter: FeatureWriter {
     /// Formats a cell's number or WKT; one sink for every cell.
     private let cellText = OutputSink(collectingAs: "cell")
     private var columns = OrderedSet<String>()
+    /// The per-position arrays' columns of the tracks, in order seen (`times` as `time`).
+    private var positionColumns = OrderedSet<String>()
+    /// Whether every geometry is a point or a track (which is written as its points).
     private var pointsOnly = true
+    private var anyTrack = false
+    /// Whether a feature that is not a track has a `coordinateProperties` property (a column then).
+    private var positionDataOutsideTracks = false
     private var anyGeometry = false
     private var anyAltitude = false
     private var anyID = false
+
+    /// The columns that number a track's points, as GDAL's GPX driver names them.
+    static let trackPointColumns = ["track_fid", "track_seg_id", "track_seg_point_id"]
 
     /// A CSV writer into `sink`; rows wait in a scratch file until ``finish(_:)``.
     /// - Parameters:
@@ -43,42 +62,90 @@ public final class CSVWriter: FeatureWriter {
     public func write(_ feature: Feature) throws {
         if let geometry = feature.geometry {
             anyGeometry = true
-            if case .point = geometry {} else { pointsOnly = false }
+            if let arrays = Self.trackArrays(feature) {
+                anyTrack = true
+                for name in arrays { positionColumns.append(Self.positionColumn(name)) }
+            } else {
+                if case .point = geometry {} else { pointsOnly = false }
+                if feature.properties?[PositionData.member] != nil { positionDataOutsideTracks = true }
+            }
             if geometry.hasAltitude { anyAltitude = true }
+        } else if feature.properties?[PositionData.member] != nil {
+            positionDataOutsideTracks = true
         }
         if feature.id != nil { anyID = true }
         for key in (feature.properties ?? [:]).keys { columns.append(key) }
         try spill.append(feature)
     }
 
+    /// The names of a track's per-position arrays that fit it, or nil when the feature is no
+    /// track: not a LineString or MultiLineString, or without such arrays.
+    static func trackArrays(_ feature: Feature) -> [String]? {
+        switch feature.geometry {
+        case .lineString?, .multiLineString?:
+            let names = feature.positionRuns.arrays.map(\.name)
+            return names.isEmpty ? nil : names
+        default: return nil
+        }
+    }
+
+    /// The column of a per-position array: `times` is each point's `time`, as GPX and GDAL name it.
+    static func positionColumn(_ name: String) -> String { name == "times" ? "time" : name }
+
     /// Writes the header, naming every column seen, then every row, with CRLF line breaks.
     /// - Throws: `MeridianError` (`io`) when the output or the scratch file fails.
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         let usePoints = anyGeometry && pointsOnly
-        var geometryColumns = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
-        if anyID && !columns.contains("id") { geometryColumns.insert("id", at: 0) }
-        row(geometryColumns + columns.elements)
+        let idColumn = anyID && !columns.contains("id")
+        // As points: each track's per-position columns and its points' numbers; its arrays are
+        // no column of their own then (unless a feature that is no track has some).
+        let positionColumns = usePoints ? positionColumns.elements : []
+        let trackColumns = usePoints && anyTrack ? Self.trackPointColumns : []
+        let taken = Set(positionColumns + trackColumns)
+        let propertyColumns = columns.elements.filter {
+            !taken.contains($0) && !(usePoints && $0 == PositionData.member && !positionDataOutsideTracks)
+        }
+        var header = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
+        if idColumn { header.insert("id", at: 0) }
+        row(header + positionColumns + trackColumns + propertyColumns)
+        var tracks = 0
         try spill.forEach { feature in
-            var cells: [String] = []
-            if anyID && !columns.contains("id") { cells.append(feature.id?.plainText ?? "") }
-            if usePoints {
-                if case .point(let p)? = feature.geometry {
-                    cells += [number(p.coordinates.longitude), number(p.coordinates.latitude)]
-                    if anyAltitude { cells.append(p.coordinates.altitude.map(number) ?? "") }
-                } else {
-                    cells += Array(repeating: "", count: anyAltitude ? 3 : 2)
+            let properties = feature.properties ?? [:]
+            let id = idColumn ? [feature.id?.plainText ?? ""] : []
+            let propertyCells = propertyColumns.map { properties[$0]?.unwrappingHTML.plainText() ?? "" }
+            if usePoints, Self.trackArrays(feature) != nil {
+                let (runs, arrays) = feature.positionRuns
+                let values = Dictionary(arrays.map { (Self.positionColumn($0.name), $0.runs) }) { first, _ in first }
+                for (segment, run) in runs.enumerated() {
+                    for (index, position) in run.enumerated() {
+                        let perPosition = positionColumns.map { column in
+                            values[column].map { $0[segment][index].plainText() } ?? properties[column]?.plainText() ?? ""
+                        }
+                        row(id + coordinates(position) + perPosition + ["\(tracks)", "\(segment)", "\(index)"] + propertyCells)
+                    }
                 }
+                tracks += 1
+            } else if usePoints {
+                let position: [String]
+                if case .point(let p)? = feature.geometry { position = coordinates(p.coordinates) } else {
+                    position = Array(repeating: "", count: anyAltitude ? 3 : 2)
+                }
+                let perPosition = positionColumns.map { properties[$0]?.unwrappingHTML.plainText() ?? "" }
+                row(id + position + perPosition + trackColumns.map { _ in "" } + propertyCells)
             } else {
-                cells.append(feature.geometry.map { geometry in
+                let wkt = feature.geometry.map { geometry in
                     WKT.write(geometry, to: cellText, precision: options.precision)
                     return cellText.takeCollectedText()
-                } ?? "")
+                } ?? ""
+                row(id + [wkt] + propertyCells)
             }
-            let properties = feature.properties ?? [:]
-            for key in columns { cells.append(properties[key]?.unwrappingHTML.plainText() ?? "") }
-            row(cells)
             try sink.checkForErrors()
         }
+    }
+
+    /// A position's `longitude`, `latitude` (and `altitude`) cells.
+    private func coordinates(_ position: Position) -> [String] {
+        [number(position.longitude), number(position.latitude)] + (anyAltitude ? [position.altitude.map(number) ?? ""] : [])
     }
 
     private func number(_ value: Double) -> String {

@@ -3,7 +3,7 @@ import MeridianCore
 /// A tile pyramid's output path, claimed by one run before anything is written: one set of
 /// rules for a folder, an MBTiles file and a PMTiles archive alike (DESIGN.md §3).
 ///
-/// - It is not an input, nor (a folder) one that holds an input: ``RunInputs``, usage.
+/// - It is not an input, nor a folder that holds one, nor inside an input folder: ``RunInputs``, usage.
 /// - Something already there is not replaced: an existing file (``ExistingOutput``), a
 ///   non-empty folder, anything that is not a folder where a folder goes, and a symbolic link
 ///   (Meridian does not write through links) are refused with cannot-create-output, naming the
@@ -48,7 +48,7 @@ public final class OutputClaim: @unchecked Sendable {
                 replacing: Bool = false, notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
         self.replacing = replacing
-        try RunInputs.refuseInput(at: path, holdsFiles: container == .folder)
+        try RunInputs.refuseInput(at: path)
         try Self.requireFolder(of: path)
         if locked {
             // First, so that a second run started at once is told another run holds the output.

@@ -51,7 +51,8 @@ public final class OutputTarget {
         guard let path, path != "-" else {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
-        try RunInputs.refuseInput(at: path)
+        // Unclaimed, it is inside a folder or at a path whose claim checked the folders above.
+        try RunInputs.refuseInput(at: path, insideCheckedFolder: !claiming)
         if claiming, let stream = try openStream(path) { return stream }
         let claim = claiming ? try OutputClaim(path, container: .file, replacing: replacing) : nil
         let (folder, file) = splitPath(path)
@@ -170,7 +171,7 @@ public final class OutputTarget {
         }
         do {
             // Again, for an input opened after the output (render reads its inputs as it draws).
-            try RunInputs.refuseInput(at: path)
+            try RunInputs.refuseInput(at: path, insideCheckedFolder: claim == nil)
         } catch {
             close(fd)
             unlink(temporaryPath)

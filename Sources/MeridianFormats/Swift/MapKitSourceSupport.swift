@@ -114,12 +114,14 @@ enum MapKitSourceSupport {
         return text
     }
 
-    /// `load`, `overlays()`, `annotations()` and `add(to:)` reading the GeoJSON resource.
+    /// `load`, `overlays()`, `annotations()` and `add(to:)` reading the GeoJSON resource. Its
+    /// name comes from the output's path, which may hold anything a file name can: a string
+    /// literal and a comment line made of it (`"`, `\` or a line break would end them).
     private static func loader(_ resourceName: String) -> String {
         """
-            /// The GeoJSON resource with the geometry (`\(resourceName).geojson`, beside this file:
+            /// The GeoJSON resource with the geometry (`\(MapKitSourceWriter.comment(resourceName)).geojson`, beside this file:
             /// add it to the app's target).
-            static let resourceName = "\(resourceName)"
+            static let resourceName = \(MapKitSourceWriter.stringLiteral(resourceName))
 
             /// Why the resource could not be read.
             enum LoadError: Error {

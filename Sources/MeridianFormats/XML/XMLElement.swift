@@ -87,7 +87,11 @@ final class XMLTree {
     func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let innermost = open.last else { return }
         if inCDATA && cdataStarts {
-            cdataSections.append((innermost, Int32(text.count), Int32(text.count)))
+            // A section right after one of the same element continues it: text holding `]]>`
+            // is written as two sections (`…]]]]><![CDATA[>…`), and read back whole.
+            if let last = cdataSections.last, last.node == innermost, last.end == Int32(text.count) {} else {
+                cdataSections.append((innermost, Int32(text.count), Int32(text.count)))
+            }
             cdataStarts = false
         }
         text.append(contentsOf: bytes)
@@ -208,7 +212,8 @@ struct XMLElement {
         return String(decoding: tree.text[Int(node.textStart)..<Int(node.textEnd)], as: UTF8.self)
     }
 
-    /// The element's own CDATA sections, each whole, in order (empty ones are not recorded).
+    /// The element's own CDATA sections, each whole, in order (empty ones are not recorded, and
+    /// one that follows another with nothing between is part of it).
     var cdataSections: [ArraySlice<UInt8>] {
         tree.cdataSections.filter { $0.node == index }.map { tree.text[Int($0.start)..<Int($0.end)] }
     }

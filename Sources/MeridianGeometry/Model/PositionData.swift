@@ -67,6 +67,17 @@ indirect enum PositionLayout {
 }
 
 extension Feature {
+    /// The geometry's runs of positions (a line, each line of a MultiLineString, each ring, a
+    /// point) and, for each per-position array that fits the geometry, its values in runs of
+    /// the same shape, in the arrays' order: what an output with a row per position writes (a
+    /// CSV of track points). Arrays that do not fit are left out; no geometry has no runs.
+    public var positionRuns: (positions: [[Position]], arrays: [(name: String, runs: [[JSONValue]])]) {
+        guard let geometry else { return ([], []) }
+        let layout = PositionLayout(geometry)
+        let arrays = (positionData ?? [:]).compactMap { name, value in layout.fits(value) ? (name: name, runs: layout.runs(of: value)) : nil }
+        return (layout.runs, arrays)
+    }
+
     /// The per-position arrays (see ``PositionData``).
     var positionData: JSONObject? {
         get { properties?[PositionData.member]?.objectValue }

@@ -474,7 +474,6 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
 /// A JSON string literal, as Meridian's JSON writer escapes it.
 package func jsonString(_ s: String) -> String { JSONValue.string(s).jsonText }
 
-package func xmlEscaped(_ s: String) -> String {
-    s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-        .replacingOccurrences(of: "\"", with: "&quot;")
-}
+/// Text for XML or HTML (a tile set's name in `tilemapresource.xml`, its KML, a viewer page's
+/// title), as Meridian's XML writer escapes an attribute's value: it cannot close an element.
+package func xmlEscaped(_ s: String) -> String { XMLTextWriter.escaped(s, inAttribute: true) }

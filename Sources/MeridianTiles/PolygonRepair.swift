@@ -41,55 +41,59 @@ final class PolygonRepair {
     /// unclosed, in tile units) as they are when they are valid, else repaired; empty when
     /// nothing with an area is left.
     ///
-    /// The repair is as local as it can be shown to be enough: first the spikes, pinches and
-    /// collapsed rings ``SnappedPolygonCleanup`` mends in integers; then GEOS's MakeValid on
-    /// only the polygons of the feature that take part in what is still wrong (the others,
-    /// apart from them, are kept as they are); then, when that is not valid either, MakeValid
-    /// on the whole feature. Before GEOS, the faulty polygons' rings are noded where their own
-    /// edges cross (``SnappedRingNoding``) and taken apart there, in integers. Each result is
-    /// kept only when ``SnappedPolygonCheck`` or GEOS finds it valid.
+    /// The check and the repair are as local as they can be shown to be enough. Polygons that
+    /// ``SnappedPolygonCheck`` finds apart from everything and plainly valid are valid whatever
+    /// the others are: only those at fault go to GEOS's check. The repair: first the spikes,
+    /// pinches and collapsed rings ``SnappedPolygonCleanup`` mends in integers; then, on only
+    /// the polygons at fault and those whose boxes reach theirs (the others, apart from them,
+    /// are kept as they are), a ring's own crossings noded and taken apart there
+    /// (``SnappedRingNoding``), else every ring noded with every other and the area they cover
+    /// rebuilt (``SnappedPolygonUnion``), in integers; then GEOS's MakeValid on that group;
+    /// then, when that is not valid either, MakeValid on the whole feature. Each result is kept
+    /// only when ``SnappedPolygonCheck`` or GEOS finds it valid.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
         // Most tile polygons are plainly valid, which is quick to see in integers.
         if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
         let cleaned = SnappedPolygonCleanup.cleaned(rings)
-        if let cleaned, cleaned != rings {
+        let mended = cleaned.map { $0 != rings } ?? false
+        if let cleaned, mended {
             // Spikes and pinches are invalid: the feature needs a repair, and this may be all of it.
             repaired += 1
-            if cleaned.isEmpty || SnappedPolygonCheck.isPlainlyValid(cleaned) || isValid(cleaned) {
+            if cleaned.isEmpty || SnappedPolygonCheck.isPlainlyValid(cleaned) {
                 repairedLocally += 1
                 return cleaned
             }
-        } else {
-            guard let geometry = multiPolygon(rings) else { return rings }
-            defer { GEOSGeom_destroy_r(context, geometry) }
-            if GEOSisValid_r(context, geometry) == 1 { return rings }
-            repaired += 1
         }
         let broken = cleaned ?? rings
-        // Only the polygons that take part in the fault, when some do not.
+        let polygons = SnappedPolygonCheck.polygons(of: broken)
         let marked = SnappedPolygonCheck.polygonsNotPlainlyValid(broken)
-        var kept: [[SIMD2<Int32>]] = [], faulty: [[SIMD2<Int32>]] = []
-        var polygon = -1
-        for (r, ring) in broken.enumerated() {
-            if r == 0 || TileGrid.doubleArea(ring) > 0 { polygon += 1 }
-            if marked[polygon] { faulty.append(ring) } else { kept.append(ring) }
+        // Valid as it is when the polygons at fault are: the others are apart and plainly valid.
+        if isValid(SnappedPolygonCheck.rings(of: broken, polygons, where: marked)) {
+            if mended { repairedLocally += 1 }
+            return broken
+        }
+        if !mended { repaired += 1 }
+        // The polygons at fault and those whose boxes reach theirs: what is made of them stays in
+        // their boxes, so it cannot meet the others, which are kept as they are.
+        let grouped = SnappedPolygonCheck.reaching(marked, broken, polygons)
+        let kept = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped.map { !$0 })
+        let group = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped)
+        func acceptable(_ made: [[SIMD2<Int32>]]) -> Bool {
+            made.isEmpty ? !kept.isEmpty : SnappedPolygonCheck.isPlainlyValid(made) || isValid(made)
         }
         // In integers first: a ring's own crossings noded, and the ring taken apart there.
-        if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded) {
-            let candidate = kept + mended
-            if !candidate.isEmpty && (SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate)) {
-                repairedByNoding += 1
-                return candidate
-            }
+        if let noded = SnappedRingNoding.noded(group), noded != group, let mended = SnappedPolygonCleanup.cleaned(noded), acceptable(mended) {
+            repairedByNoding += 1
+            return kept + mended
         }
-        if marked.contains(false) {
-            if let fixed = madeValid(faulty) {
-                let candidate = kept + fixed
-                if SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate) {
-                    repairedInPart += 1
-                    return candidate
-                }
-            }
+        // Rings of different polygons crossing: the area they cover, rebuilt in integers.
+        if let united = SnappedPolygonUnion.union(group), acceptable(united) {
+            repairedByUnion += 1
+            return kept + united
+        }
+        if !kept.isEmpty, let fixed = madeValid(group), acceptable(fixed) {
+            repairedInPart += 1
+            return kept + fixed
         }
         return madeValid(broken) ?? []
     }
@@ -98,6 +102,8 @@ final class PolygonRepair {
     private(set) var repairedLocally = 0
     /// Polygons repaired by noding their rings' own crossings in integers (``SnappedRingNoding``), without GEOS.
     private(set) var repairedByNoding = 0
+    /// Polygons repaired by rebuilding the area their faulty rings cover in integers (``SnappedPolygonUnion``), without GEOS.
+    private(set) var repairedByUnion = 0
     /// Polygons repaired by GEOS's MakeValid on only their faulty members.
     private(set) var repairedInPart = 0
 

@@ -45,12 +45,13 @@ final class PolygonRepair {
     /// ``SnappedPolygonCheck`` finds apart from everything and plainly valid are valid whatever
     /// the others are: only those at fault go to GEOS's check. The repair: first the spikes,
     /// pinches and collapsed rings ``SnappedPolygonCleanup`` mends in integers; then, on only
-    /// the polygons at fault and those whose boxes reach theirs (the others, apart from them,
-    /// are kept as they are), a ring's own crossings noded and taken apart there
-    /// (``SnappedRingNoding``), else every ring noded with every other and the area they cover
-    /// rebuilt (``SnappedPolygonUnion``), in integers; then GEOS's MakeValid on that group;
-    /// then, when that is not valid either, MakeValid on the whole feature. Each result is kept
-    /// only when ``SnappedPolygonCheck`` or GEOS finds it valid.
+    /// the polygons at fault (the others are kept as they are, when what is made stays apart
+    /// from them), a ring's own crossings noded and taken apart there (``SnappedRingNoding``),
+    /// else every ring noded with every other and the area they cover rebuilt
+    /// (``SnappedPolygonUnion``), in integers; then the same union, and then GEOS's MakeValid,
+    /// on the polygons at fault with those whose boxes reach theirs; then, when that is not
+    /// valid either, MakeValid on the whole feature. Each result is kept only when
+    /// ``SnappedPolygonCheck`` or GEOS finds it valid.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
         // Most tile polygons are plainly valid, which is quick to see in integers.
         if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
@@ -73,6 +74,29 @@ final class PolygonRepair {
             return broken
         }
         if !mended { repaired += 1 }
+        // The polygons at fault are repaired on their own, and what is made of them kept when it
+        // is valid and apart from the others. Rounding a crossing to the grid can move an edge
+        // onto one of the others: then the polygons whose boxes reach theirs are repaired too.
+        let faulty = SnappedPolygonCheck.rings(of: broken, polygons, where: marked)
+        let others = SnappedPolygonCheck.rings(of: broken, polygons, where: marked.map { !$0 })
+        let otherPolygons = marked.lazy.filter { !$0 }.count
+        func fits(_ made: [[SIMD2<Int32>]]) -> Bool {
+            if made.isEmpty { return !others.isEmpty }
+            let candidate = others + made
+            if SnappedPolygonCheck.isPlainlyValid(candidate) { return true }
+            guard !SnappedPolygonCheck.polygonsNotPlainlyValid(candidate).prefix(otherPolygons).contains(true) else { return false }
+            return SnappedPolygonCheck.isPlainlyValid(made) || isValid(made)
+        }
+        // In integers first: a ring's own crossings noded, and the ring taken apart there.
+        if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded), fits(mended) {
+            repairedByNoding += 1
+            return others + mended
+        }
+        // Rings of different polygons crossing: the area they cover, rebuilt in integers.
+        if let united = SnappedPolygonUnion.union(faulty), fits(united) {
+            repairedByUnion += 1
+            return others + united
+        }
         // The polygons at fault and those whose boxes reach theirs: what is made of them stays in
         // their boxes, so it cannot meet the others, which are kept as they are.
         let grouped = SnappedPolygonCheck.reaching(marked, broken, polygons)
@@ -81,13 +105,7 @@ final class PolygonRepair {
         func acceptable(_ made: [[SIMD2<Int32>]]) -> Bool {
             made.isEmpty ? !kept.isEmpty : SnappedPolygonCheck.isPlainlyValid(made) || isValid(made)
         }
-        // In integers first: a ring's own crossings noded, and the ring taken apart there.
-        if let noded = SnappedRingNoding.noded(group), noded != group, let mended = SnappedPolygonCleanup.cleaned(noded), acceptable(mended) {
-            repairedByNoding += 1
-            return kept + mended
-        }
-        // Rings of different polygons crossing: the area they cover, rebuilt in integers.
-        if let united = SnappedPolygonUnion.union(group), acceptable(united) {
+        if grouped != marked, let united = SnappedPolygonUnion.union(group), acceptable(united) {
             repairedByUnion += 1
             return kept + united
         }

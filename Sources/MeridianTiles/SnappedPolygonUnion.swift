@@ -315,26 +315,19 @@ struct PlaneGraph {
             } while e != Int32(h)
             faceArea.append(area)
         }
-        // Components: vertices joined by edges.
-        var parent = Array(Int32(0)..<Int32(points.count))
-        func root(_ v: Int32) -> Int32 {
-            var v = v
-            while parent[Int(v)] != v {
-                parent[Int(v)] = parent[Int(parent[Int(v)])]
-                v = parent[Int(v)]
-            }
-            return v
-        }
+        // Components: vertices joined by edges, each named by one of its vertices.
+        var component = Array(Int32(0)..<Int32(points.count))
         for k in 0..<(halves / 2) {
-            let a = root(origin[2 * k]), b = root(origin[2 * k + 1])
-            if a != b { parent[Int(max(a, b))] = min(a, b) }
+            let a = PlaneGraph.root(origin[2 * k], &component), b = PlaneGraph.root(origin[2 * k + 1], &component)
+            if a != b { component[Int(max(a, b))] = min(a, b) }
         }
+        for v in component.indices { component[v] = PlaneGraph.root(Int32(v), &component) }
         // Winding numbers within each component, from its outer face (0 there), across edges.
         var winding = [Int32](repeating: 0, count: faceStart.count)
         var known = [Bool](repeating: false, count: faceStart.count)
         var outerOf: [Int32: Int32] = [:]
         for f in faceStart.indices where faceArea[f] < 0 {
-            let c = root(origin[Int(faceStart[f])])
+            let c = component[Int(origin[Int(faceStart[f])])]
             guard outerOf[c] == nil else { return nil }
             outerOf[c] = Int32(f)
         }
@@ -369,7 +362,7 @@ struct PlaneGraph {
             var boxes: [Int32: SnappedPolygonCheck.Box] = [:]
             var edgesOf: [Int32: [Int32]] = [:]
             for k in 0..<(halves / 2) {
-                let c = root(origin[2 * k])
+                let c = component[Int(origin[2 * k])]
                 edgesOf[c, default: []].append(Int32(2 * k))
                 boxes[c, default: SnappedPolygonCheck.Box(minX: .max, minY: .max, maxX: .min, maxY: .min)].add(points[Int(origin[2 * k])])
                 boxes[c]!.add(points[Int(origin[2 * k + 1])])
@@ -386,7 +379,7 @@ struct PlaneGraph {
             }
         }
         let filled = faceStart.indices.map { f in
-            winding[f] + (offset.isEmpty ? 0 : offset[root(origin[Int(faceStart[f])])] ?? 0) > 0
+            winding[f] + (offset.isEmpty ? 0 : offset[component[Int(origin[Int(faceStart[f])])]] ?? 0) > 0
         }
         // The boundary: half-edges with the filled region on their left only, walked turning tightly.
         var boundary = [Bool](repeating: false, count: halves)
@@ -407,6 +400,17 @@ struct PlaneGraph {
             rings.append(ring)
         }
         return rings
+    }
+
+    /// The vertex naming `v`'s component in a union-find forest, the path to it shortened on the way.
+    @inline(__always)
+    static func root(_ v: Int32, _ parent: inout [Int32]) -> Int32 {
+        var v = v
+        while parent[Int(v)] != v {
+            parent[Int(v)] = parent[Int(parent[Int(v)])]
+            v = parent[Int(v)]
+        }
+        return v
     }
 
     /// How an edge from `a` to `b` winds around `p` (on no edge of its component): 1 when it

@@ -25,6 +25,27 @@ public enum BoxSweep {
     @inlinable
     public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool {
         boxes.sort { $0.minX < $1.minX }
+        return sweep(boxes, body)
+    }
+
+    /// ``overlappingPairs(_:_:)`` for boxes with integer coordinates (a vector tile's edges),
+    /// in the same order: the boxes are sorted as one number each (the west edge, then the
+    /// place in `boxes`), which costs a fraction of sorting the boxes themselves.
+    @inlinable
+    public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool where Box.Coordinate == Int32 {
+        if boxes.count < UInt32.max {
+            var keys = boxes.indices.map { UInt64(UInt32(bitPattern: boxes[$0].minX) ^ 0x8000_0000) << 32 | UInt64($0) }
+            keys.sort()
+            boxes = keys.map { boxes[Int($0 & 0xFFFF_FFFF)] }
+        } else {
+            boxes.sort { $0.minX < $1.minX }
+        }
+        return sweep(boxes, body)
+    }
+
+    /// The sweep over boxes sorted by their west edge.
+    @inlinable
+    static func sweep<Box: SweptBox>(_ boxes: [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool {
         for i in boxes.indices {
             let s = boxes[i]
             var j = i + 1

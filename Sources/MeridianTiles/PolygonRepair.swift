@@ -69,7 +69,7 @@ final class PolygonRepair {
         let polygons = SnappedPolygonCheck.polygons(of: broken)
         let marked = SnappedPolygonCheck.polygonsNotPlainlyValid(broken)
         // Valid as it is when the polygons at fault are: the others are apart and plainly valid.
-        if isValid(SnappedPolygonCheck.rings(of: broken, polygons, where: marked)) {
+        if isValid(broken, marked: marked) {
             if mended { repairedLocally += 1 }
             return broken
         }
@@ -83,9 +83,9 @@ final class PolygonRepair {
         func fits(_ made: [[SIMD2<Int32>]]) -> Bool {
             if made.isEmpty { return !others.isEmpty }
             let candidate = others + made
-            if SnappedPolygonCheck.isPlainlyValid(candidate) { return true }
-            guard !SnappedPolygonCheck.polygonsNotPlainlyValid(candidate).prefix(otherPolygons).contains(true) else { return false }
-            return SnappedPolygonCheck.isPlainlyValid(made) || isValid(made)
+            let marks = SnappedPolygonCheck.polygonsNotPlainlyValid(candidate)
+            guard !marks.prefix(otherPolygons).contains(true) else { return false }
+            return isValid(candidate, marked: marks)
         }
         // In integers first: a ring's own crossings noded, and the ring taken apart there.
         if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded), fits(mended) {
@@ -103,7 +103,7 @@ final class PolygonRepair {
         let kept = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped.map { !$0 })
         let group = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped)
         func acceptable(_ made: [[SIMD2<Int32>]]) -> Bool {
-            made.isEmpty ? !kept.isEmpty : SnappedPolygonCheck.isPlainlyValid(made) || isValid(made)
+            made.isEmpty ? !kept.isEmpty : isValid(made, marked: SnappedPolygonCheck.polygonsNotPlainlyValid(made))
         }
         if grouped != marked, let united = SnappedPolygonUnion.union(group), acceptable(united) {
             repairedByUnion += 1
@@ -124,6 +124,14 @@ final class PolygonRepair {
     private(set) var repairedByUnion = 0
     /// Polygons repaired by GEOS's MakeValid on only their faulty members.
     private(set) var repairedInPart = 0
+
+    /// Whether the rings are valid, `marked` being ``SnappedPolygonCheck/polygonsNotPlainlyValid(_:)``'s
+    /// answer for them: the polygons it leaves unmarked are plainly valid and apart from
+    /// everything, so GEOS checks only the marked ones.
+    private func isValid(_ rings: [[SIMD2<Int32>]], marked: [Bool]) -> Bool {
+        guard marked.contains(true) else { return true }
+        return isValid(SnappedPolygonCheck.rings(of: rings, SnappedPolygonCheck.polygons(of: rings), where: marked))
+    }
 
     /// Whether GEOS finds the rings (as ``valid(_:)`` takes them) valid.
     private func isValid(_ rings: [[SIMD2<Int32>]]) -> Bool {

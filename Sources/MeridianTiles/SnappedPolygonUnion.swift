@@ -168,10 +168,10 @@ enum SnappedPolygonUnion {
     /// The filled region's boundary rings taken apart where they pass a point twice, wound
     /// as tiles want them: each outer ring followed by the holes it holds. Nil when a hole's
     /// outer ring cannot be told.
-    static func assembled(_ boundary: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]]? {
+    static func assembled(_ boundary: [(ring: [SIMD2<Int32>], pinched: Bool)]) -> [[SIMD2<Int32>]]? {
         var shells: [[SIMD2<Int32>]] = [], holes: [[SIMD2<Int32>]] = []
-        for ring in boundary {
-            for loop in SnappedPolygonCleanup.loops(of: ring) {
+        for (ring, pinched) in boundary {
+            for loop in pinched ? SnappedPolygonCleanup.loops(of: ring) : [ring] {
                 if TileGrid.doubleArea(loop) > 0 { shells.append(loop) } else { holes.append(loop) }
             }
         }
@@ -295,8 +295,9 @@ struct PlaneGraph {
     }
 
     /// The boundary of where the winding number is positive, as rings with that region on
-    /// their left; nil when the faces' winding numbers do not agree (the graph was not planar).
-    func filledBoundary() -> [[SIMD2<Int32>]]? {
+    /// their left, each with whether it passes a vertex twice; nil when the faces' winding
+    /// numbers do not agree (the graph was not planar).
+    func filledBoundary() -> [(ring: [SIMD2<Int32>], pinched: Bool)]? {
         let halves = origin.count
         guard halves > 0 else { return [] }
         // Faces: each half-edge's left face, walked; the signed area tells a component's outer face.
@@ -325,14 +326,19 @@ struct PlaneGraph {
         // Winding numbers within each component, from its outer face (0 there), across edges.
         var winding = [Int32](repeating: 0, count: faceStart.count)
         var known = [Bool](repeating: false, count: faceStart.count)
-        var outerOf: [Int32: Int32] = [:]
+        // Per component (by the vertex naming it), its outer face.
+        var outerFace = [Int32](repeating: -1, count: points.count)
+        var components: [Int32] = []
         for f in faceStart.indices where faceArea[f] < 0 {
             let c = component[Int(origin[Int(faceStart[f])])]
-            guard outerOf[c] == nil else { return nil }
-            outerOf[c] = Int32(f)
+            guard outerFace[Int(c)] < 0 else { return nil }
+            outerFace[Int(c)] = Int32(f)
+            components.append(c)
         }
         var queue: [Int32] = []
-        for (_, f) in outerOf {
+        queue.reserveCapacity(faceStart.count)
+        for c in components {
+            let f = outerFace[Int(c)]
             known[Int(f)] = true
             queue.append(f)
         }
@@ -357,47 +363,53 @@ struct PlaneGraph {
         guard !known.contains(false) else { return nil }
         // Each component lies inside one face of every other: what the others wind around it is
         // the same all over it, found at one of its vertices.
-        var offset: [Int32: Int32] = [:]
-        if outerOf.count > 1 {
-            var boxes: [Int32: SnappedPolygonCheck.Box] = [:]
-            var edgesOf: [Int32: [Int32]] = [:]
+        var offset = [Int32](repeating: 0, count: components.count > 1 ? points.count : 0)
+        if components.count > 1 {
+            var boxes = [SnappedPolygonCheck.Box](repeating: SnappedPolygonCheck.Box(minX: .max, minY: .max, maxX: .min, maxY: .min), count: points.count)
+            var edgesOf = [[Int32]](repeating: [], count: points.count)
             for k in 0..<(halves / 2) {
-                let c = component[Int(origin[2 * k])]
-                edgesOf[c, default: []].append(Int32(2 * k))
-                boxes[c, default: SnappedPolygonCheck.Box(minX: .max, minY: .max, maxX: .min, maxY: .min)].add(points[Int(origin[2 * k])])
-                boxes[c]!.add(points[Int(origin[2 * k + 1])])
+                let c = Int(component[Int(origin[2 * k])])
+                edgesOf[c].append(Int32(2 * k))
+                boxes[c].add(points[Int(origin[2 * k])])
+                boxes[c].add(points[Int(origin[2 * k + 1])])
             }
-            for (c, _) in outerOf {
+            for c in components {
                 let p = points[Int(c)]
                 var total: Int32 = 0
-                for (d, box) in boxes where d != c && box.contains(p) {
-                    for h in edgesOf[d]! {
+                for d in components where d != c && boxes[Int(d)].contains(p) {
+                    for h in edgesOf[Int(d)] {
                         total += rise[Int(h)] * PlaneGraph.crossing(points[Int(origin[Int(h)])], points[Int(origin[Int(h ^ 1)])], p)
                     }
                 }
-                offset[c] = total
+                offset[Int(c)] = total
             }
         }
         let filled = faceStart.indices.map { f in
-            winding[f] + (offset.isEmpty ? 0 : offset[component[Int(origin[Int(faceStart[f])])]] ?? 0) > 0
+            winding[f] + (offset.isEmpty ? 0 : offset[Int(component[Int(origin[Int(faceStart[f])])])]) > 0
         }
         // The boundary: half-edges with the filled region on their left only, walked turning tightly.
         var boundary = [Bool](repeating: false, count: halves)
         for h in 0..<halves where filled[Int(face[h])] && !filled[Int(face[h ^ 1])] { boundary[h] = true }
         var used = [Bool](repeating: false, count: halves)
-        var rings: [[SIMD2<Int32>]] = []
+        var rings: [(ring: [SIMD2<Int32>], pinched: Bool)] = []
+        var lastRing = [Int32](repeating: -1, count: points.count)
         for h in 0..<halves where boundary[h] && !used[h] {
             var ring: [SIMD2<Int32>] = []
+            var pinched = false
+            let number = Int32(rings.count)
             var e = Int32(h)
             while !used[Int(e)] {
                 used[Int(e)] = true
-                ring.append(points[Int(origin[Int(e)])])
+                let v = Int(origin[Int(e)])
+                if lastRing[v] == number { pinched = true }
+                lastRing[v] = number
+                ring.append(points[v])
                 var n = next(e)
                 while !boundary[Int(n)] { n = next(n ^ 1) }
                 e = n
             }
             guard e == Int32(h) else { return nil }
-            rings.append(ring)
+            rings.append((ring, pinched))
         }
         return rings
     }

@@ -404,8 +404,15 @@ struct PlaneGraph {
                 if lastRing[v] == number { pinched = true }
                 lastRing[v] = number
                 ring.append(points[v])
+                // Around the vertex, the first half-edge clockwise with the region on its left
+                // only; there is one before the way back, unless the windings were inconsistent.
                 var n = next(e)
-                while !boundary[Int(n)] { n = next(n ^ 1) }
+                var turns = 0
+                while !boundary[Int(n)] {
+                    n = next(n ^ 1)
+                    turns += 1
+                    if turns > halves { return nil }
+                }
                 e = n
             }
             guard e == Int32(h) else { return nil }

@@ -28,7 +28,7 @@ public enum BoxSweep {
         return sweep(boxes, body)
     }
 
-    /// ``overlappingPairs(_:_:)`` for boxes with integer coordinates (a vector tile's edges),
+    /// The same sweep for boxes with integer coordinates (a vector tile's edges),
     /// in the same order: the boxes are sorted as one number each (the west edge, then the
     /// place in `boxes`), which costs a fraction of sorting the boxes themselves.
     @inlinable
@@ -43,7 +43,7 @@ public enum BoxSweep {
         return sweep(boxes, body)
     }
 
-    /// ``overlappingPairs(_:_:)`` for boxes with floating-point coordinates (the simplifier's
+    /// The same sweep for boxes with floating-point coordinates (the simplifier's
     /// segments), in the same order: the boxes are sorted as a pair of numbers each (the west
     /// edge's bits, ordered as the values are, and the place in `boxes`), which costs a
     /// fraction of sorting the boxes themselves. A run already sorted stays one run, so sorted

@@ -1,13 +1,14 @@
 import CGEOS
 
-/// Makes a tile's polygons valid after snapping, with GEOS. Snapping to the tile's integer
-/// grid moves every vertex by up to half a unit, which can make a narrow polygon's edges cross
-/// or touch, or two of a feature's islands overlap; renderers then fill wrongly and GEOS-based
-/// readers refuse the feature. A polygon that is valid is kept as it is (most are: see
-/// ``SnappedPolygonCheck``, else GEOS's check); an invalid one is made valid
+/// Makes a tile's polygons valid after snapping. Snapping to the tile's integer grid moves every
+/// vertex by up to half a unit, which can make a narrow polygon's edges cross or touch, or two
+/// of a feature's islands overlap; renderers then fill wrongly and GEOS-based readers refuse the
+/// feature. A polygon that is valid is kept as it is (most are: see ``SnappedPolygonCheck``,
+/// else GEOS's check); an invalid one is repaired in the tile's integers where it can be
+/// (``SnappedPolygonCleanup``, ``SnappedRingNoding``, ``SnappedPolygonUnion``: tippecanoe does
+/// the same job with its own polygon cleaner, wagyu), else made valid by GEOS
 /// (`GEOSMakeValidWithParams`, by its "structure" method) and put back on the grid by GEOS's
-/// snap-rounding (`GEOSGeom_setPrecision` with a grid of one unit), which keeps it valid. tippecanoe does the
-/// same job with its own polygon cleaner (wagyu); GEOS is the well-kept library Debian has.
+/// snap-rounding (`GEOSGeom_setPrecision` with a grid of one unit), which keeps it valid.
 ///
 /// The structure method unions the outer rings and takes the holes out of them, each ring made
 /// valid on its own: where snapping made two islands overlap, their union is kept, as a map

@@ -1,13 +1,14 @@
 import CGEOS
 
-/// Makes a tile's polygons valid after snapping, with GEOS. Snapping to the tile's integer
-/// grid moves every vertex by up to half a unit, which can make a narrow polygon's edges cross
-/// or touch, or two of a feature's islands overlap; renderers then fill wrongly and GEOS-based
-/// readers refuse the feature. A polygon that is valid is kept as it is (most are: see
-/// ``SnappedPolygonCheck``, else GEOS's check); an invalid one is made valid
+/// Makes a tile's polygons valid after snapping. Snapping to the tile's integer grid moves every
+/// vertex by up to half a unit, which can make a narrow polygon's edges cross or touch, or two
+/// of a feature's islands overlap; renderers then fill wrongly and GEOS-based readers refuse the
+/// feature. A polygon that is valid is kept as it is (most are: see ``SnappedPolygonCheck``,
+/// else GEOS's check); an invalid one is repaired in the tile's integers where it can be
+/// (``SnappedPolygonCleanup``, ``SnappedRingNoding``, ``SnappedPolygonUnion``: tippecanoe does
+/// the same job with its own polygon cleaner, wagyu), else made valid by GEOS
 /// (`GEOSMakeValidWithParams`, by its "structure" method) and put back on the grid by GEOS's
-/// snap-rounding (`GEOSGeom_setPrecision` with a grid of one unit), which keeps it valid. tippecanoe does the
-/// same job with its own polygon cleaner (wagyu); GEOS is the well-kept library Debian has.
+/// snap-rounding (`GEOSGeom_setPrecision` with a grid of one unit), which keeps it valid.
 ///
 /// The structure method unions the outer rings and takes the holes out of them, each ring made
 /// valid on its own: where snapping made two islands overlap, their union is kept, as a map
@@ -41,55 +42,77 @@ final class PolygonRepair {
     /// unclosed, in tile units) as they are when they are valid, else repaired; empty when
     /// nothing with an area is left.
     ///
-    /// The repair is as local as it can be shown to be enough: first the spikes, pinches and
-    /// collapsed rings ``SnappedPolygonCleanup`` mends in integers; then GEOS's MakeValid on
-    /// only the polygons of the feature that take part in what is still wrong (the others,
-    /// apart from them, are kept as they are); then, when that is not valid either, MakeValid
-    /// on the whole feature. Before GEOS, the faulty polygons' rings are noded where their own
-    /// edges cross (``SnappedRingNoding``) and taken apart there, in integers. Each result is
-    /// kept only when ``SnappedPolygonCheck`` or GEOS finds it valid.
+    /// The check and the repair are as local as they can be shown to be enough. Polygons that
+    /// ``SnappedPolygonCheck`` finds apart from everything and plainly valid are valid whatever
+    /// the others are: only those at fault go to GEOS's check. The repair: first the spikes,
+    /// pinches and collapsed rings ``SnappedPolygonCleanup`` mends in integers; then, on only
+    /// the polygons at fault (the others are kept as they are, when what is made stays apart
+    /// from them), a ring's own crossings noded and taken apart there (``SnappedRingNoding``),
+    /// else every ring noded with every other and the area they cover rebuilt
+    /// (``SnappedPolygonUnion``), in integers; then the same union, and then GEOS's MakeValid,
+    /// on the polygons at fault with those whose boxes reach theirs; then, when that is not
+    /// valid either, MakeValid on the whole feature. Each result is kept only when
+    /// ``SnappedPolygonCheck`` or GEOS finds it valid.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
         // Most tile polygons are plainly valid, which is quick to see in integers.
         if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
         let cleaned = SnappedPolygonCleanup.cleaned(rings)
-        if let cleaned, cleaned != rings {
+        let mended = cleaned.map { $0 != rings } ?? false
+        if let cleaned, mended {
             // Spikes and pinches are invalid: the feature needs a repair, and this may be all of it.
             repaired += 1
-            if cleaned.isEmpty || SnappedPolygonCheck.isPlainlyValid(cleaned) || isValid(cleaned) {
+            if cleaned.isEmpty || SnappedPolygonCheck.isPlainlyValid(cleaned) {
                 repairedLocally += 1
                 return cleaned
             }
-        } else {
-            guard let geometry = multiPolygon(rings) else { return rings }
-            defer { GEOSGeom_destroy_r(context, geometry) }
-            if GEOSisValid_r(context, geometry) == 1 { return rings }
-            repaired += 1
         }
         let broken = cleaned ?? rings
-        // Only the polygons that take part in the fault, when some do not.
+        let polygons = SnappedPolygonCheck.polygons(of: broken)
         let marked = SnappedPolygonCheck.polygonsNotPlainlyValid(broken)
-        var kept: [[SIMD2<Int32>]] = [], faulty: [[SIMD2<Int32>]] = []
-        var polygon = -1
-        for (r, ring) in broken.enumerated() {
-            if r == 0 || TileGrid.doubleArea(ring) > 0 { polygon += 1 }
-            if marked[polygon] { faulty.append(ring) } else { kept.append(ring) }
+        // Valid as it is when the polygons at fault are: the others are apart and plainly valid.
+        if isValid(broken, marked: marked) {
+            if mended { repairedLocally += 1 }
+            return broken
+        }
+        if !mended { repaired += 1 }
+        // The polygons at fault are repaired on their own, and what is made of them kept when it
+        // is valid and apart from the others. Rounding a crossing to the grid can move an edge
+        // onto one of the others: then the polygons whose boxes reach theirs are repaired too.
+        let faulty = SnappedPolygonCheck.rings(of: broken, polygons, where: marked)
+        let others = SnappedPolygonCheck.rings(of: broken, polygons, where: marked.map { !$0 })
+        let otherPolygons = marked.lazy.filter { !$0 }.count
+        func fits(_ made: [[SIMD2<Int32>]]) -> Bool {
+            if made.isEmpty { return !others.isEmpty }
+            let candidate = others + made
+            let marks = SnappedPolygonCheck.polygonsNotPlainlyValid(candidate)
+            guard !marks.prefix(otherPolygons).contains(true) else { return false }
+            return isValid(candidate, marked: marks)
         }
         // In integers first: a ring's own crossings noded, and the ring taken apart there.
-        if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded) {
-            let candidate = kept + mended
-            if !candidate.isEmpty && (SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate)) {
-                repairedByNoding += 1
-                return candidate
-            }
+        if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded), fits(mended) {
+            repairedByNoding += 1
+            return others + mended
         }
-        if marked.contains(false) {
-            if let fixed = madeValid(faulty) {
-                let candidate = kept + fixed
-                if SnappedPolygonCheck.isPlainlyValid(candidate) || isValid(candidate) {
-                    repairedInPart += 1
-                    return candidate
-                }
-            }
+        // Rings of different polygons crossing: the area they cover, rebuilt in integers.
+        if let united = SnappedPolygonUnion.union(faulty), fits(united) {
+            repairedByUnion += 1
+            return others + united
+        }
+        // The polygons at fault and those whose boxes reach theirs: what is made of them stays in
+        // their boxes, so it cannot meet the others, which are kept as they are.
+        let grouped = SnappedPolygonCheck.reaching(marked, broken, polygons)
+        let kept = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped.map { !$0 })
+        let group = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped)
+        func acceptable(_ made: [[SIMD2<Int32>]]) -> Bool {
+            made.isEmpty ? !kept.isEmpty : isValid(made, marked: SnappedPolygonCheck.polygonsNotPlainlyValid(made))
+        }
+        if grouped != marked, let united = SnappedPolygonUnion.union(group), acceptable(united) {
+            repairedByUnion += 1
+            return kept + united
+        }
+        if !kept.isEmpty, let fixed = madeValid(group), acceptable(fixed) {
+            repairedInPart += 1
+            return kept + fixed
         }
         return madeValid(broken) ?? []
     }
@@ -98,8 +121,18 @@ final class PolygonRepair {
     private(set) var repairedLocally = 0
     /// Polygons repaired by noding their rings' own crossings in integers (``SnappedRingNoding``), without GEOS.
     private(set) var repairedByNoding = 0
+    /// Polygons repaired by rebuilding the area their faulty rings cover in integers (``SnappedPolygonUnion``), without GEOS.
+    private(set) var repairedByUnion = 0
     /// Polygons repaired by GEOS's MakeValid on only their faulty members.
     private(set) var repairedInPart = 0
+
+    /// Whether the rings are valid, `marked` being ``SnappedPolygonCheck/polygonsNotPlainlyValid(_:)``'s
+    /// answer for them: the polygons it leaves unmarked are plainly valid and apart from
+    /// everything, so GEOS checks only the marked ones.
+    private func isValid(_ rings: [[SIMD2<Int32>]], marked: [Bool]) -> Bool {
+        guard marked.contains(true) else { return true }
+        return isValid(SnappedPolygonCheck.rings(of: rings, SnappedPolygonCheck.polygons(of: rings), where: marked))
+    }
 
     /// Whether GEOS finds the rings (as ``valid(_:)`` takes them) valid.
     private func isValid(_ rings: [[SIMD2<Int32>]]) -> Bool {

@@ -148,6 +148,63 @@ enum SnappedPolygonCheck {
         return marked
     }
 
+    /// The polygons of `rings` (as ``isPlainlyValid(_:)`` takes them): each one's rings, an
+    /// outer ring and the holes after it.
+    static func polygons(of rings: [[SIMD2<Int32>]]) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var start = 0
+        for r in rings.indices.dropFirst() where TileGrid.doubleArea(rings[r]) > 0 {
+            out.append(start..<r)
+            start = r
+        }
+        if !rings.isEmpty { out.append(start..<rings.count) }
+        return out
+    }
+
+    /// The rings of the polygons (`polygons`, as ``polygons(of:)`` gives them) for which `chosen` is true, in order.
+    static func rings(of rings: [[SIMD2<Int32>]], _ polygons: [Range<Int>], where chosen: [Bool]) -> [[SIMD2<Int32>]] {
+        var out: [[SIMD2<Int32>]] = []
+        for (n, range) in polygons.enumerated() where chosen[n] { out += rings[range] }
+        return out
+    }
+
+    /// The polygons `marked` and every polygon whose box (around all its rings) meets the box
+    /// of one of them, and so on: nothing made of these within their boxes can meet the others.
+    static func reaching(_ marked: [Bool], _ rings: [[SIMD2<Int32>]], _ polygons: [Range<Int>]) -> [Bool] {
+        guard marked.contains(false) else { return marked }
+        struct PolygonBox: SweptBox {
+            var minX: Int32, maxX: Int32, minY: Int32, maxY: Int32
+            let polygon: Int32
+        }
+        var boxes = polygons.enumerated().map { n, range in
+            var box = PolygonBox(minX: .max, maxX: .min, minY: .max, maxY: .min, polygon: Int32(n))
+            for ring in rings[range] {
+                for p in ring {
+                    box.minX = min(box.minX, p.x); box.maxX = max(box.maxX, p.x)
+                    box.minY = min(box.minY, p.y); box.maxY = max(box.maxY, p.y)
+                }
+            }
+            return box
+        }
+        var parent = Array(0..<polygons.count)
+        func root(_ n: Int) -> Int {
+            var n = n
+            while parent[n] != n {
+                parent[n] = parent[parent[n]]
+                n = parent[n]
+            }
+            return n
+        }
+        _ = BoxSweep.overlappingPairs(&boxes) { _, a, b in
+            let ra = root(Int(a.polygon)), rb = root(Int(b.polygon))
+            if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+            return true
+        }
+        var reached = [Bool](repeating: false, count: polygons.count)
+        for n in polygons.indices where marked[n] { reached[root(n)] = true }
+        return polygons.indices.map { reached[root($0)] }
+    }
+
     /// Whether `p`, on no edge of `ring`, lies inside it (even-odd rule, exact).
     static func inside(_ p: SIMD2<Int32>, _ ring: [SIMD2<Int32>]) -> Bool {
         var inside = false

@@ -25,6 +25,51 @@ public enum BoxSweep {
     @inlinable
     public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool {
         boxes.sort { $0.minX < $1.minX }
+        return sweep(boxes, body)
+    }
+
+    /// The same sweep for boxes with integer coordinates (a vector tile's edges),
+    /// in the same order: the boxes are sorted as one number each (the west edge, then the
+    /// place in `boxes`), which costs a fraction of sorting the boxes themselves.
+    @inlinable
+    public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool where Box.Coordinate == Int32 {
+        if boxes.count < UInt32.max {
+            var keys = boxes.indices.map { UInt64(UInt32(bitPattern: boxes[$0].minX) ^ 0x8000_0000) << 32 | UInt64($0) }
+            keys.sort()
+            boxes = keys.map { boxes[Int($0 & 0xFFFF_FFFF)] }
+        } else {
+            boxes.sort { $0.minX < $1.minX }
+        }
+        return sweep(boxes, body)
+    }
+
+    /// The same sweep for boxes with floating-point coordinates (the simplifier's
+    /// segments), in the same order: the boxes are sorted as a pair of numbers each (the west
+    /// edge's bits, ordered as the values are, and the place in `boxes`), which costs a
+    /// fraction of sorting the boxes themselves. A run already sorted stays one run, so sorted
+    /// boxes with new ones appended still sort as a merge.
+    @inlinable
+    public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool where Box.Coordinate == Double {
+        if boxes.count < UInt32.max && !boxes.contains(where: { $0.minX.isNaN }) {
+            var keys = boxes.indices.map { (orderedBits(boxes[$0].minX), UInt32(truncatingIfNeeded: $0)) }
+            keys.sort { $0 < $1 }
+            boxes = keys.map { boxes[Int($0.1)] }
+        } else {
+            boxes.sort { $0.minX < $1.minX }
+        }
+        return sweep(boxes, body)
+    }
+
+    /// A number's bits as an unsigned integer that orders as the numbers do (0 and -0 alike).
+    @inlinable
+    static func orderedBits(_ value: Double) -> UInt64 {
+        let bits = (value + 0.0).bitPattern
+        return bits >> 63 == 1 ? ~bits : bits | (1 << 63)
+    }
+
+    /// The sweep over boxes sorted by their west edge.
+    @inlinable
+    static func sweep<Box: SweptBox>(_ boxes: [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool {
         for i in boxes.indices {
             let s = boxes[i]
             var j = i + 1

@@ -27,6 +27,7 @@ public final class OGRReader: FeatureReader {
         let name = displayName ?? path
         self.name = name
         messages = GDALMessages(file: name, diagnostics: diagnostics)
+        try VRTSources.check(path, name: name)
         guard let dataset = messages.capturing({ GDALDataset(opening: path, for: .vector, drivers: driver.map { [$0] } ?? []) }) else {
             // A file that is there and readable holds data GDAL does not understand.
             // (A file in GDAL's memory, standard input's copy, is there and readable: `MappedInputFile`.)

@@ -142,7 +142,8 @@ public struct RasterSource: Sendable {
     static func image(of path: String, controlPoints: [ControlPoint]) throws -> (path: String, controlPoints: [ControlPoint]) {
         guard [".kml", ".kmz"].contains(where: path.lowercased().hasSuffix) else { return (path, controlPoints) }
         let overlay = try GroundOverlay(path: path)
-        return (overlay.imagePath, controlPoints.isEmpty ? try overlay.controlPoints(imageAt: overlay.imagePath) : controlPoints)
+        return (overlay.imagePath, controlPoints.isEmpty
+                    ? try overlay.controlPoints(imageAt: overlay.imagePath, named: shownName(opening: overlay.imagePath, for: path)) : controlPoints)
     }
 
     /// A BSB chart's scale denominator from its `BSB_KNP` metadata item (`SC=10000,GD=…`), or nil.
@@ -151,8 +152,17 @@ public struct RasterSource: Sendable {
         return knp.split(separator: ",").first { $0.hasPrefix("SC=") }.flatMap { Int($0.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// How errors name the file GDAL opens at `openPath` for the input `path`: the path itself,
+    /// or `KMZ:ENTRY` for a GroundOverlay's image inside a KMZ.
+    static func shownName(opening openPath: String, for path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let archive = "/vsizip/" + absolute + "/"
+        return openPath.hasPrefix(archive) ? path + ":" + openPath.dropFirst(archive.count) : openPath
+    }
+
     /// `openPath` opened as a raster that has bands (errors name `path`, what the user gave).
     static func openRaster(_ openPath: String, path: String) throws -> GDALDataset {
+        try VRTSources.check(openPath, name: shownName(opening: openPath, for: path))
         CPLErrorReset()
         guard let file = GDALDataset(opening: openPath, for: .raster) else {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)

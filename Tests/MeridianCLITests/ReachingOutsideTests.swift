@@ -68,6 +68,77 @@ import Testing
         }
     }
 
+    /// Each crafted VRT of Tests/Fixtures/hostile-vrt, beside a real raster at every place it
+    /// names by a relative path (`raster/`, `../raster/`, the current folder): refused before
+    /// GDAL opens it, with the exit code, the file and the line:column expected.tsv gives, no
+    /// output, no connection (a database or URL at a listener's port), no Python run (with
+    /// GDAL_VRT_ENABLE_PYTHON=YES in the environment). Before, a `MEM:::` source crashed
+    /// meridian-gdal (SIGSEGV), a `PG:` source connected to the server, and `/etc/passwd` or a
+    /// file through `..` became pixels of tiles.
+    @Test(arguments: try fixtureTable("hostile-vrt/expected.tsv"))
+    func craftedVRTs(_ row: [String]) throws {
+        try withTemporaryFolder { folder in
+            let listener = try LoopbackListener()
+            defer { listener.stop() }
+            let vrts = folder.appendingPathComponent("vrts"), raster = folder.appendingPathComponent("raster")
+            for place in [raster, vrts.appendingPathComponent("raster")] {
+                try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: place.appendingPathComponent("rgbsmall.tif").path)
+            }
+            for name in try FileManager.default.contentsOfDirectory(atPath: fixture("hostile-vrt")) where name.hasSuffix(".vrt") {
+                let text = try String(contentsOfFile: fixture("hostile-vrt/" + name), encoding: .utf8)
+                    .replacingOccurrences(of: "127.0.0.1 port=9 ", with: "127.0.0.1 port=\(listener.port) ")
+                    .replacingOccurrences(of: "127.0.0.1:9/", with: "127.0.0.1:\(listener.port)/")
+                try Data(text.utf8).write(to: vrts.appendingPathComponent(name))
+            }
+            let input = vrts.appendingPathComponent(row[0]).path
+            let output = folder.appendingPathComponent(row[1] == "convert" ? "out.geojson" : "out").path
+            let arguments = row[1] == "convert" ? ["convert", input, "-o", output] : ["tile", input, output, "--zoom", "3"]
+            // From `raster/`, where current-folder.vrt's "rgbsmall.tif" is.
+            let result = try run("/usr/bin/env", ["GDAL_VRT_ENABLE_PYTHON=YES", meridianBinary] + arguments, in: raster)
+            #expect(result.status == Int32(row[2]), "\(row[0]): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("meridian: error: \(vrts.path)/\(row[3]): "), "\(row[0]): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(row[0])")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: raster.path) == ["rgbsmall.tif"], "\(row[0])")
+            usleep(100_000)
+            #expect(listener.connections == 0, "\(row[0])")
+        }
+    }
+
+    /// A VRT is tiled when it names files beside it by relative paths; one whose source is
+    /// reached through a symbolic link is refused naming it, and a KMZ GroundOverlay whose
+    /// image is a VRT naming a file outside the archive is refused naming the KMZ's entry.
+    @Test func vrtSourcesStayInTheirFolder() throws {
+        try withTemporaryFolder { folder in
+            let vrt = folder.appendingPathComponent("chart.vrt").path
+            let text = try String(contentsOfFile: fixture("hostile-vrt/absolute.vrt"), encoding: .utf8)
+            try Data(text.replacingOccurrences(of: "relativeToVRT=\"0\">/etc/passwd", with: "relativeToVRT=\"1\">scans/rgbsmall.tif").utf8)
+                .write(to: URL(fileURLWithPath: vrt))
+            let scans = folder.appendingPathComponent("scans")
+            try FileManager.default.createDirectory(at: scans, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: scans.appendingPathComponent("rgbsmall.tif").path)
+            let tiled = try meridian(["tile", vrt, folder.appendingPathComponent("tiles").path, "--zoom", "3"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+
+            try FileManager.default.moveItem(at: scans, to: folder.appendingPathComponent("elsewhere"))
+            try FileManager.default.createSymbolicLink(atPath: scans.path, withDestinationPath: folder.appendingPathComponent("elsewhere").path)
+            let linked = try meridian(["tile", vrt, folder.appendingPathComponent("linked").path, "--zoom", "3"])
+            #expect(linked.status == ExitStatus.badInput && linked.stderr.hasPrefix("meridian: error: \(vrt):6:41: "), "\(linked.stderr)")
+            #expect(linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+
+            let kml = try String(contentsOfFile: fixture("raster/ground-overlay.kml"), encoding: .utf8)
+                .replacingOccurrences(of: "<href>389225main_sw_1965_1024.jpg</href>", with: "<href>image.vrt</href>")
+            let kmz = folder.appendingPathComponent("overlay.kmz").path
+            let archive = try ZipArchiveWriter(path: kmz)
+            for (entry, bytes) in [("doc.kml", Array(kml.utf8)), ("image.vrt", Array(try Data(contentsOf: URL(fileURLWithPath: fixture("hostile-vrt/parent-folder.vrt")))))] {
+                try archive.addEntry(entry, size: UInt64(bytes.count)) { write in try bytes.withUnsafeBytes { try write($0) } }
+            }
+            try archive.close()
+            let overlay = try meridian(["tile", kmz, folder.appendingPathComponent("overlay").path, "--zoom", "5"])
+            #expect(overlay.status == ExitStatus.badInput && overlay.stderr.hasPrefix("meridian: error: \(kmz):image.vrt:6:41: "), "\(overlay.stderr)")
+        }
+    }
+
     /// A list of inputs names files: a GDAL virtual file system path in it (however escaped) is
     /// refused with the list's line (65), and nothing is requested.
     @Test func listOfInputsNamesOnlyFiles() throws {

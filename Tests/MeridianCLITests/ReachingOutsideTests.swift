@@ -48,6 +48,33 @@ import Testing
         }
     }
 
+    /// A raster's own control points (here a VRT's GCPList) meet the method's limit too: 1,001
+    /// with `--gcp-method tps` are refused at once (65, naming the file), as a sidecar's are,
+    /// where they were solved (3,000 took 35 s, and the time grows as the cube); the
+    /// polynomial method takes them.
+    @Test func controlPointsInsideTheFile() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.copyItem(atPath: fixture("raster/389225main_sw_1965_1024.jpg"),
+                                             toPath: folder.appendingPathComponent("389225main_sw_1965_1024.jpg").path)
+            var points = ""
+            for i in 0..<1_001 {
+                let (pixel, line) = (Double(i % 32) * 32, Double(i / 32) * 24)
+                points += "<GCP Id=\"\(i)\" Pixel=\"\(pixel)\" Line=\"\(line)\" X=\"\(-80 + pixel / 1024)\" Y=\"\(25 - line / 768)\"/>\n"
+            }
+            let text = try String(contentsOfFile: fixture("raster/white-gemini-iv.vrt"), encoding: .utf8)
+            let start = text.range(of: "<GCPList")!.lowerBound, end = text.range(of: "</GCPList>")!.upperBound
+            let vrt = folder.appendingPathComponent("many.vrt").path
+            try Data(text.replacingCharacters(in: start..<end, with: "<GCPList Projection=\"EPSG:4326\">\n\(points)</GCPList>").utf8)
+                .write(to: URL(fileURLWithPath: vrt))
+            let started = Date()
+            let refused = try meridian(["tile", vrt, folder.appendingPathComponent("tps").path, "--zoom", "5", "--gcp-method", "tps"])
+            #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(vrt): "), "\(refused.stderr)")
+            #expect(Date().timeIntervalSince(started) < 10)
+            let taken = try meridian(["tile", vrt, folder.appendingPathComponent("polynomial").path, "--zoom", "5"])
+            #expect(taken.status == 0, "\(taken.stderr)")
+        }
+    }
+
     /// A KMZ GroundOverlay whose href is a URL, with no image of that name in the archive, is
     /// an error naming the href (it was tiled as vector data of its outline, exit 0).
     @Test func groundOverlayWhoseImageCannotBeHad() throws {

@@ -166,6 +166,29 @@ import Testing
         }
     }
 
+    /// A folder of charts is read without following a symbolic link in it (to a chart outside,
+    /// to a folder) and without opening what is not a regular file: each is reported as
+    /// skipped and the others are tiled. A FIFO held the run for ever, and a link's chart
+    /// outside the folder was tiled.
+    @Test func catalogFolderFollowsNoLinkAndOpensNoFIFO() throws {
+        try withTemporaryFolder { folder in
+            let charts = folder.appendingPathComponent("charts"), outside = folder.appendingPathComponent("outside")
+            for place in [charts, outside] { try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true) }
+            try FileManager.default.copyItem(atPath: fixture("raster/19351_2.KAP"), toPath: charts.appendingPathComponent("19351_2.KAP").path)
+            try FileManager.default.copyItem(atPath: fixture("raster/19347_2.KAP"), toPath: outside.appendingPathComponent("19347_2.KAP").path)
+            try FileManager.default.createSymbolicLink(atPath: charts.appendingPathComponent("linked.KAP").path,
+                                                       withDestinationPath: outside.appendingPathComponent("19347_2.KAP").path)
+            try FileManager.default.createSymbolicLink(atPath: charts.appendingPathComponent("more").path, withDestinationPath: outside.path)
+            #expect(mkfifo(charts.appendingPathComponent("pipe.tif").path, 0o644) == 0)
+            let result = try run("timeout", ["30", meridianBinary, "tile", charts.path, folder.appendingPathComponent("out").path, "--plan"])
+            #expect(result.status == 0, "\(result.stderr)")
+            for name in ["linked.KAP", "more", "pipe.tif"] {
+                #expect(result.stderr.contains("meridian: warning: \(charts.path)/\(name): skipped: "), "\(name): \(result.stderr)")
+            }
+            #expect(result.stdout.hasPrefix("1 chart,") && !result.stdout.contains("19347_2"), "\(result.stdout)")
+        }
+    }
+
     /// A list of inputs names files: a GDAL virtual file system path in it (however escaped) is
     /// refused with the list's line (65), and nothing is requested.
     @Test func listOfInputsNamesOnlyFiles() throws {

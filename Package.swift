@@ -156,7 +156,7 @@ let package = Package(
         // GDAL's C API wrapped once for MeridianRaster and MeridianOGR (internal: no product):
         // registration, errors and GDAL's messages, the version, datasets and spatial references
         // that free themselves.
-        .target(name: "GDALSupport", dependencies: ["CGDAL", "MeridianCore", "MeridianFormats"]),
+        .target(name: "GDALSupport", dependencies: ["CGDAL", "CSQLite", "MeridianCore", "MeridianFormats"]),
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).

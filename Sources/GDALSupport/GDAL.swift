@@ -28,6 +28,7 @@ public enum GDAL {
         // A VRT's pixel function may be Python code written in the file, which GDAL runs when
         // this is YES in the environment: a file from elsewhere runs nothing.
         CPLSetConfigOption("GDAL_VRT_ENABLE_PYTHON", "NO")
+        SQLiteConnectionRules.install()
         GDALAllRegister()
         for name in networkDrivers {
             guard let driver = GDALGetDriverByName(name) else { continue }

@@ -172,6 +172,7 @@ public struct RasterSource: Sendable {
     /// `openPath` opened as a raster that has bands (errors name `path`, what the user gave).
     static func openRaster(_ openPath: String, path: String) throws -> GDALDataset {
         try VRTSources.check(openPath, name: shownName(opening: openPath, for: path))
+        SQLiteConnectionRules.apply(toFileAt: openPath)
         CPLErrorReset()
         guard let file = GDALDataset(opening: openPath, for: .raster) else {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)

@@ -173,6 +173,12 @@ public struct RasterSource: Sendable {
     static func openRaster(_ openPath: String, path: String) throws -> GDALDataset {
         try VRTSources.check(openPath, name: shownName(opening: openPath, for: path))
         SQLiteConnectionRules.apply(toFileAt: openPath)
+        // GDAL reads an MBTiles or GeoPackage raster's tiles through the file's own views (one that
+        // recursed ran the run until killed): Meridian reads no views.
+        if let view = SQLiteConnectionRules.views(inFileAt: openPath).first {
+            throw MeridianError(.badInput, "the file's \"\(view)\" is a view: SQL the file chose, which Meridian does not run",
+                                at: SourceLocation(file: path), hint: "make its tiles a table (tile-copy writes one)")
+        }
         CPLErrorReset()
         guard let file = GDALDataset(opening: openPath, for: .raster) else {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)

@@ -6,6 +6,30 @@ import Testing
 /// Inputs made to exhaust memory, run end to end under an address-space limit (util-linux's
 /// prlimit), so a reader that held its input would be killed rather than pass.
 @Suite struct HostileInputTests {
+    /// An MBTiles raster whose tiles are a view that recurses for ever, tiled as a raster
+    /// (through GDAL's MBTiles driver, which reads the file's view), is refused at once (65,
+    /// naming it) where the run went on until killed.
+    @Test func rasterMBTilesViewsAreNotRun() throws {
+        try withTemporaryFolder { folder in
+            let file = folder.appendingPathComponent("raster.mbtiles").path
+            let made = try meridian(["tile", fixture("raster/rgbsmall.tif"), file])
+            try #require(made.status == 0, "\(made.stderr)")
+            let script = """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1])
+                c.execute("ALTER TABLE tiles RENAME TO stored")
+                c.execute("CREATE VIEW tiles AS WITH r(z, x, y, d) AS (SELECT zoom_level, tile_column, tile_row, tile_data FROM stored UNION ALL SELECT z, x, y, d FROM r) SELECT z AS zoom_level, x AS tile_column, y AS tile_row, d AS tile_data FROM r")
+                c.commit()
+                """
+            let viewMade = try run("/usr/bin/python3", ["-c", script, file])
+            try #require(viewMade.status == 0, "\(viewMade.stderr)")
+            let started = Date()
+            let result = try run("timeout", ["60", meridianBinary, "tile", file, folder.appendingPathComponent("out").path])
+            #expect(result.status == ExitStatus.badInput && result.stderr.hasPrefix("meridian: error: \(file): "), "\(result.stderr)")
+            #expect(Date().timeIntervalSince(started) < 30)
+        }
+    }
+
     /// A GeoPackage whose layer is a view that recurses for ever, joins a table to itself 64
     /// times (2^64 rows), or merely reads a table: `convert` and `info` refuse it at once (65,
     /// naming the file and the layer) where they ran until killed, and an error reading a

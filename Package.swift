@@ -239,7 +239,7 @@ let package = Package(
         // Fuzz targets for every parser (Scripts/fuzz builds them with libFuzzer); built
         // normally, it replays inputs through the same code.
         .executableTarget(name: "meridian-fuzz", dependencies: ["MeridianFormats", "MeridianCoverage", "MeridianGeometry", "MeridianTiles", "MeridianCommandLine", "CLibFuzzer",
-                                                         "MeridianRaster"]),
+                                                         "MeridianRaster", "GDALSupport"]),
 
         // In-library timings for Benchmarks/ (not a product; built with the package).
         .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),

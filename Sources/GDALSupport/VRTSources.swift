@@ -42,7 +42,8 @@ public enum VRTSources {
         guard depth < maximumDepth else {
             throw MeridianError(.badInput, "VRTs name VRTs more than \(maximumDepth) deep", at: SourceLocation(file: name))
         }
-        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if folder.isEmpty && path.hasPrefix("/") { folder = "/" }  // a VRT at the root
         let shownFolder = name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         var searchFrom = 0
         for source in sources(in: bytes) {

@@ -182,6 +182,14 @@ func roundTripCorpus() throws -> [Feature] {
 }
 
 @Suite struct GPXTests {
+    /// An elevation beyond a double's range is no altitude (it was read as infinity and written
+    /// into GeoJSON's coordinates as `inf`), as an elevation that is not a number is not.
+    @Test func anElevationBeyondRangeIsNoAltitude() throws {
+        let gpx = "<gpx version=\"1.1\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/1\"><wpt lat=\"1\" lon=\"2\"><ele>1e999</ele></wpt></gpx>"
+        let features = try FeatureList(reading: FormatRegistry.standard.format(named: "gpx").reader(for: BufferedInput(string: gpx, name: "t.gpx"))).features
+        #expect(features.first?.geometry == .point(Point(Position(longitude: 2, latitude: 1))))
+    }
+
     @Test func readsWaypointsRoutesAndTracksAsTogeojsonDoes() throws {
         let features = try readFeatures(path: fixture("gpx/mixed.gpx"))
         #expect(features.map { $0.properties?["_gpxType"]?.stringValue } == ["wpt", "rte", "trk"])

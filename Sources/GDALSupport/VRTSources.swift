@@ -45,9 +45,9 @@ public enum VRTSources {
         var folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if folder.isEmpty && path.hasPrefix("/") { folder = "/" }  // a VRT at the root
         let shownFolder = name.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        var searchFrom = 0
+        var cursor = Cursor(bytes)
         for source in sources(in: bytes) {
-            let location = locate(source.text, in: bytes, from: &searchFrom, file: name)
+            let location = cursor.locate(source.text, file: name)
             func refused(_ why: String) -> MeridianError {
                 MeridianError(.badInput, "the VRT's source \"\(source.text.prefix(200))\" \(why)", at: location,
                               hint: "a VRT may name only files beside it or in its subfolders, by relative paths (relativeToVRT=\"1\"): gdalbuildvrt writes them so when the VRT is made beside its sources")
@@ -149,24 +149,47 @@ public enum VRTSources {
         return found
     }
 
-    /// Where `text` stands in the VRT, looked for from `offset` on (then past it), as the file's
-    /// line and column; the file alone when it is not found as written (escaped, split).
-    static func locate(_ text: String, in bytes: [UInt8], from offset: inout Int, file: String) -> SourceLocation {
-        let needle = Array(text.utf8)
-        guard !needle.isEmpty, needle.count <= bytes.count else { return SourceLocation(file: file) }
-        for start in [offset, 0] {
-            var index = start
+    /// Where the names stand in a VRT, found one after another: each is looked for from the
+    /// end of the one before, and lines are counted once over the whole file (a catalog's VRT
+    /// names thousands of files).
+    struct Cursor {
+        let bytes: [UInt8]
+        /// Where the next search starts, the line it is on (1-based) and where that line starts.
+        var offset = 0, line = 1, lineStart = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        /// Set once a name is not found as written: the search does not start over from there
+        /// for each later name (a crafted VRT of a million escaped names would take hours).
+        var lost = false
+
+        /// `text`'s line and column in `file`, found from here on; the file alone when it is not
+        /// found as written (escaped, split), and for every later name.
+        mutating func locate(_ text: String, file: String) -> SourceLocation {
+            let needle = Array(text.utf8)
+            guard !lost, !needle.isEmpty else { return SourceLocation(file: file) }
+            var index = offset
             while index + needle.count <= bytes.count {
                 if bytes[index] == needle[0], bytes[index..<(index + needle.count)].elementsEqual(needle) {
-                    offset = index + needle.count
-                    let lineStart = bytes[..<index].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-                    let line = bytes[..<index].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-                    return SourceLocation(file: file, line: line, column: index - lineStart + 1)
+                    advance(to: index)
+                    let location = SourceLocation(file: file, line: line, column: index - lineStart + 1)
+                    advance(to: index + needle.count)
+                    return location
                 }
                 index += 1
             }
+            lost = true
+            return SourceLocation(file: file)
         }
-        return SourceLocation(file: file)
+
+        /// Moves the search's start to `end`, counting the lines passed.
+        private mutating func advance(to end: Int) {
+            for i in offset..<end where bytes[i] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = i + 1
+            }
+            offset = end
+        }
     }
 
     static func contains(_ bytes: [UInt8], _ text: String) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import MeridianFormats
+import MeridianTestSupport
 import Testing
 
 /// What a file names reaches nothing outside the input: a crafted control-point sidecar is a
@@ -186,6 +187,33 @@ import Testing
                 #expect(result.stderr.contains("meridian: warning: \(charts.path)/\(name): skipped: "), "\(name): \(result.stderr)")
             }
             #expect(result.stdout.hasPrefix("1 chart,") && !result.stdout.contains("19347_2"), "\(result.stdout)")
+        }
+    }
+
+    /// A PDS label whose data file is outside its folder (`^IMAGE = ("../secret.bin", 1)`),
+    /// georeferenced by control points, is refused naming the label (65), where its tiles were
+    /// made of the other file's bytes; the same label with its data beside it is tiled.
+    @Test func labelsDataFileStaysInItsFolder() throws {
+        try withTemporaryFolder { folder in
+            let inner = folder.appendingPathComponent("inner")
+            try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+            var random = SplitMix64(seed: 7)
+            let bytes = Data((0..<4096).map { _ in UInt8(random.below(256)) })
+            try bytes.write(to: folder.appendingPathComponent("secret.bin"))
+            try bytes.write(to: inner.appendingPathComponent("beside.bin"))
+            func label(_ data: String) -> String {
+                "PDS_VERSION_ID = PDS3\nRECORD_TYPE = FIXED_LENGTH\nRECORD_BYTES = 64\nFILE_RECORDS = 64\n^IMAGE = (\"\(data)\", 1)\n"
+                    + "OBJECT = IMAGE\n  LINES = 64\n  LINE_SAMPLES = 64\n  SAMPLE_TYPE = UNSIGNED_INTEGER\n  SAMPLE_BITS = 8\n  BANDS = 1\nEND_OBJECT = IMAGE\nEND\n"
+            }
+            let outside = inner.appendingPathComponent("outside.lbl").path, beside = inner.appendingPathComponent("beside.lbl").path
+            try Data(label("../secret.bin").utf8).write(to: URL(fileURLWithPath: outside))
+            try Data(label("beside.bin").utf8).write(to: URL(fileURLWithPath: beside))
+            let points = ["--gcp", "0,0,10,10", "--gcp", "64,0,10,11", "--gcp", "0,64,9,10", "--zoom", "5"]
+            let refused = try meridian(["tile", outside, folder.appendingPathComponent("refused").path] + points)
+            #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(outside): "), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("refused").path))
+            let tiled = try meridian(["tile", beside, folder.appendingPathComponent("tiled").path] + points)
+            #expect(tiled.status == 0, "\(tiled.stderr)")
         }
     }
 

@@ -156,7 +156,7 @@ let package = Package(
         // GDAL's C API wrapped once for MeridianRaster and MeridianOGR (internal: no product):
         // registration, errors and GDAL's messages, the version, datasets and spatial references
         // that free themselves.
-        .target(name: "GDALSupport", dependencies: ["CGDAL", "MeridianCore", "MeridianFormats"]),
+        .target(name: "GDALSupport", dependencies: ["CGDAL", "CSQLite", "MeridianCore", "MeridianFormats"]),
 
         // Rasters: the only module that talks to GDAL rasters (georeferencing, warp, tiles into a
         // folder or, through MeridianTiles, an MBTiles file).
@@ -239,7 +239,7 @@ let package = Package(
         // Fuzz targets for every parser (Scripts/fuzz builds them with libFuzzer); built
         // normally, it replays inputs through the same code.
         .executableTarget(name: "meridian-fuzz", dependencies: ["MeridianFormats", "MeridianCoverage", "MeridianGeometry", "MeridianTiles", "MeridianCommandLine", "CLibFuzzer",
-                                                         "MeridianRaster"]),
+                                                         "MeridianRaster", "GDALSupport"]),
 
         // In-library timings for Benchmarks/ (not a product; built with the package).
         .executableTarget(name: "meridian-benchmarks", dependencies: ["MeridianGeometry", "MeridianFormats"], path: "Benchmarks/InLibrary"),

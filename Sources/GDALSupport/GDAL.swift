@@ -25,6 +25,10 @@ public enum GDAL {
     private static let registration: Void = {
         CPLSetErrorHandler(CPLQuietErrorHandler)
         keepOffTheNetwork()
+        // A VRT's pixel function may be Python code written in the file, which GDAL runs when
+        // this is YES in the environment: a file from elsewhere runs nothing.
+        CPLSetConfigOption("GDAL_VRT_ENABLE_PYTHON", "NO")
+        SQLiteConnectionRules.install()
         GDALAllRegister()
         for name in networkDrivers {
             guard let driver = GDALGetDriverByName(name) else { continue }
@@ -34,11 +38,14 @@ public enum GDAL {
         GDALSetCacheMax64(Int64(defaultBlockCacheMegabytes) * 1024 * 1024)
     }()
 
-    /// GDAL's drivers that exist to reach a server (given a URL or a `WMS:`-style name); they
-    /// are deregistered as soon as GDAL registers them.
+    /// GDAL's drivers that exist to reach a server (given a URL or a `WMS:`-style name), or a
+    /// database server through its own client library (`PG:host=…`, which no HTTP setting
+    /// stops: a VRT naming one connected to it), or that run another program (GPSBabel runs
+    /// `gpsbabel`); they are deregistered as soon as GDAL registers them.
     static let networkDrivers = ["HTTP", "WMS", "WMTS", "WCS", "WFS", "OAPIF", "OGCAPI", "STACTA", "STACIT", "EEDAI", "EEDA",
                                  "DAAS", "PLMOSAIC", "PLSCENES", "NGW", "ESRIC", "CSW", "Elasticsearch", "Carto", "AmigoCloud",
-                                 "GNMDatabase"]
+                                 "GNMDatabase", "PostgreSQL", "PostGISRaster", "MySQL", "MSSQLSpatial", "ODBC", "PGeo", "OCI",
+                                 "GeoRaster", "HANA", "MongoDBv3", "DODS", "Ingres", "CouchDB", "Cloudant", "GPSBabel"]
 
     /// Switches off what GDAL can fetch over a network, for the whole process, before any driver
     /// is registered: the README promises nothing external is ever fetched, and a raster or

@@ -66,6 +66,20 @@ public final class GDALDataset {
     /// The number of raster bands (0 for a vector dataset).
     public var bandCount: Int { Int(GDALGetRasterCount(handle)) }
 
+    /// The files GDAL reads for the dataset (GDALGetFileList): the file itself, its sidecars,
+    /// and any other a label or a VRT names.
+    public var files: [String] {
+        guard let list = GDALGetFileList(handle) else { return [] }
+        defer { CSLDestroy(list) }
+        var files: [String] = []
+        var index = 0
+        while let file = list[index] {
+            files.append(String(cString: file))
+            index += 1
+        }
+        return files
+    }
+
     /// Band `index`, 1-based.
     public func band(_ index: Int) -> GDALRasterBandH? { GDALGetRasterBand(handle, Int32(index)) }
 }

@@ -27,6 +27,8 @@ public final class OGRReader: FeatureReader {
         let name = displayName ?? path
         self.name = name
         messages = GDALMessages(file: name, diagnostics: diagnostics)
+        try VRTSources.check(path, name: name)
+        SQLiteConnectionRules.apply(toFileAt: path)
         guard let dataset = messages.capturing({ GDALDataset(opening: path, for: .vector, drivers: driver.map { [$0] } ?? []) }) else {
             // A file that is there and readable holds data GDAL does not understand.
             // (A file in GDAL's memory, standard input's copy, is there and readable: `MappedInputFile`.)
@@ -72,9 +74,15 @@ public final class OGRReader: FeatureReader {
     public func next() throws -> Feature? {
         while layerIndex < layers.count {
             let layer = layers[layerIndex]
+            CPLErrorReset()
             if let feature = messages.capturing({ OGR_L_GetNextFeature(layer) }) {
                 defer { OGR_F_Destroy(feature) }
                 return try convert(feature, layer: layer)
+            }
+            // No feature, and a failure: the layer could not be read on (a query the file's
+            // view makes, a damaged record), which is not its end.
+            guard !GDAL.lastErrorIsFailure else {
+                throw MeridianError.gdal(.badInput, "cannot read the layer \"\(String(cString: OGR_L_GetName(layer)))\" to its end", path: name)
             }
             layerIndex += 1
             if layerIndex < layers.count { startLayer() }

@@ -94,8 +94,9 @@ struct GroundOverlay {
         return image
     }
 
-    /// Control points at the image's corners.
-    func controlPoints(imageAt path: String) throws -> [ControlPoint] {
+    /// Control points at the image's corners (`name`: how errors name the image).
+    func controlPoints(imageAt path: String, named name: String) throws -> [ControlPoint] {
+        try VRTSources.check(path, name: name)
         guard let image = GDALDataset(opening: path, for: .raster) else {
             throw MeridianError.gdal(.badInput, "cannot read the GroundOverlay's image \"\(href)\" as a raster", path: path)
         }

@@ -102,6 +102,15 @@ public struct RasterSource: Sendable {
                                 at: SourceLocation(file: controlPointFile),
                                 hint: method == .tps ? "the polynomial method takes up to \(ControlPointMethod.polynomial.maximumPoints)" : nil)
         }
+        // The file's own control points, when they are what places it, meet the same limit
+        // (a thin-plate spline over n points solves an n-by-n system: 3,000 took 35 s).
+        let ownControlPoints = Int(GDALGetGCPCount(file.handle))
+        if image.controlPoints.isEmpty, !(Self.hasGeoTransform(file) && GDALGetSpatialRef(file.handle) != nil),
+           ownControlPoints > method.maximumPoints {
+            throw MeridianError(.badInput, "the raster holds \(ownControlPoints) control points; the \(method.rawValue) method takes at most \(method.maximumPoints)",
+                                at: SourceLocation(file: path),
+                                hint: method == .tps ? "the polynomial method takes up to \(ControlPointMethod.polynomial.maximumPoints)" : nil)
+        }
         driver = file.driverName
         chartScale = Self.chartScale(of: file)
         sourceWidth = file.width
@@ -142,7 +151,8 @@ public struct RasterSource: Sendable {
     static func image(of path: String, controlPoints: [ControlPoint]) throws -> (path: String, controlPoints: [ControlPoint]) {
         guard [".kml", ".kmz"].contains(where: path.lowercased().hasSuffix) else { return (path, controlPoints) }
         let overlay = try GroundOverlay(path: path)
-        return (overlay.imagePath, controlPoints.isEmpty ? try overlay.controlPoints(imageAt: overlay.imagePath) : controlPoints)
+        return (overlay.imagePath, controlPoints.isEmpty
+                    ? try overlay.controlPoints(imageAt: overlay.imagePath, named: shownName(opening: overlay.imagePath, for: path)) : controlPoints)
     }
 
     /// A BSB chart's scale denominator from its `BSB_KNP` metadata item (`SC=10000,GD=…`), or nil.
@@ -151,14 +161,53 @@ public struct RasterSource: Sendable {
         return knp.split(separator: ",").first { $0.hasPrefix("SC=") }.flatMap { Int($0.dropFirst(3).trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// How errors name the file GDAL opens at `openPath` for the input `path`: the path itself,
+    /// or `KMZ:ENTRY` for a GroundOverlay's image inside a KMZ.
+    static func shownName(opening openPath: String, for path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let archive = "/vsizip/" + absolute + "/"
+        return openPath.hasPrefix(archive) ? path + ":" + openPath.dropFirst(archive.count) : openPath
+    }
+
     /// `openPath` opened as a raster that has bands (errors name `path`, what the user gave).
     static func openRaster(_ openPath: String, path: String) throws -> GDALDataset {
+        try VRTSources.check(openPath, name: shownName(opening: openPath, for: path))
+        SQLiteConnectionRules.apply(toFileAt: openPath)
+        // GDAL reads an MBTiles or GeoPackage raster's tiles through the file's own views (one that
+        // recursed ran the run until killed): Meridian reads no views.
+        if let view = SQLiteConnectionRules.views(inFileAt: openPath).first {
+            throw MeridianError(.badInput, "the file's \"\(view)\" is a view: SQL the file chose, which Meridian does not run",
+                                at: SourceLocation(file: path), hint: "make its tiles a table (tile-copy writes one)")
+        }
         CPLErrorReset()
         guard let file = GDALDataset(opening: openPath, for: .raster) else {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)
         }
         guard file.bandCount > 0 else { throw MeridianError(.badInput, "the raster has no bands", at: SourceLocation(file: path)) }
+        try checkFilesStayInFolder(file, openPath: openPath, path: path)
         return file
+    }
+
+    /// Refuses a raster whose reading would take a file outside its folder (after links are
+    /// resolved): a PDS or ISIS label names its data file by any path (`^IMAGE = "../x"`), so a
+    /// label and a `.points` file beside it made tiles of whatever file they named.
+    static func checkFilesStayInFolder(_ file: GDALDataset, openPath: String, path: String) throws {
+        guard !openPath.hasPrefix("/vsi") else { return }  // inside a KMZ: GDAL reads the archive alone
+        func resolved(_ path: String) -> String? {
+            guard let real = realpath(path, nil) else { return nil }
+            defer { free(real) }
+            return String(cString: real)
+        }
+        guard let input = resolved(openPath) else { return }
+        let folder = (input as NSString).deletingLastPathComponent
+        for name in file.files {
+            // A file GDAL lists but that is not there (a sidecar it looked for) is read from nowhere.
+            guard let real = resolved(name) else { continue }
+            guard real.hasPrefix(folder == "/" ? "/" : folder + "/") else {
+                throw MeridianError(.badInput, "GDAL would read \"\(name)\" for this raster, outside its folder",
+                                    at: SourceLocation(file: path), hint: "keep a raster's files in its folder (a label's data file beside it)")
+            }
+        }
     }
 
     /// gdal_translate arguments by which control points typed by the user replace the file's

@@ -66,7 +66,9 @@ public enum TileInputs {
         for input in inputs {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue {
-                for path in rasterFiles(in: input) {
+                let (paths, passedOver) = rasterFiles(in: input)
+                found.skipped += passedOver
+                for path in paths {
                     do {
                         add(try RasterSource(path: path, options: options))
                     } catch let failure as any MeridianFailure {
@@ -86,10 +88,11 @@ public enum TileInputs {
 
     /// The files under `folder` that GDAL identifies as rasters, and KML and KMZ files (which may
     /// hold GroundOverlays), sorted by path; hidden files and folders are left out, and so are
-    /// tile pyramids (see ``isTilePyramid(_:)``).
-    static func rasterFiles(in folder: String) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
-        var files: [String] = []
+    /// tile pyramids (see ``isTilePyramid(_:)``). Symbolic links and what is not a regular file
+    /// (a FIFO held GDAL's look at it for ever) are `skipped`, never read.
+    static func rasterFiles(in folder: String) -> (files: [String], skipped: [Skipped]) {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return ([], []) }
+        var files: [String] = [], skipped: [Skipped] = []
         while let relative = walker.nextObject() as? String {
             let name = (relative as NSString).lastPathComponent
             if name.hasPrefix(".") {
@@ -104,8 +107,15 @@ public enum TileInputs {
                 walker.skipDescendants()
                 continue
             }
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                let link = (info.st_mode & S_IFMT) == S_IFLNK
+                skipped.append(Skipped(path: path, reason: MeridianError(
+                    .badInput, link ? "a symbolic link, which Meridian does not follow inside a folder of inputs" : "not a regular file",
+                    at: SourceLocation(file: path), hint: link ? "name the file it points to as an input of its own" : nil)))
+                continue
+            }
             let suffix = (name as NSString).pathExtension.lowercased()
             // Overviews, masks and control points beside a raster: GDAL identifies them as
             // rasters of their own (a QGIS .points file is text GDAL's XYZ driver claims).
@@ -114,7 +124,7 @@ public enum TileInputs {
                 files.append(path)
             }
         }
-        return files.sorted()
+        return (files.sorted(), skipped.sorted { $0.path < $1.path })
     }
 
     /// Whether `path`, met inside a folder of inputs, is a tile pyramid rather than charts: an

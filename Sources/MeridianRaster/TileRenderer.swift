@@ -334,7 +334,9 @@ final class TileCodec {
         return try data.withUnsafeMutableBufferPointer { bytes in
             VSIFCloseL(VSIFileFromMemBuffer(file, bytes.baseAddress, vsi_l_offset(bytes.count), 0))
             defer { VSIUnlink(file) }
-            guard let dataset = GDALDataset(opening: file, for: .raster, explainingFailure: true) else {
+            // Only the run's format's driver: a stored tile holding a VRT's text would make GDAL
+            // open whatever the VRT names.
+            guard let dataset = GDALDataset(opening: file, for: .raster, drivers: [format.driver], explainingFailure: true) else {
                 throw MeridianError(.badInput, "cannot read a tile back: \(GDAL.lastError ?? "")")
             }
             let bands = dataset.bandCount

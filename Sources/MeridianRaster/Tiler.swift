@@ -173,7 +173,8 @@ public final class Tiler: @unchecked Sendable {
     }
 
     /// A run tiling `catalog` with `options`.
-    /// - Throws: `MeridianError` (usage) when the zoom levels asked for lie outside 0…`TilePyramid.maximumZoom`.
+    /// - Throws: `MeridianError` (usage) when the zoom levels asked for lie outside 0…`TilePyramid.maximumZoom`;
+    ///   (bad input) naming the chart when, none asked for, a chart's pixels put its native zoom beyond it.
     public init(catalog: TileCatalog, options: TilingOptions) throws {
         self.catalog = catalog
         self.options = options
@@ -182,6 +183,13 @@ public final class Tiler: @unchecked Sendable {
         let zooms = options.zooms ?? catalog.defaultZooms
         self.zooms = zooms
         guard zooms.lowerBound >= 0, zooms.upperBound <= TilePyramid.maximumZoom else {
+            // Levels the run chose itself from a chart's pixels: the chart is at fault (a world
+            // file's pixel size of 1e-12 degrees), not the command line.
+            if options.zooms == nil, let chart = catalog.charts.first(where: { $0.nativeZoom > TilePyramid.maximumZoom }) {
+                throw MeridianError(.badInput, "the raster's pixels are \(chart.source.pixelSize) m wide, finer than zoom \(TilePyramid.maximumZoom) shows (its native zoom would be \(chart.nativeZoom))",
+                                    at: SourceLocation(file: chart.source.path),
+                                    hint: "check its georeferencing (a world file's pixel size, its control points), or give the zoom levels to tile")
+            }
             throw MeridianError(.usage, "zoom levels must lie between 0 and \(TilePyramid.maximumZoom)")
         }
         let coverage = TileCoverage(catalog: catalog, pyramid: pyramid, zooms: zooms)

@@ -58,6 +58,14 @@ public enum TilingJobText {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `zoom 14` or `zoom 14-18` (never `zoom 14-14`).
+    private static func levels(_ range: ClosedRange<Int>) -> String {
+        range.count == 1 ? "zoom \(range.lowerBound)" : "zoom \(range.lowerBound)-\(range.upperBound)"
+    }
+
+    /// `1 tile` or `25 tiles` (a run of one tile said `1 tiles`).
+    private static func tiles(_ count: Int) -> String { "\(count) tile\(count == 1 ? "" : "s")" }
+
     private static func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
 
     /// `out/: 1414 tiles, zoom 14-18, 3.1 s (456 tiles/s)`; after resuming, what a user can
@@ -65,10 +73,10 @@ public enum TilingJobText {
     public static func summary(_ summary: TilingSummary, output: String, resumed: Bool) -> String {
         let rate = summary.seconds > 0 ? Double(summary.tileCount) / summary.seconds : 0
         let held = summary.zoomsWithTiles ?? summary.zooms
-        let zooms = "zoom \(held.lowerBound)-\(held.upperBound)"
+        let zooms = levels(held)
         let time = String(format: "%.1f s (%.0f tiles/s)", summary.seconds, rate)
-        guard resumed else { return "\(output): \(summary.tileCount) tiles, \(zooms), \(time)" }
-        return "\(output): \(summary.totalTiles) tiles in all, as a clean run writes: \(summary.tileCount) written now, "
+        guard resumed else { return "\(output): \(tiles(summary.tileCount)), \(zooms), \(time)" }
+        return "\(output): \(tiles(summary.totalTiles)) in all, as a clean run writes: \(summary.tileCount) written now, "
             + "\(summary.kept) kept from the interrupted run; \(zooms), \(time)"
     }
 
@@ -76,9 +84,9 @@ public enum TilingJobText {
     /// shard's, named `shard` as given, or that the shards were joined), `seconds` after it started.
     public static func summary(_ summary: LevelTilingSummary, _ details: LevelTilingDetails, request: TilingJobRequest, shard: String?, seconds: Double) -> String {
         let output = request.output
-        let time = String(format: "%.1f s", seconds), zooms = "zoom \(summary.zooms.lowerBound)-\(summary.zooms.upperBound)"
+        let time = String(format: "%.1f s", seconds), zooms = levels(summary.zooms)
         if request.finish { return "\(output): shards joined; \(zooms), \(time)" }
-        if let shard { return "\(output): shard \(shard): \(summary.written) tiles written (\(summary.made) made), \(time)" }
+        if let shard { return "\(output): shard \(shard): \(tiles(summary.written)) written (\(summary.made) made), \(time)" }
         let count = summary.written + summary.kept
         let kept = request.resume ? " (\(summary.written) written now, \(summary.kept) kept from the interrupted run)" : ""
         let what: String, extra: String
@@ -111,7 +119,6 @@ public enum TilingJobText {
 
     /// Why the tile set holds fewer zoom levels than were asked for, if it does.
     public static func zoomShortfall(_ summary: TilingSummary) -> String? {
-        func levels(_ range: ClosedRange<Int>) -> String { range.count == 1 ? "zoom \(range.lowerBound)" : "zoom \(range.lowerBound)-\(range.upperBound)" }
         guard let held = summary.zoomsWithTiles else {
             return "no tiles: the raster shows at none of \(levels(summary.zooms)) (all transparent)"
         }

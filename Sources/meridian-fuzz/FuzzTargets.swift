@@ -1,4 +1,5 @@
 import Foundation
+import GDALSupport
 import MeridianCoverage
 import MeridianFormats
 import MeridianGeometry
@@ -32,7 +33,19 @@ enum FuzzTargets {
         "shard-mark": { bytes in _ = WorkMark.holds(text: String(decoding: bytes, as: UTF8.self), identity: seedRun) },
         // A QGIS control-point file, its #CRS line through GDAL's spatial references.
         "points": { bytes in _ = try? ControlPointFile(bytes: bytes, path: "fuzz.points") },
+        // A GDAL VRT's sources, checked before GDAL opens it (through GDAL's own XML parser).
+        "vrt": { checkVRT($0) },
     ]
+
+    /// The bytes as a VRT in a folder of its own (with one file beside it a source may name),
+    /// checked as `tile` and `convert` check one before GDAL opens it.
+    static func checkVRT(_ bytes: [UInt8]) {
+        let folder = NSTemporaryDirectory() + "/meridian-fuzz-vrt-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: folder + "/image.tif") { FileManager.default.createFile(atPath: folder + "/image.tif", contents: Data()) }
+        guard FileManager.default.createFile(atPath: folder + "/fuzz.vrt", contents: Data(bytes)) else { return }
+        _ = try? VRTSources.check(folder + "/fuzz.vrt", name: "fuzz.vrt")
+    }
 
     /// The argument that lists the targets instead of running one.
     static let listOption = "--list-targets"

@@ -45,6 +45,10 @@ struct ReplaceOption: ParsableArguments {
     /// Throws a usage error when --force is given for a tile output that is a folder, which is
     /// never replaced (it may hold anyone's files), or with --resume, which continues what is there.
     func check(tileOutput output: String, resuming: Bool = false) throws {
+        // '-' is standard output everywhere else: a folder of that name would surprise.
+        if output == "-" {
+            throw ValidationError("a tile pyramid is written to a folder, an .mbtiles file or a .pmtiles archive, never standard output: give its path (./- for a folder named '-')")
+        }
         guard force else { return }
         if TileContainer(path: output) == .folder {
             throw ValidationError("--force replaces an existing .mbtiles file or .pmtiles archive; a folder of tiles is never replaced, since it may hold files no run made: remove it or choose another path")

@@ -51,6 +51,22 @@ import Testing
         #expect(Set(GDAL.driverNames).isDisjoint(with: ["HTTP", "WMS", "WMTS", "WCS", "WFS", "OAPIF"]))
     }
 
+    /// A database's connection string (as a VRT may name one) connects to no server: the
+    /// drivers with clients of their own (libpq, MySQL's, ODBC) are not registered, nor
+    /// GPSBabel, which runs another program.
+    @Test func noDatabaseServerIsReached() throws {
+        let listener = try LoopbackListener()
+        defer { listener.stop() }
+        for name in ["PG:host=127.0.0.1 port=\(listener.port) dbname=x", "PG:host=127.0.0.1 port=\(listener.port) dbname=x table=t mode=2",
+                     "MYSQL:x,host=127.0.0.1,port=\(listener.port)", "GPSBABEL:gpx:/dev/null"] {
+            #expect(GDALDataset(opening: name, for: .raster) == nil, "\(name)")
+            #expect(GDALDataset(opening: name, for: .vector) == nil, "\(name)")
+        }
+        usleep(200_000)
+        #expect(listener.connections == 0)
+        #expect(Set(GDAL.driverNames).isDisjoint(with: ["PostgreSQL", "PostGISRaster", "MySQL", "MSSQLSpatial", "ODBC", "GPSBabel"]))
+    }
+
     @Test(arguments: [
         ("/vsicurl/http://x/y.tif", true), ("/vsicurl?url=http%253A%252F%252Fx", true), ("%2Fvsicurl%2Fhttp://x", true),
         ("%252FVSIS3%252Fbucket/key", true), ("/VSIZIP/a.zip/b.tif", true), ("\\vsimem\\x", true), ("dir//vsigzip/x.gz", true),

@@ -34,6 +34,19 @@ import Testing
         }
     }
 
+    /// A run of one tile at one zoom level says so ("1 tile, zoom 3", where it said "1 tiles,
+    /// zoom 3-3"), for a raster and for vector tiles alike.
+    @Test func oneTileAtOneLevelIsCountedInTheSingular() throws {
+        try withTemporaryFolder { folder in
+            let raster = folder.appendingPathComponent("raster").path
+            let tiled = try meridian(["tile", fixture("raster/rgbsmall.tif"), raster, "--zoom", "3"])
+            #expect(tiled.status == 0 && tiled.stderr.hasPrefix("\(raster): 1 tile, zoom 3, "), "\(tiled.stderr)")
+            let vectors = folder.appendingPathComponent("vectors").path
+            let cut = try meridian(["tile", packageRoot.appendingPathComponent("examples/data/lanai-harbours.geojson").path, vectors, "--zoom", "0"])
+            #expect(cut.status == 0 && cut.stderr.hasPrefix("\(vectors): 1 vector tile, ") && cut.stderr.contains(", zoom 0, "), "\(cut.stderr)")
+        }
+    }
+
     /// A conversion's count is worded for one feature too ("1 feature", where it said "1 features").
     @Test func oneFeatureIsCountedInTheSingular() throws {
         try withTemporaryFolder { folder in

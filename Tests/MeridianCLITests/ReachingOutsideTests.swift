@@ -1,5 +1,6 @@
 import Foundation
 import MeridianFormats
+import MeridianTestSupport
 import Testing
 
 /// What a file names reaches nothing outside the input: a crafted control-point sidecar is a
@@ -48,6 +49,33 @@ import Testing
         }
     }
 
+    /// A raster's own control points (here a VRT's GCPList) meet the method's limit too: 1,001
+    /// with `--gcp-method tps` are refused at once (65, naming the file), as a sidecar's are,
+    /// where they were solved (3,000 took 35 s, and the time grows as the cube); the
+    /// polynomial method takes them.
+    @Test func controlPointsInsideTheFile() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.copyItem(atPath: fixture("raster/389225main_sw_1965_1024.jpg"),
+                                             toPath: folder.appendingPathComponent("389225main_sw_1965_1024.jpg").path)
+            var points = ""
+            for i in 0..<1_001 {
+                let (pixel, line) = (Double(i % 32) * 32, Double(i / 32) * 24)
+                points += "<GCP Id=\"\(i)\" Pixel=\"\(pixel)\" Line=\"\(line)\" X=\"\(-80 + pixel / 1024)\" Y=\"\(25 - line / 768)\"/>\n"
+            }
+            let text = try String(contentsOfFile: fixture("raster/white-gemini-iv.vrt"), encoding: .utf8)
+            let start = text.range(of: "<GCPList")!.lowerBound, end = text.range(of: "</GCPList>")!.upperBound
+            let vrt = folder.appendingPathComponent("many.vrt").path
+            try Data(text.replacingCharacters(in: start..<end, with: "<GCPList Projection=\"EPSG:4326\">\n\(points)</GCPList>").utf8)
+                .write(to: URL(fileURLWithPath: vrt))
+            let started = Date()
+            let refused = try meridian(["tile", vrt, folder.appendingPathComponent("tps").path, "--zoom", "5", "--gcp-method", "tps"])
+            #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(vrt): "), "\(refused.stderr)")
+            #expect(Date().timeIntervalSince(started) < 10)
+            let taken = try meridian(["tile", vrt, folder.appendingPathComponent("polynomial").path, "--zoom", "5"])
+            #expect(taken.status == 0, "\(taken.stderr)")
+        }
+    }
+
     /// A KMZ GroundOverlay whose href is a URL, with no image of that name in the archive, is
     /// an error naming the href (it was tiled as vector data of its outline, exit 0).
     @Test func groundOverlayWhoseImageCannotBeHad() throws {
@@ -65,6 +93,127 @@ import Testing
             #expect(result.status == ExitStatus.badInput, "\(result.stderr)")
             #expect(result.stderr.hasPrefix("meridian: error: \(kmz)") && result.stderr.contains(href), "\(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+
+    /// Each crafted VRT of Tests/Fixtures/hostile-vrt, beside a real raster at every place it
+    /// names by a relative path (`raster/`, `../raster/`, the current folder): refused before
+    /// GDAL opens it, with the exit code, the file and the line:column expected.tsv gives, no
+    /// output, no connection (a database or URL at a listener's port), no Python run (with
+    /// GDAL_VRT_ENABLE_PYTHON=YES in the environment). Before, a `MEM:::` source crashed
+    /// meridian-gdal (SIGSEGV), a `PG:` source connected to the server, and `/etc/passwd` or a
+    /// file through `..` became pixels of tiles.
+    @Test(arguments: try fixtureTable("hostile-vrt/expected.tsv"))
+    func craftedVRTs(_ row: [String]) throws {
+        try withTemporaryFolder { folder in
+            let listener = try LoopbackListener()
+            defer { listener.stop() }
+            let vrts = folder.appendingPathComponent("vrts"), raster = folder.appendingPathComponent("raster")
+            for place in [raster, vrts.appendingPathComponent("raster")] {
+                try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: place.appendingPathComponent("rgbsmall.tif").path)
+            }
+            for name in try FileManager.default.contentsOfDirectory(atPath: fixture("hostile-vrt")) where name.hasSuffix(".vrt") {
+                let text = try String(contentsOfFile: fixture("hostile-vrt/" + name), encoding: .utf8)
+                    .replacingOccurrences(of: "127.0.0.1 port=9 ", with: "127.0.0.1 port=\(listener.port) ")
+                    .replacingOccurrences(of: "127.0.0.1:9/", with: "127.0.0.1:\(listener.port)/")
+                try Data(text.utf8).write(to: vrts.appendingPathComponent(name))
+            }
+            let input = vrts.appendingPathComponent(row[0]).path
+            let output = folder.appendingPathComponent(row[1] == "convert" ? "out.geojson" : "out").path
+            let arguments = row[1] == "convert" ? ["convert", input, "-o", output] : ["tile", input, output, "--zoom", "3"]
+            // From `raster/`, where current-folder.vrt's "rgbsmall.tif" is.
+            let result = try run("/usr/bin/env", ["GDAL_VRT_ENABLE_PYTHON=YES", meridianBinary] + arguments, in: raster)
+            #expect(result.status == Int32(row[2]), "\(row[0]): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("meridian: error: \(vrts.path)/\(row[3]): "), "\(row[0]): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(row[0])")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: raster.path) == ["rgbsmall.tif"], "\(row[0])")
+            usleep(100_000)
+            #expect(listener.connections == 0, "\(row[0])")
+        }
+    }
+
+    /// A VRT is tiled when it names files beside it by relative paths; one whose source is
+    /// reached through a symbolic link is refused naming it, and a KMZ GroundOverlay whose
+    /// image is a VRT naming a file outside the archive is refused naming the KMZ's entry.
+    @Test func vrtSourcesStayInTheirFolder() throws {
+        try withTemporaryFolder { folder in
+            let vrt = folder.appendingPathComponent("chart.vrt").path
+            let text = try String(contentsOfFile: fixture("hostile-vrt/absolute.vrt"), encoding: .utf8)
+            try Data(text.replacingOccurrences(of: "relativeToVRT=\"0\">/etc/passwd", with: "relativeToVRT=\"1\">scans/rgbsmall.tif").utf8)
+                .write(to: URL(fileURLWithPath: vrt))
+            let scans = folder.appendingPathComponent("scans")
+            try FileManager.default.createDirectory(at: scans, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: scans.appendingPathComponent("rgbsmall.tif").path)
+            let tiled = try meridian(["tile", vrt, folder.appendingPathComponent("tiles").path, "--zoom", "3"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+
+            try FileManager.default.moveItem(at: scans, to: folder.appendingPathComponent("elsewhere"))
+            try FileManager.default.createSymbolicLink(atPath: scans.path, withDestinationPath: folder.appendingPathComponent("elsewhere").path)
+            let linked = try meridian(["tile", vrt, folder.appendingPathComponent("linked").path, "--zoom", "3"])
+            #expect(linked.status == ExitStatus.badInput && linked.stderr.hasPrefix("meridian: error: \(vrt):6:41: "), "\(linked.stderr)")
+            #expect(linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+
+            let kml = try String(contentsOfFile: fixture("raster/ground-overlay.kml"), encoding: .utf8)
+                .replacingOccurrences(of: "<href>389225main_sw_1965_1024.jpg</href>", with: "<href>image.vrt</href>")
+            let kmz = folder.appendingPathComponent("overlay.kmz").path
+            let archive = try ZipArchiveWriter(path: kmz)
+            for (entry, bytes) in [("doc.kml", Array(kml.utf8)), ("image.vrt", Array(try Data(contentsOf: URL(fileURLWithPath: fixture("hostile-vrt/parent-folder.vrt")))))] {
+                try archive.addEntry(entry, size: UInt64(bytes.count)) { write in try bytes.withUnsafeBytes { try write($0) } }
+            }
+            try archive.close()
+            let overlay = try meridian(["tile", kmz, folder.appendingPathComponent("overlay").path, "--zoom", "5"])
+            #expect(overlay.status == ExitStatus.badInput && overlay.stderr.hasPrefix("meridian: error: \(kmz):image.vrt:6:41: "), "\(overlay.stderr)")
+        }
+    }
+
+    /// A folder of charts is read without following a symbolic link in it (to a chart outside,
+    /// to a folder) and without opening what is not a regular file: each is reported as
+    /// skipped and the others are tiled. A FIFO held the run for ever, and a link's chart
+    /// outside the folder was tiled.
+    @Test func catalogFolderFollowsNoLinkAndOpensNoFIFO() throws {
+        try withTemporaryFolder { folder in
+            let charts = folder.appendingPathComponent("charts"), outside = folder.appendingPathComponent("outside")
+            for place in [charts, outside] { try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true) }
+            try FileManager.default.copyItem(atPath: fixture("raster/19351_2.KAP"), toPath: charts.appendingPathComponent("19351_2.KAP").path)
+            try FileManager.default.copyItem(atPath: fixture("raster/19347_2.KAP"), toPath: outside.appendingPathComponent("19347_2.KAP").path)
+            try FileManager.default.createSymbolicLink(atPath: charts.appendingPathComponent("linked.KAP").path,
+                                                       withDestinationPath: outside.appendingPathComponent("19347_2.KAP").path)
+            try FileManager.default.createSymbolicLink(atPath: charts.appendingPathComponent("more").path, withDestinationPath: outside.path)
+            #expect(mkfifo(charts.appendingPathComponent("pipe.tif").path, 0o644) == 0)
+            let result = try run("timeout", ["30", meridianBinary, "tile", charts.path, folder.appendingPathComponent("out").path, "--plan"])
+            #expect(result.status == 0, "\(result.stderr)")
+            for name in ["linked.KAP", "more", "pipe.tif"] {
+                #expect(result.stderr.contains("meridian: warning: \(charts.path)/\(name): skipped: "), "\(name): \(result.stderr)")
+            }
+            #expect(result.stdout.hasPrefix("1 chart,") && !result.stdout.contains("19347_2"), "\(result.stdout)")
+        }
+    }
+
+    /// A PDS label whose data file is outside its folder (`^IMAGE = ("../secret.bin", 1)`),
+    /// georeferenced by control points, is refused naming the label (65), where its tiles were
+    /// made of the other file's bytes; the same label with its data beside it is tiled.
+    @Test func labelsDataFileStaysInItsFolder() throws {
+        try withTemporaryFolder { folder in
+            let inner = folder.appendingPathComponent("inner")
+            try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+            var random = SplitMix64(seed: 7)
+            let bytes = Data((0..<4096).map { _ in UInt8(random.below(256)) })
+            try bytes.write(to: folder.appendingPathComponent("secret.bin"))
+            try bytes.write(to: inner.appendingPathComponent("beside.bin"))
+            func label(_ data: String) -> String {
+                "PDS_VERSION_ID = PDS3\nRECORD_TYPE = FIXED_LENGTH\nRECORD_BYTES = 64\nFILE_RECORDS = 64\n^IMAGE = (\"\(data)\", 1)\n"
+                    + "OBJECT = IMAGE\n  LINES = 64\n  LINE_SAMPLES = 64\n  SAMPLE_TYPE = UNSIGNED_INTEGER\n  SAMPLE_BITS = 8\n  BANDS = 1\nEND_OBJECT = IMAGE\nEND\n"
+            }
+            let outside = inner.appendingPathComponent("outside.lbl").path, beside = inner.appendingPathComponent("beside.lbl").path
+            try Data(label("../secret.bin").utf8).write(to: URL(fileURLWithPath: outside))
+            try Data(label("beside.bin").utf8).write(to: URL(fileURLWithPath: beside))
+            let points = ["--gcp", "0,0,10,10", "--gcp", "64,0,10,11", "--gcp", "0,64,9,10", "--zoom", "5"]
+            let refused = try meridian(["tile", outside, folder.appendingPathComponent("refused").path] + points)
+            #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(outside): "), "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("refused").path))
+            let tiled = try meridian(["tile", beside, folder.appendingPathComponent("tiled").path] + points)
+            #expect(tiled.status == 0, "\(tiled.stderr)")
         }
     }
 

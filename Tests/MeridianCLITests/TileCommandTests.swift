@@ -49,6 +49,22 @@ func pngCount(_ folder: URL) -> Int {
         #expect(process.terminationStatus == ExitStatus.helperUnavailable)
     }
 
+    /// A world file whose pixels are 1e-12 degrees puts the image's native zoom at 31: without
+    /// --zoom that is the image's fault (65, naming it), where it was a usage error naming
+    /// nothing ("zoom levels must lie between 0 and 24", 64); with --zoom the run goes on.
+    @Test func pixelsFinerThanTheDeepestZoomNameTheImage() throws {
+        try withTemporaryFolder { folder in
+            let image = folder.appendingPathComponent("scan.jpg").path
+            try FileManager.default.copyItem(atPath: fixture("raster/389225main_sw_1965_1024.jpg"), toPath: image)
+            try Data("1e-12\n0\n0\n-1e-12\n-80\n25\n".utf8).write(to: folder.appendingPathComponent("scan.jgw"))
+            try Data("<PAMDataset><SRS>EPSG:4326</SRS></PAMDataset>".utf8).write(to: URL(fileURLWithPath: image + ".aux.xml"))
+            let refused = try meridian(["tile", image, folder.appendingPathComponent("out").path])
+            #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(image): "), "\(refused.stderr)")
+            let chosen = try meridian(["tile", image, folder.appendingPathComponent("chosen").path, "--zoom", "3"])
+            #expect(chosen.status == 0, "\(chosen.stderr)")
+        }
+    }
+
     @Test func exitCodes() throws {
         try withTemporaryFolder { folder in
             #expect(try meridian(["tile", fixture("raster/missing.tif"), folder.appendingPathComponent("a").path]).status == ExitStatus.inputUnavailable)

@@ -21,6 +21,8 @@ import Testing
     /// that do not parse, unknown options, an antimeridian box where one plane is needed.
     static let badCommandLines: [[String]] = [
         ["convert", "--folders", "flat", "--zoom", "3", "in.geojson"],
+        // '-' as a tile pyramid: standard output elsewhere, a folder named '-' here before.
+        ["tile", "in.tif", "-"], ["tile-copy", "in.mbtiles", "-"], ["tile-join", "in.mbtiles", "-o", "-"],
         ["convert", "--precision", "40", "in.geojson"],
         ["info", "--format", "xml", "in.geojson"],
         ["info", "a.geojson", "b.geojson"],

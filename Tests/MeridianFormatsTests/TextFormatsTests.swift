@@ -144,6 +144,22 @@ func roundTripCorpus() throws -> [Feature] {
         #expect(back[1].properties?["ok"] == .bool(true))
     }
 
+    /// A cell beyond a double's range stays text (it was read as infinity and written as
+    /// `inf`, which no JSON reader takes), and whatever holds a NaN or an infinity (a GDAL
+    /// field, a vector tile's value) is written to GeoJSON as null, so the output always reads back.
+    @Test func numbersBeyondRangeStayTextAndNonFiniteIsWrittenAsNull() throws {
+        let features = try read("name,big,small,fine\na,1e999,-1e999,1e308\n")
+        #expect(features.first?.properties?["big"] == .string("1e999"))
+        #expect(features.first?.properties?["small"] == .string("-1e999"))
+        #expect(features.first?.properties?["fine"] == .double(1e308))
+        let nonFinite = [Feature(geometry: nil, properties: ["nan": .double(.nan), "inf": .double(.infinity), "neg": .double(-.infinity), "one": .double(1.5)])]
+        for format in ["geojson", "geojsonseq"] {
+            let (text, back) = try roundTrip(nonFinite, format: format)
+            #expect(text.contains("\"nan\":null") && text.contains("\"inf\":null") && text.contains("\"neg\":null"), "\(text)")
+            #expect(back.first?.properties?["one"] == .double(1.5) && back.first?.properties?["nan"] == .null)
+        }
+    }
+
     @Test func readsSemicolonsTabsAndOtherColumnNames() throws {
         let semicolons = try read("lat;lng;label\n48.85;2.35;Paris\n")
         #expect(semicolons.first?.geometry == .point(Point(Position(longitude: 2.35, latitude: 48.85))))
@@ -166,6 +182,14 @@ func roundTripCorpus() throws -> [Feature] {
 }
 
 @Suite struct GPXTests {
+    /// An elevation beyond a double's range is no altitude (it was read as infinity and written
+    /// into GeoJSON's coordinates as `inf`), as an elevation that is not a number is not.
+    @Test func anElevationBeyondRangeIsNoAltitude() throws {
+        let gpx = "<gpx version=\"1.1\" creator=\"t\" xmlns=\"http://www.topografix.com/GPX/1/1\"><wpt lat=\"1\" lon=\"2\"><ele>1e999</ele></wpt></gpx>"
+        let features = try FeatureList(reading: FormatRegistry.standard.format(named: "gpx").reader(for: BufferedInput(string: gpx, name: "t.gpx"))).features
+        #expect(features.first?.geometry == .point(Point(Position(longitude: 2, latitude: 1))))
+    }
+
     @Test func readsWaypointsRoutesAndTracksAsTogeojsonDoes() throws {
         let features = try readFeatures(path: fixture("gpx/mixed.gpx"))
         #expect(features.map { $0.properties?["_gpxType"]?.stringValue } == ["wpt", "rte", "trk"])

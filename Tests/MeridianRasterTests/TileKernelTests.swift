@@ -24,6 +24,18 @@ import Testing
         return TileImage(size: size, colorChannels: colorChannels, pixels: pixels)
     }
 
+    /// A stored tile read back (to resume a run) is read as the run's format only: one holding
+    /// a VRT's text that names memory at an address (which crashed GDAL) or `/etc/passwd` is
+    /// an error, not an image of what it names.
+    @Test func storedTileIsReadAsItsFormatOnly() throws {
+        let codec = TileCodec(format: .png, size: 25)
+        for source in ["MEM:::DATAPOINTER=0x10,PIXELS=25,LINES=25,BANDS=1,DATATYPE=Byte", "/etc/passwd"] {
+            let vrt = try String(contentsOfFile: fixture("hostile-vrt/absolute.vrt"), encoding: .utf8)
+                .replacingOccurrences(of: ">/etc/passwd<", with: ">\(source)<")
+            #expect(throws: (any Error).self, "\(source)") { try codec.decode(Array(vrt.utf8), colorChannels: 1) }
+        }
+    }
+
     @Test(arguments: [PNGEncoder.Filtering.none, .adaptive])
     func pngTilesDecodeToTheirPixels(filtering: PNGEncoder.Filtering) throws {
         let size = 64

@@ -112,6 +112,10 @@ final class JSONEmitter {
         case .integer(let i):
             beforeValue()
             writeInteger(i)
+        case .double(let d) where !d.isFinite:
+            // JSON has no NaN or infinity (a GDAL field, a vector tile's value can hold one):
+            // null, as JavaScript's JSON.stringify writes them, and never text no reader takes.
+            scalar("null")
         case .double(let d):
             beforeValue()
             writeDouble(d)

@@ -391,7 +391,8 @@ extension NumberText {
     /// A number in the looser forms text formats other than JSON allow (".5", "+1", "1."),
     /// exact like JSON's; nil for anything else, infinities and NaN included.
     static func parseLenient(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        if let number = parse(bytes) { return number.value }
+        // JSON's grammar takes "1e999" (its value infinite): as out of range here as strtod's.
+        if let number = parse(bytes) { return number.value.isFinite ? number.value : nil }
         guard !bytes.isEmpty, bytes.count < 400, bytes.allSatisfy(isNumberByte) else { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text in
             for (i, b) in bytes.enumerated() { text[i] = CChar(bitPattern: b) }

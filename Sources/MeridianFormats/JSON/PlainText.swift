@@ -39,12 +39,14 @@ extension JSONValue {
     }
 
     /// The typed value a text field most likely meant: an integer or a number (JSON's grammar,
-    /// so "007" and "1,5" stay text), true or false, null for an empty field, else the text.
+    /// so "007" and "1,5" stay text; beyond a double's range, "1e999", text too: it was
+    /// written as `inf`, which no JSON reader takes), true or false, null for an empty field,
+    /// else the text.
     public static func inferred(fromText bytes: [UInt8]) -> JSONValue {
         if bytes.isEmpty { return .null }
         if bytes.elementsEqual("true".utf8) { return .bool(true) }
         if bytes.elementsEqual("false".utf8) { return .bool(false) }
-        if let number = bytes.withUnsafeBufferPointer({ NumberText.parse($0) }) {
+        if let number = bytes.withUnsafeBufferPointer({ NumberText.parse($0) }), number.integer != nil || number.value.isFinite {
             if let integer = number.integer { return .integer(integer) }
             return .double(number.value)
         }

@@ -168,10 +168,15 @@ public enum WKB {
             default: break
             }
             let width = 16 + (hasZ ? 8 : 0) + (hasM ? 8 : 0)
-            func position(_ r: inout Reader) throws -> Position {
+            // A position's numbers are finite (GeoJSON has no NaN or infinity: they were written
+            // as `nan` and `inf`), except a point's two NaNs, WKB's POINT EMPTY.
+            func position(_ r: inout Reader, emptyPoint: Bool = false) throws -> Position {
                 let x = try r.double(), y = try r.double()
                 let z = hasZ ? try r.double() : nil
                 if hasM { _ = try r.double() }
+                guard (x.isFinite && y.isFinite && z?.isFinite != false) || (emptyPoint && x.isNaN && y.isNaN) else {
+                    throw r.error("a coordinate is not a finite number")
+                }
                 return Position(longitude: x, latitude: y, altitude: z)
             }
             func positions(_ r: inout Reader) throws -> [Position] {
@@ -182,7 +187,7 @@ public enum WKB {
             }
             switch code % 1000 {
             case 1:
-                let p = try position(&self)
+                let p = try position(&self, emptyPoint: true)
                 return p.longitude.isNaN && p.latitude.isNaN ? nil : .point(Point(p))
             case 2: return .lineString(LineString(try positions(&self)))
             case 3: return .polygon(Polygon(try (0..<count(each: 4)).map { _ in try positions(&self) }))

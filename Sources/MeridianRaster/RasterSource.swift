@@ -112,6 +112,14 @@ public struct RasterSource: Sendable {
                                 hint: method == .tps ? "the polynomial method takes up to \(ControlPointMethod.polynomial.maximumPoints)" : nil)
         }
         driver = file.driverName
+        // A chart's rows each take at least 3 bytes (a row number, a run, the row's end): a
+        // header claiming more rows than its file can hold (RA=2000000,2000000 over 1.4 MB)
+        // would be planned as millions of tiles, each read failing or blank.
+        if driver == "BSB", let bytes = try? FileManager.default.attributesOfItem(atPath: openPath)[.size] as? Int,
+           file.height > bytes / Self.leastBytesPerChartRow {
+            throw MeridianError(.badInput, "the chart's header gives it \(file.height) rows, more than its \(bytes) bytes can hold (each row takes at least \(Self.leastBytesPerChartRow))",
+                                at: SourceLocation(file: path))
+        }
         chartScale = Self.chartScale(of: file)
         sourceWidth = file.width
         sourceHeight = file.height
@@ -154,6 +162,9 @@ public struct RasterSource: Sendable {
         return (overlay.imagePath, controlPoints.isEmpty
                     ? try overlay.controlPoints(imageAt: overlay.imagePath, named: shownName(opening: overlay.imagePath, for: path)) : controlPoints)
     }
+
+    /// The fewest bytes a BSB chart's row takes: its row number, one run and the row's end.
+    static let leastBytesPerChartRow = 3
 
     /// A BSB chart's scale denominator from its `BSB_KNP` metadata item (`SC=10000,GD=…`), or nil.
     static func chartScale(of file: GDALDataset) -> Int? {

@@ -95,6 +95,28 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         #expect(kept.cutline == nil)
     }
 
+    /// A chart whose header claims more rows than its bytes can hold (each row takes at least
+    /// three) is bad data naming the chart, before any tile is planned; the real chart opens.
+    @Test func aChartClaimingMoreRowsThanItsBytesHoldIsRefused() throws {
+        try withTemporaryFolderPath { folder in
+            let chart = try Data(contentsOf: URL(fileURLWithPath: raster("19351_2.KAP")))
+            let header = Data("RA=2521,2624".utf8)
+            let range = try #require(chart.range(of: header))
+            for (claim, refused) in [("RA=2521,2624", false), ("RA=25,999999", true), ("RA=252,99999", true)] {
+                var crafted = chart
+                crafted.replaceSubrange(range, with: Data(claim.utf8))
+                let path = folder + "/crafted.KAP"
+                try crafted.write(to: URL(fileURLWithPath: path))
+                if refused {
+                    let error = try #require(throws: MeridianError.self, "\(claim)") { try RasterSource(path: path) }
+                    #expect(error.exitCode == 65 && error.location?.file == path, "\(claim): \(error)")
+                } else {
+                    #expect(throws: Never.self) { try RasterSource(path: path) }
+                }
+            }
+        }
+    }
+
     @Test func errorsHaveExitCodes() {
         #expect { try RasterSource(path: raster("missing.tif")) } throws: { ($0 as? MeridianError)?.exitCode == 66 }
         #expect { try RasterSource(path: raster("USERAGREEMENT.TXT")) } throws: { ($0 as? MeridianError)?.exitCode == 65 }

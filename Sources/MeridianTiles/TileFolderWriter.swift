@@ -176,7 +176,7 @@ public final class TileFolderWriter: Sendable {
 
     /// The open descriptor of `folder`, made (with the folders between it and ``root``) if this
     /// writer has not made or found it yet, and whether this writer created it; counted as in
-    /// use until ``release(_:)``.
+    /// use until `release(_:)`.
     private func openFolder(_ folder: String) throws -> (fd: Int32, created: Bool) {
         let kept = folders.withLock { state -> (fd: Int32, created: Bool)? in
             guard var entry = state.open[folder] else { return nil }
@@ -211,7 +211,7 @@ public final class TileFolderWriter: Sendable {
         }
     }
 
-    /// Says that a tile is no longer being written into `folder` (opened by ``openFolder(_:)``).
+    /// Says that a tile is no longer being written into `folder` (opened by `openFolder(_:)`).
     private func release(_ folder: String) {
         folders.withLock { $0.open[folder]?.users -= 1 }
     }

@@ -185,6 +185,41 @@ import Testing
         }
     }
 
+    /// A tile goes into a folder the run made under its own name, not renamed into place, so a
+    /// run killed outright (SIGKILL: no handler runs) may leave a tile cut short, in a level its
+    /// state does not record as done. Killed once a level is recorded, with a tile of an
+    /// unrecorded level cut short (as such a kill leaves it), the run resumed gives a clean
+    /// run's tiles byte for byte, and nothing beside them.
+    @Test func killedWithATileCutShortThenResumedIsACleanRun() throws {
+        try Self.afterACleanRun(format: "mvt", output: "tiles") { scratch, place, resumed, expected throws in
+            let process = try Self.start(resumed, format: "mvt", [], scratch: scratch)
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning && Date() < deadline && !Self.isPartWay(resumed) { usleep(2_000) }
+            #expect(process.isRunning, "the run ended before it could be killed")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            // The levels the state records as done (`block Z/X/Y TILES`); the deepest tile of
+            // another level is cut to half its bytes.
+            let state = try String(contentsOfFile: resumed + "/.meridian-tiling", encoding: .utf8)
+            let done = Set(state.split(separator: "\n").filter { $0.hasPrefix("block ") }.compactMap { Int($0.dropFirst(6).split(separator: "/")[0]) })
+            let undone = expected.filter { key, bytes in
+                key.hasSuffix(".pbf") && bytes.count > 1 && Int(key.split(separator: "/")[0]).map { !done.contains($0) } == true
+            }
+            func zoom(_ key: String) -> Int { Int(key.split(separator: "/")[0]) ?? -1 }
+            let (cut, bytes) = try #require(undone.max { (zoom($0.key), $0.key) < (zoom($1.key), $1.key) })
+            let cutPath = resumed + "/" + cut
+            try FileManager.default.createDirectory(atPath: (cutPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            unlink(cutPath)
+            #expect(FileManager.default.createFile(atPath: cutPath, contents: bytes.prefix(bytes.count / 2)))
+
+            #expect(try Self.run(resumed, format: "mvt", ["--resume"], scratch: scratch) == 0)
+            #expect(try Self.pyramid(resumed) == expected)
+            #expect(Self.names(in: place) == ["tiles"])
+            #expect(Self.names(in: scratch).isEmpty)
+        }
+    }
+
     @Test(arguments: ["mvt", "png"])
     func planEstimatesTheRunAndWritesNothing(format: String) throws {
         try withTemporaryFolder { folder in

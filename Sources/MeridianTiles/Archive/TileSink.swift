@@ -118,8 +118,11 @@ extension TileSinks {
 }
 
 /// A folder of `z/x/y.ext` tiles (XYZ or TMS rows), with TileJSON `metadata.json` and, for TMS,
-/// `tilemapresource.xml`. Each tile is written to a temporary file and renamed into place.
-/// While a run is under way, `.meridian-tiling` in the folder holds the run's identity (one
+/// `tilemapresource.xml`. A tile goes into a folder the run made under its own name, and into
+/// a folder it found (a resumed or shared run's) through a temporary file renamed into place
+/// (`TileFolderWriter`): a run killed outright may leave a tile cut short only in a block its
+/// state does not record, which a resumed run writes again. While a run is under way,
+/// `.meridian-tiling` in the folder holds the run's identity (one
 /// `NAME VALUE` line a field) and then a `block Z/X/Y TILES` line per completed block.
 public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// The tile folder.
@@ -276,7 +279,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         FileManager.default.contents(atPath: tilePath(tile)).map { [UInt8]($0) }
     }
 
-    /// Writes a tile's file atomically (a temporary file renamed into place), making its folders.
+    /// Writes a tile's file, making its folders (as ``TileFolderWriter`` does: whole, unless a
+    /// kill cuts short a tile of a block not yet recorded).
     public func write(_ tile: MapTile, data: [UInt8]) throws {
         try files.write(data, to: tilePath(tile))
     }

@@ -211,8 +211,8 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             }
             madeFolder = true
         }
-        stateFile = Mutex(try TilingStateFile.openForAppending(statePath, keeping: resuming))
-        if !resuming { try append(identity.lines.map { $0 + "\n" }.joined()) }
+        stateFile = Mutex(try TilingStateFile.openForAppending(statePath, keeping: resuming,
+                                                               startingWith: resuming ? "" : identity.lines.map { $0 + "\n" }.joined()))
     }
 
     /// Opens `path` for a new tile set written out of sight and renamed into place by

@@ -45,10 +45,15 @@ public enum TilingStateFile {
         return Array(bytes.prefix(count))
     }
 
-    /// The state file at `path` opened to append lines (created, or emptied unless `keeping`).
-    /// - Throws: `MeridianError` (cannot create output) when it is a symbolic link or cannot be opened.
-    package static func openForAppending(_ path: String, keeping: Bool) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (keeping ? 0 : O_TRUNC), 0o666)
+    /// The state file at `path` opened to append lines: kept as it is when `keeping`, else
+    /// made anew holding `first` (the run's identity). A new state appears whole, never empty or
+    /// cut: a run stopped as it makes it leaves either no state or the run's (an empty one,
+    /// as an open-then-write left it, made the folder neither resumable nor new).
+    /// - Throws: `MeridianError` (cannot create output) when it is a symbolic link or cannot be
+    ///   made or opened.
+    package static func openForAppending(_ path: String, keeping: Bool, startingWith first: String = "") throws -> Int32 {
+        if !keeping { try create(path, holding: first) }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o666)
         guard fd >= 0 else {
             if errno == ELOOP {
                 throw MeridianError(.cannotCreateOutput, "the run's state file is a symbolic link: Meridian does not write through one",
@@ -57,6 +62,45 @@ public enum TilingStateFile {
             throw MeridianError(.cannotCreateOutput, "cannot write the run's state: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
         }
         return fd
+    }
+
+    /// Writes `text` as the file `path` under a temporary name beside it, renamed over it once
+    /// whole (removed by a signal meanwhile); a symbolic link at `path` is refused, not replaced.
+    static func create(_ path: String, holding text: String) throws {
+        func failed(_ reason: Int32) -> MeridianError {
+            MeridianError(.cannotCreateOutput, "cannot write the run's state: \(String(cString: strerror(reason)))", at: SourceLocation(file: path))
+        }
+        var status = stat()
+        if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK {
+            throw MeridianError(.cannotCreateOutput, "the run's state file is a symbolic link: Meridian does not write through one",
+                                at: SourceLocation(file: path), hint: "remove the link, or tile into a new output")
+        }
+        let name = (path as NSString).lastPathComponent
+        let temporary = (path as NSString).deletingLastPathComponent + "/." + name + ".meridian-\(getpid())"
+        TemporaryFiles.removeOnSignal(temporary)
+        defer { TemporaryFiles.forget(temporary) }
+        unlink(temporary)  // a killed run of this process id
+        // 0666 less the umask, as every output Meridian creates.
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o666)
+        guard fd >= 0 else { throw failed(errno) }
+        var written = 0
+        let bytes = Array(text.utf8)
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            written += n
+        }
+        let reason = errno
+        guard close(fd) == 0, written == bytes.count else {
+            unlink(temporary)
+            throw failed(written == bytes.count ? errno : reason)
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = errno
+            unlink(temporary)
+            throw failed(reason)
+        }
     }
 
     package static func symbolicLink(_ path: String) -> MeridianError {

@@ -63,18 +63,7 @@ enum SnappedPolygonUnion {
                 splits.append((s.ring, along, point))
             }
             func node(_ s: Segment, _ t: Segment) {
-                let o1 = SnappedPolygonCheck.orientation(s.p, s.q, t.p), o2 = SnappedPolygonCheck.orientation(s.p, s.q, t.q)
-                let o3 = SnappedPolygonCheck.orientation(t.p, t.q, s.p), o4 = SnappedPolygonCheck.orientation(t.p, t.q, s.q)
-                if o1 * o2 < 0 && o3 * o4 < 0 {
-                    let crossing = SnappedRingNoding.crossingPoint(s, t)
-                    add(crossing, to: s)
-                    add(crossing, to: t)
-                } else {
-                    if o1 == 0 && SnappedPolygonCheck.onSegment(s.p, s.q, t.p) { add(t.p, to: s) }
-                    if o2 == 0 && SnappedPolygonCheck.onSegment(s.p, s.q, t.q) { add(t.q, to: s) }
-                    if o3 == 0 && SnappedPolygonCheck.onSegment(t.p, t.q, s.p) { add(s.p, to: t) }
-                    if o4 == 0 && SnappedPolygonCheck.onSegment(t.p, t.q, s.q) { add(s.q, to: t) }
-                }
+                SnappedRingNoding.nodePair(s, t) { add($0, to: $1) }
             }
             let segment = { (e: Int) in Segment(p: edges[e].a, q: edges[e].b, ring: Int32(e), index: 0) }
             if let moved, moved.lazy.filter({ $0 }).count <= 512 {

@@ -24,7 +24,7 @@ enum SnappedRingNoding {
         var segments = edges.segments
         // Per ring, the points to put into its edges: the edge's index, how far along it, the point.
         var additions = [[(edge: Int32, along: Int64, point: SIMD2<Int32>)]](repeating: [], count: rings.count)
-        func add(_ point: SIMD2<Int32>, to s: SnappedPolygonCheck.Segment) {
+        func add(_ point: SIMD2<Int32>, _ s: SnappedPolygonCheck.Segment) {
             guard point != s.p, point != s.q else { return }
             let along = (Int64(point.x) - Int64(s.p.x)) * (Int64(s.q.x) - Int64(s.p.x)) + (Int64(point.y) - Int64(s.p.y)) * (Int64(s.q.y) - Int64(s.p.y))
             additions[Int(s.ring)].append((s.index, along, point))
@@ -32,19 +32,7 @@ enum SnappedRingNoding {
         let ringsApart = BoxSweep.overlappingPairs(&segments) { _, s, t in
             if SnappedPolygonCheck.apart(s, t, rings) { return true }
             guard s.ring == t.ring else { return false }
-            let o1 = SnappedPolygonCheck.orientation(s.p, s.q, t.p), o2 = SnappedPolygonCheck.orientation(s.p, s.q, t.q)
-            let o3 = SnappedPolygonCheck.orientation(t.p, t.q, s.p), o4 = SnappedPolygonCheck.orientation(t.p, t.q, s.q)
-            if o1 * o2 < 0 && o3 * o4 < 0 {
-                let crossing = crossingPoint(s, t)
-                add(crossing, to: s)
-                add(crossing, to: t)
-            } else {
-                // Touching or overlapping along a stretch: each end lying on the other edge.
-                if o1 == 0 && SnappedPolygonCheck.onSegment(s.p, s.q, t.p) { add(t.p, to: s) }
-                if o2 == 0 && SnappedPolygonCheck.onSegment(s.p, s.q, t.q) { add(t.q, to: s) }
-                if o3 == 0 && SnappedPolygonCheck.onSegment(t.p, t.q, s.p) { add(s.p, to: t) }
-                if o4 == 0 && SnappedPolygonCheck.onSegment(t.p, t.q, s.q) { add(s.q, to: t) }
-            }
+            nodePair(s, t, add: add)
             return true
         }
         guard ringsApart else { return nil }
@@ -64,6 +52,25 @@ enum SnappedRingNoding {
             }
             while out.count > 1 && out.first == out.last { out.removeLast() }
             return out
+        }
+    }
+
+    /// Nodes two edges that meet: a crossing, rounded to the grid, goes into both (as
+    /// snap-rounding does); where they touch or overlap along a stretch, each end lying on the
+    /// other edge goes into that edge. `add` takes a point and the edge it goes into.
+    static func nodePair(_ s: SnappedPolygonCheck.Segment, _ t: SnappedPolygonCheck.Segment,
+                         add: (SIMD2<Int32>, SnappedPolygonCheck.Segment) -> Void) {
+        let o1 = SnappedPolygonCheck.orientation(s.p, s.q, t.p), o2 = SnappedPolygonCheck.orientation(s.p, s.q, t.q)
+        let o3 = SnappedPolygonCheck.orientation(t.p, t.q, s.p), o4 = SnappedPolygonCheck.orientation(t.p, t.q, s.q)
+        if o1 * o2 < 0 && o3 * o4 < 0 {
+            let crossing = crossingPoint(s, t)
+            add(crossing, s)
+            add(crossing, t)
+        } else {
+            if o1 == 0 && SnappedPolygonCheck.onSegment(s.p, s.q, t.p) { add(t.p, s) }
+            if o2 == 0 && SnappedPolygonCheck.onSegment(s.p, s.q, t.q) { add(t.q, s) }
+            if o3 == 0 && SnappedPolygonCheck.onSegment(t.p, t.q, s.p) { add(s.p, t) }
+            if o4 == 0 && SnappedPolygonCheck.onSegment(t.p, t.q, s.q) { add(s.q, t) }
         }
     }
 

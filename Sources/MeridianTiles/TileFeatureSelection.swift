@@ -117,9 +117,10 @@ public struct PointThinning: Sendable, Equatable {
 }
 
 
-/// The most a tile may hold: bytes encoded (tippecanoe's default, 500 KB) and features (200,000).
+/// The most a tile may hold: bytes gzipped (tippecanoe's default, 500 KB) and features (200,000).
 public struct TileLimits: Sendable, Equatable {
-    /// The most bytes a tile may take, encoded.
+    /// The most bytes a tile may take, gzipped: as MBTiles and PMTiles store it, and as
+    /// tippecanoe counts its `--maximum-tile-bytes` (a folder's tiles, stored inflated, are larger).
     public var maximumBytes: Int
     /// The most features a tile may hold.
     public var maximumFeatures: Int
@@ -133,8 +134,19 @@ public struct TileLimits: Sendable, Equatable {
         self.maximumFeatures = maximumFeatures
     }
 
-    /// Whether a tile of `features` features encoding to `bytes` bytes is within the limits.
-    func admit(bytes: Int, features: Int) -> Bool { bytes <= maximumBytes && features <= maximumFeatures }
+    /// Whether a tile of `features` features, `encoded` as these bytes, is within the limits.
+    func admit(_ encoded: [UInt8], features: Int) -> Bool {
+        features <= maximumFeatures && !Self.gzippedSize(of: encoded, exceeds: maximumBytes)
+    }
+
+    /// Whether `encoded` takes more than `limit` bytes gzipped: how `tile` and `tile-join` both
+    /// count a tile's size. A tile well under the limit as it is is not compressed to tell:
+    /// gzip adds its header and trailer (18 bytes) and 5 bytes per stored block of at most 64 KiB.
+    /// Should zlib fail to start, the tile's own size (the larger) is counted.
+    static func gzippedSize(of encoded: [UInt8], exceeds limit: Int) -> Bool {
+        if encoded.count + encoded.count / 8192 + 64 <= limit { return false }
+        return ((try? Gzip.compress(encoded))?.count ?? encoded.count) > limit
+    }
 }
 
 /// What ranks a feature among its zoom level's when the level's tiles must lose some: known
@@ -289,7 +301,7 @@ struct TileFeatureBudget {
             // A tile that fits only empty is not written; the level's other tiles are not emptied for it.
             if count == 0 { return Fitted(bytes: [], dropped: thinned.dropped, coalesced: thinned.coalesced, threshold: nil) }
             let bytes = thinned.tile.encoded()
-            if limits.admit(bytes: bytes.count, features: count) {
+            if limits.admit(bytes, features: count) {
                 return Fitted(bytes: bytes, dropped: thinned.dropped, coalesced: thinned.coalesced, threshold: threshold)
             }
             if removed == sorted.count {

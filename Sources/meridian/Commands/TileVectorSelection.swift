@@ -5,7 +5,7 @@ import MeridianTilingRequest
 /// The options of `meridian tile` that choose which features go into each vector tile, under
 /// tippecanoe's long names where they do the same, so its users can move over.
 struct VectorTileSelection: ParsableArguments {
-    @Option(name: .customLong("maximum-tile-bytes"), help: ArgumentHelp("Vector tiles: the most bytes a tile may take (default 500000); a tile over it loses features (see --drop-smallest-as-needed).", valueName: "bytes"))
+    @Option(name: .customLong("maximum-tile-bytes"), help: ArgumentHelp("Vector tiles: the most bytes a tile may take gzipped, as tippecanoe counts them and MBTiles and PMTiles store them (default 500000); a tile over it loses features (see --drop-smallest-as-needed).", valueName: "bytes"))
     var maximumTileBytes: Int?
 
     @Option(name: .customLong("maximum-tile-features"), help: ArgumentHelp("Vector tiles: the most features a tile may hold (default 200000).", valueName: "count"))

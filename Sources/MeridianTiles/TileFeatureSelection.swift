@@ -9,10 +9,11 @@ public struct AttributeFilter: Sendable, Equatable {
     public var included: Set<String>?
     /// Properties left out.
     public var excluded: Set<String>
-    /// Whether every property is left out (the feature keeps its geometry and id).
+    /// Whether every property not in ``included`` is left out (the feature keeps its geometry and id).
     public var excludesAll: Bool
 
-    /// A filter keeping `included` (every property when nil), less `excluded`, or nothing when `excludesAll`.
+    /// A filter keeping `included` (every property when nil; nothing when nil and `excludesAll`:
+    /// with `included` given, `excludesAll` changes nothing, as in tippecanoe and `tile-join`), less `excluded`.
     /// - Parameters:
     ///   - included: The only properties to keep; nil keeps every property.
     ///   - excluded: Properties to leave out.
@@ -30,8 +31,8 @@ public struct AttributeFilter: Sendable, Equatable {
     /// - Parameter key: The property's name.
     /// - Returns: Whether it is kept.
     public func keeps(_ key: String) -> Bool {
-        if excludesAll || excluded.contains(key) { return false }
-        return included?.contains(key) ?? true
+        if excluded.contains(key) { return false }
+        return included?.contains(key) ?? !excludesAll
     }
 }
 

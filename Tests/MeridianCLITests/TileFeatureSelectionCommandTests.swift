@@ -225,10 +225,12 @@ import Testing
     }
 
     /// The attributes kept, as tippecanoe v2.72.0 keeps them (`-y name`: name; `-x pop`: kind
-    /// and name; `-X`: none), for GeoJSON and for a GDAL-read input.
+    /// and name; `-X`: none; `-X -y name`: name, as `tile-join` keeps them too), for GeoJSON and
+    /// for a GDAL-read input.
     @Test(arguments: [(["--include", "name"], ["name"]), (["-y", "name", "-y", "kind"], ["kind", "name"]),
                       (["--exclude", "pop"], ["kind", "name"]), (["-x", "pop"], ["kind", "name"]),
-                      (["--exclude-all"], []), (["-X"], []), ([], ["kind", "name", "pop"])])
+                      (["--exclude-all"], []), (["-X"], []), ([], ["kind", "name", "pop"]),
+                      (["-X", "-y", "name"], ["name"]), (["--exclude-all", "--include", "kind"], ["kind"])])
     func attributesKeptOrLeftOut(options: [String], kept: [String]) throws {
         try withTemporaryFolder { folder in
             let csv = folder.appendingPathComponent("places.csv")

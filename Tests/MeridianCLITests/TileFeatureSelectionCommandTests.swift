@@ -372,6 +372,21 @@ import Testing
         }
     }
 
+    /// A mistyped input is said to be missing (66), whatever options come with it: with an
+    /// option for vector tiles it was refused as a raster's run (64, "this run makes tiles of
+    /// rasters"), with `--tile-format mvt` as not vector data, and beside a real input as a mix.
+    @Test(arguments: [[], ["--drop-rate", "2"], ["-y", "name"], ["--tile-format", "mvt"], ["--cluster-distance", "10"]])
+    func aMissingInputIsMissingWhateverTheOptions(options: [String]) throws {
+        try withTemporaryFolder { folder in
+            let missing = folder.appendingPathComponent("pionts.geojson").path, out = folder.appendingPathComponent("out").path
+            for inputs in [[missing], [points, missing]] {
+                let result = try meridian(["tile"] + inputs + [out, "--zoom", "0-1"] + options)
+                #expect(result.status == ExitStatus.inputUnavailable && result.stderr.contains("\(missing): cannot open input"), "\(inputs) \(options): \(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: out))
+            }
+        }
+    }
+
     /// Each option either works for the run or is refused (64) saying why, nothing written.
     @Test(arguments: [
         (["--tile-format", "png", "--drop-rate", "3"], "--drop-rate applies to"), (["--tile-format", "png", "-X"], "--exclude-all applies to"),

@@ -9,10 +9,11 @@ public struct AttributeFilter: Sendable, Equatable {
     public var included: Set<String>?
     /// Properties left out.
     public var excluded: Set<String>
-    /// Whether every property is left out (the feature keeps its geometry and id).
+    /// Whether every property not in ``included`` is left out (the feature keeps its geometry and id).
     public var excludesAll: Bool
 
-    /// A filter keeping `included` (every property when nil), less `excluded`, or nothing when `excludesAll`.
+    /// A filter keeping `included` (every property when nil; nothing when nil and `excludesAll`:
+    /// with `included` given, `excludesAll` changes nothing, as in tippecanoe and `tile-join`), less `excluded`.
     /// - Parameters:
     ///   - included: The only properties to keep; nil keeps every property.
     ///   - excluded: Properties to leave out.
@@ -30,8 +31,8 @@ public struct AttributeFilter: Sendable, Equatable {
     /// - Parameter key: The property's name.
     /// - Returns: Whether it is kept.
     public func keeps(_ key: String) -> Bool {
-        if excludesAll || excluded.contains(key) { return false }
-        return included?.contains(key) ?? true
+        if excluded.contains(key) { return false }
+        return included?.contains(key) ?? !excludesAll
     }
 }
 
@@ -117,9 +118,10 @@ public struct PointThinning: Sendable, Equatable {
 }
 
 
-/// The most a tile may hold: bytes encoded (tippecanoe's default, 500 KB) and features (200,000).
+/// The most a tile may hold: bytes gzipped (tippecanoe's default, 500 KB) and features (200,000).
 public struct TileLimits: Sendable, Equatable {
-    /// The most bytes a tile may take, encoded.
+    /// The most bytes a tile may take, gzipped: as MBTiles and PMTiles store it, and as
+    /// tippecanoe counts its `--maximum-tile-bytes` (a folder's tiles, stored inflated, are larger).
     public var maximumBytes: Int
     /// The most features a tile may hold.
     public var maximumFeatures: Int
@@ -133,8 +135,19 @@ public struct TileLimits: Sendable, Equatable {
         self.maximumFeatures = maximumFeatures
     }
 
-    /// Whether a tile of `features` features encoding to `bytes` bytes is within the limits.
-    func admit(bytes: Int, features: Int) -> Bool { bytes <= maximumBytes && features <= maximumFeatures }
+    /// Whether a tile of `features` features, `encoded` as these bytes, is within the limits.
+    func admit(_ encoded: [UInt8], features: Int) -> Bool {
+        features <= maximumFeatures && !Self.gzippedSize(of: encoded, exceeds: maximumBytes)
+    }
+
+    /// Whether `encoded` takes more than `limit` bytes gzipped: how `tile` and `tile-join` both
+    /// count a tile's size. A tile well under the limit as it is is not compressed to tell:
+    /// gzip adds its header and trailer (18 bytes) and 5 bytes per stored block of at most 64 KiB.
+    /// Should zlib fail to start, the tile's own size (the larger) is counted.
+    static func gzippedSize(of encoded: [UInt8], exceeds limit: Int) -> Bool {
+        if encoded.count + encoded.count / 8192 + 64 <= limit { return false }
+        return ((try? Gzip.compress(encoded))?.count ?? encoded.count) > limit
+    }
 }
 
 /// What ranks a feature among its zoom level's when the level's tiles must lose some: known
@@ -289,7 +302,7 @@ struct TileFeatureBudget {
             // A tile that fits only empty is not written; the level's other tiles are not emptied for it.
             if count == 0 { return Fitted(bytes: [], dropped: thinned.dropped, coalesced: thinned.coalesced, threshold: nil) }
             let bytes = thinned.tile.encoded()
-            if limits.admit(bytes: bytes.count, features: count) {
+            if limits.admit(bytes, features: count) {
                 return Fitted(bytes: bytes, dropped: thinned.dropped, coalesced: thinned.coalesced, threshold: threshold)
             }
             if removed == sorted.count {

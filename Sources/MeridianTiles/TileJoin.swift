@@ -191,7 +191,7 @@ public enum TileJoin {
                 joined.layers.removeAll { $0.features.isEmpty }
                 guard !joined.layers.isEmpty else { continue }
                 let bytes = joined.encoded()
-                if let limit = options.maximumTileBytes, try overSize(bytes, limit: limit) {
+                if let limit = options.maximumTileBytes, TileLimits.gzippedSize(of: bytes, exceeds: limit) {
                     summary.tilesOverSize.append(address)
                     continue
                 }
@@ -212,15 +212,6 @@ public enum TileJoin {
             return joinedMetadata(metadata, inputs: inputs, layers: layers, written: written)
         }
         return summary
-    }
-
-    /// Whether a tile of `bytes` (uncompressed) is over `limit` bytes gzipped. Gzip adds at
-    /// most its framing to what it cannot shrink (18 bytes, and 5 per 64 KB block stored), so a
-    /// tile within the limit uncompressed with that to spare is within it gzipped: only larger
-    /// ones are compressed to be measured.
-    static func overSize(_ bytes: [UInt8], limit: Int) throws -> Bool {
-        if bytes.count + bytes.count / 8192 + 64 <= limit { return false }
-        return try Gzip.compress(bytes).count > limit
     }
 
     /// Refuses image tiles: every input must hold vector tiles.

@@ -328,7 +328,7 @@ public struct VectorTiler {
                         keys = ranked
                     }
                     built.bytes = content.encoded()
-                    if !budget.limits.admit(bytes: built.bytes.count, features: content.featureCount) {
+                    if !budget.limits.admit(built.bytes, features: content.featureCount) {
                         // From the whole tile again, past the level's threshold: keys (a gap is to
                         // the neighbour before) are the whole tile's, as in every other tile.
                         let fitted = budget.fit(whole, keys: keys ?? budget.keys(whole, rankings: rankings), from: threshold)

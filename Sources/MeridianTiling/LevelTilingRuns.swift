@@ -109,7 +109,7 @@ struct VectorTilingRun {
         if summary.tilesOverLimit > 0 {
             let limits = options.limits
             let merged = summary.featuresCoalesced > 0 ? "\(summary.featuresCoalesced) features were merged into others and " : ""
-            events.diagnostics(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles lost features so that none is over \(limits.maximumBytes) bytes or \(limits.maximumFeatures) features (each zoom level thinned alike): \(merged)\(summary.featuresDroppedForSize) features were left out of them",
+            events.diagnostics(Diagnostic(.warning, "\(summary.tilesOverLimit) tiles lost features so that none is over \(limits.maximumBytes) bytes gzipped or \(limits.maximumFeatures) features (each zoom level thinned alike): \(merged)\(summary.featuresDroppedForSize) features were left out of them",
                                           at: SourceLocation(file: output)))
         }
         if summary.idsLeftOut > 0 {

@@ -35,8 +35,14 @@ public struct TilingJob: Sendable {
     }
 
     /// What the run makes, by its inputs and its tile format.
-    /// - Throws: ``TilingJobError`` when Mapbox Vector Tiles are asked of a raster, or the inputs mix rasters and vector data.
+    /// - Throws: `MeridianError` (input unavailable) for an input that cannot be read, which is
+    ///   neither kind (a mistyped name would otherwise be taken for a raster, and a choice for
+    ///   vector tiles refused for the wrong reason); ``TilingJobError`` when Mapbox Vector Tiles
+    ///   are asked of a raster, or the inputs mix rasters and vector data.
     public func kind() throws -> TilingJobKind {
+        for path in request.inputs where access(path, R_OK) != 0 {
+            throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
         let vector = request.inputs.map(VectorInputs.isVector)
         if request.tileFormat == .mvt || (!vector.isEmpty && vector.allSatisfy { $0 }) {
             if let raster = zip(request.inputs, vector).first(where: { !$0.1 })?.0 { throw TilingJobError.notVectorData(raster) }

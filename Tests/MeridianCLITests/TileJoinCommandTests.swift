@@ -220,6 +220,30 @@ import Testing
         }
     }
 
+    /// tippecanoe's tile-join spellings, as `meridian tile` takes `-y`/`-x`/`-X`: `-c` for
+    /// `--csv`, `-x` for `--exclude`, `-y` for `--include`, `-X` for `--exclude-all` give the
+    /// tiles the long names give (tippecanoe 2.72: `tile-join -x featurecla -c extra.csv -o OUT IN`).
+    @Test func tippecanoeShortOptionsAreTheLongOnes() throws {
+        try withTemporaryFolder { folder in
+            let (countries, _) = try layers(in: folder)
+            let tiles = folder.appendingPathComponent("countries.mbtiles").path
+            #expect(try meridian(["tile", countries, tiles, "--zoom", "0-1", "-q"]).status == 0)
+            let csv = folder.appendingPathComponent("extra.csv")
+            try "ADM0_A3,rank\nMAF,1\n".write(to: csv, atomically: true, encoding: .utf8)
+            for (short, long) in [(["-c", csv.path, "-x", "featurecla"], ["--csv", csv.path, "--exclude", "featurecla"]),
+                                  (["-X", "-y", "NAME"], ["--exclude-all", "--include", "NAME"])] {
+                let a = folder.appendingPathComponent("short.pmtiles").path, b = folder.appendingPathComponent("long.pmtiles").path
+                let shortRun = try meridian(["tile-join", tiles, "-o", a, "-q"] + short)
+                #expect(shortRun.status == 0, "\(short): \(shortRun.stderr)")
+                #expect(try meridian(["tile-join", tiles, "-o", b, "-q"] + long).status == 0)
+                let decoded = try decodedByPyPI([a, b])
+                #expect(!decoded[0].isEmpty && decoded[0] == decoded[1], "\(short)")
+                try? FileManager.default.removeItem(atPath: a)
+                try? FileManager.default.removeItem(atPath: b)
+            }
+        }
+    }
+
     @Test func mistakesAndDamagedInputs() throws {
         try withTemporaryFolder { folder in
             let (countries, _) = try layers(in: folder)

@@ -48,19 +48,19 @@ extension Commands {
         @Option(name: .shortAndLong, help: ArgumentHelp("The joined tile set: a new or empty folder, an .mbtiles file or a .pmtiles archive.", valueName: "output"))
         var output: String
 
-        @Option(help: ArgumentHelp("A CSV table whose columns are joined onto the features by a key.", valueName: "file"))
+        @Option(name: [.customShort("c"), .customLong("csv")], help: ArgumentHelp("A CSV table whose columns are joined onto the features by a key.", valueName: "file"))
         var csv: String?
 
         @Option(name: .customLong("csv-key"), help: ArgumentHelp("The CSV column (and feature attribute) the table is joined by (default: the first column).", valueName: "column"))
         var csvKey: String?
 
-        @Option(name: .customLong("include"), help: ArgumentHelp("Keep only this attribute (and the others given so); repeatable.", valueName: "name"))
+        @Option(name: [.customShort("y"), .customLong("include")], help: ArgumentHelp("Keep only this attribute (and the others given so); repeatable.", valueName: "name"))
         var included: [String] = []
 
-        @Option(name: .customLong("exclude"), help: ArgumentHelp("Leave out this attribute; repeatable.", valueName: "name"))
+        @Option(name: [.customShort("x"), .customLong("exclude")], help: ArgumentHelp("Leave out this attribute; repeatable.", valueName: "name"))
         var excluded: [String] = []
 
-        @Flag(name: .customLong("exclude-all"), help: "Leave out every attribute but those given with --include.")
+        @Flag(name: [.customShort("X"), .customLong("exclude-all")], help: "Leave out every attribute but those given with --include.")
         var excludeAll = false
 
         @Flag(name: [.customLong("no-tile-size-limit"), .customLong("pk", withSingleDash: true)],

@@ -5,7 +5,7 @@ import MeridianTilingRequest
 /// The options of `meridian tile` that choose which features go into each vector tile, under
 /// tippecanoe's long names where they do the same, so its users can move over.
 struct VectorTileSelection: ParsableArguments {
-    @Option(name: .customLong("maximum-tile-bytes"), help: ArgumentHelp("Vector tiles: the most bytes a tile may take (default 500000); a tile over it loses features (see --drop-smallest-as-needed).", valueName: "bytes"))
+    @Option(name: .customLong("maximum-tile-bytes"), help: ArgumentHelp("Vector tiles: the most bytes a tile may take gzipped, as tippecanoe counts them and MBTiles and PMTiles store them (default 500000); a tile over it loses features (see --drop-smallest-as-needed).", valueName: "bytes"))
     var maximumTileBytes: Int?
 
     @Option(name: .customLong("maximum-tile-features"), help: ArgumentHelp("Vector tiles: the most features a tile may hold (default 200000).", valueName: "count"))
@@ -50,7 +50,7 @@ struct VectorTileSelection: ParsableArguments {
     @Option(name: [.customShort("x"), .customLong("exclude")], help: ArgumentHelp("Vector tiles: leave this attribute out (give it once for each).", valueName: "name"))
     var excluded: [String] = []
 
-    @Flag(name: [.customShort("X"), .customLong("exclude-all")], help: "Vector tiles: leave every attribute out (features keep their geometry and id).")
+    @Flag(name: [.customShort("X"), .customLong("exclude-all")], help: "Vector tiles: leave every attribute out but those given with --include (features keep their geometry and id).")
     var excludeAll = false
 
     /// The over-limit strategies given, with their options' names.
@@ -78,8 +78,8 @@ struct VectorTileSelection: ParsableArguments {
             throw ValidationError("--accumulate-attribute combines attributes over clusters: give --cluster-distance too")
         }
         _ = try accumulationList()
-        if !included.isEmpty && (excludeAll || !excluded.isEmpty) {
-            throw ValidationError("--include keeps only the attributes it names: give it without --exclude or --exclude-all")
+        if !included.isEmpty && !excluded.isEmpty {
+            throw ValidationError("--include keeps only the attributes it names, so --exclude has nothing to do: give one or the other")
         }
     }
 

@@ -215,30 +215,11 @@ public struct RasterSource: Sendable {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)
         }
         guard file.bandCount > 0 else { throw MeridianError(.badInput, "the raster has no bands", at: SourceLocation(file: path)) }
-        try checkFilesStayInFolder(file, openPath: openPath, path: path)
+        // A PDS or ISIS label names its data file by any path (`^IMAGE = "../x"`): a label and a
+        // `.points` file beside it made tiles of whatever file they named.
+        try DatasetFiles.checkStayInFolder(file, openPath: openPath, name: path,
+                                           hint: "keep a raster's files in its folder (a label's data file beside it)")
         return file
-    }
-
-    /// Refuses a raster whose reading would take a file outside its folder (after links are
-    /// resolved): a PDS or ISIS label names its data file by any path (`^IMAGE = "../x"`), so a
-    /// label and a `.points` file beside it made tiles of whatever file they named.
-    static func checkFilesStayInFolder(_ file: GDALDataset, openPath: String, path: String) throws {
-        guard !openPath.hasPrefix("/vsi") else { return }  // inside a KMZ: GDAL reads the archive alone
-        func resolved(_ path: String) -> String? {
-            guard let real = realpath(path, nil) else { return nil }
-            defer { free(real) }
-            return String(cString: real)
-        }
-        guard let input = resolved(openPath) else { return }
-        let folder = (input as NSString).deletingLastPathComponent
-        for name in file.files {
-            // A file GDAL lists but that is not there (a sidecar it looked for) is read from nowhere.
-            guard let real = resolved(name) else { continue }
-            guard real.hasPrefix(folder == "/" ? "/" : folder + "/") else {
-                throw MeridianError(.badInput, "GDAL would read \"\(name)\" for this raster, outside its folder",
-                                    at: SourceLocation(file: path), hint: "keep a raster's files in its folder (a label's data file beside it)")
-            }
-        }
     }
 
     /// gdal_translate arguments by which control points typed by the user replace the file's

@@ -74,13 +74,8 @@ public enum DatasetFiles {
         }
         guard let root = text.withCString({ CPLParseXMLString($0) }) else { return }  // GDAL cannot read it either
         defer { CPLDestroyXMLNode(root) }
-        var locations: [String] = []
-        // The document's top nodes: an `<?xml?>` declaration, comments, then the schema.
-        var top: UnsafeMutablePointer<CPLXMLNode>? = root
-        while let node = top {
-            if node.pointee.eType == CXT_Element { collectSchemaLocations(node, into: &locations) }
-            top = node.pointee.psNext
-        }
+        // From the document's top nodes on: an `<?xml?>` declaration, comments, then the schema.
+        let locations = schemaLocations(from: root)
         let schemaFolder = folderOf(path)
         for location in locations {
             let lower = location.lowercased()
@@ -109,27 +104,28 @@ public enum DatasetFiles {
         }
     }
 
-    /// The `schemaLocation` of every `include`, `import` or `redefine` element (any prefix)
-    /// under `node`, in document order.
-    private static func collectSchemaLocations(_ node: UnsafeMutablePointer<CPLXMLNode>, into locations: inout [String]) {
-        var child = node.pointee.psChild
-        if node.pointee.eType == CXT_Element, let value = node.pointee.pszValue {
-            let element = String(cString: value).split(separator: ":").last.map(String.init) ?? ""
-            if ["include", "import", "redefine", "override"].contains(element.lowercased()) {
-                var attribute = child
-                while let current = attribute {
-                    if current.pointee.eType == CXT_Attribute, let key = current.pointee.pszValue,
-                       String(cString: key).lowercased() == "schemalocation", let text = current.pointee.psChild?.pointee.pszValue {
-                        locations.append(String(String(cString: text).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first ?? ""))
-                    }
-                    attribute = current.pointee.psNext
+    /// The `schemaLocation` of every `include`, `import`, `redefine` or `override` element
+    /// (any prefix) from `root` and its siblings down, in document order, with a stack of its
+    /// own (a crafted schema nests deeply).
+    private static func schemaLocations(from root: UnsafeMutablePointer<CPLXMLNode>) -> [String] {
+        var locations: [String] = []
+        var stack: [UnsafeMutablePointer<CPLXMLNode>] = [root]
+        while let node = stack.popLast() {
+            if let next = node.pointee.psNext { stack.append(next) }
+            guard node.pointee.eType == CXT_Element, let value = node.pointee.pszValue else { continue }
+            if let child = node.pointee.psChild { stack.append(child) }
+            let element = String(cString: value).split(separator: ":").last.map { $0.lowercased() } ?? ""
+            guard ["include", "import", "redefine", "override"].contains(element) else { continue }
+            var attribute = node.pointee.psChild
+            while let current = attribute {
+                if current.pointee.eType == CXT_Attribute, let key = current.pointee.pszValue,
+                   String(cString: key).lowercased() == "schemalocation", let text = current.pointee.psChild?.pointee.pszValue {
+                    locations.append(String(String(cString: text).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first ?? ""))
                 }
+                attribute = current.pointee.psNext
             }
         }
-        while let current = child {
-            if current.pointee.eType == CXT_Element { collectSchemaLocations(current, into: &locations) }
-            child = current.pointee.psNext
-        }
+        return locations
     }
 
     /// The folder part of `path` ("/" for a file at the root, "." for a bare name).

@@ -29,11 +29,27 @@ public final class GDALDataset {
     public convenience init?(opening path: String, for content: Content, drivers: [String] = [], explainingFailure: Bool = false) {
         GDAL.setUp()
         let flags = content.openFlag | GDAL_OF_READONLY | (explainingFailure ? GDAL_OF_VERBOSE_ERROR : 0)
+        let openOptions = Self.openOptions(for: path, flags: flags, drivers: drivers)
         let handle = GDAL.withStringList(drivers) { list in
-            GDALOpenEx(path, UInt32(flags), list.map { UnsafePointer(OpaquePointer($0)) }, nil, nil)
+            GDAL.withStringList(openOptions) { options in
+                GDALOpenEx(path, UInt32(flags), list.map { UnsafePointer(OpaquePointer($0)) }, options.map { UnsafePointer(OpaquePointer($0)) }, nil)
+            }
         }
         guard let handle else { return nil }
         self.init(handle)
+    }
+
+    /// The open options reading `path` takes: for GML, `WRITE_GFS=NO`. GDAL's GML driver
+    /// otherwise writes a `.gfs` schema beside what it reads, into the input's folder, and
+    /// replaces one there that is older than the GML file: a file Meridian did not make.
+    /// (Given only to the driver that reads the file: others warn about options they lack.)
+    static func openOptions(for path: String, flags: Int32, drivers: [String]) -> [String] {
+        guard flags & GDAL_OF_VECTOR != 0 else { return [] }
+        let driver = GDAL.withStringList(drivers) { list in
+            GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), list.map { UnsafePointer(OpaquePointer($0)) }, nil)
+        }
+        guard let driver, String(cString: GDALGetDriverShortName(driver)) == "GML" else { return [] }
+        return ["WRITE_GFS=NO"]
     }
 
     /// A new in-memory raster (GDAL's MEM driver) of 8-bit bands.

@@ -27,7 +27,10 @@ public final class OGRReader: FeatureReader {
         let name = displayName ?? path
         self.name = name
         messages = GDALMessages(file: name, diagnostics: diagnostics)
+        // Nothing outside the input's folder is read: what opening reads, checked before (a VRT's
+        // sources, a GML file's schemas), and then every file GDAL lists for the dataset.
         try VRTSources.check(path, name: name)
+        try DatasetFiles.checkSchemaIncludes(ofGML: path, name: name)
         SQLiteConnectionRules.apply(toFileAt: path)
         guard let dataset = messages.capturing({ GDALDataset(opening: path, for: .vector, drivers: driver.map { [$0] } ?? []) }) else {
             // A file that is there and readable holds data GDAL does not understand.
@@ -37,6 +40,8 @@ public final class OGRReader: FeatureReader {
                                 GDAL.lastError ?? "GDAL cannot open it as vector data", at: SourceLocation(file: name))
         }
         self.dataset = dataset
+        try DatasetFiles.checkStayInFolder(dataset, openPath: path, name: name,
+                                           hint: "keep a dataset's files in its folder (a shapefile's companions, a GML file's schema beside it)")
         let all = (0..<GDALDatasetGetLayerCount(dataset.handle)).compactMap { GDALDatasetGetLayer(dataset.handle, $0) }
         layers = all.filter { handle in layer.map { String(cString: OGR_L_GetName(handle)) == $0 } ?? true }
         guard !layers.isEmpty else {

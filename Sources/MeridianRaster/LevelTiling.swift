@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import MeridianTiles
@@ -54,6 +55,24 @@ public struct LevelTilingRun: Sendable {
     /// the whole level (a level-by-level run has no smaller unit of work).
     public static func levelMark(_ zoom: Int) -> MapTile { MapTile(zoom: zoom, x: 0, y: 0) }
 
+    /// The levels `sink` records completed, each checked to be one of the run's levels with no
+    /// more tiles than the level has (a state file is text anyone may change: counts of
+    /// 2^63 - 1 made the sum of kept tiles overflow, and a count beyond the level's was summed up as kept).
+    /// - Throws: `MeridianError` (bad input) naming the state's file (and line) when not.
+    func checkedCompletedLevels(of sink: TileSink) throws -> [MapTile: Int] {
+        let completed = sink.completedBlocks
+        for (block, tiles) in completed {
+            let level = zooms.contains(block.zoom) && block == Self.levelMark(block.zoom)
+            let most = level ? 1 << (2 * block.zoom) : 0
+            let why = !level ? "which is not one of this run's levels" : !(0...most).contains(tiles) ? "which holds 0 to \(most)" : nil
+            if let why {
+                throw MeridianError(.badInput, "the run's state is damaged: it records \(tiles) tiles stored in level mark \(block.zoom)/\(block.x)/\(block.y), \(why)",
+                                    at: sink.location(ofCompleted: block), hint: "remove the output and tile again")
+            }
+        }
+        return completed
+    }
+
     /// The shard (from 0 to `count` - 1) that stores `tile` in a run split into `count`:
     /// `TileShardOwnership`'s, decided by its ancestor at zoom 8 and spread by a hash.
     public static func owner(of tile: MapTile, count: Int) -> Int {
@@ -65,7 +84,7 @@ public struct LevelTilingRun: Sendable {
     /// - Returns: The tiles stored now, and the tiles the completed levels held before.
     /// - Throws: What `produce` and the sink throw.
     public func build(into sink: TileSink, shard: TileShard? = nil, produce: Producer) throws -> LevelTilingSummary {
-        let completed = sink.completedBlocks
+        let completed = try checkedCompletedLevels(of: sink)
         var summary = LevelTilingSummary(zooms: zooms)
         for zoom in zooms {
             if let kept = completed[Self.levelMark(zoom)] {

@@ -112,14 +112,7 @@ public struct RasterSource: Sendable {
                                 hint: method == .tps ? "the polynomial method takes up to \(ControlPointMethod.polynomial.maximumPoints)" : nil)
         }
         driver = file.driverName
-        // A chart's rows each take at least 3 bytes (a row number, a run, the row's end): a
-        // header claiming more rows than its file can hold (RA=2000000,2000000 over 1.4 MB)
-        // would be planned as millions of tiles, each read failing or blank.
-        if driver == "BSB", let bytes = try? FileManager.default.attributesOfItem(atPath: openPath)[.size] as? Int,
-           file.height > bytes / Self.leastBytesPerChartRow {
-            throw MeridianError(.badInput, "the chart's header gives it \(file.height) rows, more than its \(bytes) bytes can hold (each row takes at least \(Self.leastBytesPerChartRow))",
-                                at: SourceLocation(file: path))
-        }
+        if driver == "BSB" { try Self.checkChartRows(openPath, width: file.width, height: file.height, path: path) }
         chartScale = Self.chartScale(of: file)
         sourceWidth = file.width
         sourceHeight = file.height
@@ -163,8 +156,35 @@ public struct RasterSource: Sendable {
                     ? try overlay.controlPoints(imageAt: overlay.imagePath, named: shownName(opening: overlay.imagePath, for: path)) : controlPoints)
     }
 
-    /// The fewest bytes a BSB chart's row takes: its row number, one run and the row's end.
-    static let leastBytesPerChartRow = 3
+    /// Refuses a BSB chart whose rows do not hold the width and height its header claims
+    /// (``BSBChartRows``), before GDAL decodes a row of it.
+    static func checkChartRows(_ openPath: String, width: Int, height: Int, path: String) throws {
+        guard let bytes = chartBytes(openPath) else {
+            throw MeridianError(.inputUnavailable, "cannot read the chart", at: SourceLocation(file: path))
+        }
+        guard let problem = BSBChartRows.check(bytes, width: width, height: height) else { return }
+        let message = switch problem {
+        case .sideTooLarge(let width, let height):
+            "the chart's header gives it \(width) by \(height) pixels; a chart may have at most \(BSBChartRows.maximumSide) a side"
+        case .noImageData: "the chart has no image data after its header"
+        case .rowsEnd(let row): "the chart's header gives it \(height) rows, but its bytes end in row \(row)"
+        case .shortRow(let row, let pixels, let width):
+            "the chart's header gives it \(width) pixels a row, but row \(row) holds \(pixels)"
+        }
+        throw MeridianError(.badInput, message, at: SourceLocation(file: path))
+    }
+
+    /// The bytes of the chart GDAL opens at `openPath`: mapped for a file, read through GDAL
+    /// inside a KMZ (`/vsizip/`); nil when they cannot be read.
+    static func chartBytes(_ openPath: String) -> Data? {
+        guard openPath.hasPrefix("/vsi") else { return try? Data(contentsOf: URL(fileURLWithPath: openPath), options: .alwaysMapped) }
+        guard let file = VSIFOpenL(openPath, "rb") else { return nil }
+        defer { VSIFCloseL(file) }
+        guard VSIFSeekL(file, 0, SEEK_END) == 0, let size = Int(exactly: VSIFTellL(file)), VSIFSeekL(file, 0, SEEK_SET) == 0 else { return nil }
+        var bytes = Data(count: size)
+        let read = bytes.withUnsafeMutableBytes { VSIFReadL($0.baseAddress, 1, size, file) }
+        return read == size ? bytes : nil
+    }
 
     /// A BSB chart's scale denominator from its `BSB_KNP` metadata item (`SC=10000,GD=…`), or nil.
     static func chartScale(of file: GDALDataset) -> Int? {
@@ -195,30 +215,11 @@ public struct RasterSource: Sendable {
             throw MeridianError.gdal(.badInput, "GDAL cannot read this file as a raster", path: openPath)
         }
         guard file.bandCount > 0 else { throw MeridianError(.badInput, "the raster has no bands", at: SourceLocation(file: path)) }
-        try checkFilesStayInFolder(file, openPath: openPath, path: path)
+        // A PDS or ISIS label names its data file by any path (`^IMAGE = "../x"`): a label and a
+        // `.points` file beside it made tiles of whatever file they named.
+        try DatasetFiles.checkStayInFolder(file, openPath: openPath, name: path,
+                                           hint: "keep a raster's files in its folder (a label's data file beside it)")
         return file
-    }
-
-    /// Refuses a raster whose reading would take a file outside its folder (after links are
-    /// resolved): a PDS or ISIS label names its data file by any path (`^IMAGE = "../x"`), so a
-    /// label and a `.points` file beside it made tiles of whatever file they named.
-    static func checkFilesStayInFolder(_ file: GDALDataset, openPath: String, path: String) throws {
-        guard !openPath.hasPrefix("/vsi") else { return }  // inside a KMZ: GDAL reads the archive alone
-        func resolved(_ path: String) -> String? {
-            guard let real = realpath(path, nil) else { return nil }
-            defer { free(real) }
-            return String(cString: real)
-        }
-        guard let input = resolved(openPath) else { return }
-        let folder = (input as NSString).deletingLastPathComponent
-        for name in file.files {
-            // A file GDAL lists but that is not there (a sidecar it looked for) is read from nowhere.
-            guard let real = resolved(name) else { continue }
-            guard real.hasPrefix(folder == "/" ? "/" : folder + "/") else {
-                throw MeridianError(.badInput, "GDAL would read \"\(name)\" for this raster, outside its folder",
-                                    at: SourceLocation(file: path), hint: "keep a raster's files in its folder (a label's data file beside it)")
-            }
-        }
     }
 
     /// gdal_translate arguments by which control points typed by the user replace the file's

@@ -96,9 +96,9 @@ public final class MBTilesWriter {
                 CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
                 CREATE TABLE meridian_blocks (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tiles INTEGER);
                 CREATE TABLE meridian_run (name TEXT, value TEXT);
-                \(run.map { "INSERT INTO meridian_run VALUES (\(sqlQuoted($0.name)), \(sqlQuoted($0.value)));" }.joined(separator: "\n"))
-                COMMIT;
                 """)
+            for field in run { try execute("INSERT INTO meridian_run VALUES (?, ?)", binding: [.text(field.name), .text(field.value)]) }
+            try execute("COMMIT")
         }
         // The file changes only when a block commits, never in between (SQLite would otherwise
         // write pages of a block under way once its cache fills): an interrupted run's file then
@@ -122,6 +122,11 @@ public final class MBTilesWriter {
 
     private func execute(_ sql: String) throws {
         try storing("cannot write the MBTiles file") { try database.execute(sql) }
+    }
+
+    /// Runs one statement with its values bound (never spelled into the SQL).
+    private func execute(_ sql: String, binding values: [SQLiteValue]) throws {
+        try storing("cannot write the MBTiles file") { try database.execute(sql, binding: values) }
     }
 
     private func begin() throws {
@@ -207,7 +212,8 @@ public final class MBTilesWriter {
     /// Marks `block` complete with the `tiles` it stored, and commits the block's transaction.
     public func markCompleted(block: MapTile, tiles: Int) throws {
         try begin()
-        try execute("INSERT INTO meridian_blocks VALUES (\(block.zoom), \(block.x), \(block.y), \(tiles)); COMMIT")
+        try execute("INSERT INTO meridian_blocks VALUES (?, ?, ?, ?)", binding: [.integer(block.zoom), .integer(block.x), .integer(block.y), .integer(tiles)])
+        try execute("COMMIT")
         inTransaction = false
     }
 
@@ -221,7 +227,7 @@ public final class MBTilesWriter {
     public func copyTiles(from other: String, run: [RunField], format: String, belongs: (MapTile) -> Bool) throws {
         try Self.checkPartFile(other)
         try commit()
-        try storing("cannot read a shard's tiles") { try database.execute("ATTACH DATABASE \(sqlQuoted(other)) AS shard") }
+        try storing("cannot read a shard's tiles") { try database.execute("ATTACH DATABASE ? AS shard", binding: [.text(other)]) }
         defer { try? database.execute("DETACH DATABASE shard") }
         try storing("cannot read a shard's tiles") { try Self.checkPart(database, schema: "shard.", path: other, run: run, format: format, belongs: belongs) }
         try begin()
@@ -319,7 +325,7 @@ public final class MBTilesWriter {
     public func finish(metadata m: MBTilesMetadata, keepingRun: Bool = false) throws {
         try begin()
         for (name, value) in m.rows {
-            try execute("INSERT OR REPLACE INTO metadata VALUES (\(sqlQuoted(name)), \(sqlQuoted(value)))")
+            try execute("INSERT OR REPLACE INTO metadata VALUES (?, ?)", binding: [.text(name), .text(value)])
         }
         try execute("DROP TABLE meridian_blocks; \(keepingRun ? "" : "DROP TABLE meridian_run; ")COMMIT")
         inTransaction = false
@@ -385,6 +391,3 @@ public struct MBTilesMetadata: Sendable {
         ] + (json.map { [("json", $0)] } ?? [])
     }
 }
-
-/// A string as an SQL literal.
-func sqlQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "''") + "'" }

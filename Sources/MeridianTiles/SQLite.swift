@@ -107,6 +107,20 @@ final class SQLiteDatabase {
         guard status == SQLITE_OK else { throw SQLiteError(code: status, in: connection) }
     }
 
+    /// Runs one statement that returns no rows, its `?` parameters bound to `values` in order:
+    /// a value is never part of the SQL's text, so quotes or NULs in a name cannot end it.
+    func execute(_ sql: String, binding values: [SQLiteValue]) throws(SQLiteError) {
+        let statement = try prepare(sql)
+        for (index, value) in values.enumerated() {
+            let parameter = Int32(index + 1)
+            switch value {
+            case .integer(let number): try statement.bind(number, at: parameter)
+            case .text(let text): try statement.bind(text: text, at: parameter)
+            }
+        }
+        while try statement.step() {}
+    }
+
     func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
@@ -131,6 +145,12 @@ final class SQLiteDatabase {
     fileprivate func lastError(_ status: Int32) -> SQLiteError { SQLiteError(code: status, in: connection) }
 }
 
+/// A value bound to a statement's parameter.
+enum SQLiteValue {
+    case integer(Int)
+    case text(String)
+}
+
 /// A prepared statement: bind, step through the rows, read their columns, reset to run it
 /// again; finalized when it goes away. Columns and parameters count as SQLite's do (columns from
 /// 0, parameters from 1).
@@ -151,6 +171,19 @@ final class SQLiteStatement {
 
     func bind(_ value: Int, at parameter: Int32) throws(SQLiteError) {
         try check(sqlite3_bind_int64(handle, parameter, sqlite3_int64(value)))
+    }
+
+    /// Binds a copy of `text`'s UTF-8 bytes, all of them (a NUL too), as text.
+    func bind(text: String, at parameter: Int32) throws(SQLiteError) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        let bytes = Array(text.utf8)
+        guard bytes.count <= Int(Int32.max) else { throw SQLiteError(code: SQLITE_TOOBIG, in: nil) }
+        try check(bytes.withUnsafeBytes { raw in
+            // An empty text still needs a pointer, not NULL (which binds NULL).
+            let start = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
+            return start.map { sqlite3_bind_text(handle, parameter, $0, Int32(raw.count), transient) }
+                ?? sqlite3_bind_text(handle, parameter, "", 0, transient)
+        })
     }
 
     /// Binds a copy of `bytes` (SQLITE_TRANSIENT), so the array may change afterwards.
@@ -174,9 +207,10 @@ final class SQLiteStatement {
 
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
-    /// A text column (an empty string for NULL).
+    /// A text column, every byte SQLite holds (a NUL too); an empty string for NULL.
     func text(_ column: Int32) -> String {
-        sqlite3_column_text(handle, column).map { String(cString: $0) } ?? ""
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     /// A blob column's bytes (empty for NULL or a zero-length blob).

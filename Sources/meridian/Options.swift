@@ -46,7 +46,7 @@ struct ReplaceOption: ParsableArguments {
     /// never replaced (it may hold anyone's files), or with --resume, which continues what is there.
     func check(tileOutput output: String, resuming: Bool = false) throws {
         // '-' is standard output everywhere else: a folder of that name would surprise.
-        if output == "-" {
+        if DescriptorPaths.isStandardOutput(output) {
             throw ValidationError("a tile pyramid is written to a folder, an .mbtiles file or a .pmtiles archive, never standard output: give its path (./- for a folder named '-')")
         }
         guard force else { return }
@@ -59,7 +59,7 @@ struct ReplaceOption: ParsableArguments {
     /// Throws a usage error when --force is given for an output that is not a file at a path
     /// (`output` nil or `-`: standard output, which is never replaced).
     func check(output: String?, option: String = "-o") throws {
-        if force && (output == nil || output == "-") {
+        if force && DescriptorPaths.isStandardOutput(output) {
             throw ValidationError("--force replaces an existing output file, and standard output is none: give \(option) PATH, or leave --force out")
         }
     }
@@ -96,7 +96,7 @@ struct OutputFileOptions: ParsableArguments {
     private var formatSettings: [(flags: [String], settings: any FormatWriteOptions)] {
         var mapKitSettings = mapKit.options
         // Each generated file gets its own type, so several compile into one app.
-        mapKitSettings.typeName = mapKit.swiftType ?? output.flatMap { $0 == "-" ? nil : MapKitSourceWriter.typeName(forFile: $0) }
+        mapKitSettings.typeName = mapKit.swiftType ?? output.flatMap { DescriptorPaths.hasNoFileName($0) ? nil : MapKitSourceWriter.typeName(forFile: $0) }
         return [
             (pretty ? ["--pretty"] : [], GeoJSONWriteOptions(pretty: pretty)),
             (gpxRoutes ? ["--gpx-routes"] : [], GPXWriteOptions(routes: gpxRoutes)),
@@ -130,7 +130,7 @@ struct OutputFileOptions: ParsableArguments {
 
     /// Opens the output; the format follows `format`, else the extension, else GeoJSON.
     func open(format name: String? = nil, protecting input: String? = nil, reporter: Reporter) throws -> FeatureOutput {
-        let path = output == "-" ? nil : output
+        let path = DescriptorPaths.hasNoFileName(output) ? nil : output
         let format = try FormatRegistry.commandLine.outputFormat(path: path, explicit: name, fallback: .geoJSON)
         return try FeatureOutput(path: output, chosen: format, options: writeOptions(for: format, reporter: reporter), protectedInput: input)
     }
@@ -142,7 +142,7 @@ struct OutputFileOptions: ParsableArguments {
     /// print the error twice. (An output whose extension tells no format fails when it is opened,
     /// where a subcommand words that its own way.)
     func coordinateRule(format: String?) throws -> CoordinateRule {
-        let path = output == "-" ? nil : output
+        let path = DescriptorPaths.hasNoFileName(output) ? nil : output
         let chosen: FeatureFormat?
         if format != nil {
             chosen = try FormatRegistry.commandLine.outputFormat(path: path, explicit: format, fallback: .geoJSON)

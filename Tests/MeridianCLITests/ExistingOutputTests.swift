@@ -143,6 +143,36 @@ import Testing
         }
     }
 
+    /// `/dev/stdout`, `/dev/fd/1` (and `/dev/stderr`, `/dev/fd/N`) name this run's own
+    /// descriptors: the user asks for standard output, as with `-`, and gets it, whatever the
+    /// subcommand, never "a symbolic link". An output that must be a file at a path (a tile
+    /// pyramid, a GeoPackage) or `--force` is refused as with `-` (64), and a descriptor not
+    /// open for writing (standard input) too.
+    @Test func descriptorPathsAreStandardOutput() throws {
+        let direct = try meridian(["convert", Self.countries])
+        for path in ["/dev/stdout", "/dev/fd/1", "//dev//stdout", "/proc/self/fd/1"] {
+            let written = try meridian(["convert", Self.countries, "-o", path])
+            #expect(written.status == 0 && written.stdout == direct.stdout, "\(path): \(written.stderr)")
+        }
+        let toError = try meridian(["convert", Self.countries, "-o", "/dev/stderr"])
+        #expect(toError.status == 0 && toError.stderr == direct.stdout && toError.stdout.isEmpty, "/dev/stderr")
+        let simplified = try meridian(["simplify", Self.countries, "--zoom-level", "3"])
+        let simplifiedToPath = try meridian(["simplify", Self.countries, "--zoom-level", "3", "-o", "/dev/stdout"])
+        #expect(simplifiedToPath.status == 0 && simplifiedToPath.stdout == simplified.stdout, "\(simplifiedToPath.stderr)")
+        let made = try meridian(["coverage", "make", "--bbox", "-122.6,37.2,-121.6,38.1"])
+        let madeToPath = try meridian(["coverage", "make", "--bbox", "-122.6,37.2,-121.6,38.1", "-o", "/dev/fd/1"])
+        #expect(madeToPath.status == 0 && madeToPath.stdout == made.stdout && !made.stdout.isEmpty, "\(madeToPath.stderr)")
+        for arguments in [["convert", Self.countries, "-o", "/dev/stdout", "--to", "gpkg", "-q"],
+                          ["convert", Self.countries, "-o", "/dev/stderr", "--to", "gpkg", "-q"],
+                          ["convert", Self.countries, "-o", "/dev/stdout", "--force"],
+                          ["convert", Self.countries, "-o", "/dev/stdin"],
+                          ["tile", Self.countries, "/dev/stdout", "--max-zoom", "1"],
+                          ["tile", Self.countries, "/dev/stderr", "--max-zoom", "1"]] {
+            let refused = try meridian(arguments)
+            #expect(refused.status == 64 && !refused.stderr.contains("symbolic link"), "\(arguments): \(refused.status) \(refused.stderr)")
+        }
+    }
+
     /// A named pipe and /dev/null are written to as streams: no --force, nothing staged beside
     /// them, the pipe still a pipe and its reader given the whole output.
     @Test func aPipeOrADeviceIsWrittenToNotReplaced() throws {

@@ -217,6 +217,73 @@ import Testing
         }
     }
 
+    /// Vector data read through GDAL reads nothing outside its folder either, as rasters do
+    /// (one check): a GML file's schema beside it that includes a schema elsewhere (an absolute
+    /// path, `..`, a link), here a named pipe that would hold GDAL for ever if it were opened,
+    /// is refused before GDAL opens anything (65, naming the schema); a schema it imports from
+    /// a URL is never fetched; a shapefile whose `.dbf` is a link to a file elsewhere is refused
+    /// from GDAL's own list of the dataset's files. The same GML with its schemas beside it
+    /// converts, and GDAL writes no `.gfs` beside it (it replaced an older one there).
+    @Test func vectorDataReadsNothingOutsideItsFolder() throws {
+        try withTemporaryFolder { folder in
+            let listener = try LoopbackListener()
+            defer { listener.stop() }
+            let inner = folder.appendingPathComponent("inner"), elsewhere = folder.appendingPathComponent("elsewhere")
+            for made in [inner, elsewhere] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+            let pipe = elsewhere.appendingPathComponent("types.xsd").path
+            #expect(mkfifo(pipe, 0o600) == 0)
+            let gml = inner.appendingPathComponent("places.gml").path, schema = inner.appendingPathComponent("places.xsd").path
+            try Data("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <m:FeatureCollection xmlns:m="http://example.com/m" xmlns:gml="http://www.opengis.net/gml">
+                <gml:featureMember><m:place gml:id="p1"><m:name>Lanai</m:name><m:geometryProperty><gml:Point srsName="EPSG:4326"><gml:pos>20.8 -156.9</gml:pos></gml:Point></m:geometryProperty></m:place></gml:featureMember>
+                </m:FeatureCollection>
+                """.utf8).write(to: URL(fileURLWithPath: gml))
+            func writeSchema(including location: String) throws {
+                try Data("""
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:m="http://example.com/m" targetNamespace="http://example.com/m">
+                    <xs:include schemaLocation="\(location)"/>
+                    </xs:schema>
+                    """.utf8).write(to: URL(fileURLWithPath: schema))
+            }
+            try FileManager.default.createSymbolicLink(atPath: inner.appendingPathComponent("linked.xsd").path, withDestinationPath: pipe)
+            for location in [pipe, "../elsewhere/types.xsd", "linked.xsd"] {
+                try writeSchema(including: location)
+                let refused = try meridian(["convert", gml, "-o", folder.appendingPathComponent("out.geojson").path])
+                #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(schema):3:"), "\(location): \(refused.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.geojson").path))
+                // Nobody has the pipe open for reading: GDAL never opened it.
+                let writer = open(pipe, O_WRONLY | O_NONBLOCK)
+                #expect(writer < 0 && errno == ENXIO, "\(location): the pipe was opened")
+                if writer >= 0 { close(writer) }
+            }
+            try writeSchema(including: "http://127.0.0.1:\(listener.port)/types.xsd")
+            let fetched = try meridian(["convert", gml])
+            #expect(fetched.status == 0 && fetched.stdout.contains("Lanai"), "\(fetched.stderr)")
+            usleep(100_000)
+            #expect(listener.connections == 0)
+            // GDAL's GML driver writes no `.gfs` schema into the input's folder.
+            #expect(!FileManager.default.fileExists(atPath: inner.appendingPathComponent("places.gfs").path))
+
+            // A shapefile whose table is a link to one elsewhere.
+            let made = try meridian(["convert", gml, "-o", elsewhere.appendingPathComponent("roads.shp").path, "-q"])
+            try #require(made.status == 0, "\(made.stderr)")
+            for ext in ["shp", "shx", "prj"] {
+                try FileManager.default.copyItem(atPath: elsewhere.appendingPathComponent("roads.\(ext)").path, toPath: inner.appendingPathComponent("roads.\(ext)").path)
+            }
+            try FileManager.default.createSymbolicLink(atPath: inner.appendingPathComponent("roads.dbf").path,
+                                                       withDestinationPath: elsewhere.appendingPathComponent("roads.dbf").path)
+            let shapefile = inner.appendingPathComponent("roads.shp").path
+            let linked = try meridian(["convert", shapefile])
+            #expect(linked.status == ExitStatus.badInput && linked.stderr.hasPrefix("meridian: error: \(shapefile): "), "\(linked.stderr)")
+            try FileManager.default.removeItem(atPath: inner.appendingPathComponent("roads.dbf").path)
+            try FileManager.default.copyItem(atPath: elsewhere.appendingPathComponent("roads.dbf").path, toPath: inner.appendingPathComponent("roads.dbf").path)
+            let beside = try meridian(["convert", shapefile])
+            #expect(beside.status == 0 && beside.stdout.contains("Lanai"), "\(beside.stderr)")
+        }
+    }
+
     /// A list of inputs names files: a GDAL virtual file system path in it (however escaped) is
     /// refused with the list's line (65), and nothing is requested.
     @Test func listOfInputsNamesOnlyFiles() throws {

@@ -95,14 +95,17 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
         #expect(kept.cutline == nil)
     }
 
-    /// A chart whose header claims more rows than its bytes can hold (each row takes at least
-    /// three) is bad data naming the chart, before any tile is planned; the real chart opens.
-    @Test func aChartClaimingMoreRowsThanItsBytesHoldIsRefused() throws {
+    /// A chart whose header claims more rows than its bytes hold, or rows wider than its rows'
+    /// runs give (GDAL fills a too-wide row from the bytes after it: 2 GB and six minutes for
+    /// ten rows of `RA=2000000000,2624`), is bad data naming the chart, before GDAL decodes a
+    /// row; the real chart opens.
+    @Test func aChartClaimingMoreRowsOrColumnsThanItsBytesHoldIsRefused() throws {
         try withTemporaryFolderPath { folder in
             let chart = try Data(contentsOf: URL(fileURLWithPath: raster("19351_2.KAP")))
             let header = Data("RA=2521,2624".utf8)
             let range = try #require(chart.range(of: header))
-            for (claim, refused) in [("RA=2521,2624", false), ("RA=25,999999", true), ("RA=252,99999", true)] {
+            for (claim, refused) in [("RA=2521,2624", false), ("RA=25,999999", true), ("RA=252,99999", true), ("RA=2000000000,2624", true),
+                                     ("RA=2522,2624", true), ("RA=2521,2626", true), ("RA=2520,2624", false)] {
                 var crafted = chart
                 crafted.replaceSubrange(range, with: Data(claim.utf8))
                 let path = folder + "/crafted.KAP"
@@ -115,6 +118,31 @@ func tile(_ input: String, _ output: String, zooms: ClosedRange<Int>? = nil, for
                 }
             }
         }
+    }
+
+    /// Every row of the chart's bytes is decoded for its run lengths: rows in order and where the
+    /// index table puts them must each give the width, and a run standing for any number of
+    /// pixels does not let a side pass the most a chart may have.
+    @Test func aChartsRowsAreCheckedAgainstItsHeader() throws {
+        let chart = try Data(contentsOf: URL(fileURLWithPath: raster("19351_2.KAP")))
+        #expect(BSBChartRows.check(chart, width: 2521, height: 2624) == nil)
+        #expect(BSBChartRows.check(chart, width: 2522, height: 2624) == .shortRow(row: 1, pixels: 2521, width: 2522))
+        #expect(BSBChartRows.check(chart, width: BSBChartRows.maximumSide + 1, height: 2) == .sideTooLarge(width: BSBChartRows.maximumSide + 1, height: 2))
+        // Header, 0x1A 0x00, 4 bits a pixel; row 1: one run of colour 1 standing for 1 + 2^21 - 1
+        // pixels in 4 bytes; row 2 a run of 3 pixels.
+        let header = Data("BSB/RA=5,2\r\n".utf8) + Data([0x1A, 0x00, 4])
+        let rows = Data([0x01, 0x10 | 0x80, 0xFF, 0xFF, 0x7F, 0x00, 0x02, 0x12, 0x00])
+        #expect(BSBChartRows.check(header + rows, width: 3, height: 2) == nil)
+        #expect(BSBChartRows.check(header + rows, width: 4, height: 2) == .shortRow(row: 2, pixels: 3, width: 4))
+        #expect(BSBChartRows.check(header + rows, width: 3, height: 3) == .rowsEnd(row: 3))
+        #expect(BSBChartRows.check(Data("BSB/RA=5,2".utf8), width: 3, height: 2) == .noImageData)
+        // An index table (big-endian offsets, then the table's own offset) that puts row 2 at a
+        // short row GDAL would take: rows in order are whole, the indexed row 2 is not.
+        let start = header.count
+        var indexed = header + rows + Data([0x02, 0x11, 0x00])
+        let table = indexed.count
+        for offset in [start, start + 9, table] { indexed += Data((0..<4).map { UInt8(truncatingIfNeeded: offset >> (24 - 8 * $0)) }) }
+        #expect(BSBChartRows.check(indexed, width: 3, height: 2) == .shortRow(row: 2, pixels: 2, width: 3))
     }
 
     @Test func errorsHaveExitCodes() {

@@ -82,6 +82,34 @@ import Testing
         }
     }
 
+    /// Metadata and a run's record are bound as parameters, never spelled into SQL: a name, a
+    /// description or a run's value holding quotes, a semicolon and SQL, or a NUL, is stored
+    /// byte for byte, and nothing it says runs (spelled into the SQL, the NUL cut the statement
+    /// short and the run failed).
+    @Test func valuesWithQuotesAndNULsAreStoredAsTheyAre() throws {
+        try withTemporaryFolder { temporary in
+            let path = temporary.path + "/out.mbtiles"
+            let hostile = "x'); DROP TABLE tiles; --\u{0}after the NUL \"quoted\""
+            let run: [MBTilesWriter.RunField] = [("input", hostile), ("note\u{0}name", "v")]
+            do {  // a run that stops after its first block
+                let writer = try MBTilesWriter(path: path, resume: false, run: run) { _ in }
+                try writer.write(MapTile(zoom: 3, x: 1, y: 2), data: [1])
+                try writer.markCompleted(block: MapTile(zoom: 3, x: 1, y: 2), tiles: 1)
+            }
+            var resumedRun: [MBTilesWriter.RunField]?
+            let resumed = try MBTilesWriter(path: path, resume: true, run: run) { resumedRun = $0 }
+            #expect(resumedRun?.map(\.value).first == hostile, "\(String(describing: resumedRun))")
+            #expect(resumedRun?.map(\.name).last == "note\u{0}name", "\(String(describing: resumedRun))")
+            var metadata = Self.metadata
+            metadata.name = hostile
+            metadata.description = "it's \u{0}; DELETE FROM metadata"
+            try resumed.finish(metadata: metadata)
+            let file = try MBTilesFile(path: path)
+            #expect(try file.tile(MapTile(zoom: 3, x: 1, y: 2)) == [1])
+            #expect(file.metadata["name"] == hostile && file.metadata["description"] == "it's \u{0}; DELETE FROM metadata" && file.metadata["format"] == "png")
+        }
+    }
+
     /// The file gets the mode the umask allows (SQLite alone would make it 0644).
     @Test func theFileFollowsTheUmask() throws {
         try withTemporaryFolder { temporary in

@@ -48,6 +48,7 @@ public final class OutputClaim: @unchecked Sendable {
                 replacing: Bool = false, notEmpty: (any MeridianFailure)? = nil) throws {
         self.path = path
         self.replacing = replacing
+        try DescriptorPaths.refuseDescriptor(path, for: container == .folder ? "a folder of tiles" : "this output")
         try RunInputs.refuseInput(at: path)
         try Self.requireFolder(of: path)
         if locked {
@@ -104,6 +105,7 @@ public final class OutputClaim: @unchecked Sendable {
     /// learn only after its work that it cannot write there.
     /// - Throws: ``ExistingOutput``, or `MeridianError` (cannot-create-output).
     public static func refuseExistingFile(at path: String, replacing: Bool) throws {
+        try DescriptorPaths.refuseDescriptor(path, for: "this output")
         try refuseExisting(path, container: .file, continuing: false, replacing: replacing, notEmpty: nil)
     }
 

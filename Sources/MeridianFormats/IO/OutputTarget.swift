@@ -48,9 +48,10 @@ public final class OutputTarget {
     /// Opens `path` (standard output for nil or `-`), claiming it first with `claiming`; an
     /// unclaimed path (inside a claimed folder, or claimed by the caller) is replaced.
     static func open(_ path: String?, claiming: Bool, replacing: Bool) throws -> OutputTarget {
-        guard let path, path != "-" else {
+        guard let path, !DescriptorPaths.isStandardOutput(path) else {
             return OutputTarget(fd: STDOUT_FILENO, path: nil, temporaryPath: nil, name: "<stdout>")
         }
+        if let descriptor = DescriptorPaths.descriptor(named: path) { return try openDescriptor(descriptor, path: path) }
         // Unclaimed, it is inside a folder or at a path whose claim checked the folders above.
         try RunInputs.refuseInput(at: path, insideCheckedFolder: !claiming)
         if claiming, let stream = try openStream(path) { return stream }
@@ -89,6 +90,25 @@ public final class OutputTarget {
                                 hint: "run again")
         }
         let target = OutputTarget(fd: fd, path: path, temporaryPath: nil, name: path)
+        target.closesDescriptor = true
+        return target
+    }
+
+    /// This process's descriptor that `path` names (`/dev/stderr`, `/dev/fd/63`), written in
+    /// place through a copy of it, as standard output is: the user asked for that descriptor.
+    /// - Throws: `MeridianError`: usage when it is not open for writing or is an input of the run.
+    private static func openDescriptor(_ descriptor: Int32, path: String) throws -> OutputTarget {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, [O_WRONLY, O_RDWR].contains(flags & O_ACCMODE) else {
+            throw MeridianError(.usage, "\(path) is not open for writing in this run", at: SourceLocation(file: path),
+                                hint: "give a file's path, or - for standard output")
+        }
+        try RunInputs.refuseInput(descriptor: descriptor, named: path)
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 3)
+        guard copy >= 0 else {
+            throw MeridianError(.cannotCreateOutput, "cannot open output: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        let target = OutputTarget(fd: copy, path: path, temporaryPath: nil, name: path)
         target.closesDescriptor = true
         return target
     }

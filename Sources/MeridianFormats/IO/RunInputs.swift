@@ -128,6 +128,16 @@ public enum RunInputs {
         }
     }
 
+    /// Throws when the open `descriptor` (an output named `named`, such as `/dev/fd/3`) is one
+    /// of the recorded inputs: a shell's `3<>input.kml` made writable.
+    /// - Throws: `MeridianError` (usage) naming the output and the input.
+    public static func refuseInput(descriptor: Int32, named: String) throws {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, let input = recorded.withLock({ $0.inputs[Identity(status)] }) else { return }
+        throw MeridianError(.usage, "\(named) is \(phrase(input)): Meridian never overwrites its input",
+                            at: SourceLocation(file: named), hint: "write to another path")
+    }
+
     /// The folders above `path`, nearest first, from the nearest one that exists (an output's
     /// last parts do not yet) up to the root, through links.
     private static func foldersAbove(_ path: String) -> [Identity] {

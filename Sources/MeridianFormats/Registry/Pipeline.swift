@@ -41,7 +41,7 @@ public final class FeatureOutput {
     public convenience init(path: String?, format: String? = nil, options: WriteOptions = .init(),
                             fallback: FeatureFormat = .geoJSON, protectedInput: String? = nil,
                             registry: FormatRegistry = .standard) throws {
-        let chosen = try registry.outputFormat(path: path == "-" ? nil : path, explicit: format, fallback: fallback)
+        let chosen = try registry.outputFormat(path: DescriptorPaths.hasNoFileName(path) ? nil : path, explicit: format, fallback: fallback)
         try self.init(path: path, chosen: chosen, options: options, protectedInput: protectedInput)
     }
 
@@ -50,7 +50,8 @@ public final class FeatureOutput {
     /// - Throws: ``FormatOptionsMismatch`` when `options` hold another format's settings, and
     ///   whatever opening the output throws.
     public init(path: String?, chosen format: FeatureFormat, options: WriteOptions = .init(), protectedInput: String? = nil) throws {
-        let path = path == "-" ? nil : path
+        // `/dev/stdout` is standard output, as `-` is: the same checks, the same writing.
+        let path = DescriptorPaths.isStandardOutput(path) ? nil : path
         self.protectedInput = protectedInput
         self.format = format
         try format.checkTakes(options)  // before anything is opened

@@ -1,0 +1,194 @@
+import CGDAL
+import MeridianCore
+
+/// What GDAL reads for a dataset from elsewhere stays in the dataset's folder, for rasters and
+/// vector data alike: nothing outside it is read, and nothing is fetched (GDAL's network is
+/// off: `GDAL.keepOffTheNetwork`).
+///
+/// Two checks, one for each moment GDAL reads another file:
+/// - before GDAL opens the input, the files a driver reads while opening because the input's
+///   own files name them: a VRT's sources (``VRTSources``) and a GML file's XML schema (the
+///   `.xsd` beside it, which GDAL's GML driver reads with every `include` it names, any path:
+///   ``checkSchemaIncludes(ofGML:name:)``);
+/// - once it is open, every file GDAL's own list for the dataset names (GDALGetFileList: a
+///   label's data file, a shapefile's companions, a CSV's `.csvt`, a GML's `.gfs` and `.xsd`):
+///   ``checkStayInFolder(_:openPath:name:hint:)``.
+public enum DatasetFiles {
+    /// How deep schemas may include schemas.
+    public static let maximumSchemaDepth = 8
+    /// The largest schema read.
+    public static let maximumSchemaBytes = 16 << 20
+
+    /// Refuses a dataset whose reading would take a file outside the folder of `openPath`
+    /// (after links are resolved). Files GDAL lists that are not there are passed over (a
+    /// sidecar it looked for); inside an archive or GDAL's memory (`/vsi…`) nothing is checked.
+    /// - Parameters:
+    ///   - name: The input as errors name it.
+    ///   - hint: What to do, worded for the kind of data.
+    /// - Throws: `MeridianError` (bad input) naming the input and the outside file.
+    public static func checkStayInFolder(_ dataset: GDALDataset, openPath: String, name: String,
+                                         hint: String = "keep a dataset's files in its folder") throws {
+        guard !openPath.hasPrefix("/vsi"), let input = resolved(openPath) else { return }
+        let folder = folderOf(input)
+        for file in dataset.files where !file.hasPrefix("/vsi") {
+            guard let real = resolved(file) else { continue }
+            guard isInside(real, folder: folder) else {
+                throw MeridianError(.badInput, "GDAL would read \"\(file)\" for this dataset, outside its folder",
+                                    at: SourceLocation(file: name), hint: hint)
+            }
+        }
+    }
+
+    /// Checks, before GDAL opens `path` as GML, the XML schema GDAL's GML driver would read for
+    /// it (the file of the same name ending in `.xsd`) and every schema that one names by
+    /// `include` or `import`: each local one must be inside the GML file's folder, reached
+    /// through no symbolic link, and a regular file (a named pipe there would hold GDAL for
+    /// ever); a URL is left alone (never fetched). Any other file passes untouched.
+    /// - Throws: `MeridianError` (bad input) naming the schema that names the outside file, with
+    ///   the line of the name.
+    public static func checkSchemaIncludes(ofGML path: String, name: String) throws {
+        guard !path.hasPrefix("/vsi"), let gml = resolved(path) else { return }
+        let folder = folderOf(gml)
+        let beside = withoutExtension(path) + ".xsd"
+        var info = stat()
+        guard lstat(beside, &info) == 0 else { return }
+        let shownBeside = withoutExtension(name) + ".xsd"
+        var visited: Set<String> = []
+        try checkSchema(beside, shown: shownBeside, folder: folder, depth: 0, visited: &visited)
+    }
+
+    private static func checkSchema(_ path: String, shown: String, folder: String, depth: Int, visited: inout Set<String>) throws {
+        func refused(_ why: String, at location: SourceLocation? = nil) -> MeridianError {
+            MeridianError(.badInput, why, at: location ?? SourceLocation(file: shown),
+                          hint: "keep a GML file's schemas in its folder, named by relative paths")
+        }
+        // The schema itself: a regular file in the folder, reached through no link.
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }  // GDAL finds nothing there either
+        guard info.st_mode & S_IFMT == S_IFREG else { throw refused("the schema is not a regular file (\(kind(info)))") }
+        guard let real = resolved(path), isInside(real, folder: folder) else { throw refused("the schema lies outside the GML file's folder") }
+        guard visited.insert(real).inserted else { return }
+        guard depth < maximumSchemaDepth else { throw refused("schemas include schemas more than \(maximumSchemaDepth) deep") }
+        guard info.st_size <= maximumSchemaBytes, let text = contents(ofRegularFile: path) else {
+            throw refused("the schema is larger than \(maximumSchemaBytes >> 20) MiB, or cannot be read")
+        }
+        guard let root = text.withCString({ CPLParseXMLString($0) }) else { return }  // GDAL cannot read it either
+        defer { CPLDestroyXMLNode(root) }
+        // From the document's top nodes on: an `<?xml?>` declaration, comments, then the schema.
+        let locations = schemaLocations(from: root)
+        let schemaFolder = folderOf(path)
+        for location in locations {
+            let lower = location.lowercased()
+            if lower.hasPrefix("http://") || lower.hasPrefix("https://") { continue }  // never fetched
+            let line = lineOf(location, in: text)
+            let at = SourceLocation(file: shown, line: line)
+            guard !GDAL.namesVirtualFileSystem(location), !location.contains(":") else {
+                throw refused("the schema names \"\(location.prefix(200))\", which is not a file beside it", at: at)
+            }
+            let components = location.split(separator: "/", omittingEmptySubsequences: true)
+            guard !location.hasPrefix("/"), !location.contains("\\"), !components.contains("..") else {
+                throw refused("the schema names \"\(location.prefix(200))\", outside the GML file's folder", at: at)
+            }
+            var target = schemaFolder
+            for component in components where component != "." {
+                target += "/" + component
+                var step = stat()
+                guard lstat(target, &step) == 0 else { break }  // not there: GDAL reads nothing
+                guard step.st_mode & S_IFMT != S_IFLNK else {
+                    throw refused("the schema names \"\(location.prefix(200))\" through a symbolic link, which Meridian does not follow", at: at)
+                }
+            }
+            let shownFolder = shown.contains("/") ? folderOf(shown) : ""
+            try checkSchema(target, shown: shownFolder.isEmpty ? location : shownFolder + "/" + location, folder: folder,
+                            depth: depth + 1, visited: &visited)
+        }
+    }
+
+    /// The `schemaLocation` of every `include`, `import`, `redefine` or `override` element
+    /// (any prefix) from `root` and its siblings down, in document order, with a stack of its
+    /// own (a crafted schema nests deeply).
+    private static func schemaLocations(from root: UnsafeMutablePointer<CPLXMLNode>) -> [String] {
+        var locations: [String] = []
+        var stack: [UnsafeMutablePointer<CPLXMLNode>] = [root]
+        while let node = stack.popLast() {
+            if let next = node.pointee.psNext { stack.append(next) }
+            guard node.pointee.eType == CXT_Element, let value = node.pointee.pszValue else { continue }
+            if let child = node.pointee.psChild { stack.append(child) }
+            let element = String(cString: value).split(separator: ":").last.map { $0.lowercased() } ?? ""
+            guard ["include", "import", "redefine", "override"].contains(element) else { continue }
+            var attribute = node.pointee.psChild
+            while let current = attribute {
+                if current.pointee.eType == CXT_Attribute, let key = current.pointee.pszValue,
+                   String(cString: key).lowercased() == "schemalocation", let text = current.pointee.psChild?.pointee.pszValue {
+                    locations.append(String(String(cString: text).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).first ?? ""))
+                }
+                attribute = current.pointee.psNext
+            }
+        }
+        return locations
+    }
+
+    /// The folder part of `path` ("/" for a file at the root, "." for a bare name).
+    static func folderOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `path` without its last extension (`a/b.gml` → `a/b`), as GDAL's CPLResetExtension takes it off.
+    static func withoutExtension(_ path: String) -> String {
+        let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        guard let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart else { return path }
+        return String(path[..<dot])
+    }
+
+    /// The text of the regular file at `path`, opened without following a link and without
+    /// waiting (a named pipe put there since it was looked at is not read); nil when it cannot be read.
+    static func contents(ofRegularFile path: String) -> String? {
+        let fd = Platform.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let size = Int(exactly: info.st_size), size <= maximumSchemaBytes else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
+            guard got > 0 else { break }
+            done += got
+        }
+        return String(decoding: bytes[..<done], as: UTF8.self)
+    }
+
+    /// The line (from 1) of the first occurrence of `location` in `text`, or nil.
+    private static func lineOf(_ location: String, in text: String) -> Int? {
+        let needle = Array(location.utf8), bytes = Array(text.utf8)
+        guard !needle.isEmpty, bytes.count >= needle.count else { return nil }
+        var line = 1
+        for start in 0...(bytes.count - needle.count) {
+            if bytes[start] == UInt8(ascii: "\n") { line += 1 }
+            if bytes[start..<start + needle.count].elementsEqual(needle) { return line }
+        }
+        return nil
+    }
+
+    private static func kind(_ info: stat) -> String {
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a named pipe"
+        case S_IFDIR: "a folder"
+        default: "a device or socket"
+        }
+    }
+
+    /// Whether the resolved path `real` is inside the resolved `folder`.
+    static func isInside(_ real: String, folder: String) -> Bool {
+        real.hasPrefix(folder == "/" ? "/" : folder + "/")
+    }
+
+    /// `path` absolute with every link resolved (realpath(3)), or nil when it is not there.
+    static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+}

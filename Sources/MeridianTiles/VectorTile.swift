@@ -118,48 +118,134 @@ public struct VectorTile: Sendable, Equatable {
 }
 
 extension VectorTile.Layer {
+    /// The layer as the specification's message: features, then the key and value tables.
+    ///
+    /// Written in one pass into reused buffers: per feature its property tags, geometry
+    /// commands and message, with no array made per feature, property or position. Keys and
+    /// values are stored once each, in the order first met, and told apart by their bytes (a
+    /// value's as its table entry encodes it): a cheap hash of bytes where `Dictionary` hashed
+    /// each `String` (Unicode-normalising the non-ASCII ones, such as the names in thirty
+    /// languages every Natural Earth country carries) for every property of every tile's feature.
     func encoded() -> [UInt8] {
-        var keys: [String] = [], keyIndex: [String: Int] = [:]
-        var values: [VectorTile.Value] = [], valueIndex: [VectorTile.Value: Int] = [:]
-        var features: [[UInt8]] = []
-        features.reserveCapacity(self.features.count)
-        // Every feature of a layer usually has the same keys: sized for them at once.
-        keyIndex.reserveCapacity(self.features.first?.properties.count ?? 0)
-        for feature in self.features {
-            // Appended one by one: an array literal per property was an allocation each.
-            var tags: [UInt64] = []
-            tags.reserveCapacity(2 * feature.properties.count)
-            for (key, value) in feature.properties {
-                let k = keyIndex[key] ?? { keys.append(key); keyIndex[key] = keys.count - 1; return keys.count - 1 }()
-                let v = valueIndex[value] ?? { values.append(value); valueIndex[value] = values.count - 1; return values.count - 1 }()
-                tags.append(UInt64(k))
-                tags.append(UInt64(v))
-            }
-            var message = ProtobufWriter()
-            if let id = feature.id { message.varintField(1, id) }
-            if !tags.isEmpty { message.packed(2, tags) }
-            message.varintField(3, UInt64(feature.type.rawValue))
-            message.packed(4, VectorTile.commands(feature.type, feature.parts))
-            features.append(message.bytes)
-        }
         var layer = ProtobufWriter()
         layer.varintField(15, 2)   // version 2
         layer.string(1, name)
-        for feature in features { layer.message(2, feature) }
-        for key in keys { layer.string(3, key) }
-        for value in values {
-            var encoded = ProtobufWriter()
-            switch value {
-            case .string(let s): encoded.string(1, s)
-            case .double(let d): encoded.fixed64(3, d.bitPattern)
-            case .uint(let u): encoded.varintField(5, u)
-            case .sint(let i): encoded.varintField(6, ProtobufWriter.zigzag(i))
-            case .bool(let b): encoded.varintField(7, b ? 1 : 0)
+        var keys = ByteTable(), values = ByteTable()
+        var tags = ProtobufWriter(), commands = ProtobufWriter(), message = ProtobufWriter()
+        for feature in features {
+            tags.bytes.removeAll(keepingCapacity: true)
+            for (position, (key, value)) in feature.properties.enumerated() {
+                // The features of a layer usually have the same keys in the same order: the key
+                // at the same place in the table is tried first.
+                let start = keys.bytes.count
+                keys.bytes.append(contentsOf: key.utf8)
+                tags.varint(UInt64(keys.intern(from: start, guess: position)))
+                // The value's table entry, written after the table's bytes (moved, not copied).
+                let valueStart = values.bytes.count
+                var entry = ProtobufWriter()
+                swap(&entry.bytes, &values.bytes)
+                switch value {
+                case .string(let s): entry.string(1, s)
+                case .double(let d): entry.fixed64(3, d.bitPattern)
+                case .uint(let u): entry.varintField(5, u)
+                case .sint(let i): entry.varintField(6, ProtobufWriter.zigzag(i))
+                case .bool(let b): entry.varintField(7, b ? 1 : 0)
+                }
+                swap(&entry.bytes, &values.bytes)
+                tags.varint(UInt64(values.intern(from: valueStart, guess: nil)))
             }
-            layer.message(4, encoded.bytes)
+            message.bytes.removeAll(keepingCapacity: true)
+            if let id = feature.id { message.varintField(1, id) }
+            if !tags.bytes.isEmpty { message.message(2, tags.bytes) }  // packed varints
+            message.varintField(3, UInt64(feature.type.rawValue))
+            commands.bytes.removeAll(keepingCapacity: true)
+            VectorTile.writeCommands(feature.type, feature.parts, to: &commands)
+            message.message(4, commands.bytes)
+            layer.message(2, message.bytes)
         }
+        keys.forEach { layer.message(3, $0) }
+        values.forEach { layer.message(4, $0) }
         layer.varintField(5, UInt64(extent))
         return layer.bytes
+    }
+}
+
+/// Byte strings stored once each, numbered in the order first added: a layer's keys (their
+/// UTF-8) or values (their table entries). A new one is appended to ``bytes`` and then
+/// interned: kept, or taken back off when an equal one is there.
+struct ByteTable {
+    /// Every entry's bytes end to end, then the one being interned.
+    var bytes: [UInt8] = []
+    /// Where each entry ends in ``bytes`` (entry `i` starts where `i - 1` ends).
+    private var ends: [Int] = []
+    /// Open addressing over the entries: index + 1, 0 for an empty slot; a power of two long.
+    private var slots = [Int32](repeating: 0, count: 64)
+    private var hashes: [UInt64] = []
+
+    var count: Int { ends.count }
+
+    private func range(_ entry: Int) -> Range<Int> { (entry == 0 ? 0 : ends[entry - 1])..<ends[entry] }
+
+    private func equal(_ entry: Int, _ candidate: Range<Int>) -> Bool {
+        let stored = range(entry)
+        guard stored.count == candidate.count else { return false }
+        return bytes.withUnsafeBufferPointer { b in
+            for i in 0..<stored.count where b[stored.lowerBound + i] != b[candidate.lowerBound + i] { return false }
+            return true
+        }
+    }
+
+    /// FNV-1a over the bytes: cheap for the short strings of a tile's tables.
+    private func hash(_ range: Range<Int>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        bytes.withUnsafeBufferPointer { b in
+            for i in range {
+                h = (h ^ UInt64(b[i])) &* 0x100_0000_01b3
+            }
+        }
+        return h
+    }
+
+    /// The number of the entry equal to `bytes[start...]` (`guess` is tried first), which is
+    /// then taken off; or, when there is none, that candidate's new number.
+    mutating func intern(from start: Int, guess: Int?) -> Int {
+        let candidate = start..<bytes.count
+        if let guess, guess < ends.count, equal(guess, candidate) {
+            bytes.removeSubrange(candidate)
+            return guess
+        }
+        let h = hash(candidate)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        while slots[slot] != 0 {
+            let entry = Int(slots[slot]) - 1
+            if hashes[entry] == h && equal(entry, candidate) {
+                bytes.removeSubrange(candidate)
+                return entry
+            }
+            slot = (slot + 1) & mask
+        }
+        let entry = ends.count
+        ends.append(bytes.count)
+        hashes.append(h)
+        slots[slot] = Int32(truncatingIfNeeded: entry + 1)
+        if 2 * ends.count > slots.count { grow() }
+        return entry
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: 0, count: 2 * slots.count)
+        let mask = slots.count - 1
+        for (entry, h) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: h) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(truncatingIfNeeded: entry + 1)
+        }
+    }
+
+    /// Each entry's bytes, in order.
+    func forEach(_ body: (ArraySlice<UInt8>) -> Void) {
+        for entry in ends.indices { body(bytes[range(entry)]) }
     }
 }
 
@@ -167,31 +253,40 @@ extension VectorTile {
     /// The geometry's command integers: MoveTo, LineTo and ClosePath with zigzag deltas from
     /// the cursor, which carries over from part to part.
     static func commands(_ type: GeometryType, _ parts: [[SIMD2<Int32>]]) -> [UInt64] {
+        var out: [UInt64] = []
+        forEachCommand(type, parts) { out.append($0) }
+        return out
+    }
+
+    /// The command integers of ``commands(_:_:)``, as packed varints, appended to `writer`.
+    static func writeCommands(_ type: GeometryType, _ parts: [[SIMD2<Int32>]], to writer: inout ProtobufWriter) {
+        forEachCommand(type, parts) { writer.varint($0) }
+    }
+
+    @inline(__always)
+    static func forEachCommand(_ type: GeometryType, _ parts: [[SIMD2<Int32>]], _ emit: (UInt64) -> Void) {
         func command(_ id: UInt64, _ count: Int) -> UInt64 { (id & 7) | (UInt64(count) << 3) }
-        var out: [UInt64] = [], cursor = SIMD2<Int32>(0, 0)
-        // Two integers a position and three commands a part, at most.
-        out.reserveCapacity(parts.reduce(0) { $0 + 2 * $1.count + 3 })
+        var cursor = SIMD2<Int32>(0, 0)
         func moveTo(_ p: SIMD2<Int32>) {
-            out.append(ProtobufWriter.zigzag(Int64(p.x) - Int64(cursor.x)))
-            out.append(ProtobufWriter.zigzag(Int64(p.y) - Int64(cursor.y)))
+            emit(ProtobufWriter.zigzag(Int64(p.x) - Int64(cursor.x)))
+            emit(ProtobufWriter.zigzag(Int64(p.y) - Int64(cursor.y)))
             cursor = p
         }
         switch type {
         case .point:
-            let points = parts.flatMap { $0 }
-            guard !points.isEmpty else { return [] }
-            out.append(command(1, points.count))
-            for p in points { moveTo(p) }
+            let count = parts.reduce(0) { $0 + $1.count }
+            guard count > 0 else { return }
+            emit(command(1, count))
+            for part in parts { for p in part { moveTo(p) } }
         case .lineString, .polygon:
             for part in parts where !part.isEmpty {
-                out.append(command(1, 1))
+                emit(command(1, 1))
                 moveTo(part[0])
-                out.append(command(2, part.count - 1))
+                emit(command(2, part.count - 1))
                 for p in part.dropFirst() { moveTo(p) }
-                if type == .polygon { out.append(command(7, 1)) }
+                if type == .polygon { emit(command(7, 1)) }
             }
         }
-        return out
     }
 }
 
@@ -224,12 +319,20 @@ struct ProtobufWriter {
     }
 
     mutating func message(_ field: Int, _ payload: [UInt8]) {
+        message(field, payload[...])
+    }
+
+    mutating func message(_ field: Int, _ payload: ArraySlice<UInt8>) {
         key(field, 2)
         varint(UInt64(payload.count))
         bytes += payload
     }
 
-    mutating func string(_ field: Int, _ text: String) { message(field, Array(text.utf8)) }
+    mutating func string(_ field: Int, _ text: String) {
+        key(field, 2)
+        varint(UInt64(text.utf8.count))
+        bytes += text.utf8
+    }
 
     mutating func packed(_ field: Int, _ values: [UInt64]) {
         var payload = ProtobufWriter()

@@ -59,4 +59,35 @@ import MeridianTestSupport
         #expect(passes > 1, "the repair had nothing to do at \(tolerance)")
         #expect(network.chains.map(\.keep) == reference.chains.map(\.keep))
     }
+
+    /// Random networks (noisy rings close enough together for simplifying to make them cross,
+    /// some crossing already): the repair, which sweeps only the pairs with a new segment and
+    /// a segment that has positions to put back, keeps what testing everything keeps.
+    @Test func randomNetworksKeepWhatFullPassesKeep() {
+        var random = SplitMix64(seed: 7)
+        func uniform() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        var repaired = 0
+        for round in 0..<150 {
+            var network = ChainNetwork()
+            for _ in 0..<(1 + random.below(5)) {
+                let centre = (longitude: 10 + uniform(), latitude: 45 + uniform())
+                let radius = 0.05 + 0.5 * uniform(), count = 8 + random.below(150)
+                var ring = (0..<count).map { i -> Position in
+                    let angle = 2 * Double.pi * Double(i) / Double(count)
+                    let r = radius * (0.6 + 0.4 * uniform())
+                    return Position(longitude: centre.longitude + r * cos(angle), latitude: centre.latitude + r * sin(angle))
+                }
+                ring.append(ring[0])
+                network.rings.append([network.chains.count])
+                network.chains.append(ChainNetwork.Chain(ring[...]))
+            }
+            network.simplify(tolerance: 2_000 + 60_000 * uniform(), method: .douglasPeucker)
+            _ = network.restoreCollapsedRings()
+            var reference = network
+            if Self.repairTestingEverything(&reference) > 1 { repaired += 1 }
+            network.repair()
+            #expect(network.chains.map(\.keep) == reference.chains.map(\.keep), "round \(round)")
+        }
+        #expect(repaired > 30, "the repair had little to do")
+    }
 }

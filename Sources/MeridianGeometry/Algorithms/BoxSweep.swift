@@ -50,6 +50,64 @@ public enum BoxSweep {
     /// boxes with new ones appended still sort as a merge.
     @inlinable
     public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool where Box.Coordinate == Double {
+        sortByWestEdge(&boxes)
+        return sweep(boxes, body)
+    }
+
+    /// The pairs of the sweep above (for floating-point boxes) that have at least one box
+    /// `involving` picks, each found once, first and second in the same order: the others
+    /// are not visited. Where few boxes are picked (the simplifier's segments that have dropped
+    /// positions to put back, or that are new since its last pass), this passes over the
+    /// unpicked ones once each rather than pairing every box with its overlapping neighbours.
+    /// - Parameters:
+    ///   - boxes: The boxes; sorted by `minX` on return.
+    ///   - involving: Which boxes a pair must include one of.
+    ///   - body: Takes how many pairs were seen before, the first box and the second; returns false to stop.
+    /// - Returns: False when `body` stopped the sweep, true when every such pair was seen.
+    @inlinable
+    public static func overlappingPairs<Box: SweptBox>(_ boxes: inout [Box], involving: (Box) -> Bool,
+                                                       _ body: (_ seen: Int, _ first: Box, _ second: Box) -> Bool) -> Bool where Box.Coordinate == Double {
+        sortByWestEdge(&boxes)
+        let picked = boxes.indices.filter { involving(boxes[$0]) }
+        var seen = 0
+        // A picked box with every box after it whose west edge its east edge reaches.
+        for i in picked {
+            let s = boxes[i]
+            var j = i + 1
+            while j < boxes.count && boxes[j].minX <= s.maxX {
+                let t = boxes[j]
+                j += 1
+                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+                guard body(seen, s, t) else { return false }
+                seen += 1
+            }
+        }
+        // An unpicked box with the picked boxes after it that it reaches (the pairs of two
+        // picked boxes were all seen above).
+        var next = 0  // the first picked box after i
+        var isPicked = [Bool](repeating: false, count: boxes.count)
+        for i in picked { isPicked[i] = true }
+        for i in boxes.indices where !isPicked[i] {
+            while next < picked.count && picked[next] < i { next += 1 }
+            let s = boxes[i]
+            var k = next
+            while k < picked.count && boxes[picked[k]].minX <= s.maxX {
+                let t = boxes[picked[k]]
+                k += 1
+                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+                guard body(seen, s, t) else { return false }
+                seen += 1
+            }
+        }
+        return true
+    }
+
+    /// Sorts boxes with floating-point coordinates by their west edge as the sweeps above do: as a pair of numbers each (the
+    /// west edge's bits, ordered as the values are, and the place in `boxes`), which costs a
+    /// fraction of sorting the boxes themselves. A run already sorted stays one run, so sorted
+    /// boxes with new ones appended still sort as a merge.
+    @inlinable
+    static func sortByWestEdge<Box: SweptBox>(_ boxes: inout [Box]) where Box.Coordinate == Double {
         if boxes.count < UInt32.max && !boxes.contains(where: { $0.minX.isNaN }) {
             var keys = boxes.indices.map { (orderedBits(boxes[$0].minX), UInt32(truncatingIfNeeded: $0)) }
             keys.sort { $0 < $1 }
@@ -57,7 +115,6 @@ public enum BoxSweep {
         } else {
             boxes.sort { $0.minX < $1.minX }
         }
-        return sweep(boxes, body)
     }
 
     /// A number's bits as an unsigned integer that orders as the numbers do (0 and -0 alike).

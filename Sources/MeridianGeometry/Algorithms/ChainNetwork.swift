@@ -132,21 +132,45 @@ struct ChainNetwork {
     /// segments' stretches against every chain, and the others' stretches against the chains
     /// whose test point moved. Two segments the last pass found apart are still apart (neither
     /// moved), and the segments stay sorted by their west edge from pass to pass (the new ones
-    /// merged in), so the sweep's sort is a merge.
+    /// merged in), so the sweep's sort is a merge. Nor is a pair of two of the input's own
+    /// segments (nothing between their ends to put back) tested: whatever it finds, neither
+    /// changes. The sweep visits only pairs with a box of the scarcer of the two kinds that
+    /// count (new, or with positions to put back), and the segments to refine are flagged
+    /// by their first position in one array.
     mutating func repair(stopRequested: (() -> Bool)? = nil) {
         var segments = keptSegments()
         var probes = self.probes()
         var movedProbes = probes
+        // Where each chain's positions start in `splitting`, one flag per input position: the
+        // segments to refine, by their first position (a flat array, not a set of keys: the
+        // pass looks every kept segment up in it).
+        var start: [Int] = [], total = 0
+        for chain in chains {
+            start.append(total)
+            total += chain.keep.count
+        }
+        var splitting = [Bool](repeating: false, count: total), flagged = 0
         while true {
             if stopRequested?() == true { return }
-            var refine = Set<SegmentKey>()
             func flag(_ s: Segment) {
-                if s.b - s.a > 1 { refine.insert(SegmentKey(chain: s.chain, a: s.a)) }
+                if s.b - s.a > 1 && !splitting[start[s.chain] + s.a] {
+                    splitting[start[s.chain] + s.a] = true
+                    flagged += 1
+                }
             }
-            let swept = BoxSweep.overlappingPairs(&segments) { i, s, t in
-                // Asked every 4,096 segments that have a pair (a long ring's repair can take minutes).
-                if i & 4095 == 4095, stopRequested?() == true { return false }
-                if (s.fresh || t.fresh) && conflict(s, t) {
+            // Only a pair with a new segment can conflict anew, and only one with a segment
+            // that has dropped positions can be refined: the sweep visits the pairs that have
+            // a box of the scarcer kind (at a deep zoom most segments are the input's own).
+            var fresh = 0, refinable = 0
+            for s in segments {
+                if s.fresh { fresh += 1 }
+                if s.b - s.a > 1 { refinable += 1 }
+            }
+            let pickFresh = fresh <= refinable
+            let swept = BoxSweep.overlappingPairs(&segments, involving: { pickFresh ? $0.fresh : $0.b - $0.a > 1 }) { seen, s, t in
+                // Asked every 4,096 pairs (a long ring's repair can take minutes).
+                if seen & 4095 == 4095, stopRequested?() == true { return false }
+                if (s.fresh || t.fresh) && (s.b - s.a > 1 || t.b - t.a > 1) && conflict(s, t) {
                     flag(s)
                     flag(t)
                 }
@@ -157,11 +181,12 @@ struct ChainNetwork {
             if !movedProbes.isEmpty {
                 for s in sweepingSegments(segments.lazy.filter { !$0.fresh }, probes: movedProbes) { flag(s) }
             }
-            if refine.isEmpty { return }
+            if flagged == 0 { return }
             var split: [Segment] = []
             var firstMoved: [Int] = []
             segments.removeAll { s in
-                guard refine.contains(SegmentKey(chain: s.chain, a: s.a)) else { return false }
+                guard splitting[start[s.chain] + s.a] else { return false }
+                splitting[start[s.chain] + s.a] = false
                 let f = chains[s.chain].farthest(from: s.a, to: s.b)!.index
                 chains[s.chain].mark(f)
                 split.append(segment(s.chain, s.a, f))
@@ -169,6 +194,7 @@ struct ChainNetwork {
                 if s.a == 0 { firstMoved.append(s.chain) }
                 return true
             }
+            flagged = 0
             for i in segments.indices { segments[i].fresh = false }
             split.sort { $0.minX < $1.minX }
             segments += split  // two sorted runs: the sweep's sort merges them

@@ -117,7 +117,12 @@ public struct GeometrySimplifier: Sendable {
         let topology = ArcTopology(paths: paths.map(\.positions), isRing: paths.map(\.isRing), shareArcs: shareArcs)
         var network = ChainNetwork()
         network.chains = topology.arcs.map { ChainNetwork.Chain($0[...]) }
-        let extents = paths.map { MapRect(enclosing: $0.positions) }
+        // A path's extent from its arcs' map points, projected once for the chains (each
+        // position's projection, a logarithm and a tangent, was the simplifier's largest cost
+        // after the repair); the same points, so the same rect.
+        let extents = topology.paths.map { pieces in
+            MapRect(enclosing: pieces.lazy.flatMap { network.chains[$0.arc].map })
+        }
         var dropped = paths.indices.map { paths[$0].isRing && (paths[$0].positions.count < 4 || isSmallerThanTolerance(extents[$0])) }
         var keptSmall = Set<Int>()  // rings kept only because of keepSmall: checked for an area below
         for (group, hasOtherParts) in zip(groups, groupHasOtherParts) where group.allSatisfy({ !paths[$0].isOuter || dropped[$0] }) {

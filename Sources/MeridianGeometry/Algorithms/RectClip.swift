@@ -154,7 +154,8 @@ public struct RectClip: Sendable {
             }
         }
         // A run that only touches the line at one point has no area: drop it.
-        runs = runs.filter { run in Set(run.points).count >= 2 && !run.points.allSatisfy { value($0) == limit } }
+        // (Two distinct points: one differing from the first; a Set hashed every point of every run.)
+        runs = runs.filter { run in run.points.contains { $0 != run.points[0] } && !run.points.allSatisfy { value($0) == limit } }
         guard !runs.isEmpty else { return result }
 
         // Along the line, the inside is on the rings' left: counter-clockwise outer rings (in

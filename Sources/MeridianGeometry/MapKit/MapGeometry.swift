@@ -122,6 +122,14 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
         self = extent.rect
     }
 
+    /// The smallest map rect holding map points already projected (null when there are none):
+    /// the rect their positions give, without projecting them again.
+    init(enclosing points: some Sequence<MapPoint>) {
+        var extent = Extent()
+        for p in points { extent.add(p) }
+        self = extent.rect
+    }
+
     /// The smallest map rect holding the geometry (null when it has no position), without
     /// gathering its positions first.
     public init(enclosing geometry: Geometry) {
@@ -134,8 +142,9 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
     private struct Extent {
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
 
-        mutating func add(_ p: Position) {
-            let m = MapPoint(p)
+        mutating func add(_ p: Position) { add(MapPoint(p)) }
+
+        mutating func add(_ m: MapPoint) {
             minX = min(minX, m.x); maxX = max(maxX, m.x); minY = min(minY, m.y); maxY = max(maxY, m.y)
         }
 

@@ -42,9 +42,12 @@ final class PolygonRepair {
     /// unclosed, in tile units) as they are when they are valid, else repaired; empty when
     /// nothing with an area is left.
     ///
-    /// The check and the repair are as local as they can be shown to be enough. Polygons that
-    /// ``SnappedPolygonCheck`` finds apart from everything and plainly valid are valid whatever
-    /// the others are: only those at fault go to GEOS's check. The repair: first the spikes,
+    /// The check and the repair are as local as they can be shown to be enough. Validity is told
+    /// in integers (``SnappedPolygonCheck/isValid(_:)``, OGC's rules with rings touching at
+    /// points), and GEOS asked only where that is unsure. Polygons that ``SnappedPolygonCheck``
+    /// finds apart from everything and plainly valid are valid whatever the others are: only
+    /// those at fault are checked again, and what a repair makes is checked against only the
+    /// others near it (``KeptPolygons``). The repair: first the spikes,
     /// pinches and collapsed rings ``SnappedPolygonCleanup`` mends in integers; then, on only
     /// the polygons at fault (the others are kept as they are, when what is made stays apart
     /// from them), a ring's own crossings noded and taken apart there (``SnappedRingNoding``),
@@ -54,14 +57,14 @@ final class PolygonRepair {
     /// valid either, MakeValid on the whole feature. Each result is kept only when
     /// ``SnappedPolygonCheck`` or GEOS finds it valid.
     func valid(_ rings: [[SIMD2<Int32>]]) -> [[SIMD2<Int32>]] {
-        // Most tile polygons are plainly valid, which is quick to see in integers.
-        if SnappedPolygonCheck.isPlainlyValid(rings) { return rings }
+        // Most tile polygons are valid, which is quick to see in integers.
+        if SnappedPolygonCheck.isValid(rings) { return rings }
         let cleaned = SnappedPolygonCleanup.cleaned(rings)
         let mended = cleaned.map { $0 != rings } ?? false
         if let cleaned, mended {
             // Spikes and pinches are invalid: the feature needs a repair, and this may be all of it.
             repaired += 1
-            if cleaned.isEmpty || SnappedPolygonCheck.isPlainlyValid(cleaned) {
+            if cleaned.isEmpty || SnappedPolygonCheck.isValid(cleaned) {
                 repairedLocally += 1
                 return cleaned
             }
@@ -79,24 +82,21 @@ final class PolygonRepair {
         // is valid and apart from the others. Rounding a crossing to the grid can move an edge
         // onto one of the others: then the polygons whose boxes reach theirs are repaired too.
         let faulty = SnappedPolygonCheck.rings(of: broken, polygons, where: marked)
-        let others = SnappedPolygonCheck.rings(of: broken, polygons, where: marked.map { !$0 })
-        let otherPolygons = marked.lazy.filter { !$0 }.count
+        let others = KeptPolygons(SnappedPolygonCheck.rings(of: broken, polygons, where: marked.map { !$0 }))
+        // What is made must be valid and apart from the others: only the others near it are looked at.
         func fits(_ made: [[SIMD2<Int32>]]) -> Bool {
-            if made.isEmpty { return !others.isEmpty }
-            let candidate = others + made
-            let marks = SnappedPolygonCheck.polygonsNotPlainlyValid(candidate)
-            guard !marks.prefix(otherPolygons).contains(true) else { return false }
-            return isValid(candidate, marked: marks)
+            if made.isEmpty { return !others.rings.isEmpty }
+            return others.areApart(from: made) && isValid(made)
         }
         // In integers first: a ring's own crossings noded, and the ring taken apart there.
         if let noded = SnappedRingNoding.noded(faulty), noded != faulty, let mended = SnappedPolygonCleanup.cleaned(noded), fits(mended) {
             repairedByNoding += 1
-            return others + mended
+            return others.rings + mended
         }
         // Rings of different polygons crossing: the area they cover, rebuilt in integers.
         if let united = SnappedPolygonUnion.union(faulty), fits(united) {
             repairedByUnion += 1
-            return others + united
+            return others.rings + united
         }
         // The polygons at fault and those whose boxes reach theirs: what is made of them stays in
         // their boxes, so it cannot meet the others, which are kept as they are.
@@ -104,7 +104,7 @@ final class PolygonRepair {
         let kept = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped.map { !$0 })
         let group = SnappedPolygonCheck.rings(of: broken, polygons, where: grouped)
         func acceptable(_ made: [[SIMD2<Int32>]]) -> Bool {
-            made.isEmpty ? !kept.isEmpty : isValid(made, marked: SnappedPolygonCheck.polygonsNotPlainlyValid(made))
+            made.isEmpty ? !kept.isEmpty : isValid(made)
         }
         if grouped != marked, let united = SnappedPolygonUnion.union(group), acceptable(united) {
             repairedByUnion += 1
@@ -128,14 +128,22 @@ final class PolygonRepair {
 
     /// Whether the rings are valid, `marked` being ``SnappedPolygonCheck/polygonsNotPlainlyValid(_:)``'s
     /// answer for them: the polygons it leaves unmarked are plainly valid and apart from
-    /// everything, so GEOS checks only the marked ones.
+    /// everything, so only the marked ones are checked, in integers where
+    /// ``SnappedPolygonCheck/isValid(_:)`` is sure, else by GEOS.
     private func isValid(_ rings: [[SIMD2<Int32>]], marked: [Bool]) -> Bool {
         guard marked.contains(true) else { return true }
-        return isValid(SnappedPolygonCheck.rings(of: rings, SnappedPolygonCheck.polygons(of: rings), where: marked))
+        let checked = SnappedPolygonCheck.rings(of: rings, SnappedPolygonCheck.polygons(of: rings), where: marked)
+        return SnappedPolygonCheck.isValid(checked) || isValidByGEOS(checked)
+    }
+
+    /// Whether the rings (as ``valid(_:)`` takes them) are valid: told in integers where
+    /// ``SnappedPolygonCheck/isValid(_:)`` is sure, else by GEOS on the polygons not plainly valid.
+    private func isValid(_ rings: [[SIMD2<Int32>]]) -> Bool {
+        SnappedPolygonCheck.isValid(rings) || isValid(rings, marked: SnappedPolygonCheck.polygonsNotPlainlyValid(rings))
     }
 
     /// Whether GEOS finds the rings (as ``valid(_:)`` takes them) valid.
-    private func isValid(_ rings: [[SIMD2<Int32>]]) -> Bool {
+    private func isValidByGEOS(_ rings: [[SIMD2<Int32>]]) -> Bool {
         guard let geometry = multiPolygon(rings) else { return false }
         defer { GEOSGeom_destroy_r(context, geometry) }
         return GEOSisValid_r(context, geometry) == 1

@@ -8,8 +8,9 @@ import MeridianGeometry
 /// (it builds the geometry, an index of monotone chains and its noder for every tile polygon).
 ///
 /// The test is one-sided: a polygon it does not call plainly valid may still be valid (a hole
-/// touching its shell at one point, an island in a lake); those, a few in a thousand once
-/// snapped, go to GEOS as before, so what is written does not change.
+/// touching its shell at one point, an island in a lake). ``isValid(_:)`` decides most of those
+/// too, by OGC's rules for rings that touch; what it is unsure of goes to GEOS, so what is
+/// written does not change.
 enum SnappedPolygonCheck {
     /// Whether `rings` (each outer ring with positive area followed by its holes, with negative
     /// area, unclosed, no point repeated in a row, at least three points each, as
@@ -20,6 +21,168 @@ enum SnappedPolygonCheck {
         var segments = edges.segments
         guard noEdgesMeet(&segments, rings) else { return false }
         return nested(rings, edges.boxes)
+    }
+
+    /// Whether `rings` (as ``isPlainlyValid(_:)`` takes them) is valid by OGC's rules, as GEOS
+    /// checks them, told exactly in integers; false when invalid or unsure. It accepts all that
+    /// ``isPlainlyValid(_:)`` does, at the same cost, and what snapping and the repair often
+    /// make that it does not: rings of different polygons, or a hole and its outer ring, that
+    /// touch at points, and an island in another polygon's lake.
+    ///
+    /// OGC's rules for such rings: no ring meets itself (but consecutive edges at their joint);
+    /// two rings meet only at points, where neither crosses the other; each hole lies inside its
+    /// outer ring and in no other hole of it; a polygon's outer ring lies outside every other
+    /// polygon or inside one of its holes; and each polygon's interior is connected: its rings,
+    /// joined where they touch, make no cycle (a hole touching its outer ring at two points, or
+    /// two holes touching each other and the outer ring, cut the interior in two). Unsure, and
+    /// so left to GEOS: three rings or more through one point, a ring whose every vertex is a
+    /// point where it touches another, rings touching along a stretch (invalid).
+    static func isValid(_ rings: [[SIMD2<Int32>]]) -> Bool {
+        guard !rings.isEmpty, let edges = edges(of: rings) else { return false }
+        var segments = edges.segments
+        var touches: [Touch] = []
+        let edgesApart = BoxSweep.overlappingPairs(&segments) { _, s, t in
+            if apart(s, t, rings) { return true }
+            // A ring meeting itself is invalid; two rings may meet at a point, where they must not cross.
+            guard s.ring != t.ring, let point = touchPoint(s, t) else { return false }
+            touches.append(s.ring < t.ring ? Touch(point: point, first: s, second: t) : Touch(point: point, first: t, second: s))
+            return true
+        }
+        guard edgesApart else { return false }
+        if touches.isEmpty { return nestedAllowingLakes(rings, edges.boxes, probes: rings.map { $0[0] }) }
+        // Each touch once: a point where a vertex of one ring lies on the other is seen by up to
+        // four pairs of edges.
+        touches.sort { ($0.key, $0.first.ring, $0.second.ring) < ($1.key, $1.first.ring, $1.second.ring) }
+        var unique: [Touch] = []
+        unique.reserveCapacity(touches.count)
+        for touch in touches {
+            guard let last = unique.last, last.key == touch.key else {
+                unique.append(touch)
+                continue
+            }
+            // A second pair of rings through a point already touched: three rings or more meet there.
+            guard last.first.ring == touch.first.ring && last.second.ring == touch.second.ring else { return false }
+        }
+        var polygonOf: [Int32] = []
+        polygonOf.reserveCapacity(rings.count)
+        var polygons: Int32 = 0
+        for (r, ring) in rings.enumerated() {
+            if r == 0 || TileGrid.doubleArea(ring) > 0 { polygons += 1 }
+            polygonOf.append(polygons - 1)
+        }
+        // The rings of a polygon joined where they touch: a touch joining two already joined closes a cycle.
+        var joined = Array(Int32(0)..<Int32(rings.count))
+        for touch in unique {
+            guard !crosses(touch, rings) else { return false }
+            let a = touch.first.ring, b = touch.second.ring
+            guard polygonOf[Int(a)] == polygonOf[Int(b)] else { continue }
+            let ra = PlaneGraph.root(a, &joined), rb = PlaneGraph.root(b, &joined)
+            guard ra != rb else { return false }
+            joined[Int(max(ra, rb))] = min(ra, rb)
+        }
+        // Where one ring lies against another is told at a vertex of it off every other ring: one
+        // where it touches nothing.
+        var touched = Set<UInt64>(minimumCapacity: unique.count)
+        for touch in unique { touched.insert(touch.key) }
+        var probes: [SIMD2<Int32>] = []
+        probes.reserveCapacity(rings.count)
+        for ring in rings {
+            guard let probe = ring.first(where: { !touched.contains(SnappedPolygonUnion.key($0)) }) else { return false }
+            probes.append(probe)
+        }
+        return nestedAllowingLakes(rings, edges.boxes, probes: probes)
+    }
+
+    /// Two edges of different rings that meet, at one point: an end of one of them.
+    struct Touch {
+        let point: SIMD2<Int32>
+        /// The edge of the ring that comes first in the feature, and the other ring's.
+        let first: Segment, second: Segment
+        var key: UInt64 { SnappedPolygonUnion.key(point) }
+    }
+
+    /// Where two edges of different rings that meet have their one point in common; nil when
+    /// they cross or lie along each other for a stretch.
+    static func touchPoint(_ s: Segment, _ t: Segment) -> SIMD2<Int32>? {
+        let o1 = orientation(s.p, s.q, t.p), o2 = orientation(s.p, s.q, t.q)
+        let o3 = orientation(t.p, t.q, s.p), o4 = orientation(t.p, t.q, s.q)
+        if o1 * o2 < 0 && o3 * o4 < 0 { return nil }
+        if o1 == 0 && o2 == 0 {
+            // In line: they share one point only when the stretch they share has no length.
+            let alongX = s.minX != s.maxX || t.minX != t.maxX
+            let overlap = alongX ? min(s.maxX, t.maxX) - max(s.minX, t.minX) : min(s.maxY, t.maxY) - max(s.minY, t.minY)
+            guard overlap == 0 else { return nil }
+        }
+        if o1 == 0 && onSegment(s.p, s.q, t.p) { return t.p }
+        if o2 == 0 && onSegment(s.p, s.q, t.q) { return t.q }
+        if o3 == 0 && onSegment(t.p, t.q, s.p) { return s.p }
+        if o4 == 0 && onSegment(t.p, t.q, s.q) { return s.q }
+        return nil
+    }
+
+    /// Whether the two rings of `touch` cross at its point (or run along each other from it):
+    /// around the point, the ways the second ring leaves it must both lie between two
+    /// consecutive ways of the first's, not one on either side.
+    static func crosses(_ touch: Touch, _ rings: [[SIMD2<Int32>]]) -> Bool {
+        let a = ways(from: touch.point, along: touch.first, rings), b = ways(from: touch.point, along: touch.second, rings)
+        var around: [(way: SIMD2<Int64>, first: Bool)] = [(a.0, true), (a.1, true), (b.0, false), (b.1, false)]
+        around.sort { PlaneGraph.turnsBefore($0.way, $1.way) }
+        for i in 0..<4 where around[i].first != around[(i + 1) % 4].first {
+            // Two rings leaving the point the same way overlap along a stretch.
+            let d = around[i].way, e = around[(i + 1) % 4].way
+            if d.x * e.y - d.y * e.x == 0 && d.x * e.x + d.y * e.y > 0 { return true }
+        }
+        // Round the point, one ring's two ways then the other's: apart; alternating: crossing.
+        return around[0].first != around[1].first && around[1].first != around[2].first && around[2].first != around[3].first
+    }
+
+    /// The two ways a ring leaves `point`, which lies on its edge `edge`: to the vertices before
+    /// and after it when it is one of the ring's vertices, else to the edge's ends.
+    static func ways(from point: SIMD2<Int32>, along edge: Segment, _ rings: [[SIMD2<Int32>]]) -> (SIMD2<Int64>, SIMD2<Int64>) {
+        let ring = rings[Int(edge.ring)], count = ring.count, i = Int(edge.index)
+        let (before, after): (SIMD2<Int32>, SIMD2<Int32>)
+        if point == edge.p {
+            (before, after) = (ring[(i + count - 1) % count], edge.q)
+        } else if point == edge.q {
+            (before, after) = (edge.p, ring[(i + 2) % count])
+        } else {
+            (before, after) = (edge.p, edge.q)
+        }
+        func way(_ to: SIMD2<Int32>) -> SIMD2<Int64> { SIMD2(Int64(to.x) - Int64(point.x), Int64(to.y) - Int64(point.y)) }
+        return (way(before), way(after))
+    }
+
+    /// For rings whose edges meet only where they touch without crossing, and `probes` a vertex
+    /// of each ring on no other ring: whether each hole lies inside its outer ring and in no
+    /// other hole of it, and each outer ring outside every other polygon or inside a hole of it.
+    static func nestedAllowingLakes(_ rings: [[SIMD2<Int32>]], _ boxes: [Box], probes: [SIMD2<Int32>]) -> Bool {
+        func within(_ r: Int, _ container: Int) -> Bool {
+            boxes[container].contains(probes[r]) && inside(probes[r], rings[container])
+        }
+        var shells: [Int] = [], holesOf: [Range<Int>] = []
+        var index = 0
+        while index < rings.count {
+            let shell = index
+            index += 1
+            while index < rings.count, TileGrid.doubleArea(rings[index]) < 0 { index += 1 }
+            let holes = (shell + 1)..<index
+            for hole in holes {
+                guard within(hole, shell), !holes.contains(where: { $0 != hole && within(hole, $0) }) else { return false }
+            }
+            shells.append(shell)
+            holesOf.append(holes)
+        }
+        let order = shells.indices.sorted { boxes[shells[$0]].minX < boxes[shells[$1]].minX }
+        for (n, a) in order.enumerated() {
+            for b in order[(n + 1)...] {
+                if boxes[shells[b]].minX > boxes[shells[a]].maxX { break }
+                // One inside the other's outer ring is valid only inside one of its holes: an island in a lake.
+                for (inner, outer) in [(b, a), (a, b)] where within(shells[inner], shells[outer]) {
+                    guard holesOf[outer].contains(where: { within(shells[inner], $0) }) else { return false }
+                }
+            }
+        }
+        return true
     }
 
     /// The edges of `rings` and each ring's box, or nil when a ring has fewer than three points
@@ -264,5 +427,73 @@ enum SnappedPolygonCheck {
                 }
             }
         }
+    }
+}
+
+/// The polygons of a feature that a repair keeps as they are (plainly valid and apart from
+/// everything), ready to tell whether what the repair made of the others stays apart from
+/// them: only their rings whose boxes reach what was made are looked at, so a mainland's long
+/// outline is not swept again for each small repair beside it.
+struct KeptPolygons {
+    /// The kept rings, as ``SnappedPolygonCheck/isPlainlyValid(_:)`` takes them.
+    let rings: [[SIMD2<Int32>]]
+    /// Each ring's box.
+    private let boxes: [SnappedPolygonCheck.Box]
+    /// Whether each ring is an outer ring.
+    private let isShell: [Bool]
+
+    /// `rings`: polygons plainly valid and apart from each other.
+    init(_ rings: [[SIMD2<Int32>]]) {
+        self.rings = rings
+        boxes = rings.map { ring in
+            var box = SnappedPolygonCheck.Box(minX: .max, minY: .max, maxX: .min, maxY: .min)
+            for p in ring { box.add(p) }
+            return box
+        }
+        isShell = rings.indices.map { $0 == 0 || TileGrid.doubleArea(rings[$0]) > 0 }
+    }
+
+    /// Whether `made` (rings as ``SnappedPolygonCheck/isPlainlyValid(_:)`` takes them) stays
+    /// apart from the kept polygons, as ``SnappedPolygonCheck/polygonsNotPlainlyValid(_:)`` would
+    /// find of the two together: no edge of one meets an edge of the other, and no outer ring of
+    /// one lies inside an outer ring of the other. Whether `made` is valid in itself is not asked.
+    func areApart(from made: [[SIMD2<Int32>]]) -> Bool {
+        guard let madeEdges = SnappedPolygonCheck.edges(of: made) else { return false }
+        var around = SnappedPolygonCheck.Box(minX: .max, minY: .max, maxX: .min, maxY: .min)
+        for box in madeEdges.boxes {
+            around.add(SIMD2(box.minX, box.minY))
+            around.add(SIMD2(box.maxX, box.maxY))
+        }
+        // The kept rings' edges within the box around what was made, numbered after its rings.
+        var segments = madeEdges.segments
+        let firstKept = Int32(made.count)
+        var near: [Int] = []
+        for (r, box) in boxes.enumerated() where box.minX <= around.maxX && around.minX <= box.maxX && box.minY <= around.maxY && around.minY <= box.maxY {
+            near.append(r)
+            let ring = rings[r]
+            for i in ring.indices {
+                let edge = SnappedPolygonCheck.Segment(p: ring[i], q: ring[i + 1 == ring.count ? 0 : i + 1], ring: firstKept + Int32(r), index: Int32(i))
+                if edge.minX <= around.maxX && around.minX <= edge.maxX && edge.minY <= around.maxY && around.minY <= edge.maxY {
+                    segments.append(edge)
+                }
+            }
+        }
+        guard !near.isEmpty else { return true }
+        let edgesApart = BoxSweep.overlappingPairs(&segments) { _, s, t in
+            // Only an edge of what was made against a kept one: each side is tested on its own.
+            (s.ring < firstKept) == (t.ring < firstKept) || !SnappedPolygonCheck.meet(s, t)
+        }
+        guard edgesApart else { return false }
+        // With no edges meeting, an outer ring inside another is told at any of its points.
+        for (m, shell) in made.enumerated() where m == 0 || TileGrid.doubleArea(shell) > 0 {
+            let box = madeEdges.boxes[m]
+            for r in near where isShell[r] {
+                if (boxes[r].contains(shell[0]) && SnappedPolygonCheck.inside(shell[0], rings[r]))
+                    || (box.contains(rings[r][0]) && SnappedPolygonCheck.inside(rings[r][0], shell)) {
+                    return false
+                }
+            }
+        }
+        return true
     }
 }

@@ -155,28 +155,6 @@ import Testing
         }
     }
 
-    /// Among other shapes (the WKT layout), a track is still written as its points, each with
-    /// its own time and value: a `POINT` in the `WKT` column, `time` and `hr` columns and the
-    /// track's numbering, the polygon a row of its own. (The track was one row: its WKT, and its
-    /// times in one JSON cell, apart from their positions.)
-    @Test func tracksAmongOtherShapesInCSVAreRowsOfPoints() throws {
-        let lines = """
-            {"type":"Feature","properties":{"name":"Lake"},"geometry":{"type":"Polygon","coordinates":[[[8.54,47.35],[8.56,47.35],[8.56,47.37],[8.54,47.35]]]}}
-            {"type":"Feature","properties":{"name":"Walk","coordinateProperties":{"times":["2024-05-04T07:00:00Z","2024-05-04T07:05:00Z","2024-05-04T07:10:00Z"],"hr":[90,95,101]}},"geometry":{"type":"LineString","coordinates":[[8.541,47.351],[8.545,47.355],[8.55,47.36]]}}
-
-            """
-        let run = try meridian(["convert", "--from", "geojsonseq", "--to", "csv"], stdin: Data(lines.utf8))
-        #expect(run.status == 0, "\(run.stderr)")
-        let rows = run.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        #expect(rows.first == "WKT,time,hr,track_fid,track_seg_id,track_seg_point_id,name", "\(run.stdout)")
-        #expect(rows.dropFirst() == [
-            "\"POLYGON ((8.54 47.35, 8.56 47.35, 8.56 47.37, 8.54 47.35))\",,,,,,Lake",
-            "POINT (8.541 47.351),2024-05-04T07:00:00Z,90,0,0,0,Walk",
-            "POINT (8.545 47.355),2024-05-04T07:05:00Z,95,0,0,1,Walk",
-            "POINT (8.55 47.36),2024-05-04T07:10:00Z,101,0,0,2,Walk",
-        ], "\(run.stdout)")
-    }
-
     /// A GPX of a waypoint and two tracks (one of two segments, heart rates at some points) into
     /// CSV: a row per track point, numbered and placed as GDAL's GPX driver gives them in
     /// `track_points` (ogr2ogr's CSV of that layer, read with Python's csv module beside ours),

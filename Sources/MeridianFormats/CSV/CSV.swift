@@ -11,16 +11,14 @@ import OrderedCollections
 /// GEOMETRY=AS_WKT). Properties follow, one column per key seen in any feature.
 ///
 /// Tracks (GPX's and KML's: a LineString or MultiLineString whose per-position arrays,
-/// `coordinateProperties`, hold its times and other values) are written as their points, as
-/// GDAL's GPX driver lays out `track_points`: a row per position (its `longitude` and
-/// `latitude`, or among other shapes a `POINT` in the `WKT` column), with its time (`times` as
-/// a `time` column) and each other per-position value in a column of its own, `track_fid`,
-/// `track_seg_id` and `track_seg_point_id` (the track among the tracks, the line in it and the
-/// position in that, from 0), and the track's properties repeated: data that belongs to a
-/// position stays on its position's row, whatever else the file holds. A feature's property of
-/// a per-position column's name (a waypoint's `time`) goes in that column. Data with other
-/// shapes (a polygon, a line without per-position values) keeps a row per feature and its
-/// `WKT`, the arrays one JSON cell.
+/// `coordinateProperties`, hold its times and other values) among points are written as their
+/// points, as GDAL's GPX driver lays out `track_points`: a row per position, with its time
+/// (`times` as a `time` column) and each other per-position value in a column of its own,
+/// `track_fid`, `track_seg_id` and `track_seg_point_id` (the track among the tracks, the line
+/// in it and the position in that, from 0), and the track's properties repeated. A point's
+/// property of a per-position column's name (a waypoint's `time`) goes in that column. Data
+/// with other shapes (a polygon, a line without per-position values) keeps a row per feature
+/// and its `WKT`, the arrays one JSON cell.
 ///
 /// The header must name every column before the first row, so rows are spilled as GeoJSON
 /// text sequences to a scratch file and written out at `finish`: memory stays constant.
@@ -99,13 +97,13 @@ public final class CSVWriter: FeatureWriter {
     public func finish(_ trailingMetadata: CollectionMetadata) throws {
         let usePoints = anyGeometry && pointsOnly
         let idColumn = anyID && !columns.contains("id")
-        // Tracks as their points: each track's per-position columns and its points' numbers; its
-        // arrays are no column of their own then (unless a feature that is no track has some).
-        let positionColumns = positionColumns.elements
-        let trackColumns = anyTrack ? Self.trackPointColumns : []
+        // As points: each track's per-position columns and its points' numbers; its arrays are
+        // no column of their own then (unless a feature that is no track has some).
+        let positionColumns = usePoints ? positionColumns.elements : []
+        let trackColumns = usePoints && anyTrack ? Self.trackPointColumns : []
         let taken = Set(positionColumns + trackColumns)
         let propertyColumns = columns.elements.filter {
-            !taken.contains($0) && !(anyTrack && $0 == PositionData.member && !positionDataOutsideTracks)
+            !taken.contains($0) && !(usePoints && $0 == PositionData.member && !positionDataOutsideTracks)
         }
         var header = usePoints ? ["longitude", "latitude"] + (anyAltitude ? ["altitude"] : []) : ["WKT"]
         if idColumn { header.insert("id", at: 0) }
@@ -115,7 +113,7 @@ public final class CSVWriter: FeatureWriter {
             let properties = feature.properties ?? [:]
             let id = idColumn ? [feature.id?.plainText ?? ""] : []
             let propertyCells = propertyColumns.map { properties[$0]?.unwrappingHTML.plainText() ?? "" }
-            if Self.trackArrays(feature) != nil {
+            if usePoints, Self.trackArrays(feature) != nil {
                 let (runs, arrays) = feature.positionRuns
                 let values = Dictionary(arrays.map { (Self.positionColumn($0.name), $0.runs) }) { first, _ in first }
                 for (segment, run) in runs.enumerated() {
@@ -123,8 +121,7 @@ public final class CSVWriter: FeatureWriter {
                         let perPosition = positionColumns.map { column in
                             values[column].map { $0[segment][index].plainText() } ?? properties[column]?.plainText() ?? ""
                         }
-                        let place = usePoints ? coordinates(position) : [wkt(.point(Point(position)))]
-                        row(id + place + perPosition + ["\(tracks)", "\(segment)", "\(index)"] + propertyCells)
+                        row(id + coordinates(position) + perPosition + ["\(tracks)", "\(segment)", "\(index)"] + propertyCells)
                     }
                 }
                 tracks += 1
@@ -136,17 +133,14 @@ public final class CSVWriter: FeatureWriter {
                 let perPosition = positionColumns.map { properties[$0]?.unwrappingHTML.plainText() ?? "" }
                 row(id + position + perPosition + trackColumns.map { _ in "" } + propertyCells)
             } else {
-                let perPosition = positionColumns.map { properties[$0]?.unwrappingHTML.plainText() ?? "" }
-                row(id + [feature.geometry.map(wkt) ?? ""] + perPosition + trackColumns.map { _ in "" } + propertyCells)
+                let wkt = feature.geometry.map { geometry in
+                    WKT.write(geometry, to: cellText, precision: options.precision)
+                    return cellText.takeCollectedText()
+                } ?? ""
+                row(id + [wkt] + propertyCells)
             }
             try sink.checkForErrors()
         }
-    }
-
-    /// A geometry's WKT cell.
-    private func wkt(_ geometry: Geometry) -> String {
-        WKT.write(geometry, to: cellText, precision: options.precision)
-        return cellText.takeCollectedText()
     }
 
     /// A position's `longitude`, `latitude` (and `altitude`) cells.

@@ -72,15 +72,12 @@ public enum BoxSweep {
         var seen = 0
         // A picked box with every box after it whose west edge its east edge reaches.
         for i in picked {
-            let s = boxes[i]
-            var j = i + 1
-            while j < boxes.count && boxes[j].minX <= s.maxX {
-                let t = boxes[j]
-                j += 1
-                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+            let whole = forEachOverlap(after: i, in: boxes) { s, t in
                 guard body(seen, s, t) else { return false }
                 seen += 1
+                return true
             }
+            guard whole else { return false }
         }
         // An unpicked box with the picked boxes after it that it reaches (the pairs of two
         // picked boxes were all seen above).
@@ -128,14 +125,23 @@ public enum BoxSweep {
     @inlinable
     static func sweep<Box: SweptBox>(_ boxes: [Box], _ body: (_ index: Int, _ first: Box, _ second: Box) -> Bool) -> Bool {
         for i in boxes.indices {
-            let s = boxes[i]
-            var j = i + 1
-            while j < boxes.count && boxes[j].minX <= s.maxX {
-                let t = boxes[j]
-                j += 1
-                guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
-                guard body(i, s, t) else { return false }
-            }
+            guard forEachOverlap(after: i, in: boxes, { body(i, $0, $1) }) else { return false }
+        }
+        return true
+    }
+
+    /// Box `i` of boxes sorted by their west edge with each box after it that it overlaps, in
+    /// order: the later boxes its east edge reaches, kept when their north-south spans meet.
+    /// Returns false when `body` stopped.
+    @inlinable
+    static func forEachOverlap<Box: SweptBox>(after i: Int, in boxes: [Box], _ body: (_ first: Box, _ second: Box) -> Bool) -> Bool {
+        let s = boxes[i]
+        var j = i + 1
+        while j < boxes.count && boxes[j].minX <= s.maxX {
+            let t = boxes[j]
+            j += 1
+            guard t.minY <= s.maxY && s.minY <= t.maxY else { continue }
+            guard body(s, t) else { return false }
         }
         return true
     }

@@ -205,12 +205,7 @@ public enum TileJoin {
     /// One input's tile decoded, or nil when it has none at the address (or an empty one).
     /// - Throws: `MeridianError` (bad input) naming the input and the tile when it is damaged.
     private static func tile(_ address: MapTile, of input: any TilePyramidReader) throws -> VectorTile? {
-        guard let bytes = try input.uncompressedTile(address), !bytes.isEmpty else { return nil }
-        do {
-            return try VectorTile(decoding: bytes)
-        } catch let error as MeridianError {
-            throw MeridianError(error.kind, "tile \(address): \(error.message)", at: SourceLocation(file: input.path), hint: error.hint)
-        }
+        try input.vectorTile(address)
     }
 
     /// The extents two layers of one name may be rescaled between (a tile states any number).

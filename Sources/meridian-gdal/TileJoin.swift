@@ -7,9 +7,8 @@ import MeridianTiles
 /// `meridian-gdal tile-join`, hidden: runs the `TileJoinRequest` that `meridian tile-join` parsed.
 enum TileJoin: RequestRunInPlace {
     /// The attributes kept, as the options choose them.
-    static func attributes(_ request: TileJoinRequest) -> AttributeSelection {
-        if request.excludesAll || !request.included.isEmpty { return AttributeSelection(kept: Set(request.included)) }
-        return AttributeSelection(dropped: Set(request.excluded))
+    static func attributes(_ request: TileJoinRequest) -> AttributeFilter {
+        AttributeFilter(include: request.included, exclude: request.excluded, excludeAll: request.excludesAll)
     }
 
     static func run(_ request: TileJoinRequest) throws {

@@ -65,6 +65,19 @@ struct ReplaceOption: ParsableArguments {
     }
 }
 
+/// The inputs of `tile`, `tile-copy` and `tile-join`: files and folders at paths.
+enum TileRunInputs {
+    /// Throws a usage error when one of a tile run's `inputs` is `-`, which is standard input
+    /// everywhere else: a run reads its inputs more than once (and `--resume` checks them), and
+    /// a pyramid is read at random. Before, `-` was looked for as a file, not found (66).
+    static func refuseStandardInput(_ inputs: [String], pyramids: Bool) throws {
+        guard inputs.contains("-") else { return }
+        throw ValidationError(pyramids
+            ? "'-' is standard input, and a tile pyramid is read from a folder, an .mbtiles file or a .pmtiles archive: give its path (./- for one named '-')"
+            : "'-' is standard input, and meridian tile reads its inputs from files (more than once, and --resume checks them): save the data to a file first (meridian convert - -o features.geojson) and give its path (./- for a file named '-')")
+    }
+}
+
 /// Where and how a subcommand writes: a path or stdout, exact or rounded, compact or indented.
 struct OutputFileOptions: ParsableArguments {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp(

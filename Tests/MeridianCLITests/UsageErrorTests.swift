@@ -23,6 +23,9 @@ import Testing
         ["convert", "--folders", "flat", "--zoom", "3", "in.geojson"],
         // '-' as a tile pyramid: standard output elsewhere, a folder named '-' here before.
         ["tile", "in.tif", "-"], ["tile-copy", "in.mbtiles", "-"], ["tile-join", "in.mbtiles", "-o", "-"],
+        // '-' as a tile run's input: standard input elsewhere, which a run cannot read again (it said "no such file", 66).
+        ["tile", "-", "out/"], ["tile", "in.geojson", "-", "out.pmtiles"], ["tile-copy", "-", "out.mbtiles"],
+        ["tile-join", "in.mbtiles", "-", "-o", "out.pmtiles"],
         ["convert", "--precision", "40", "in.geojson"],
         ["info", "--format", "xml", "in.geojson"],
         ["info", "a.geojson", "b.geojson"],

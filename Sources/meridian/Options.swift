@@ -23,6 +23,27 @@ struct InputOptions: ParsableArguments {
         valueName: "name"))
     var layer: String?
 
+    /// Throws a usage error for `--folders tree` in a subcommand other than `convert`, the one
+    /// that writes the tree (simplify, clip and info took it and did nothing with it).
+    func refuseFolderTree() throws {
+        if folders == .tree {
+            throw ValidationError("--folders tree writes a KML file's folders as one JSON tree, which only meridian convert does: leave it out (each feature's folder path is in its folder property)")
+        }
+    }
+
+    /// Throws a usage error for the options that read features from a file, when the input is a
+    /// tile pyramid: `--from` (a pyramid is known by its extension or metadata.json) and
+    /// `--folders tree` (a pyramid has layers, not folders). `convert` ignored both.
+    func refuseFeatureFileOptionsForPyramid() throws {
+        guard let input, TilePyramidInput.isPyramid(input) else { return }
+        if format != nil {
+            throw ValidationError("--from names a feature format; a tile pyramid is known by its extension (.mbtiles, .pmtiles) or its metadata.json")
+        }
+        if folders == .tree {
+            throw ValidationError("--folders tree writes a KML file's folders as one JSON tree; a tile pyramid has layers, not folders (--layer NAME reads one)")
+        }
+    }
+
     /// Opens the input, sending the reader's warnings to stderr, and records it, so no output is
     /// it; `coordinates` says whether the output needs positions on the globe.
     func open(reporter: Reporter, coordinates: CoordinateRule = .warnOutsideRange) throws -> FeatureInput {

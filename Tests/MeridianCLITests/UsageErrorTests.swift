@@ -43,6 +43,11 @@ import Testing
         ["simplify", "in.geojson", "--zoom-scale", "-5"],
         ["clip", "in.geojson"],
         ["clip", "in.geojson", "--bbox", "170,-20,-170,-10"],
+        // Options taken and then ignored: --tms without --tile, --folders tree outside convert, and a
+        // feature file's --from or --folders tree for a tile pyramid.
+        ["clip", "in.geojson", "--bbox", "0,0,10,10", "--tms"], ["clip", "in.kml", "--bbox", "0,0,10,10", "--folders", "tree"],
+        ["simplify", "in.kml", "--zoom-level", "3", "--folders", "tree"], ["info", "in.kml", "--folders", "tree"],
+        ["convert", "in.pmtiles", "--zoom", "2", "--from", "kml"], ["convert", "in.pmtiles", "--zoom", "2", "--folders", "tree"],
         ["geodesic", "--from", "1,2"],
         ["geodesic", "--from", "1,2", "--to", "3,4", "--spacing-km", "-1"],
         ["circle"],

@@ -146,6 +146,7 @@ struct OutputFileOptions: ParsableArguments {
             throw MeridianError(.usage, "--precision does not apply to \(format.displayName) output",
                                 hint: "\(format.displayName) is written without rounding: leave --precision out")
         }
+        if let kind = PictureKind(rawValue: format.id) { try picture.refusePNGOnlyOptions(for: kind) }
         var options = WriteOptions(precision: precision)
         for (flags, settings) in formatSettings {
             if format.takes(settings) {
@@ -275,6 +276,17 @@ struct PictureArguments: ParsableArguments {
         let defaults = PictureOptions()
         return PictureOptions(width: size?.width ?? defaults.width, height: size?.height ?? defaults.height, scale: scale ?? defaults.scale,
                               heading: heading ?? defaults.heading, view: viewRect, basemap: basemap)
+    }
+
+    /// Throws a usage error for the options that only a PNG takes, given for an SVG: `--scale`
+    /// (pixels per point; SVG is drawn in points) and `--basemap` (the SVG writer draws no
+    /// tiles). Both were taken and left out of the picture.
+    func refusePNGOnlyOptions(for kind: PictureKind) throws {
+        guard kind == .svg else { return }
+        for (given, flag, why) in [(scale != nil, "--scale", "it sets a PNG's pixels per point, and an SVG is drawn in points at any scale"),
+                                   (basemap != nil, "--basemap", "tiles are drawn underneath PNG pictures only")] where given {
+            throw MeridianError(.usage, "\(flag) does not apply to SVG output", hint: "\(why): leave it out, or write a .png")
+        }
     }
 
     /// The options given on the command line, for refusing them where they do not apply.

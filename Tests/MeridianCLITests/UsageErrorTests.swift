@@ -48,6 +48,9 @@ import Testing
         ["clip", "in.geojson", "--bbox", "0,0,10,10", "--tms"], ["clip", "in.kml", "--bbox", "0,0,10,10", "--folders", "tree"],
         ["simplify", "in.kml", "--zoom-level", "3", "--folders", "tree"], ["info", "in.kml", "--folders", "tree"],
         ["convert", "in.pmtiles", "--zoom", "2", "--from", "kml"], ["convert", "in.pmtiles", "--zoom", "2", "--folders", "tree"],
+        // A PNG's own options for an SVG: drawn without them, silently.
+        ["render", "in.geojson", "-o", "out.svg", "--scale", "2"], ["render", "in.geojson", "-o", "out.svg", "--basemap", "tiles/"],
+        ["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "-o", "out.svg", "--scale", "3"], ["coverage", "validate", "in.geojson", "--preview", "p.svg", "--scale", "2"],
         ["geodesic", "--from", "1,2"],
         ["geodesic", "--from", "1,2", "--to", "3,4", "--spacing-km", "-1"],
         ["circle"],

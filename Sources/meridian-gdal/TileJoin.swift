@@ -36,7 +36,7 @@ enum TileJoin: RequestRunInPlace {
                                            at: SourceLocation(file: output), hint: "--no-tile-size-limit (-pk) writes them"))
             }
             if !quiet {
-                let joined = table.map { _ in "; \(summary.featuresJoined) feature\(summary.featuresJoined == 1 ? "" : "s") took a row of \(csv ?? "")" } ?? ""
+                let joined = table.map { _ in "; \(summary.featuresJoined) feature\(summary.featuresJoined == 1 ? "" : "s") took a row of \(csv == "-" ? "the table on standard input" : csv ?? "")" } ?? ""
                 Reporter.printError("\(output): \(summary.tiles) tile\(summary.tiles == 1 ? "" : "s"), \(summary.features) feature\(summary.features == 1 ? "" : "s") in \(summary.layers) layer\(summary.layers == 1 ? "" : "s") joined from \(inputs.count) tile set\(inputs.count == 1 ? "" : "s")\(joined)")
             }
         }

@@ -91,11 +91,22 @@ enum TileRunInputs {
     /// Throws a usage error when one of a tile run's `inputs` is `-`, which is standard input
     /// everywhere else: a run reads its inputs more than once (and `--resume` checks them), and
     /// a pyramid is read at random. Before, `-` was looked for as a file, not found (66).
+    /// A descriptor's path (`/dev/stdin`, `/dev/fd/63` from `<(…)`) is refused the same way
+    /// when it is a pipe or anything else that is read once: a file redirected in (`< x.geojson`)
+    /// can be read again, and is taken.
     static func refuseStandardInput(_ inputs: [String], pyramids: Bool) throws {
-        guard inputs.contains("-") else { return }
+        guard let stream = inputs.first(where: { $0 == "-" || isReadOnce($0) }) else { return }
+        let what = stream == "-" ? "'-' is standard input" : "\(stream) is a stream read once"
         throw ValidationError(pyramids
-            ? "'-' is standard input, and a tile pyramid is read from a folder, an .mbtiles file or a .pmtiles archive: give its path (./- for one named '-')"
-            : "'-' is standard input, and meridian tile reads its inputs from files (more than once, and --resume checks them): save the data to a file first (meridian convert - -o features.geojson) and give its path (./- for a file named '-')")
+            ? "\(what), and a tile pyramid is read from a folder, an .mbtiles file or a .pmtiles archive: give its path (./- for one named '-')"
+            : "\(what), and meridian tile reads its inputs from files (more than once, and --resume checks them): save the data to a file first (meridian convert - -o features.geojson) and give its path (./- for a file named '-')")
+    }
+
+    /// Whether `path` names one of this process's descriptors that is not a regular file.
+    private static func isReadOnce(_ path: String) -> Bool {
+        guard let descriptor = DescriptorPaths.descriptor(named: path) else { return false }
+        var info = stat()
+        return fstat(descriptor, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
     }
 }
 

@@ -25,30 +25,41 @@ import Testing
         return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
     }
 
-    /// `meridian convert` of a Shapefile whose .dbf is a FIFO nobody writes: its `meridian-gdal
-    /// ogr-read` helper waits in open() for ever. The parent is then signalled; the helper must
-    /// be gone within 5 seconds.
+    /// `meridian convert` of a Shapefile of 20,000 points to standard output, a pipe nobody
+    /// reads: the parent waits to write, its `meridian-gdal ogr-read` helper waits to hand it more
+    /// features. The parent is then signalled; the helper must be gone within 5 seconds. (A FIFO
+    /// as the Shapefile's .dbf held the helper until such companions were refused, 65, before
+    /// GDAL opens them.)
     @Test(.timeLimit(.minutes(2)), arguments: [SIGKILL, SIGTERM, SIGINT])
     func helperEndsWithItsParent(_ signal: Int32) throws {
         try withTemporaryFolder { folder in
-            let point = folder.appendingPathComponent("point.geojson").path, shapefile = folder.appendingPathComponent("stuck.shp").path
-            try Data(#"{"type":"Point","coordinates":[1,2]}"#.utf8).write(to: URL(fileURLWithPath: point))
-            let written = try meridian(["convert", point, "-o", shapefile])
+            let points = folder.appendingPathComponent("points.geojsonl").path, shapefile = folder.appendingPathComponent("points.shp").path
+            let lines = (0..<20_000).map { i in
+                #"{"type":"Feature","properties":{"i":\#(i)},"geometry":{"type":"Point","coordinates":[\#(Double(i % 3600) / 10 - 180),\#(Double(i / 3600) / 10)]}}"#
+            }
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: points))
+            let written = try meridian(["convert", points, "-o", shapefile])
             try #require(written.status == 0, "\(written.stderr)")
-            let table = folder.appendingPathComponent("stuck.dbf").path
-            try FileManager.default.removeItem(atPath: table)
-            #expect(mkfifo(table, 0o600) == 0)
+            // Standard output: a pipe this test holds open and never reads.
+            var ends: [Int32] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            defer { close(ends[0]) }
             // Spawned and reaped here, not by Foundation's Process, whose wait also waits for a
             // descriptor the helper inherits, so it would hang (not fail) on a helper left running.
-            let arguments = [meridianBinary, "convert", shapefile, "-o", folder.appendingPathComponent("out.geojson").path]
+            let arguments = [meridianBinary, "convert", shapefile]
             let argv = arguments.map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
+            posix_spawn_file_actions_addclose(&actions, ends[0])
+            posix_spawn_file_actions_addclose(&actions, ends[1])
             var parent = pid_t()
-            try #require(posix_spawn(&parent, meridianBinary, &actions, nil, argv, environ) == 0)
+            let spawned = posix_spawn(&parent, meridianBinary, &actions, nil, argv, environ)
+            close(ends[1])
+            try #require(spawned == 0)
             var helpers: [pid_t] = []
             let started = Date()
             while helpers.isEmpty && Date().timeIntervalSince(started) < 30 {

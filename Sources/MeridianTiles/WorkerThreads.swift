@@ -3,10 +3,10 @@ import MeridianFormats
 import Synchronization
 
 /// Work shared out to threads whose results come back to the calling thread: the workers
-/// produce, the caller consumes one result at a time, in the order they come. The tile stores
-/// (an SQLite connection, a PMTiles spill) are written by the calling thread only, so they need
-/// no locks and are never seen by two threads. At most `backlog` results wait at once, so fast
-/// workers cannot fill memory while the caller writes.
+/// produce, the caller consumes one result at a time, in the order they come (what must be
+/// done in one place: a run's counts, a level's scratch file of tiles, blocks appended in
+/// feature order). At most `backlog` results wait at once, so fast workers cannot fill memory
+/// while the caller writes.
 enum WorkerThreads {
     /// Runs `produce` on `threads` threads (each calls it once and loops over its own share of
     /// the work, handing every result to `emit`) and `consume` on the calling thread for each

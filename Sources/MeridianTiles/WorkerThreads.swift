@@ -18,19 +18,12 @@ enum WorkerThreads {
                                       consume: (Result) throws -> Void) throws {
         let shared = Shared<Result>(backlog: backlog)
         for _ in 0..<max(1, threads) {
+            // The thread lets go of `produce` (and what it captured: a tile store, whose release
+            // may remove an output's lock file) before it says it has finished, so that nothing
+            // of it outlives `run`.
+            let work = Work(produce)
             let thread = Thread {
-                var failure: (any Error)?
-                do {
-                    try produce { result in
-                        if shared.stopped.load(ordering: .relaxed) { throw CancellationError() }
-                        try TemporaryFiles.checkForStop()
-                        shared.room.wait()
-                        shared.send(.result(result))
-                    }
-                } catch is CancellationError {
-                } catch {
-                    failure = error
-                }
+                let failure = Self.produce(work.take(), shared)
                 shared.send(.finished(failure))
             }
             thread.stackSize = 4 << 20
@@ -55,6 +48,37 @@ enum WorkerThreads {
             }
         }
         if let firstError { throw firstError }
+    }
+
+    /// Runs `produce`, handing each result to the caller; returns what it threw (nil when it
+    /// ended, or was stopped).
+    private static func produce<Result: Sendable>(_ produce: (_ emit: (Result) throws -> Void) throws -> Void,
+                                                  _ shared: Shared<Result>) -> (any Error)? {
+        do {
+            try produce { result in
+                if shared.stopped.load(ordering: .relaxed) { throw CancellationError() }
+                try TemporaryFiles.checkForStop()
+                shared.room.wait()
+                shared.send(.result(result))
+            }
+        } catch is CancellationError {
+        } catch {
+            return error
+        }
+        return nil
+    }
+
+    /// A worker's `produce`, taken by its thread once.
+    private final class Work<Result: Sendable>: @unchecked Sendable {
+        // Set in `init`, taken (and dropped) by the one thread that runs it.
+        private var produce: (@Sendable (_ emit: (Result) throws -> Void) throws -> Void)?
+
+        init(_ produce: @escaping @Sendable (_ emit: (Result) throws -> Void) throws -> Void) { self.produce = produce }
+
+        func take() -> @Sendable (_ emit: (Result) throws -> Void) throws -> Void {
+            defer { produce = nil }
+            return produce!
+        }
     }
 
     private enum Message<Result: Sendable>: Sendable {

@@ -53,13 +53,8 @@ let package = Package(
             pkgConfig: "minizip",
             providers: [.apt(["libminizip-dev"]), .brew(["minizip"])]
         ),
-        // gzip for vector tiles stored in MBTiles (MeridianTiles).
-        .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
-        ),
-        // PNG tiles: whole-image zlib streams, faster than zlib's (MeridianRaster's PNGEncoder).
+        // Whole-buffer deflate, faster than zlib's: gzipped vector tiles and PMTiles directories
+        // (MeridianTiles' Gzip), PNG tiles' zlib streams (MeridianRaster's PNGEncoder).
         .systemLibrary(
             name: "CDeflate",
             pkgConfig: "libdeflate",
@@ -140,7 +135,7 @@ let package = Package(
 
         // Tile stores: MBTiles files read and written (resumably), over one small SQLite wrapper;
         // Mapbox Vector Tiles cut from vector layers, written into a folder or an MBTiles file.
-        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "MeridianTilingRequest", "CSQLite", "CZlib", "CGEOS", "CFileSync", "MeridianGeometry", "MeridianFormats"]),
+        .target(name: "MeridianTiles", dependencies: ["MeridianCore", "MeridianTilingRequest", "CSQLite", "CDeflate", "CGEOS", "CFileSync", "MeridianGeometry", "MeridianFormats"]),
 
         // Pictures: viewport, simplestyle drawing, labels, SVG and cairo canvases, basemaps under
         // PNGs (tile folders and MBTiles), and the svg and png formats. The only module that

@@ -1,11 +1,17 @@
 import CGDAL
 import MeridianCore
+import MeridianFormats
 
 /// What GDAL reads for a dataset from elsewhere stays in the dataset's folder, for rasters and
 /// vector data alike: nothing outside it is read, and nothing is fetched (GDAL's network is
 /// off: `GDAL.keepOffTheNetwork`).
 ///
-/// Two checks, one for each moment GDAL reads another file:
+/// Three checks, for each moment GDAL reads another file:
+/// - before GDAL opens anything, what it could open in the input's folder: the input and every
+///   file beside it that shares its name (a shapefile's `.dbf`, `.shx`, `.prj`; a raster's
+///   `.aux.xml`, `.tfw`, `.ovr`), or every entry of an input that is a folder, must be a regular
+///   file or a folder (``checkRegularFiles(opening:name:)``): a named pipe, device or socket
+///   there would hold GDAL's open for ever;
 /// - before GDAL opens the input, the files a driver reads while opening because the input's
 ///   own files name them: a VRT's sources (``VRTSources``) and a GML file's XML schema (the
 ///   `.xsd` beside it, which GDAL's GML driver reads with every `include` it names, any path:
@@ -35,6 +41,54 @@ public enum DatasetFiles {
             guard isInside(real, folder: folder) else {
                 throw MeridianError(.badInput, "GDAL would read \"\(file)\" for this dataset, outside its folder",
                                     at: SourceLocation(file: name), hint: hint)
+            }
+        }
+    }
+
+    /// Refuses, before GDAL opens `path`, a dataset of which GDAL could open something that is
+    /// not a regular file: the input itself (through a link the user named), each entry of its
+    /// folder whose name is the input's without its extension, or that followed by a dot and
+    /// more (any case: `roads.dbf`, `roads.DBF`, `chart.tif.aux.xml`), or, for an input that is a
+    /// folder, each entry in it. Such an entry must be a regular file or a folder as lstat(2)
+    /// sees it; a symbolic link is looked at as a link first, and what it points to must be a
+    /// regular file or a folder too (where it may point is ``checkStayInFolder(_:openPath:name:hint:)``'s).
+    /// A named pipe, a device or a socket there would hold GDAL's open (or read) for ever.
+    /// Inside an archive or GDAL's memory (`/vsi…`) nothing is checked; nothing there passes.
+    /// - Throws: `MeridianError` (bad input) naming the entry and what it is.
+    public static func checkRegularFiles(opening path: String, name: String) throws {
+        guard !path.hasPrefix("/vsi") else { return }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }  // not there: the reader says so
+        func refused(_ entry: String, _ what: String) -> MeridianError {
+            MeridianError(.badInput, "\"\(entry)\" is \(what), not a regular file: GDAL could wait on it for ever",
+                          at: SourceLocation(file: name), hint: "keep only regular files beside a dataset under its name")
+        }
+        let entries: [(path: String, shown: String)]
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            let folder = folderOf(path), fileName = String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...])
+            let stem = withoutExtension(fileName).lowercased()
+            entries = LinkFreeReading.entries(of: folder).compactMap { entry in
+                let lower = entry.name.lowercased()
+                guard entry.name != fileName, lower == stem || lower.hasPrefix(stem + ".") else { return nil }
+                return (folder + "/" + entry.name, folder == "." ? entry.name : folder + "/" + entry.name)
+            }
+        case S_IFDIR:
+            entries = LinkFreeReading.entries(of: path).map { (path + "/" + $0.name, (name.hasSuffix("/") ? name : name + "/") + $0.name) }
+        default:
+            throw refused(name, kind(info))
+        }
+        for entry in entries {
+            var found = stat()
+            guard lstat(entry.path, &found) == 0 else { continue }
+            switch found.st_mode & S_IFMT {
+            case S_IFREG, S_IFDIR: continue
+            case S_IFLNK:
+                var target = stat()
+                guard stat(entry.path, &target) == 0 else { continue }  // a dangling link: nothing to open
+                guard [S_IFREG, S_IFDIR].contains(target.st_mode & S_IFMT) else { throw refused(entry.shown, "a symbolic link to " + kind(target)) }
+            default:
+                throw refused(entry.shown, kind(found))
             }
         }
     }
@@ -176,7 +230,9 @@ public enum DatasetFiles {
         case S_IFLNK: "a symbolic link"
         case S_IFIFO: "a named pipe"
         case S_IFDIR: "a folder"
-        default: "a device or socket"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "neither a file nor a folder"
         }
     }
 

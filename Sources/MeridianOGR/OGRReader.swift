@@ -28,7 +28,9 @@ public final class OGRReader: FeatureReader {
         self.name = name
         messages = GDALMessages(file: name, diagnostics: diagnostics)
         // Nothing outside the input's folder is read: what opening reads, checked before (a VRT's
-        // sources, a GML file's schemas), and then every file GDAL lists for the dataset.
+        // sources, a GML file's schemas), and then every file GDAL lists for the dataset; and
+        // nothing GDAL could open there (a shapefile's companions) is a named pipe or a device.
+        try DatasetFiles.checkRegularFiles(opening: path, name: name)
         try VRTSources.check(path, name: name)
         try DatasetFiles.checkSchemaIncludes(ofGML: path, name: name)
         SQLiteConnectionRules.apply(toFileAt: path)

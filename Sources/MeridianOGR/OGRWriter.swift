@@ -94,6 +94,7 @@ public final class OGRWriter: PathFeatureWriter {
             let wgs84 = SpatialReference.wgs84LongitudeLatitude()
             let staged = try createLayerWithDistinctFields(collection, srs: wgs84, messages: messages)
             reportRenamedFields(staged.names)
+            reportIntegersAsReals(collection.schema)
             try writeFeatures(collection, into: staged, srs: wgs84)
             staged.dataset.close()  // writes what the driver still holds: its errors count
             if GDAL.lastErrorIsFailure {
@@ -250,7 +251,7 @@ public final class OGRWriter: PathFeatureWriter {
         defer { messages.muted = false }
         var created: [String] = []
         for (field, name) in zip(schema.fields, names) {
-            let definition = OGR_Fld_Create(name, field.type.ogrType)
+            let definition = OGR_Fld_Create(name, ogrType(of: field))
             OGR_Fld_SetSubType(definition, field.type.ogrSubType)
             defer { OGR_Fld_Destroy(definition) }
             guard OGR_L_CreateField(layer, definition, 1) == OGRERR_NONE,
@@ -260,6 +261,31 @@ public final class OGRWriter: PathFeatureWriter {
             created.append(String(cString: OGR_Fld_GetNameRef(made)))
         }
         return created
+    }
+
+    /// The OGR type of `field` in this driver's files. A driver without 64-bit integer fields
+    /// (MapInfo's) refused an Integer64 field outright, so integers there are 32-bit fields
+    /// when every value fits one, else reals (exact to 2^53), as ogr2ogr types them.
+    private func ogrType(of field: FieldSchema.Field) -> OGRFieldType {
+        guard field.type == .integer, !driverTakesInteger64 else { return field.type.ogrType }
+        return field.fitsInInt32 ? OFTInteger : OFTReal
+    }
+
+    /// Whether the driver's fields may be 64-bit integers (its list of field types says so;
+    /// a driver with no list is taken at its word when it creates the field).
+    private var driverTakesInteger64: Bool {
+        guard let handle = GDALGetDriverByName(driver.name),
+              let types = GDALGetMetadataItem(handle, "DMD_CREATIONFIELDDATATYPES", nil) else { return true }
+        return String(cString: types).split(separator: " ").contains("Integer64")
+    }
+
+    /// A warning for each integer property written as reals, as the driver has no field for it.
+    private func reportIntegersAsReals(_ schema: FieldSchema) {
+        guard !driverTakesInteger64 else { return }
+        for field in schema.fields where field.type == .integer && !field.fitsInInt32 {
+            diagnostics?(Diagnostic(.warning, "the property \"\(field.name)\" holds integers beyond 32 bits, which \(driver.longName) fields cannot: written as reals",
+                                    at: SourceLocation(file: path)))
+        }
     }
 
     /// Removes what a failed attempt left in the staging folder (and GDAL's record of its errors).
@@ -396,6 +422,8 @@ struct FieldSchema {
     struct Field {
         var name: String
         var type: FieldType
+        /// Whether every integer value fits in 32 bits (for drivers without 64-bit fields).
+        var fitsInInt32 = true
     }
 
     private(set) var fields: [Field] = []
@@ -403,12 +431,16 @@ struct FieldSchema {
 
     mutating func add(_ properties: JSONObject) {
         for (key, value) in properties.mapValues(\.unwrappingHTML) {
-            if let i = index[key] {
+            let i: Int
+            if let known = index[key] {
+                i = known
                 fields[i].type = fields[i].type.merged(with: value)
             } else {
-                index[key] = fields.count
+                i = fields.count
+                index[key] = i
                 fields.append(Field(name: key, type: FieldType.unknown.merged(with: value)))
             }
+            if case .integer(let integer) = value, Int32(exactly: integer) == nil { fields[i].fitsInInt32 = false }
         }
     }
 

@@ -96,6 +96,7 @@ struct GroundOverlay {
 
     /// Control points at the image's corners (`name`: how errors name the image).
     func controlPoints(imageAt path: String, named name: String) throws -> [ControlPoint] {
+        try DatasetFiles.checkRegularFiles(opening: path, name: name)
         try VRTSources.check(path, name: name)
         guard let image = GDALDataset(opening: path, for: .raster) else {
             throw MeridianError.gdal(.badInput, "cannot read the GroundOverlay's image \"\(href)\" as a raster", path: path)

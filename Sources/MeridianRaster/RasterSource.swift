@@ -202,6 +202,8 @@ public struct RasterSource: Sendable {
 
     /// `openPath` opened as a raster that has bands (errors name `path`, what the user gave).
     static func openRaster(_ openPath: String, path: String) throws -> GDALDataset {
+        // Nothing GDAL could open for it (a world file, an .aux.xml) is a named pipe or a device.
+        try DatasetFiles.checkRegularFiles(opening: openPath, name: shownName(opening: openPath, for: path))
         try VRTSources.check(openPath, name: shownName(opening: openPath, for: path))
         SQLiteConnectionRules.apply(toFileAt: openPath)
         // GDAL reads an MBTiles or GeoPackage raster's tiles through the file's own views (one that

@@ -1,41 +1,6 @@
 import Foundation
 import MeridianGeometry
 
-/// Which of a feature's properties go into its tiles: all of them (the default), only those
-/// named in ``included``, or none but the id (``excludesAll``), less those named in ``excluded``
-/// (tippecanoe's `-y`, `-x` and `-X`).
-public struct AttributeFilter: Sendable, Equatable {
-    /// When not nil, the only properties kept.
-    public var included: Set<String>?
-    /// Properties left out.
-    public var excluded: Set<String>
-    /// Whether every property not in ``included`` is left out (the feature keeps its geometry and id).
-    public var excludesAll: Bool
-
-    /// A filter keeping `included` (every property when nil; nothing when nil and `excludesAll`:
-    /// with `included` given, `excludesAll` changes nothing, as in tippecanoe and `tile-join`), less `excluded`.
-    /// - Parameters:
-    ///   - included: The only properties to keep; nil keeps every property.
-    ///   - excluded: Properties to leave out.
-    ///   - excludesAll: Whether to leave out every property.
-    public init(included: Set<String>? = nil, excluded: Set<String> = [], excludesAll: Bool = false) {
-        self.included = included
-        self.excluded = excluded
-        self.excludesAll = excludesAll
-    }
-
-    /// Keeps every property.
-    public static let all = AttributeFilter()
-
-    /// Whether a property named `key` goes into the tiles.
-    /// - Parameter key: The property's name.
-    /// - Returns: Whether it is kept.
-    public func keeps(_ key: String) -> Bool {
-        if excluded.contains(key) { return false }
-        return included?.contains(key) ?? !excludesAll
-    }
-}
-
 /// What tippecanoe's per-feature `tippecanoe` member asks of a feature (`{"minzoom": 3,
 /// "maxzoom": 9, "layer": "roads"}`): the zooms it shows at and the layer it goes into, so
 /// GeoJSON prepared for tippecanoe tiles the same way. The member itself never becomes a property.

@@ -3,29 +3,6 @@ import MeridianFormats
 import MeridianGeometry
 import MeridianCore
 
-/// Which feature attributes a joined tile set keeps: all of them, all but some, or only some.
-public struct AttributeSelection: Sendable, Equatable {
-    /// The attributes kept; nil keeps every one not in ``dropped``.
-    public var kept: Set<String>?
-    /// The attributes left out (when ``kept`` is nil).
-    public var dropped: Set<String>
-
-    /// Every attribute kept.
-    public static let all = AttributeSelection(kept: nil, dropped: [])
-
-    /// A selection: only `kept` when given (an empty set keeps none), else all but `dropped`.
-    public init(kept: Set<String>? = nil, dropped: Set<String> = []) {
-        self.kept = kept
-        self.dropped = dropped
-    }
-
-    /// Whether the attribute named `key` is kept.
-    public func keeps(_ key: String) -> Bool {
-        if let kept { return kept.contains(key) }
-        return !dropped.contains(key)
-    }
-}
-
 /// A table of attributes to join onto features by a key: the rows of a CSV file, each found by
 /// its key column's text. A feature whose attribute of the key's name has a row's key as its
 /// text (numbers in their shortest form, 12.0 as 12) takes that row's other columns as
@@ -98,7 +75,7 @@ public struct AttributeTable: Sendable {
 /// attributes selected.
 public struct TileJoinOptions: Sendable {
     /// The attributes kept (the table's columns included).
-    public var attributes: AttributeSelection
+    public var attributes: AttributeFilter
     /// A table to join onto features by its key, if any.
     public var table: AttributeTable?
     /// The most bytes a joined tile may take gzipped, as MBTiles and PMTiles store it
@@ -114,7 +91,7 @@ public struct TileJoinOptions: Sendable {
 
     /// Options keeping every attribute, joining no table and leaving out tiles over 500,000
     /// bytes gzipped unless given.
-    public init(attributes: AttributeSelection = .all, table: AttributeTable? = nil,
+    public init(attributes: AttributeFilter = .all, table: AttributeTable? = nil,
                 maximumTileBytes: Int? = TileJoinOptions.defaultMaximumTileBytes) {
         self.attributes = attributes
         self.table = table
@@ -228,12 +205,7 @@ public enum TileJoin {
     /// One input's tile decoded, or nil when it has none at the address (or an empty one).
     /// - Throws: `MeridianError` (bad input) naming the input and the tile when it is damaged.
     private static func tile(_ address: MapTile, of input: any TilePyramidReader) throws -> VectorTile? {
-        guard let bytes = try input.uncompressedTile(address), !bytes.isEmpty else { return nil }
-        do {
-            return try VectorTile(decoding: bytes)
-        } catch let error as MeridianError {
-            throw MeridianError(error.kind, "tile \(address): \(error.message)", at: SourceLocation(file: input.path), hint: error.hint)
-        }
+        try input.vectorTile(address)
     }
 
     /// The extents two layers of one name may be rescaled between (a tile states any number).

@@ -113,6 +113,19 @@ extension TilePyramidReader {
                                 at: SourceLocation(file: path))
         }
     }
+
+    /// One vector tile decoded, or nil when the pyramid does not have it (or it is empty):
+    /// what `tile-join` and `convert --zoom` read of each tile.
+    /// - Throws: `MeridianError` (bad input) naming the pyramid and the tile when its bytes are
+    ///   damaged or past ``TileInputLimits`` (as ``uncompressedTile(_:)`` and `VectorTile(decoding:)` tell).
+    public func vectorTile(_ tile: MapTile) throws -> VectorTile? {
+        guard let bytes = try uncompressedTile(tile), !bytes.isEmpty else { return nil }
+        do {
+            return try VectorTile(decoding: bytes)
+        } catch let error as MeridianError {
+            throw MeridianError(error.kind, "tile \(tile): \(error.message)", at: SourceLocation(file: path), hint: error.hint)
+        }
+    }
 }
 
 /// Opening a tile pyramid by its path.
@@ -312,23 +325,69 @@ public final class TileFolderReader: TilePyramidReader {
 
 extension MBTilesFile: TilePyramidReader {
     /// The metadata table as a pyramid's: `format`, `name`, `description`, `bounds`, `minzoom`,
-    /// `maxzoom`, and `vector_layers` from the `json` row.
-    /// - Throws: `MeridianError` (bad input) when `format` is missing or not one Meridian knows.
+    /// `maxzoom`, and `vector_layers` from the `json` row. What the tiles say wins over what the
+    /// table states (``tileExtent()``): the zoom levels are those holding tiles, and the bounds
+    /// those stated within the tiles' extent at the deepest of them (the extent itself when the
+    /// table states none, or bounds the tiles are not in). A file without tiles keeps what it states.
+    /// - Throws: `MeridianError` (bad input) when `format` is missing or not one Meridian knows,
+    ///   or a zoom level or the bounds stated are no such numbers.
     public func pyramidMetadata() throws -> TileSetMetadata {
         guard let format = metadata["format"], let type = TileFormat(metadataName: format) else {
             throw MeridianError(.badInput, "the MBTiles file's format is \(metadata["format"].map { "\"\($0)\"" } ?? "not stated"); Meridian reads pbf, png, jpg and webp",
                                 at: SourceLocation(file: path))
         }
-        var zooms = try TileSetMetadata.statedZooms(minimum: metadata["minzoom"].flatMap(Self.number), maximum: metadata["maxzoom"].flatMap(Self.number), in: path)
-        if zooms == nil {
-            let levels = try zoomLevels()
-            zooms = levels.first.map { $0...levels.last! }
+        let statedZooms = try TileSetMetadata.statedZooms(minimum: metadata["minzoom"].flatMap(Self.number), maximum: metadata["maxzoom"].flatMap(Self.number), in: path)
+        let boundsNumbers = metadata["bounds"]?.split(separator: ",", omittingEmptySubsequences: false).map { Self.number(String($0)) ?? .nan }
+        var bounds = try TileSetMetadata.statedBounds(boundsNumbers, in: path)
+        var zooms = statedZooms ?? 0...0
+        if let extent = try tileExtent() {
+            zooms = extent.zooms
+            bounds = Self.bounds(stated: boundsNumbers?.count == 4 ? bounds : nil, within: extent.bounds)
         }
         let json = metadata["json"].flatMap { try? LocatedJSON.parse(BufferedInput(string: $0)) }
         return TileSetMetadata(
             format: type, name: metadata["name"] ?? "", description: metadata["description"] ?? "",
-            bounds: try TileSetMetadata.statedBounds(metadata["bounds"]?.split(separator: ",").compactMap { Self.number(String($0)) }, in: path),
-            zooms: zooms ?? 0...0, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
+            bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
+    }
+
+    /// The part of `stated` bounds inside the tiles' `extent`; the extent when none are stated,
+    /// when they cross the antimeridian, or when they miss the tiles.
+    static func bounds(stated: BoundingBox?, within extent: BoundingBox) -> BoundingBox {
+        guard let stated, stated.west <= stated.east else { return extent }
+        let inside = BoundingBox(west: max(stated.west, extent.west), south: max(stated.south, extent.south),
+                                 east: min(stated.east, extent.east), north: min(stated.north, extent.north))
+        return inside.west <= inside.east && inside.south <= inside.north ? inside : extent
+    }
+
+    /// What the tiles say of themselves, counting only rows that address one of the world's
+    /// tiles: the zoom levels that hold them (lowest to deepest) and, in degrees, the extent of
+    /// the tiles at the deepest; nil when the file holds none. Every number SQLite gives back is
+    /// checked again before it is used.
+    /// - Throws: `MeridianError` (bad input) when the file cannot be read.
+    public func tileExtent() throws -> (zooms: ClosedRange<Int>, bounds: BoundingBox)? {
+        let levels = MapTile.zoomLevels
+        let valid = "zoom_level BETWEEN \(levels.lowerBound) AND \(levels.upperBound) AND tile_column >= 0 AND tile_column < (1 << zoom_level) "
+            + "AND tile_row >= 0 AND tile_row < (1 << zoom_level)"
+        var zooms: ClosedRange<Int>?
+        try rows("SELECT MIN(zoom_level), MAX(zoom_level) FROM \(tilesSource) WHERE \(valid)") { row in
+            guard !row.isNull(0), !row.isNull(1) else { return }
+            let (low, high) = (row.int(0), row.int(1))
+            guard levels.contains(low), levels.contains(high), low <= high else { return }
+            zooms = low...high
+        }
+        guard let zooms else { return nil }
+        let deepest = zooms.upperBound
+        var corners: (MapTile, MapTile)?
+        try rows("SELECT MIN(tile_column), MAX(tile_column), MIN(tile_row), MAX(tile_row) FROM \(tilesSource) WHERE \(valid) AND zoom_level = \(deepest)") { row in
+            guard (0..<4).allSatisfy({ !row.isNull(Int32($0)) }) else { return }
+            let (west, east, bottom, top) = (row.int(0), row.int(1), row.int(2), row.int(3))
+            let side = 0..<(1 << deepest)
+            guard [west, east, bottom, top].allSatisfy(side.contains), west <= east, bottom <= top else { return }
+            corners = (MapTile(zoom: deepest, x: west, tmsY: top), MapTile(zoom: deepest, x: east, tmsY: bottom))
+        }
+        guard let (northWest, southEast) = corners else { return nil }
+        let (first, last) = (northWest.boundingBox, southEast.boundingBox)
+        return (zooms, BoundingBox(west: first.west, south: last.south, east: last.east, north: first.north))
     }
 
     /// An MBTiles file.
@@ -354,11 +413,19 @@ extension MBTilesFile: TilePyramidReader {
         return counts
     }
 
-    /// The metadata's `center` (`longitude,latitude,zoom`), when it is three numbers.
+    /// The metadata's `center` (`longitude,latitude,zoom`), when it is three numbers and the
+    /// tiles agree: a center outside the tiles' bounds or at a zoom level without tiles is not
+    /// the file's center (nil: the middle of ``pyramidMetadata()``'s bounds stands for it).
     /// - Throws: `MeridianError` (bad input) naming the file when they are no center.
     public func statedCenter() throws -> TileSetCenter? {
-        try TileSetMetadata.statedCenter(metadata["center"]?.split(separator: ",", omittingEmptySubsequences: false).map { Self.number(String($0)) ?? .nan },
-                                         in: path)
+        guard let stated = try TileSetMetadata.statedCenter(metadata["center"]?.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Self.number(String($0)) ?? .nan }, in: path) else { return nil }
+        guard try tileExtent() != nil else { return stated }
+        let pyramid = try pyramidMetadata()
+        let bounds = pyramid.bounds
+        guard pyramid.zooms.contains(stated.zoom), (bounds.south...bounds.north).contains(stated.latitude),
+              (bounds.west...bounds.east).contains(stated.longitude) else { return nil }
+        return stated
     }
 
     /// The file's size.

@@ -400,13 +400,7 @@ extension TiledFeatureJoiner {
         var joiner = TiledFeatureJoiner(zoom: level)
         var layers: Set<String> = []
         for tile in tiles {
-            guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
-            var content: VectorTile
-            do {
-                content = try VectorTile(decoding: bytes)
-            } catch let error as MeridianError {
-                throw MeridianError(error.kind, "tile \(tile): \(error.message)", at: SourceLocation(file: pyramid.path))
-            }
+            guard var content = try pyramid.vectorTile(tile) else { continue }
             if let odd = content.layers.first(where: { !Self.extents.contains($0.extent) }) {
                 throw MeridianError(.badInput, "tile \(tile): layer \"\(odd.name)\" has an extent of \(odd.extent) units (Meridian reads 1 to \(Self.extents.upperBound))",
                                     at: SourceLocation(file: pyramid.path))

@@ -82,7 +82,7 @@ public final class VectorFeatureSpill {
             record.put(UInt32(layer))
             record.put(UInt8(request?.minimumZoom ?? 0))
             record.put(UInt8(request?.maximumZoom ?? 255))
-            TileAttributes(id: id, properties: properties).write(to: &record)
+            TileAttributes.write(id: id, properties: properties, to: &record)
             SpilledGeometry.write(feature.geometry, to: &record)
         }
         record.bytes.withUnsafeBytes { file.sink.write($0) }
@@ -132,13 +132,20 @@ struct SpilledFeature {
     }
 }
 
-/// What every tile piece of a feature carries: its id, if a tile can hold it, and its typed properties.
+/// What every tile piece of a feature carries: its id, if a tile can hold it, and its properties,
+/// as a block's reader takes them (``TileItem/read(_:thinnedKeptBy:)``): encoded once as a
+/// layer's tables store them, for all the tiles the piece reaches.
 struct TileAttributes: Sendable {
     let id: UInt64?
-    let properties: [(key: String, value: VectorTile.Value)]
+    let properties: EncodedProperties
+    /// The most bytes they take in a tile: an id's varint, and per property its key's and
+    /// value's bytes (a text's with its length, a number's widest varint or double) and
+    /// `VectorTiler`'s allowance for tags and table entries beyond them.
+    let mostBytes: Int
 
-    /// Writes them after a count of their bytes, so a reader can pass them on without reading them.
-    func write(to record: inout RecordWriter) {
+    /// Writes `id` and `properties` after a count of their bytes, so a reader can pass them on
+    /// without reading them (the spill's own form: `PointThinning` ranks a point by these bytes).
+    static func write(id: UInt64?, properties: [(key: String, value: VectorTile.Value)], to record: inout RecordWriter) {
         record.putRecord { body in
             if let id {
                 body.put(UInt8(1))
@@ -160,22 +167,6 @@ struct TileAttributes: Sendable {
         }
     }
 
-    /// The most bytes they take in a tile: an id's varint, and per property its key's and
-    /// value's bytes (a text's with its length, a number's widest varint or double) and
-    /// `VectorTiler`'s allowance for tags and table entries beyond them.
-    var mostBytes: Int {
-        properties.reduce(id == nil ? 0 : 10) { total, property in
-            let value: Int
-            switch property.value {
-            case .string(let s): value = s.utf8.count + 5
-            case .double: value = 9
-            case .uint, .sint: value = 11
-            case .bool: value = 2
-            }
-            return total + property.key.utf8.count + 5 + value + VectorTiler.bytesPerPropertyBeyondItsText
-        }
-    }
-
     /// Passes over written attributes: where their bytes, with their count, lie.
     static func skip(_ record: inout RecordReader) -> Range<Int> {
         let start = record.offset
@@ -184,30 +175,38 @@ struct TileAttributes: Sendable {
         return start..<record.offset
     }
 
-    /// Reads attributes that ``write(to:)`` wrote.
+    /// Reads attributes that ``write(id:properties:to:)`` wrote, the properties encoded as they
+    /// are read (a text's bytes copied, never made a `String`).
     init(_ record: inout RecordReader) {
         _ = record.count()
         id = record.byte() == 1 ? record.uint64() : nil
-        let count = record.count()
-        var properties: [(key: String, value: VectorTile.Value)] = []
-        properties.reserveCapacity(count)
-        for _ in 0..<count {
-            let key = record.string()
-            let value: VectorTile.Value = switch record.byte() {
-            case 0: .string(record.string())
-            case 1: .double(record.double())
-            case 2: .uint(record.uint64())
-            case 3: .sint(Int64(bitPattern: record.uint64()))
-            default: .bool(record.byte() == 1)
+        var mostBytes = id == nil ? 0 : 10
+        var entries = PropertyEntries()
+        for _ in 0..<record.count() {
+            let key = record.raw(record.count())
+            let kind = record.byte()
+            var text = UnsafeRawBufferPointer(start: nil, count: 0)
+            var value = VectorTile.Value.bool(false)
+            switch kind {
+            case 0: text = record.raw(record.count())
+            case 1: value = .double(record.double())
+            case 2: value = .uint(record.uint64())
+            case 3: value = .sint(Int64(bitPattern: record.uint64()))
+            default: value = .bool(record.byte() == 1)
             }
-            properties.append((key, value))
+            entries.add(key: key) { entry in
+                if kind == 0 { entry.bytesField(1, text) } else { value.writeTableEntry(to: &entry) }
+            }
+            let valueBytes = switch kind {
+            case 0: text.count + 5
+            case 1: 9
+            case 2, 3: 11
+            default: 2
+            }
+            mostBytes += key.count + 5 + valueBytes + VectorTiler.bytesPerPropertyBeyondItsText
         }
-        self.properties = properties
-    }
-
-    init(id: UInt64?, properties: [(key: String, value: VectorTile.Value)]) {
-        self.id = id
-        self.properties = properties
+        properties = EncodedProperties(entries)
+        self.mostBytes = mostBytes
     }
 }
 

@@ -53,15 +53,37 @@ public struct VectorTile: Sendable, Equatable {
         /// The parts in tile units: for points one part of every point; for lines each line; for
         /// polygons each ring, outer rings wound with positive area (clockwise on screen).
         public var parts: [[SIMD2<Int32>]]
-        /// The properties, in order.
-        public var properties: [(key: String, value: Value)]
+        /// The properties, in order (decoded from their table entries when the feature was
+        /// made from those, as a tiler makes its features).
+        public var properties: [(key: String, value: Value)] {
+            get { encodedProperties?.decoded ?? decodedProperties }
+            set {
+                decodedProperties = newValue
+                encodedProperties = nil
+            }
+        }
+        /// The properties as given (none when the feature was made from table entries).
+        private var decodedProperties: [(key: String, value: Value)]
+        /// The properties as a layer's tables store them, when the feature was made from those:
+        /// the encoder takes their bytes as they are.
+        private(set) var encodedProperties: EncodedProperties?
 
         /// A feature of `type` made of `parts`.
         public init(id: UInt64? = nil, type: GeometryType, parts: [[SIMD2<Int32>]], properties: [(key: String, value: Value)] = []) {
             self.id = id
             self.type = type
             self.parts = parts
-            self.properties = properties
+            decodedProperties = properties
+        }
+
+        /// A feature of `type` made of `parts`, with properties already encoded (shared by
+        /// every tile feature of one input feature).
+        init(id: UInt64?, type: GeometryType, parts: [[SIMD2<Int32>]], encodedProperties: EncodedProperties) {
+            self.id = id
+            self.type = type
+            self.parts = parts
+            decodedProperties = []
+            self.encodedProperties = encodedProperties
         }
 
         /// Whether two features have the same id, type, parts and properties (in order).
@@ -97,6 +119,40 @@ public struct VectorTile: Sendable, Equatable {
             }
         }
 
+        /// The value's entry in a layer's value table (the specification's `Value` message):
+        /// one field, of the type's number.
+        func writeTableEntry(to entry: inout ProtobufWriter) {
+            switch self {
+            case .string(let s): entry.string(1, s)
+            case .double(let d): entry.fixed64(3, d.bitPattern)
+            case .uint(let u): entry.varintField(5, u)
+            case .sint(let i): entry.varintField(6, ProtobufWriter.zigzag(i))
+            case .bool(let b): entry.varintField(7, b ? 1 : 0)
+            }
+        }
+
+        /// The value a table entry holds (any of the specification's seven types; a float
+        /// becomes a double, an `int_value` a signed integer).
+        /// - Throws: `MeridianError` (bad input) when the entry is damaged or holds no value.
+        init(tableEntry bytes: ArraySlice<UInt8>) throws {
+            var value = ProtobufReader(bytes)
+            var decoded: VectorTile.Value?
+            while let (f, w) = try value.key() {
+                switch (f, w) {
+                case (1, 2): decoded = .string(String(decoding: try value.bytes(), as: UTF8.self))
+                case (2, 5): decoded = .double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: try value.fixed(4)))))
+                case (3, 1): decoded = .double(Double(bitPattern: try value.fixed(8)))
+                case (4, 0): decoded = .sint(Int64(bitPattern: try value.varint()))
+                case (5, 0): decoded = .uint(try value.varint())
+                case (6, 0): let z = try value.varint(); decoded = .sint(Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1))
+                case (7, 0): decoded = .bool(try value.varint() != 0)
+                default: try value.skip(w)
+                }
+            }
+            guard let decoded else { throw ProtobufReader.damaged }
+            self = decoded
+        }
+
         /// The value as JSON, for reading tiles back into features.
         public var json: JSONValue {
             switch self {
@@ -126,33 +182,36 @@ extension VectorTile.Layer {
     /// value's as its table entry encodes it): a cheap hash of bytes where `Dictionary` hashed
     /// each `String` (Unicode-normalising the non-ASCII ones, such as the names in thirty
     /// languages every Natural Earth country carries) for every property of every tile's feature.
+    /// A tiler's features bring their properties' bytes and hashes (``EncodedProperties``,
+    /// made once per feature for all its tiles); others' are encoded here, into one reused buffer.
     func encoded() -> [UInt8] {
         var layer = ProtobufWriter()
         layer.varintField(15, 2)   // version 2
         layer.string(1, name)
         var keys = ByteTable(), values = ByteTable()
         var tags = ProtobufWriter(), commands = ProtobufWriter(), message = ProtobufWriter()
+        var scratch = PropertyEntries()
+        // A feature's properties as tags: each key's and value's number in the tables.
+        func tag(_ properties: PropertyEntries) {
+            properties.bytes.withUnsafeBytes { bytes in
+                for index in 0..<properties.count {
+                    let (key, value) = properties.ranges(index)
+                    let (keyHash, valueHash) = properties.hashes[index]
+                    // The features of a layer usually have the same keys in the same order: the
+                    // key at the same place in the table is tried first.
+                    tags.varint(UInt64(keys.intern(UnsafeRawBufferPointer(rebasing: bytes[key]), hash: keyHash, guess: index)))
+                    tags.varint(UInt64(values.intern(UnsafeRawBufferPointer(rebasing: bytes[value]), hash: valueHash, guess: nil)))
+                }
+            }
+        }
         for feature in features {
             tags.bytes.removeAll(keepingCapacity: true)
-            for (position, (key, value)) in feature.properties.enumerated() {
-                // The features of a layer usually have the same keys in the same order: the key
-                // at the same place in the table is tried first.
-                let start = keys.bytes.count
-                keys.bytes.append(contentsOf: key.utf8)
-                tags.varint(UInt64(keys.intern(from: start, guess: position)))
-                // The value's table entry, written after the table's bytes (moved, not copied).
-                let valueStart = values.bytes.count
-                var entry = ProtobufWriter()
-                swap(&entry.bytes, &values.bytes)
-                switch value {
-                case .string(let s): entry.string(1, s)
-                case .double(let d): entry.fixed64(3, d.bitPattern)
-                case .uint(let u): entry.varintField(5, u)
-                case .sint(let i): entry.varintField(6, ProtobufWriter.zigzag(i))
-                case .bool(let b): entry.varintField(7, b ? 1 : 0)
-                }
-                swap(&entry.bytes, &values.bytes)
-                tags.varint(UInt64(values.intern(from: valueStart, guess: nil)))
+            if let encoded = feature.encodedProperties {
+                tag(encoded.entries)
+            } else {
+                scratch.removeAll()
+                scratch.add(feature.properties)
+                tag(scratch)
             }
             message.bytes.removeAll(keepingCapacity: true)
             if let id = feature.id { message.varintField(1, id) }
@@ -170,12 +229,89 @@ extension VectorTile.Layer {
     }
 }
 
+/// A feature's properties as a layer's key and value tables store them (``PropertyEntries``),
+/// made once per feature of a block by a tiler (``TileAttributes``) and shared by every tile
+/// feature it makes: each tile interns these bytes as they are, where it decoded `String`s per
+/// block and encoded them again per tile.
+final class EncodedProperties: Sendable {
+    /// The properties' entries.
+    let entries: PropertyEntries
+
+    /// Properties of `entries`.
+    init(_ entries: PropertyEntries) { self.entries = entries }
+
+    /// The properties decoded (for what reads them as values: clustering, tests).
+    var decoded: [(key: String, value: VectorTile.Value)] {
+        (0..<entries.count).compactMap { index in
+            let (key, value) = entries.ranges(index)
+            // Entries ``PropertyEntries/add(key:value:)`` wrote: they always decode.
+            guard let decoded = try? VectorTile.Value(tableEntry: entries.bytes[value]) else { return nil }
+            return (String(decoding: entries.bytes[key], as: UTF8.self), decoded)
+        }
+    }
+}
+
+/// Properties as a layer's tables store them: per property its key's UTF-8 and its value's table
+/// entry (``VectorTile/Value/writeTableEntry(to:)``), end to end, with each one's hash
+/// (``ByteTable/hash(_:)``), which the tables intern them by.
+struct PropertyEntries: Sendable {
+    /// Each property's key and value entry, end to end.
+    private(set) var bytes: [UInt8] = []
+    /// Where each property's key ends and its value entry ends in ``bytes`` (its key starts
+    /// where the property before it ends).
+    private var ends: [(key: Int, value: Int)] = []
+    /// Each property's key's and value entry's hashes.
+    private(set) var hashes: [(key: UInt64, value: UInt64)] = []
+
+    /// No properties.
+    init() {}
+
+    /// The number of properties.
+    var count: Int { ends.count }
+
+    /// Where property `index`'s key and value entry lie in ``bytes``.
+    func ranges(_ index: Int) -> (key: Range<Int>, value: Range<Int>) {
+        let start = index == 0 ? 0 : ends[index - 1].value
+        return (start..<ends[index].key, ends[index].key..<ends[index].value)
+    }
+
+    /// Appends a property: its key's UTF-8, and its value entry as `writeValue` writes it.
+    mutating func add(key: UnsafeRawBufferPointer, value writeValue: (inout ProtobufWriter) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: key)
+        let keyEnd = bytes.count
+        // The entry written after the bytes so far (moved into the writer, not copied).
+        var writer = ProtobufWriter()
+        swap(&writer.bytes, &bytes)
+        writeValue(&writer)
+        swap(&writer.bytes, &bytes)
+        ends.append((keyEnd, bytes.count))
+        hashes.append(bytes.withUnsafeBytes { all in
+            (ByteTable.hash(UnsafeRawBufferPointer(rebasing: all[start..<keyEnd])), ByteTable.hash(UnsafeRawBufferPointer(rebasing: all[keyEnd...])))
+        })
+    }
+
+    /// Appends `properties`, in order.
+    mutating func add(_ properties: [(key: String, value: VectorTile.Value)]) {
+        for (key, value) in properties {
+            var key = key
+            key.withUTF8 { key in add(key: UnsafeRawBufferPointer(key)) { value.writeTableEntry(to: &$0) } }
+        }
+    }
+
+    /// Takes every property out, keeping the memory for the next feature's.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        hashes.removeAll(keepingCapacity: true)
+    }
+}
+
 /// Byte strings stored once each, numbered in the order first added: a layer's keys (their
-/// UTF-8) or values (their table entries). A new one is appended to ``bytes`` and then
-/// interned: kept, or taken back off when an equal one is there.
+/// UTF-8) or values (their table entries).
 struct ByteTable {
-    /// Every entry's bytes end to end, then the one being interned.
-    var bytes: [UInt8] = []
+    /// Every entry's bytes end to end.
+    private(set) var bytes: [UInt8] = []
     /// Where each entry ends in ``bytes`` (entry `i` starts where `i - 1` ends).
     private var ends: [Int] = []
     /// Open addressing over the entries: index + 1, 0 for an empty slot; a power of two long.
@@ -186,46 +322,37 @@ struct ByteTable {
 
     private func range(_ entry: Int) -> Range<Int> { (entry == 0 ? 0 : ends[entry - 1])..<ends[entry] }
 
-    private func equal(_ entry: Int, _ candidate: Range<Int>) -> Bool {
+    private func equal(_ entry: Int, _ candidate: UnsafeRawBufferPointer) -> Bool {
         let stored = range(entry)
         guard stored.count == candidate.count else { return false }
-        return bytes.withUnsafeBufferPointer { b in
-            for i in 0..<stored.count where b[stored.lowerBound + i] != b[candidate.lowerBound + i] { return false }
+        return bytes.withUnsafeBytes { b in
+            for i in 0..<stored.count where b[stored.lowerBound + i] != candidate[i] { return false }
             return true
         }
     }
 
     /// FNV-1a over the bytes: cheap for the short strings of a tile's tables.
-    private func hash(_ range: Range<Int>) -> UInt64 {
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        bytes.withUnsafeBufferPointer { b in
-            for i in range {
-                h = (h ^ UInt64(b[i])) &* 0x100_0000_01b3
-            }
+        for byte in bytes {
+            h = (h ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return h
     }
 
-    /// The number of the entry equal to `bytes[start...]` (`guess` is tried first), which is
-    /// then taken off; or, when there is none, that candidate's new number.
-    mutating func intern(from start: Int, guess: Int?) -> Int {
-        let candidate = start..<bytes.count
-        if let guess, guess < ends.count, equal(guess, candidate) {
-            bytes.removeSubrange(candidate)
-            return guess
-        }
-        let h = hash(candidate)
+    /// The number of the entry equal to `candidate`, whose ``hash(_:)`` is `hash` (`guess` is
+    /// tried first); or, when there is none, the number it is added as.
+    mutating func intern(_ candidate: UnsafeRawBufferPointer, hash h: UInt64, guess: Int?) -> Int {
+        if let guess, guess < ends.count, equal(guess, candidate) { return guess }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: h) & mask
         while slots[slot] != 0 {
             let entry = Int(slots[slot]) - 1
-            if hashes[entry] == h && equal(entry, candidate) {
-                bytes.removeSubrange(candidate)
-                return entry
-            }
+            if hashes[entry] == h && equal(entry, candidate) { return entry }
             slot = (slot + 1) & mask
         }
         let entry = ends.count
+        bytes.append(contentsOf: candidate)
         ends.append(bytes.count)
         hashes.append(h)
         slots[slot] = Int32(truncatingIfNeeded: entry + 1)
@@ -334,6 +461,13 @@ struct ProtobufWriter {
         bytes += text.utf8
     }
 
+    /// A length-delimited field of `raw` (a text's UTF-8 as it is).
+    mutating func bytesField(_ field: Int, _ raw: UnsafeRawBufferPointer) {
+        key(field, 2)
+        varint(UInt64(raw.count))
+        bytes.append(contentsOf: raw)
+    }
+
     mutating func packed(_ field: Int, _ values: [UInt64]) {
         var payload = ProtobufWriter()
         payload.bytes.reserveCapacity(2 * values.count)
@@ -409,22 +543,7 @@ extension VectorTile.Layer {
                 keys.append(String(decoding: try reader.bytes(), as: UTF8.self))
             case (4, 2):
                 try budget.take(1, of: \.values, limit: TileInputLimits.featuresPerTile, "values")
-                var value = ProtobufReader(try reader.bytes())
-                var decoded: VectorTile.Value?
-                while let (f, w) = try value.key() {
-                    switch (f, w) {
-                    case (1, 2): decoded = .string(String(decoding: try value.bytes(), as: UTF8.self))
-                    case (2, 5): decoded = .double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: try value.fixed(4)))))
-                    case (3, 1): decoded = .double(Double(bitPattern: try value.fixed(8)))
-                    case (4, 0): decoded = .sint(Int64(bitPattern: try value.varint()))
-                    case (5, 0): decoded = .uint(try value.varint())
-                    case (6, 0): let z = try value.varint(); decoded = .sint(Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1))
-                    case (7, 0): decoded = .bool(try value.varint() != 0)
-                    default: try value.skip(w)
-                    }
-                }
-                guard let decoded else { throw ProtobufReader.damaged }
-                values.append(decoded)
+                values.append(try VectorTile.Value(tableEntry: try reader.bytes()))
             case (5, 0): extent = Int(clamping: try reader.varint())
             default: try reader.skip(wire)
             }

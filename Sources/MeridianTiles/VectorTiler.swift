@@ -858,7 +858,7 @@ struct ZoomLevel: Sendable {
         var layers = layerNames.map { VectorTile.Layer(name: $0, extent: extent) }
         var rankings = [[FeatureRanking]](repeating: [], count: layerNames.count)
         for item in items {
-            for var feature in grid.features(item.shape, id: attributes[item.feature].id, properties: attributes[item.feature].properties) {
+            for var feature in grid.features(item.shape, id: attributes[item.feature].id, encodedProperties: attributes[item.feature].properties) {
                 if feature.type == .polygon {
                     feature.parts = repair.valid(feature.parts)
                     if feature.parts.isEmpty { continue }
@@ -881,16 +881,17 @@ struct TileGrid {
         SIMD2(Int32(((p.x - origin.x) / unit).rounded()), Int32(((p.y - origin.y) / unit).rounded()))
     }
 
-    /// `shape` (clipped to the tile) as tile features: one per kind of part it has.
-    func features(_ shape: PlaneShape, id: UInt64?, properties: [(key: String, value: VectorTile.Value)]) -> [VectorTile.Feature] {
+    /// `shape` (clipped to the tile) as tile features: one per kind of part it has, each with
+    /// the feature's properties as they were encoded for all its tiles.
+    func features(_ shape: PlaneShape, id: UInt64?, encodedProperties properties: EncodedProperties) -> [VectorTile.Feature] {
         var out: [VectorTile.Feature] = []
         if !shape.points.isEmpty {
-            out.append(VectorTile.Feature(id: id, type: .point, parts: [shape.points.map(point)], properties: properties))
+            out.append(VectorTile.Feature(id: id, type: .point, parts: [shape.points.map(point)], encodedProperties: properties))
         }
         let lines = shape.lines.compactMap(line)
-        if !lines.isEmpty { out.append(VectorTile.Feature(id: id, type: .lineString, parts: lines, properties: properties)) }
+        if !lines.isEmpty { out.append(VectorTile.Feature(id: id, type: .lineString, parts: lines, encodedProperties: properties)) }
         let rings = shape.polygons.flatMap(polygon)
-        if !rings.isEmpty { out.append(VectorTile.Feature(id: id, type: .polygon, parts: rings, properties: properties)) }
+        if !rings.isEmpty { out.append(VectorTile.Feature(id: id, type: .polygon, parts: rings, encodedProperties: properties)) }
         return out
     }
 

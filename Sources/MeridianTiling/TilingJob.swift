@@ -37,11 +37,18 @@ public struct TilingJob: Sendable {
     /// What the run makes, by its inputs and its tile format.
     /// - Throws: `MeridianError` (input unavailable) for an input that cannot be read, which is
     ///   neither kind (a mistyped name would otherwise be taken for a raster, and a choice for
-    ///   vector tiles refused for the wrong reason); ``TilingJobError`` when Mapbox Vector Tiles
+    ///   vector tiles refused for the wrong reason), (bad input) for a PMTiles archive or a
+    ///   folder of tiles; ``TilingJobError`` when Mapbox Vector Tiles
     ///   are asked of a raster, or the inputs mix rasters and vector data.
     public func kind() throws -> TilingJobKind {
         for path in request.inputs where access(path, R_OK) != 0 {
             throw MeridianError(.inputUnavailable, "cannot open input: \(String(cString: strerror(errno)))", at: SourceLocation(file: path))
+        }
+        // A PMTiles archive or a folder of tiles is no raster GDAL reads nor vector data: the run
+        // said "GDAL cannot read this file as a raster". (An MBTiles file may be a raster GDAL reads.)
+        for path in request.inputs where TileContainer(path: path) != .mbtiles && TilePyramids.isPyramid(path) {
+            throw MeridianError(.badInput, "a tile pyramid: tile makes tiles of rasters and vector data, not of tiles", at: SourceLocation(file: path),
+                                hint: "tile-copy copies a pyramid into another container or zoom range; convert reads its features back")
         }
         let vector = request.inputs.map(VectorInputs.isVector)
         if request.tileFormat == .mvt || (!vector.isEmpty && vector.allSatisfy { $0 }) {

@@ -26,7 +26,7 @@ extension TilingJobRequest {
 extension VectorTileChoices {
     /// Which attributes the features keep.
     var attributeFilter: AttributeFilter {
-        AttributeFilter(included: included.isEmpty ? nil : Set(included), excluded: Set(excluded), excludesAll: excludesAll)
+        AttributeFilter(include: included, exclude: excluded, excludeAll: excludesAll)
     }
 
     /// The tiler's options for `zooms` with these choices.

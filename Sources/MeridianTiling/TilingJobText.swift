@@ -66,6 +66,11 @@ public enum TilingJobText {
     /// `1 tile` or `25 tiles` (a run of one tile said `1 tiles`).
     private static func tiles(_ count: Int) -> String { "\(count) tile\(count == 1 ? "" : "s")" }
 
+    /// `456 tiles/s`, or `0.3 tiles/s` when fewer than ten a second (a slow run said `0 tiles/s`).
+    static func tileRate(_ rate: Double) -> String {
+        String(format: rate < 9.95 ? "%.1f tiles/s" : "%.0f tiles/s", rate)
+    }
+
     private static func pad(_ text: String, _ width: Int) -> String { text.count >= width ? text : text + String(repeating: " ", count: width - text.count) }
 
     /// `out/: 1414 tiles, zoom 14-18, 3.1 s (456 tiles/s)`; after resuming, what a user can
@@ -74,7 +79,7 @@ public enum TilingJobText {
         let rate = summary.seconds > 0 ? Double(summary.tileCount) / summary.seconds : 0
         let held = summary.zoomsWithTiles ?? summary.zooms
         let zooms = levels(held)
-        let time = String(format: "%.1f s (%.0f tiles/s)", summary.seconds, rate)
+        let time = String(format: "%.1f s", summary.seconds) + " (\(tileRate(rate)))"
         guard resumed else { return "\(output): \(tiles(summary.tileCount)), \(zooms), \(time)" }
         return "\(output): \(tiles(summary.totalTiles)) in all, as a clean run writes: \(summary.tileCount) written now, "
             + "\(summary.kept) kept from the interrupted run; \(zooms), \(time)"
@@ -137,7 +142,7 @@ public enum TilingJobText {
     ///   - seconds: Time since the run started.
     public static func progress(done: Int, total: Int, seconds: Double) -> String {
         let rate = seconds > 0 ? Double(done) / seconds : 0
-        var text = "\(done)/\(total) tiles (\(total > 0 ? done * 100 / total : 100)%), \(Int(rate)) tiles/s"
+        var text = "\(done)/\(total) tiles (\(total > 0 ? done * 100 / total : 100)%), \(tileRate(rate))"
         if rate > 0 {
             let left = Int(Double(total - done) / rate)
             text += String(format: ", ETA %d:%02d", left / 60, left % 60)

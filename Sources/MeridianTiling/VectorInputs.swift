@@ -22,8 +22,17 @@ struct VectorInputs {
             return format == .kml || format == .kmz ? !RasterSource.holdsGroundOverlay(path) : true
         }
         GDAL.setUp()
-        return GDALIdentifyDriverEx(path, UInt32(GDAL_OF_RASTER), nil, nil) == nil
-            && GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), nil, nil) != nil
+        guard GDALIdentifyDriverEx(path, UInt32(GDAL_OF_VECTOR), nil, nil) != nil else { return false }
+        guard let rasterDriver = GDALIdentifyDriverEx(path, UInt32(GDAL_OF_RASTER), nil, nil) else { return true }
+        // A GeoPackage is told as raster and vector alike, whatever it holds: it is vector data
+        // when it holds no raster (GDAL then cannot open it as one). Opened as the raster path
+        // opens it: under the SQLite rules, and not at all when the file has views of its own.
+        guard String(cString: GDALGetDriverShortName(rasterDriver)) == "GPKG" else { return false }
+        SQLiteConnectionRules.apply(toFileAt: path)
+        guard SQLiteConnectionRules.views(inFileAt: path).isEmpty else { return false }
+        let holdsRaster = GDALDataset(opening: path, for: .raster, drivers: ["GPKG"]) != nil
+        CPLErrorReset()
+        return !holdsRaster
     }
 
     /// What reading every input found.

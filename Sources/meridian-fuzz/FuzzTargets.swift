@@ -93,9 +93,9 @@ enum FuzzTargets {
             let pyramid = try TilePyramids.open(path)
             let metadata = try pyramid.pyramidMetadata()
             _ = try pyramid.zoomLevels()
+            _ = try pyramid.statedCenter()
             for tile in try pyramid.tileAddresses(zooms: nil).prefix(64) {
-                guard let bytes = try pyramid.uncompressedTile(tile) else { continue }
-                if metadata.format == .mvt { _ = try VectorTile(decoding: bytes) }
+                if metadata.format == .mvt { _ = try pyramid.vectorTile(tile) } else { _ = try pyramid.uncompressedTile(tile) }
             }
         } catch {}
     }

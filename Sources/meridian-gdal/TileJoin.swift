@@ -7,9 +7,8 @@ import MeridianTiles
 /// `meridian-gdal tile-join`, hidden: runs the `TileJoinRequest` that `meridian tile-join` parsed.
 enum TileJoin: RequestRunInPlace {
     /// The attributes kept, as the options choose them.
-    static func attributes(_ request: TileJoinRequest) -> AttributeSelection {
-        if request.excludesAll || !request.included.isEmpty { return AttributeSelection(kept: Set(request.included)) }
-        return AttributeSelection(dropped: Set(request.excluded))
+    static func attributes(_ request: TileJoinRequest) -> AttributeFilter {
+        AttributeFilter(include: request.included, exclude: request.excluded, excludeAll: request.excludesAll)
     }
 
     static func run(_ request: TileJoinRequest) throws {
@@ -37,7 +36,7 @@ enum TileJoin: RequestRunInPlace {
                                            at: SourceLocation(file: output), hint: "--no-tile-size-limit (-pk) writes them"))
             }
             if !quiet {
-                let joined = table.map { _ in "; \(summary.featuresJoined) feature\(summary.featuresJoined == 1 ? "" : "s") took a row of \(csv ?? "")" } ?? ""
+                let joined = table.map { _ in "; \(summary.featuresJoined) feature\(summary.featuresJoined == 1 ? "" : "s") took a row of \(csv == "-" ? "the table on standard input" : csv ?? "")" } ?? ""
                 Reporter.printError("\(output): \(summary.tiles) tile\(summary.tiles == 1 ? "" : "s"), \(summary.features) feature\(summary.features == 1 ? "" : "s") in \(summary.layers) layer\(summary.layers == 1 ? "" : "s") joined from \(inputs.count) tile set\(inputs.count == 1 ? "" : "s")\(joined)")
             }
         }

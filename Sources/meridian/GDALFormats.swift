@@ -49,7 +49,8 @@ enum GDALFormats {
         return FeatureFormat(
             id: driver ?? "gdal", displayName: driver.map { "\($0) (through GDAL)" } ?? "a GDAL format", extensions: extensions,
             // GDAL names no media type for most of its drivers: bytes, as far as Meridian can tell.
-            mediaType: "application/octet-stream", hasLayers: true,
+            // Per-position arrays are kept as the JSON text of a field (OGRWriter: OFSTJSON).
+            mediaType: "application/octet-stream", hasLayers: true, keepsPositionData: true,
             reader: { input, options in
                 if let path = input.regularFilePath {
                     // GDAL reads a Shapefile's companions with it: none may be an output either.

@@ -23,6 +23,27 @@ struct InputOptions: ParsableArguments {
         valueName: "name"))
     var layer: String?
 
+    /// Throws a usage error for `--folders tree` in a subcommand other than `convert`, the one
+    /// that writes the tree (simplify, clip and info took it and did nothing with it).
+    func refuseFolderTree() throws {
+        if folders == .tree {
+            throw ValidationError("--folders tree writes a KML file's folders as one JSON tree, which only meridian convert does: leave it out (each feature's folder path is in its folder property)")
+        }
+    }
+
+    /// Throws a usage error for the options that read features from a file, when the input is a
+    /// tile pyramid: `--from` (a pyramid is known by its extension or metadata.json) and
+    /// `--folders tree` (a pyramid has layers, not folders). `convert` ignored both.
+    func refuseFeatureFileOptionsForPyramid() throws {
+        guard let input, TilePyramidInput.isPyramid(input) else { return }
+        if format != nil {
+            throw ValidationError("--from names a feature format; a tile pyramid is known by its extension (.mbtiles, .pmtiles) or its metadata.json")
+        }
+        if folders == .tree {
+            throw ValidationError("--folders tree writes a KML file's folders as one JSON tree; a tile pyramid has layers, not folders (--layer NAME reads one)")
+        }
+    }
+
     /// Opens the input, sending the reader's warnings to stderr, and records it, so no output is
     /// it; `coordinates` says whether the output needs positions on the globe.
     func open(reporter: Reporter, coordinates: CoordinateRule = .warnOutsideRange) throws -> FeatureInput {
@@ -62,6 +83,30 @@ struct ReplaceOption: ParsableArguments {
         if force && DescriptorPaths.isStandardOutput(output) {
             throw ValidationError("--force replaces an existing output file, and standard output is none: give \(option) PATH, or leave --force out")
         }
+    }
+}
+
+/// The inputs of `tile`, `tile-copy` and `tile-join`: files and folders at paths.
+enum TileRunInputs {
+    /// Throws a usage error when one of a tile run's `inputs` is `-`, which is standard input
+    /// everywhere else: a run reads its inputs more than once (and `--resume` checks them), and
+    /// a pyramid is read at random. Before, `-` was looked for as a file, not found (66).
+    /// A descriptor's path (`/dev/stdin`, `/dev/fd/63` from `<(…)`) is refused the same way
+    /// when it is a pipe or anything else that is read once: a file redirected in (`< x.geojson`)
+    /// can be read again, and is taken.
+    static func refuseStandardInput(_ inputs: [String], pyramids: Bool) throws {
+        guard let stream = inputs.first(where: { $0 == "-" || isReadOnce($0) }) else { return }
+        let what = stream == "-" ? "'-' is standard input" : "\(stream) is a stream read once"
+        throw ValidationError(pyramids
+            ? "\(what), and a tile pyramid is read from a folder, an .mbtiles file or a .pmtiles archive: give its path (./- for one named '-')"
+            : "\(what), and meridian tile reads its inputs from files (more than once, and --resume checks them): save the data to a file first (meridian convert - -o features.geojson) and give its path (./- for a file named '-')")
+    }
+
+    /// Whether `path` names one of this process's descriptors that is not a regular file.
+    private static func isReadOnce(_ path: String) -> Bool {
+        guard let descriptor = DescriptorPaths.descriptor(named: path) else { return false }
+        var info = stat()
+        return fstat(descriptor, &info) != 0 || (info.st_mode & S_IFMT) != S_IFREG
     }
 }
 
@@ -112,6 +157,7 @@ struct OutputFileOptions: ParsableArguments {
             throw MeridianError(.usage, "--precision does not apply to \(format.displayName) output",
                                 hint: "\(format.displayName) is written without rounding: leave --precision out")
         }
+        if let kind = PictureKind(rawValue: format.id) { try picture.refusePNGOnlyOptions(for: kind) }
         var options = WriteOptions(precision: precision)
         for (flags, settings) in formatSettings {
             if format.takes(settings) {
@@ -241,6 +287,17 @@ struct PictureArguments: ParsableArguments {
         let defaults = PictureOptions()
         return PictureOptions(width: size?.width ?? defaults.width, height: size?.height ?? defaults.height, scale: scale ?? defaults.scale,
                               heading: heading ?? defaults.heading, view: viewRect, basemap: basemap)
+    }
+
+    /// Throws a usage error for the options that only a PNG takes, given for an SVG: `--scale`
+    /// (pixels per point; SVG is drawn in points) and `--basemap` (the SVG writer draws no
+    /// tiles). Both were taken and left out of the picture.
+    func refusePNGOnlyOptions(for kind: PictureKind) throws {
+        guard kind == .svg else { return }
+        for (given, flag, why) in [(scale != nil, "--scale", "it sets a PNG's pixels per point, and an SVG is drawn in points at any scale"),
+                                   (basemap != nil, "--basemap", "tiles are drawn underneath PNG pictures only")] where given {
+            throw MeridianError(.usage, "\(flag) does not apply to SVG output", hint: "\(why): leave it out, or write a .png")
+        }
     }
 
     /// The options given on the command line, for refusing them where they do not apply.

@@ -120,3 +120,55 @@ import Testing
         }
     }
 }
+
+/// Data that belongs to positions (a track's times and values, GeoJSON's coordinateProperties)
+/// is never dropped without a word: converted into every format Meridian writes (the list
+/// `meridian formats` prints, and the common GDAL formats), the output either holds the times
+/// (read back) or standard error says how many values were not kept and where they had no place.
+@Suite struct PositionDataLeftOutTests {
+    static let track = #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"Manele","coordinateProperties":{"times":["2020-01-01T00:00:00Z","2020-01-01T00:01:00Z","2020-01-01T00:02:00Z"],"heart":[101,102,103]}},"geometry":{"type":"LineString","coordinates":[[-156.9,20.7],[-156.8,20.8],[-156.7,20.9]]}}]}"#
+
+    /// The formats `meridian formats` lists as Meridian's own and writable, with their first
+    /// extension, and the common GDAL ones picked by extension.
+    static func writableFormats() throws -> [(id: String, ext: String)] {
+        let listed = try meridian(["formats"])
+        var formats: [(id: String, ext: String)] = []
+        for line in listed.stdout.split(separator: "\n") {
+            if line.hasPrefix("GDAL") { break }
+            let words = line.split(separator: " ")
+            guard line.hasPrefix("  "), line.contains("write)"), let ext = words.first(where: { $0.hasPrefix(".") }) else { continue }
+            formats.append((String(words[0]), String(ext.dropFirst())))
+        }
+        return formats + [("gpkg", "gpkg"), ("shp", "shp"), ("fgb", "fgb")]
+    }
+
+    @Test func everyWriterKeepsTheTimesOrSaysItDidNot() throws {
+        let formats = try Self.writableFormats()
+        #expect(formats.count >= 11, "\(formats)")
+        var reported: Set<String> = []
+        try withTemporaryFolder { folder in
+            let input = folder.appendingPathComponent("track.geojson").path
+            try Data(Self.track.utf8).write(to: URL(fileURLWithPath: input))
+            for (id, ext) in formats {
+                let made = folder.appendingPathComponent(id)
+                try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+                let output = made.appendingPathComponent("Track.\(ext)").path
+                let run = try meridian(["convert", input, "-o", output])
+                #expect(run.status == 0, "\(id): \(run.stderr)")
+                if run.stderr.contains("not kept") {
+                    reported.insert(id)
+                    #expect(run.stderr.contains("3 times of positions and 3 'heart' values of positions (coordinateProperties) not kept"), "\(id): \(run.stderr)")
+                    continue
+                }
+                // Kept: the written files, or what they read back as, hold the times.
+                let texts = try FileManager.default.contentsOfDirectory(atPath: made.path).map {
+                    String(decoding: (try? Data(contentsOf: made.appendingPathComponent($0))) ?? Data(), as: UTF8.self)
+                }
+                let readBack = try meridian(["convert", output, "--to", "geojson"]).stdout
+                #expect((texts + [readBack]).contains { $0.contains("2020-01-01T00:01:00Z") }, "\(id): the times were dropped without a word")
+            }
+        }
+        // The formats with no place for them say so.
+        #expect(["wkt", "wkb", "swift", "svg", "png"].allSatisfy(reported.contains), "\(reported.sorted())")
+    }
+}

@@ -284,6 +284,67 @@ import Testing
         }
     }
 
+    /// Nothing GDAL could open for a dataset is a named pipe, a device or a socket, which would
+    /// hold its open for ever: a named pipe (or a link to one, or to a device) beside a shapefile
+    /// as its `.dbf`, `.shx`, `.prj` or `.cpg` (any case), beside a raster as its `.aux.xml` or
+    /// world file, is refused before GDAL opens anything
+    /// (65, naming the input and the entry); each run under `timeout`, so a hang fails the test
+    /// (124) instead of holding the suite. With regular files there, each converts or tiles.
+    @Test func namedPipesBesideADatasetAreRefused() throws {
+        try withTemporaryFolder { folder in
+            func meridianWithin(_ arguments: [String]) throws -> RunResult { try run("timeout", ["30", meridianBinary] + arguments) }
+            let places = folder.appendingPathComponent("places.geojson").path
+            try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"Lanai"},"geometry":{"type":"Point","coordinates":[-156.9,20.8]}}]}"#.utf8)
+                .write(to: URL(fileURLWithPath: places))
+            let data = folder.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            let shapefile = data.appendingPathComponent("roads.shp").path
+            let made = try meridian(["convert", places, "-o", shapefile, "-q"])
+            try #require(made.status == 0, "\(made.stderr)")
+            let spare = folder.appendingPathComponent("spare")
+            for companion in ["roads.dbf", "roads.shx", "roads.prj", "ROADS.CPG", "roads.dbf@link", "roads.cpg@device"] {
+                let name = String(companion.split(separator: "@")[0]), entry = data.appendingPathComponent(name).path
+                let kept = FileManager.default.fileExists(atPath: entry)
+                if kept { try FileManager.default.moveItem(atPath: entry, toPath: spare.path) }
+                if companion.hasSuffix("@link") {
+                    #expect(mkfifo(folder.appendingPathComponent("pipe").path, 0o600) == 0)
+                    try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: folder.appendingPathComponent("pipe").path)
+                } else if companion.hasSuffix("@device") {
+                    try FileManager.default.createSymbolicLink(atPath: entry, withDestinationPath: "/dev/zero")
+                } else {
+                    #expect(mkfifo(entry, 0o600) == 0)
+                }
+                let refused = try meridianWithin(["convert", shapefile, "-o", folder.appendingPathComponent("out.geojson").path])
+                #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(shapefile): \"\(entry)\""),
+                        "\(companion): \(refused.status) \(refused.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.geojson").path))
+                try FileManager.default.removeItem(atPath: entry)
+                try? FileManager.default.removeItem(atPath: folder.appendingPathComponent("pipe").path)
+                if kept { try FileManager.default.moveItem(atPath: spare.path, toPath: entry) }
+            }
+            // A named pipe beside it under another name is none of its files.
+            #expect(mkfifo(data.appendingPathComponent("notes.txt").path, 0o600) == 0)
+            let converted = try meridianWithin(["convert", shapefile])
+            #expect(converted.status == 0 && converted.stdout.contains("Lanai"), "\(converted.stderr)")
+
+            // A raster with a named pipe as its .aux.xml or world file.
+            let raster = data.appendingPathComponent("rgbsmall.tif").path
+            try FileManager.default.copyItem(atPath: fixture("raster/rgbsmall.tif"), toPath: raster)
+            for sidecar in ["rgbsmall.tif.aux.xml", "rgbsmall.tfw"] {
+                let entry = data.appendingPathComponent(sidecar).path
+                #expect(mkfifo(entry, 0o600) == 0)
+                let output = folder.appendingPathComponent("tiles").path
+                let refused = try meridianWithin(["tile", raster, output, "--zoom", "2"])
+                #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(raster): \"\(entry)\""),
+                        "\(sidecar): \(refused.status) \(refused.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: output))
+                try FileManager.default.removeItem(atPath: entry)
+            }
+            let tiled = try meridianWithin(["tile", raster, folder.appendingPathComponent("tiles").path, "--zoom", "2"])
+            #expect(tiled.status == 0, "\(tiled.stderr)")
+        }
+    }
+
     /// A list of inputs names files: a GDAL virtual file system path in it (however escaped) is
     /// refused with the list's line (65), and nothing is requested.
     @Test func listOfInputsNamesOnlyFiles() throws {

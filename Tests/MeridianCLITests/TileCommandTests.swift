@@ -89,6 +89,38 @@ func pngCount(_ folder: URL) -> Int {
         }
     }
 
+    /// A tile pyramid given to `tile` is named as one, with the subcommands that read it (it said
+    /// "GDAL cannot read this file as a raster"); nothing is written.
+    @Test func aTilePyramidAsInputPointsToTileCopy() throws {
+        try withTemporaryFolder { folder in
+            let points = folder.appendingPathComponent("points.geojson").path
+            try Data(#"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[151.2,-33.9]}}"#.utf8).write(to: URL(fileURLWithPath: points))
+            for pyramid in ["made.pmtiles", "made"] {
+                let path = folder.appendingPathComponent(pyramid).path
+                let made = try meridian(["tile", points, path, "--zoom", "0-2", "-q"])
+                #expect(made.status == 0, "\(made.stderr)")
+                let again = try meridian(["tile", path, folder.appendingPathComponent("again-" + pyramid).path])
+                #expect(again.status == ExitStatus.badInput && again.stderr.contains("\(path): ") && again.stderr.contains("tile-copy"), "\(again.stderr)")
+            }
+            #expect(contents(of: folder) == ["made", "made.pmtiles", "points.geojson"])
+        }
+    }
+
+    /// `/dev/stdin` as a tile run's input: a pipe is read once, so refused as `-` is (64; it said
+    /// "GDAL cannot read this file as a raster"); a file redirected in is read as that file.
+    @Test func standardInputByPathIsTakenOnlyWhenAFile() throws {
+        try withTemporaryFolder { folder in
+            let points = folder.appendingPathComponent("points.geojson").path
+            try Data(#"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[-70.6,-33.4]}}"#.utf8).write(to: URL(fileURLWithPath: points))
+            let piped = try run("sh", ["-c", "cat \"$1\" | \"$2\" tile /dev/stdin \"$3\" --zoom 0-1 -q", "sh", points, meridianBinary, folder.appendingPathComponent("piped.pmtiles").path])
+            #expect(piped.status == ExitStatus.usage && piped.stderr.contains("/dev/stdin"), "\(piped.stderr)")
+            let redirected = try meridian(["tile", "/dev/stdin", folder.appendingPathComponent("redirected.pmtiles").path, "--zoom", "0-1", "-q"],
+                                          stdin: try Data(contentsOf: URL(fileURLWithPath: points)))
+            #expect(redirected.status == 0, "\(redirected.stderr)")
+            #expect(contents(of: folder) == ["points.geojson", "redirected.pmtiles"])
+        }
+    }
+
     @Test func jpegWithControlPointsAndMBTiles() throws {
         try withTemporaryFolder { folder in
             let out = folder.appendingPathComponent("photo.mbtiles").path

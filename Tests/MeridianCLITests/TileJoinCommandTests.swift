@@ -190,6 +190,11 @@ import Testing
                 }
             }
             #expect(matched >= 4 && result.stderr.contains("\(matched) features took a row of"), "\(result.stderr)")
+            // The table read from standard input is named so in the count (it said "took a row of -").
+            let fromStandardInput = try meridian(["tile-join", tiles, "-c", "-", "--csv-key", "ADM0_A3", "-o", folder.appendingPathComponent("stdin.pmtiles").path],
+                                                 stdin: try Data(contentsOf: csv))
+            #expect(fromStandardInput.status == 0 && fromStandardInput.stderr.contains("\(matched) features took a row of the table on standard input"),
+                    "\(fromStandardInput.stderr)")
             // Numbers stay numbers: the first column is the key by default, and the rest keep their kinds.
             let metadata = try run(packageRoot.appendingPathComponent(".build/python-checks/bin/python").path, ["-c", """
                 import json, sys

@@ -23,6 +23,9 @@ import Testing
         ["convert", "--folders", "flat", "--zoom", "3", "in.geojson"],
         // '-' as a tile pyramid: standard output elsewhere, a folder named '-' here before.
         ["tile", "in.tif", "-"], ["tile-copy", "in.mbtiles", "-"], ["tile-join", "in.mbtiles", "-o", "-"],
+        // '-' as a tile run's input: standard input elsewhere, which a run cannot read again (it said "no such file", 66).
+        ["tile", "-", "out/"], ["tile", "in.geojson", "-", "out.pmtiles"], ["tile-copy", "-", "out.mbtiles"],
+        ["tile-join", "in.mbtiles", "-", "-o", "out.pmtiles"],
         ["convert", "--precision", "40", "in.geojson"],
         ["info", "--format", "xml", "in.geojson"],
         ["info", "a.geojson", "b.geojson"],
@@ -40,6 +43,14 @@ import Testing
         ["simplify", "in.geojson", "--zoom-scale", "-5"],
         ["clip", "in.geojson"],
         ["clip", "in.geojson", "--bbox", "170,-20,-170,-10"],
+        // Options taken and then ignored: --tms without --tile, --folders tree outside convert, and a
+        // feature file's --from or --folders tree for a tile pyramid.
+        ["clip", "in.geojson", "--bbox", "0,0,10,10", "--tms"], ["clip", "in.kml", "--bbox", "0,0,10,10", "--folders", "tree"],
+        ["simplify", "in.kml", "--zoom-level", "3", "--folders", "tree"], ["info", "in.kml", "--folders", "tree"],
+        ["convert", "in.pmtiles", "--zoom", "2", "--from", "kml"], ["convert", "in.pmtiles", "--zoom", "2", "--folders", "tree"],
+        // A PNG's own options for an SVG: drawn without them, silently.
+        ["render", "in.geojson", "-o", "out.svg", "--scale", "2"], ["render", "in.geojson", "-o", "out.svg", "--basemap", "tiles/"],
+        ["convert", fixture("geojson/ne_10m_countries_sample.geojson"), "-o", "out.svg", "--scale", "3"], ["coverage", "validate", "in.geojson", "--preview", "p.svg", "--scale", "2"],
         ["geodesic", "--from", "1,2"],
         ["geodesic", "--from", "1,2", "--to", "3,4", "--spacing-km", "-1"],
         ["circle"],

@@ -12,6 +12,57 @@ import Testing
                                           bounds: BoundingBox(west: -10, south: 40, east: 5, north: 50), center: (-2.5, 45, 4), minZoom: 3, maxZoom: 4)
 
     /// Written in TMS rows, read back by XYZ address; the partial file becomes the output only at `finish`.
+    /// What an MBTiles file's tiles say wins over what its metadata states: the zoom levels are
+    /// those holding tiles (minzoom 0 and maxzoom 14 stated over tiles at 0 and 1), the bounds
+    /// those stated within the tiles' extent (or the extent, when none are stated), and a center
+    /// outside the tiles' bounds or zooms is not the file's; a stated number that is no number
+    /// is refused (65, naming the file).
+    @Test func theTilesWinOverTheMetadata() throws {
+        try withTemporaryFolderPath { folder in
+            let path = folder + "/stated.mbtiles"
+            try FileManager.default.copyItem(atPath: fixture("fuzz-seeds/mbtiles/vector.mbtiles"), toPath: path)
+            func state(_ name: String, _ value: String?) throws {
+                let database = try SQLiteDatabase(path: path, mode: .readWriteSerialized)
+                try database.execute("DELETE FROM metadata WHERE name = ?", binding: [.text(name)])
+                if let value { try database.execute("INSERT INTO metadata (name, value) VALUES (?, ?)", binding: [.text(name), .text(value)]) }
+                try database.close()
+            }
+            // Tiles: 0/0/0 and 1/1/1 (XYZ; TMS row 0), the south-east quarter of the world.
+            try state("maxzoom", "14")
+            try state("center", "100,10,12")
+            var metadata = try MBTilesFile(path: path).pyramidMetadata()
+            #expect(metadata.zooms == 0...1)
+            #expect(metadata.bounds == BoundingBox(west: 0, south: -10, east: 10, north: 0))
+            #expect(try MBTilesFile(path: path).statedCenter() == nil)
+            try state("center", "5,-5,1")
+            #expect(try MBTilesFile(path: path).statedCenter() == TileSetCenter(longitude: 5, latitude: -5, zoom: 1))
+            try state("bounds", nil)
+            metadata = try MBTilesFile(path: path).pyramidMetadata()
+            #expect(metadata.bounds.west == 0 && metadata.bounds.east == 180 && metadata.bounds.north == 0)
+            #expect(abs(metadata.bounds.south + MapWorld.maximumLatitude) < 1e-9)
+            // Bounds the tiles are not in give way to the tiles' extent.
+            try state("bounds", "-20,10,-10,20")
+            #expect(try MBTilesFile(path: path).pyramidMetadata().bounds.east == 180)
+            for (name, value) in [("bounds", "1,2,x,4"), ("maxzoom", "1e300"), ("minzoom", "-1"), ("center", "0,0,2.5")] {
+                try state(name, value)
+                #expect {
+                    let file = try MBTilesFile(path: path)
+                    if name == "center" { _ = try file.statedCenter() } else { _ = try file.pyramidMetadata() }
+                } throws: {
+                    ($0 as? MeridianError)?.kind == .badInput && ($0 as? MeridianError)?.location?.file == path
+                }
+                try state(name, nil)
+            }
+            // Without tiles, what is stated stands.
+            let database = try SQLiteDatabase(path: path, mode: .readWriteSerialized)
+            try database.execute("DELETE FROM tiles")
+            try database.close()
+            try state("minzoom", "2")
+            try state("maxzoom", "3")
+            #expect(try MBTilesFile(path: path).pyramidMetadata().zooms == 2...3)
+        }
+    }
+
     @Test func writtenTilesReadBack() throws {
         try withTemporaryFolder { temporary in
             let folder = temporary.path

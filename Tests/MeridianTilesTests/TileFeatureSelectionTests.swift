@@ -11,6 +11,13 @@ import Testing
         #expect(AttributeFilter(included: ["a"]).keeps("a") && !AttributeFilter(included: ["a"]).keeps("b"))
         #expect(!AttributeFilter(excluded: ["a"]).keeps("a") && AttributeFilter(excluded: ["a"]).keeps("b"))
         #expect(!AttributeFilter(excludesAll: true).keeps("a"))
+        // tile's and tile-join's options give one filter: -X -y a keeps a alone; -y decides
+        // alone, as tippecanoe's -y does (-x then changes nothing); -y with no name keeps nothing.
+        let options = AttributeFilter(include: ["a"], exclude: [], excludeAll: true)
+        #expect(options.keeps("a") && !options.keeps("b"))
+        #expect(AttributeFilter(included: ["a"], excluded: ["a"]).keeps("a"))
+        #expect(!AttributeFilter(included: []).keeps("a"))
+        #expect(AttributeFilter(include: [], exclude: ["b"], excludeAll: false) == AttributeFilter(excluded: ["b"]))
     }
 
     /// The member's numbers and names as tippecanoe reads them; anything else asks nothing.

@@ -35,7 +35,7 @@ import Testing
                 var attributesReader = RecordReader(UnsafeRawBufferPointer(rebasing: record.bytes[feature.attributes]))
                 let attributes = TileAttributes(&attributesReader)
                 #expect(attributes.id == (received < 3_000 ? UInt64(received) : nil))
-                #expect(attributes.properties.map(\.key).sorted() == (expected.properties ?? [:]).keys.sorted())
+                #expect(attributes.properties.decoded.map(\.key).sorted() == (expected.properties ?? [:]).keys.sorted())
                 received += 1
             }
         }
@@ -49,7 +49,7 @@ import Testing
         let blocks = try TileBlockSpill()
         let nodes = [MapTile(zoom: 3, x: 1, y: 2), MapTile(zoom: 3, x: 7, y: 0), MapTile(zoom: 3, x: 0, y: 0)]
         var attributes = RecordWriter()
-        TileAttributes(id: 9, properties: [("k", .sint(-3))]).write(to: &attributes)
+        TileAttributes.write(id: 9, properties: [("k", .sint(-3))], to: &attributes)
         var sent: [MapTile: [PlaneShape]] = [:]
         for i in 0..<600 {
             let node = nodes[i % (i % 5 == 0 ? 1 : 3)]
@@ -86,7 +86,7 @@ import Testing
             var generator = SystemRandomNumberGenerator()
             for i in 0..<4_000 {
                 var attributes = RecordWriter()
-                TileAttributes(id: UInt64(i), properties: []).write(to: &attributes)
+                TileAttributes.write(id: UInt64(i), properties: [], to: &attributes)
                 // Some on the tiles' edges, the rest anywhere in the block (the top-left quarter).
                 func coordinate() -> Double {
                     i % 5 == 0 ? Double(Int.random(in: 0...(1 << zoom) / 2, using: &generator)) * width

@@ -72,4 +72,54 @@ import MeridianTestSupport
             #expect(layer.encoded() == Self.plainEncoded(layer), "round \(round)")
         }
     }
+
+    /// A tiler's features carry their properties as a block's reader encodes them once
+    /// (``TileAttributes``: from the spill's bytes, texts never made `String`s): their layers must
+    /// be byte for byte the plain encoder's of the same properties given as values, the
+    /// properties must decode back to those values, and the bytes a tile may take for them
+    /// (``TileAttributes/mostBytes``) must be the bound the tiler counts.
+    @Test func propertiesEncodedOnceForEveryTileEncodeAsGivenOnes() throws {
+        var random = SplitMix64(seed: 32)
+        let texts = ["", "a", "name", "Österreich", "中华人民共和国", "مصر", "a much longer text than fifteen bytes", "1", "true"]
+        let numbers: [VectorTile.Value] = [.double(1.5), .double(-0.0), .double(1e300), .uint(0), .uint(127), .uint(128), .uint(UInt64.max),
+                                           .sint(-1), .sint(-64), .sint(-65), .sint(Int64.min), .bool(true), .bool(false)]
+        for round in 0..<300 {
+            var given = VectorTile.Layer(name: "l")
+            var encoded = given
+            let sameKeys = (0..<random.below(12)).map { _ in texts[random.below(texts.count)] }
+            for _ in 0..<random.below(8) {
+                let keys = random.below(3) == 0 ? (0..<random.below(12)).map { _ in texts[random.below(texts.count)] } : sameKeys
+                let properties = keys.map { key -> (key: String, value: VectorTile.Value) in
+                    (key, random.below(2) == 0 ? .string(texts[random.below(texts.count)]) : numbers[random.below(numbers.count)])
+                }
+                let id: UInt64? = random.below(2) == 0 ? nil : UInt64(random.below(1000))
+                let parts = [[SIMD2<Int32>(Int32(random.below(4096)), Int32(random.below(4096)))]]
+                given.features.append(VectorTile.Feature(id: id, type: .point, parts: parts, properties: properties))
+
+                var record = RecordWriter()
+                TileAttributes.write(id: id, properties: properties, to: &record)
+                let attributes = record.bytes.withUnsafeBytes { bytes in
+                    var reader = RecordReader(bytes)
+                    return TileAttributes(&reader)
+                }
+                #expect(attributes.id == id)
+                #expect(attributes.properties.decoded.map(\.key) == properties.map(\.key))
+                #expect(attributes.properties.decoded.map(\.value) == properties.map(\.value))
+                let mostBytes = properties.reduce(id == nil ? 0 : 10) { total, property in
+                    let value = switch property.value {
+                    case .string(let s): s.utf8.count + 5
+                    case .double: 9
+                    case .uint, .sint: 11
+                    case .bool: 2
+                    }
+                    return total + property.key.utf8.count + 5 + value + VectorTiler.bytesPerPropertyBeyondItsText
+                }
+                #expect(attributes.mostBytes == mostBytes)
+                encoded.features.append(VectorTile.Feature(id: id, type: .point, parts: parts, encodedProperties: attributes.properties))
+            }
+            #expect(encoded.encoded() == Self.plainEncoded(given), "round \(round)")
+            #expect(encoded.encoded() == given.encoded(), "round \(round)")
+            #expect(encoded == given, "round \(round)")
+        }
+    }
 }

@@ -197,4 +197,12 @@ private struct RedCorner: TileDrawing {
         let text = TilingJobText.kml(KMLSuperOverlay.Written(tileFiles: 16, roots: 1), output: output)
         #expect(text == "\(expected): KML super-overlay, 16 tile KML files, 1 linked from doc.kml")
     }
+
+    /// A slow run's rate keeps a decimal (3 tiles in 11.8 s said `0 tiles/s`); a fast one's is whole.
+    @Test func slowRatesKeepADecimal() {
+        #expect(TilingJobText.progress(done: 3, total: 12, seconds: 11.8).hasPrefix("3/12 tiles (25%), 0.3 tiles/s, ETA"))
+        #expect(TilingJobText.progress(done: 912, total: 1000, seconds: 2).hasPrefix("912/1000 tiles (91%), 456 tiles/s"))
+        #expect(TilingJobText.progress(done: 996, total: 2000, seconds: 100).hasPrefix("996/2000 tiles (49%), 10 tiles/s"))
+        #expect(TilingJobText.progress(done: 0, total: 10, seconds: 1) == "0/10 tiles (0%), 0.0 tiles/s")
+    }
 }

@@ -279,7 +279,7 @@ public final class CSVReader: FeatureReader {
 extension FeatureFormat {
     /// CSV: geometry as WKT or as longitude/latitude columns, properties as columns.
     public static let csv = FeatureFormat(
-        id: "csv", displayName: "CSV", aliases: ["tsv"], extensions: ["csv", "tsv"], mediaType: "text/csv", roundsCoordinates: true,
+        id: "csv", displayName: "CSV", aliases: ["tsv"], extensions: ["csv", "tsv"], mediaType: "text/csv", roundsCoordinates: true, keepsPositionData: true,
         reader: { input, options in CSVReader(input: input, options: options) },
         writer: { sink, options in try CSVWriter(sink: sink, options: options) }
     )

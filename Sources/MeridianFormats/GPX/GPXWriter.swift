@@ -328,7 +328,7 @@ extension FeatureFormat {
     /// GPX 1.1 (reads 1.0 too): waypoints, routes and tracks.
     public static let gpx = FeatureFormat(
         id: "gpx", displayName: "GPX", extensions: ["gpx"], mediaType: "application/gpx+xml",
-        writeOptions: GPXWriteOptions.self, roundsCoordinates: true, needsGeographicCoordinates: true,
+        writeOptions: GPXWriteOptions.self, roundsCoordinates: true, needsGeographicCoordinates: true, keepsPositionData: true,
         sniff: { bytes in
             guard bytes.first == UInt8(ascii: "<") else { return false }
             return String(decoding: bytes.prefix(1024), as: UTF8.self).contains("<gpx")

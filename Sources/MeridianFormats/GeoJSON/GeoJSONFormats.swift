@@ -33,7 +33,7 @@ extension FeatureFormat {
     /// GeoJSON (RFC 7946). Reading also accepts a text sequence when one object follows another.
     public static let geoJSON = FeatureFormat(
         id: "geojson", displayName: "GeoJSON", aliases: ["json"], extensions: ["geojson", "json"], mediaType: "application/geo+json",
-        writeOptions: GeoJSONWriteOptions.self, roundsCoordinates: true,
+        writeOptions: GeoJSONWriteOptions.self, roundsCoordinates: true, keepsPositionData: true,
         sniff: { $0.first == UInt8(ascii: "{") },
         reader: { input, options in GeoJSONReader(input: input, layout: .automatic, options: options) },
         writer: { sink, options in GeoJSONWriter(sink: sink, options: options) }
@@ -43,7 +43,7 @@ extension FeatureFormat {
     public static let geoJSONSeq = FeatureFormat(
         id: "geojsonseq", displayName: "GeoJSONSeq", aliases: ["geojsons", "geojsonl", "ndjson", "jsonl"],
         extensions: ["geojsons", "geojsonseq", "geojsonl", "ndjson", "jsonl"], mediaType: "application/geo+json-seq",
-        writeOptions: GeoJSONSeqWriteOptions.self, roundsCoordinates: true,
+        writeOptions: GeoJSONSeqWriteOptions.self, roundsCoordinates: true, keepsPositionData: true,
         sniff: { $0.first == 0x1E },
         reader: { input, options in GeoJSONReader(input: input, layout: .sequence, options: options) },
         writer: { sink, options in GeoJSONWriter(sink: sink, options: options, sequence: true) }

@@ -60,6 +60,12 @@ public struct FeatureFormat: Sendable, Hashable {
     /// position outside ±90° latitude or ±180° longitude read for it is an error, where other
     /// formats keep it with a warning (``CoordinateRule``).
     public let needsGeographicCoordinates: Bool
+    /// Whether its writer keeps data that belongs to positions (`coordinateProperties`: a
+    /// track's times, its gx:SimpleArrayData), or reports itself what of it it leaves out (GPX
+    /// and KML keep times and values, and warn about the rest). For a format that does not,
+    /// ``FeatureOutput`` takes the data off every feature and says on standard error how many
+    /// values it could not keep (``PositionDataLeftOut``): nothing is dropped without a word.
+    public let keepsPositionData: Bool
 
     let makeReader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)?
     let makeWriter: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)?
@@ -89,6 +95,9 @@ public struct FeatureFormat: Sendable, Hashable {
     ///   - isBinary: Whether the output is bytes that are not text (never written to a terminal).
     ///   - hasLayers: Whether its reader can keep one layer (``ReadOptions/layer``).
     ///   - needsGeographicCoordinates: Whether its output needs longitude and latitude in degrees.
+    ///   - keepsPositionData: Whether its writer keeps per-position data (track times), or
+    ///     reports what of it it leaves out; false, the default, has ``FeatureOutput`` count and
+    ///     report what is left out.
     ///   - sniff: Given an input's first bytes (at most 4 KiB, after any UTF-8 BOM and leading
     ///     whitespace), whether they look like this format.
     ///   - reader: Makes a reader over an input.
@@ -97,7 +106,7 @@ public struct FeatureFormat: Sendable, Hashable {
     public init(id: String, displayName: String, aliases: [String] = [], extensions: [String], mediaType: String,
                 writeOptions: (any FormatWriteOptions.Type)? = nil, roundsCoordinates: Bool = false,
                 isBinary: Bool = false, hasLayers: Bool = false,
-                needsGeographicCoordinates: Bool = false,
+                needsGeographicCoordinates: Bool = false, keepsPositionData: Bool = false,
                 sniff: @escaping @Sendable (ArraySlice<UInt8>) -> Bool = { _ in false },
                 reader: (@Sendable (BufferedInput, ReadOptions) throws -> any FeatureReader)? = nil,
                 writer: (@Sendable (OutputSink, WriteOptions) throws -> any FeatureWriter)? = nil,
@@ -112,6 +121,7 @@ public struct FeatureFormat: Sendable, Hashable {
         self.isBinary = isBinary
         self.hasLayers = hasLayers
         self.needsGeographicCoordinates = needsGeographicCoordinates
+        self.keepsPositionData = keepsPositionData
         self.sniff = sniff
         makeReader = reader
         makeWriter = writer

@@ -111,6 +111,22 @@ extension Feature {
         return names
     }
 
+    /// Removes every per-position array, as ``removePositionData()`` does, and returns how
+    /// many values each held (its positions' count, however the array nests), for a warning
+    /// that counts what an output could not keep.
+    @discardableResult
+    public mutating func removePositionDataCountingValues() -> [String: Int] {
+        guard let data = positionData, !data.isEmpty else { return [:] }
+        func leaves(_ value: JSONValue) -> Int {
+            guard let array = value.arrayValue else { return 1 }
+            return array.reduce(0) { $0 + leaves($1) }
+        }
+        positionData = nil
+        var counts: [String: Int] = [:]
+        for (name, value) in data { counts[name] = leaves(value) }
+        return counts
+    }
+
     /// Replaces the geometry with one a transform made from it (a simplify, a clip, a cut at
     /// the antimeridian, a densify), carrying each per-position array to the new positions.
     ///

@@ -44,6 +44,8 @@ extension Commands {
             _ = try bbox?.requireOneSide(of: "--bbox")
             try requireFinite([(buffer, "--buffer")])
             if (buffer != nil || lineWidth != nil) && tile == nil { throw ValidationError("--buffer and --line-width need --tile") }
+            if tms && tile == nil { throw ValidationError("--tms says that --tile counts its rows from the bottom: give it with --tile") }
+            try input.refuseFolderTree()
             if let lineWidth, lineWidth != "auto" { throw ValidationError("--line-width takes 'auto'") }
         }
 

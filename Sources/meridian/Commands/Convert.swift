@@ -49,6 +49,7 @@ extension Commands {
         }
 
         func validate() throws {
+            try input.refuseFeatureFileOptionsForPyramid()
             if let zoom { try checkZoomLevel(Double(zoom), option: "--zoom") }
             if zoom != nil && !(input.input.map(TilePyramidInput.isPyramid) ?? false) {
                 throw ValidationError("--zoom reads vector tiles: give an .mbtiles file, a .pmtiles archive or a tile folder")

@@ -48,7 +48,7 @@ extension Commands {
             var reports: [CoverageReport] = []
             try Reporter().run {
                 RunInputs.record(files)
-                if let preview { _ = try PictureKind.chosen(path: preview, format: nil, by: "--preview") }
+                if let preview { try picture.refusePNGOnlyOptions(for: PictureKind.chosen(path: preview, format: nil, by: "--preview")) }
                 for file in files { reports.append(try validator.validate(path: file)) }
                 if let preview, let report = reports.first {
                     try drawPreview(of: report, to: preview)

@@ -31,10 +31,9 @@ extension Commands {
         @OptionGroup var reporting: ReportingOptions
 
         func validate() throws {
+            try input.refuseFolderTree()
+            try input.refuseFeatureFileOptionsForPyramid()
             guard let path = input.input, TilePyramidInput.isPyramid(path) else { return }
-            if input.format != nil {
-                throw ValidationError("--from names a feature format; a tile pyramid is known by its extension (.mbtiles, .pmtiles) or its metadata.json")
-            }
             if input.layer != nil {
                 throw ValidationError("--layer keeps one layer's features; info describes the whole tile pyramid, every layer listed")
             }

@@ -45,6 +45,7 @@ extension Commands {
             if let zoomScale, zoomScale <= 0 { throw ValidationError("--zoom-scale must be positive") }
             if let zoomLevel { try checkZoomLevel(zoomLevel, option: "--zoom-level") }
             if tolerance < 0 { throw ValidationError("--tolerance must not be negative") }
+            try input.refuseFolderTree()
         }
 
         func run() throws {

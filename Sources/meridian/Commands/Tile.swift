@@ -18,7 +18,8 @@ extension Commands {
                 """,
             discussion: """
                 Writes a folder of z/x/y tiles (XYZ rows by default, TMS with --tms) with TileJSON \
-                metadata.json, or an MBTiles 1.3 file when OUTPUT ends in .mbtiles. Each base tile is \
+                metadata.json, an MBTiles 1.3 file when OUTPUT ends in .mbtiles, or a PMTiles 3 archive when \
+                it ends in .pmtiles. Each base tile of a raster is \
                 warped straight from the source; lower zooms are built in memory from the level below. \
                 Tiles outside the data are transparent, and fully transparent tiles are not written; \
                 opaque tiles have no alpha channel. The metadata (and the viewer) name the zoom levels \
@@ -165,9 +166,9 @@ extension Commands {
         }
 
         func validate() throws {
-            if paths.isEmpty { throw ValidationError("give the rasters to tile and an output folder or .mbtiles file") }
+            if paths.isEmpty { throw ValidationError("give the rasters or vector data to tile, then the output: a folder, an .mbtiles file or a .pmtiles archive") }
             if paths.count == 1 && inputList == nil {
-                throw ValidationError("give an output folder or .mbtiles file after the input '\(paths[0])'")
+                throw ValidationError("give the output (a folder, an .mbtiles file or a .pmtiles archive) after the input '\(paths[0])'")
             }
             if !controlPoints.isEmpty && (paths.count > 2 || inputList != nil) {
                 throw ValidationError("--gcp georeferences one image: for a catalog, save each image's control points beside it as IMAGE.points (QGIS Georeferencer's format), or georeference it with gdal_translate -gcp")
@@ -191,6 +192,7 @@ extension Commands {
             }
             if let shards, !(1...TileShard.maximumCount).contains(shards) { throw ValidationError("--shards must be from 1 to \(TileShard.maximumCount)") }
             if finish && shard != nil { throw ValidationError("--finish joins the shards once they are done: give it without --shard") }
+            try TileRunInputs.refuseStandardInput(Array(paths.dropLast()), pyramids: false)
             try replacing.check(tileOutput: output, resuming: resume)
             if replacing.force && (finish || shard != nil) {
                 throw ValidationError("--force replaces an output that is there before a run, and a run split into shards shares its output from the first shard to --finish: remove the output or choose another path")

@@ -39,7 +39,10 @@ extension Commands {
 
         @OptionGroup var replacing: ReplaceOption
 
-        func validate() throws { try replacing.check(tileOutput: destination) }
+        func validate() throws {
+            try TileRunInputs.refuseStandardInput([source], pyramids: true)
+            try replacing.check(tileOutput: destination)
+        }
 
         /// Replaces this process with `meridian-gdal tile-copy` and the request; returns only
         /// when the helper cannot be run (69).

@@ -74,6 +74,7 @@ extension Commands {
 
         func validate() throws {
             if inputs.isEmpty { throw ValidationError("give the tile sets to join, then -o and the output") }
+            try TileRunInputs.refuseStandardInput(inputs, pyramids: true)
             try replacing.check(tileOutput: output)
             if csvKey != nil && csv == nil { throw ValidationError("--csv-key names the key column of the --csv table: give --csv too") }
             if !included.isEmpty && !excluded.isEmpty {

@@ -81,32 +81,54 @@ public struct LevelTilingRun: Sendable {
 
     /// Makes the levels `sink` has not recorded complete, storing the tiles `shard` owns (all
     /// of them without a shard), each level recorded complete as it ends.
+    ///
+    /// A level is recorded on a thread of its own while the next level is made: the sink makes
+    /// the level's tiles durable first (a folder's `syncfs`, an MBTiles commit), which takes the
+    /// disk's time, not a core's. The record of a level is still written only once its tiles are
+    /// durable, the levels' records in order (the next level's is begun only after it), and
+    /// the run returns (or throws) only once the last one has ended.
     /// - Returns: The tiles stored now, and the tiles the completed levels held before.
     /// - Throws: What `produce` and the sink throw.
     public func build(into sink: TileSink, shard: TileShard? = nil, produce: Producer) throws -> LevelTilingSummary {
         let completed = try checkedCompletedLevels(of: sink)
         var summary = LevelTilingSummary(zooms: zooms)
-        for zoom in zooms {
-            if let kept = completed[Self.levelMark(zoom)] {
-                summary.kept += kept
-                continue
+        var recording: LevelRecording?
+        do {
+            for zoom in zooms {
+                if let kept = completed[Self.levelMark(zoom)] {
+                    summary.kept += kept
+                    continue
+                }
+                let (stored, made) = try produceLevel(zoom, into: sink, shard: shard, produce: produce)
+                try recording?.finish()
+                let mark = Self.levelMark(zoom)
+                recording = try LevelRecording { try sink.markCompleted(block: mark, tiles: stored) }
+                summary.written += stored.count
+                summary.made += made
             }
-            let stored = Mutex<[MapTile]>([]), made = Atomic<Int>(0)
-            let ownership = shard.flatMap { TileShardOwnership(index: $0.index, count: $0.count) }
-            let madeUnstored = try produce(zoom, ownership) { tile, bytes in
-                // A run stopped in order (an archive written in one go) stops here.
-                try TemporaryFiles.checkForStop()
-                made.add(1, ordering: .relaxed)
-                if let ownership, !ownership.owns(tile) { return }
-                try sink.write(tile, data: bytes)
-                stored.withLock { $0.append(tile) }
-            }
-            let tiles = stored.withLock { $0 }
-            try sink.markCompleted(block: Self.levelMark(zoom), tiles: tiles)
-            summary.written += tiles.count
-            summary.made += made.load(ordering: .relaxed) + madeUnstored
+            try recording?.finish()
+        } catch {
+            // The first error is the run's; a record being written ends first.
+            recording?.wait()
+            throw error
         }
         return summary
+    }
+
+    /// Makes level `zoom`'s tiles with `produce` and stores those `shard` owns in `sink`.
+    /// - Returns: The tiles stored, and how many were made (stored or not).
+    private func produceLevel(_ zoom: Int, into sink: TileSink, shard: TileShard?, produce: Producer) throws -> (stored: [MapTile], made: Int) {
+        let stored = Mutex<[MapTile]>([]), made = Atomic<Int>(0)
+        let ownership = shard.flatMap { TileShardOwnership(index: $0.index, count: $0.count) }
+        let madeUnstored = try produce(zoom, ownership) { tile, bytes in
+            // A run stopped in order (an archive written in one go) stops here.
+            try TemporaryFiles.checkForStop()
+            made.add(1, ordering: .relaxed)
+            if let ownership, !ownership.owns(tile) { return }
+            try sink.write(tile, data: bytes)
+            stored.withLock { $0.append(tile) }
+        }
+        return (stored.withLock { $0 }, made.load(ordering: .relaxed) + madeUnstored)
     }
 
     /// Runs shard `shard` of this run into `sink` (the shared folder, or the shard's own MBTiles
@@ -144,6 +166,38 @@ public struct LevelTilingRun: Sendable {
         try sink.finish(metadata: finished)
         try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
         return LevelTilingSummary(zooms: zooms)
+    }
+}
+
+/// A level's completion being recorded (`TileSink.markCompleted(block:tiles:)`) on a thread of
+/// its own, while the next level is made.
+private final class LevelRecording: @unchecked Sendable {
+    /// What the record threw: set by its thread, read only after joining it.
+    private final class Outcome: @unchecked Sendable {
+        var failure: (any Error)?
+    }
+
+    private let outcome = Outcome()
+    private var thread: WorkerThread?
+
+    /// Starts `record` on a new thread.
+    /// - Throws: `MeridianError` (`io`) when no thread can be started.
+    init(_ record: @escaping @Sendable () throws -> Void) throws {
+        let outcome = outcome
+        thread = try WorkerThread {
+            do { try record() } catch { outcome.failure = error }
+        }
+    }
+
+    /// Waits for the record to be written.
+    func wait() {
+        thread?.join()
+    }
+
+    /// Waits for the record to be written, and throws what it threw.
+    func finish() throws {
+        wait()
+        if let failure = outcome.failure { throw failure }
     }
 }
 

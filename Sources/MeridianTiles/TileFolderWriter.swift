@@ -75,7 +75,7 @@ public final class TileFolderWriter: Sendable {
     public func write(_ bytes: [UInt8], to path: String) throws {
         // `out//9/1/2.png` (an output named with a trailing slash) is `out/9/1/2.png`: its
         // folders are named as ``root`` is.
-        let path = path.contains("//") ? (path.hasPrefix("/") ? "/" : "") + path.split(separator: "/").joined(separator: "/") : path
+        let path = Self.hasDoubledSlash(path) ? (path.hasPrefix("/") ? "/" : "") + path.split(separator: "/").joined(separator: "/") : path
         let (folderPath, name) = Self.split(path)
         // The tile is opened relative to its folder's parent (a level, for `z/x/y` tiles), kept
         // open: a level's columns are too many to keep open, and a column is visited a few
@@ -166,6 +166,18 @@ public final class TileFolderWriter: Sendable {
             if fd >= 0 && written < bytes.count { close(fd) }
             throw MeridianError(.cannotCreateOutput, "cannot write the tile: \(String(cString: strerror(reason)))", at: SourceLocation(file: path))
         }
+    }
+
+    /// Whether `path` has two slashes in a row, told from its bytes (`String.contains` of a
+    /// string goes through Foundation's locale-aware search, once per tile: it showed in
+    /// samples of the thread writing a folder's tiles).
+    static func hasDoubledSlash(_ path: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") && previous == byte { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// `path`'s folder and last component.

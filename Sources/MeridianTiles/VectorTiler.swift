@@ -143,6 +143,31 @@ public struct VectorTiler {
     /// - Throws: What `write` throws, or `MeridianError` (`io`) when a scratch file fails.
     public func run(jobs: Int = 1, level: Int? = nil, shard: TileShardOwnership? = nil,
                     _ write: (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
+        try run(jobs: jobs, level: level, shard: shard, write: write, storingOnWorkers: nil)
+    }
+
+    /// Every tile of the run, as ``run(jobs:level:shard:_:)`` makes them, each handed to `store`
+    /// by the thread that made it, several at once (a tile store shared by threads: a folder's
+    /// files, a PMTiles archive's spill, whose gzip then runs on every thread), so that no
+    /// thread waits for one that writes every tile. The tiles of a level made again (thinned
+    /// as a whole and over the limits) wait in a scratch file until its last pass, as there,
+    /// and are then handed to `store` on the calling thread.
+    /// - Parameters:
+    ///   - jobs: The number of threads that simplify, cut and store.
+    ///   - level: The one zoom level to make, or nil for every level of the run.
+    ///   - shard: The shard whose tiles to make; nil for every tile.
+    ///   - store: Takes each tile's address and encoded bytes, from any of the threads.
+    /// - Returns: What was done: tiles per zoom, tiles over the size limit, repairs.
+    /// - Throws: What `store` throws, or `MeridianError` (`io`) when a scratch file fails.
+    public func runStoringOnWorkers(jobs: Int = 1, level: Int? = nil, shard: TileShardOwnership? = nil,
+                                    _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws -> VectorTilingSummary {
+        try run(jobs: jobs, level: level, shard: shard, write: store, storingOnWorkers: store)
+    }
+
+    /// The run, with each tile handed to `write` on the calling thread, or, with `store`, to
+    /// `store` on the thread that made it (`write` then takes only a level's staged tiles).
+    private func run(jobs: Int, level: Int?, shard: TileShardOwnership?, write: (MapTile, [UInt8]) throws -> Void,
+                     storingOnWorkers store: (@Sendable (MapTile, [UInt8]) throws -> Void)?) throws -> VectorTilingSummary {
         var summary = VectorTilingSummary()
         summary.idsLeftOut = features.idsLeftOut
         for (name, fields) in zip(features.layerNames, features.fields) { summary.fields[name] = fields }
@@ -175,7 +200,7 @@ public struct VectorTiler {
                 var made = VectorTilingSummary(), madeForOthers = 0
                 var raised: DropThreshold?, levelLostFeatures = false
                 try makeTiles(level, from: blocks, nodes, jobs: jobs, budget: budget, threshold: threshold,
-                              ownedBy: thinnedWhole ? shard : nil) { built in
+                              ownedBy: thinnedWhole ? shard : nil, storing: staging == nil ? store : nil) { built in
                     if let needed = built.threshold, needed < .everything, raised.map({ needed > $0 }) ?? true { raised = needed }
                     if built.fitted != nil { levelLostFeatures = true }
                     // Another shard's tile, made only to know the level's threshold.
@@ -184,7 +209,9 @@ public struct VectorTiler {
                         return
                     }
                     // A tile that lost every feature to the limits is not written.
-                    if !built.bytes.isEmpty {
+                    if built.stored {
+                        made.tilesPerZoom[zoom, default: 0] += 1
+                    } else if !built.bytes.isEmpty {
                         if let staging { try staging.append(built.tile, built.bytes) } else { try write(built.tile, built.bytes) }
                         made.tilesPerZoom[zoom, default: 0] += 1
                     }
@@ -200,7 +227,11 @@ public struct VectorTiler {
                     pass += 1
                     continue
                 }
-                try staging?.forEach(write)
+                if let staging {
+                    // A worker's share each, when tiles are stored from any thread: the last
+                    // pass of a level thinned as a whole is its slowest part on one thread.
+                    if let store { try staging.forEach(threads: jobs, store) } else { try staging.forEach(write) }
+                }
                 summary.tilesPerZoom[zoom] = made.tilesPerZoom[zoom]
                 summary.tilesMadeForOtherShards += madeForOthers
                 summary.polygonsRepaired += made.polygonsRepaired
@@ -294,12 +325,15 @@ public struct VectorTiler {
     /// Makes the tiles of `level` from its blocks on `jobs` threads, each with the features
     /// under `threshold` taken out (or merged) and, when still over the limits, brought under
     /// them with the threshold that needed; hands each to `consume` on the calling thread.
+    /// With `store`, the thread that made a tile of the shard's (not empty) hands its bytes to
+    /// `store` itself, and `consume` gets it marked ``BuiltTile/stored``, without its bytes.
     ///
     /// With `shard`, the level is made whole to know its threshold, but a tile of another shard
     /// that cannot go over the limits (``mayExceed(_:_:attributes:layerNames:)``) needs no threshold
     /// and is not made: a shard makes its own tiles and the dense ones, not the whole level.
     func makeTiles(_ level: ZoomLevel, from blocks: TileBlockSpill, _ nodes: [MapTile], jobs: Int, budget: TileFeatureBudget,
-                   threshold: DropThreshold?, ownedBy shard: TileShardOwnership? = nil, consume: (BuiltTile) throws -> Void) throws {
+                   threshold: DropThreshold?, ownedBy shard: TileShardOwnership? = nil,
+                   storing store: (@Sendable (MapTile, [UInt8]) throws -> Void)? = nil, consume: (BuiltTile) throws -> Void) throws {
         let next = Atomic<Int>(0), zoom = level.zoom
         try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
             let repair = PolygonRepair()
@@ -335,6 +369,10 @@ public struct VectorTiler {
                         built.bytes = fitted.bytes
                         built.fitted = (fitted.dropped, fitted.coalesced)
                         built.threshold = fitted.threshold
+                    }
+                    if let store, !built.bytes.isEmpty, shard?.owns(node) ?? true {
+                        try store(node, built.bytes)
+                        (built.bytes, built.stored) = ([], true)
                     }
                     try emit(built)
                 }
@@ -453,14 +491,18 @@ public struct VectorTiler {
         let tile: MapTile
         var bytes: [UInt8]
         var repaired: Int
+        /// Whether the worker that made it stored it (its bytes then left out).
+        var stored = false
         var fitted: (dropped: Int, coalesced: Int)?
         /// The threshold that brought it under the limits, past the level's: the level's next, when higher than any other tile's.
         var threshold: DropThreshold?
     }
 
     /// A level's tiles set aside in a scratch file, in the order made, until the level is known
-    /// not to be made again; then handed on in that order.
-    final class LevelTileStaging {
+    /// not to be made again; then handed on in that order, or by several threads at once.
+    // Appended to by the calling thread only; read from several threads only in
+    // `forEach(threads:_:)`, once nothing is appended.
+    final class LevelTileStaging: @unchecked Sendable {
         private let file: ScratchFile
         private var tiles: [(tile: MapTile, offset: Int, length: Int)] = []
         private var written = 0
@@ -478,6 +520,32 @@ public struct VectorTiler {
         func forEach(_ body: (MapTile, [UInt8]) throws -> Void) throws {
             try file.sink.flush()
             for tile in tiles { try body(tile.tile, try file.read(at: tile.offset, count: tile.length)) }
+        }
+
+        /// Each tile set aside, to `store`, from `threads` threads at once, in no order: each
+        /// thread takes the next column of tiles (`z/x`) not taken yet and stores its tiles.
+        /// A column to one thread: two threads creating files in one folder at once contend for
+        /// its lock in the kernel (handed out tile by tile, the level's tiles took several
+        /// times the CPU of one thread storing them all).
+        func forEach(threads: Int, _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
+            try file.sink.flush()
+            var columnIndex: [SIMD2<Int>: Int] = [:], columns: [[Int]] = []
+            for (index, tile) in tiles.enumerated() {
+                let key = SIMD2(tile.tile.zoom, tile.tile.x)
+                if let column = columnIndex[key] { columns[column].append(index) } else {
+                    columnIndex[key] = columns.count
+                    columns.append([index])
+                }
+            }
+            let next = Atomic<Int>(0), taken = columns
+            try WorkerThreads.run(threads: min(threads, taken.count)) { (_: (Int) throws -> Void) in
+                while case let column = next.add(1, ordering: .relaxed).oldValue, column < taken.count {
+                    for index in taken[column] {
+                        let tile = self.tiles[index]
+                        try store(tile.tile, try self.file.read(at: tile.offset, count: tile.length))
+                    }
+                }
+            } consume: { _ in }
         }
     }
 }

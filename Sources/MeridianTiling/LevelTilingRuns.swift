@@ -93,7 +93,7 @@ struct VectorTilingRun {
             // that may go over them, and leaves them unwritten.
             let tiler = VectorTiler(features: spill, options: options)
             let whole = options.extendZoomsIfStillDropping && zoom >= zooms.upperBound
-            let level = try tiler.run(jobs: jobs, level: zoom, shard: whole ? nil : shard) { try store($0, $1) }
+            let level = try tiler.runStoringOnWorkers(jobs: jobs, level: zoom, shard: whole ? nil : shard, store)
             if whole || shard == nil { stillDropping.withLock { $0[zoom] = level.tilesOverLimit > 0 } }
             cut.withLock {
                 $0.tilesOverLimit += level.tilesOverLimit

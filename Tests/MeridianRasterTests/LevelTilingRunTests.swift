@@ -2,6 +2,7 @@ import Foundation
 import MeridianCore
 import MeridianGeometry
 import MeridianTestSupport
+import Synchronization
 import Testing
 @testable import MeridianRaster
 import MeridianTiles
@@ -70,5 +71,76 @@ import MeridianTiles
             }
             #expect(levels == [1, 2], "\(summary)")
         }
+    }
+
+    /// A sink that logs, in order, each tile written and each level's record begun and ended
+    /// (its record takes a while, as a folder's syncfs does).
+    final class LoggingSink: TileSink, Sendable {
+        let log = Mutex<[String]>([])
+        let failingLevel: Int?
+
+        init(failingLevel: Int? = nil) { self.failingLevel = failingLevel }
+
+        var completedBlocks: [MapTile: Int] { [:] }
+        func location(ofCompleted block: MapTile) -> MeridianCore.SourceLocation { MeridianCore.SourceLocation(file: "sink") }
+        func existingTile(_ tile: MapTile) throws -> [UInt8]? { nil }
+        func write(_ tile: MapTile, data: [UInt8]) throws { log.withLock { $0.append("tile \(tile.zoom)") } }
+        func markCompleted(block: MapTile, tiles: [MapTile]) throws {
+            log.withLock { $0.append("record \(block.zoom) begun") }
+            usleep(200_000)
+            struct Failed: Error {}
+            if block.zoom == failingLevel { throw Failed() }
+            log.withLock { $0.append("record \(block.zoom) of \(tiles.count)") }
+        }
+        func zoomsWithTiles() throws -> ClosedRange<Int>? { nil }
+        func finish(metadata: TileSetMetadata) throws {}
+        func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {}
+        func evidence(sample: MapTile?) -> [String] { [] }
+        func discard() {}
+    }
+
+    /// A level's record (a folder's syncfs, then its state line) is written while the next level
+    /// is made, but only after every tile of its level, and the next level's only after it has
+    /// ended: a record never claims a tile not yet stored, and the records come in order, the
+    /// last of them before the run returns.
+    @Test func aLevelIsRecordedWhileTheNextIsMadeAndOnlyAfterItsTiles() throws {
+        let sink = LoggingSink()
+        let run = LevelTilingRun(zooms: 0...2, identity: Self.identity)
+        let summary = try run.build(into: sink) { zoom, _, store in
+            for x in 0..<(1 << zoom) {
+                try store(MapTile(zoom: zoom, x: x, y: 0), [1])
+                usleep(100_000)
+            }
+            return 0
+        }
+        #expect(summary.written == 7)
+        let log = sink.log.withLock { $0 }
+        #expect(log.last == "record 2 of 4", "\(log)")
+        for zoom in 0...2 {
+            let begun = try #require(log.firstIndex(of: "record \(zoom) begun"), "\(log)")
+            let ended = try #require(log.firstIndex(of: "record \(zoom) of \(1 << zoom)"), "\(log)")
+            // Every tile of the level stored before its record begins.
+            #expect(log[..<begun].filter { $0 == "tile \(zoom)" }.count == 1 << zoom, "\(log)")
+            // The next level's record begins after this one has ended.
+            if zoom < 2 { #expect(ended < (log.firstIndex(of: "record \(zoom + 1) begun") ?? 0), "\(log)") }
+        }
+        // The next level's tiles were made while a record was being written.
+        let begun = try #require(log.firstIndex(of: "record 1 begun")), ended = try #require(log.firstIndex(of: "record 1 of 2"))
+        #expect(log[begun..<ended].contains("tile 2"), "\(log)")
+    }
+
+    /// A record that fails fails the run, once the level being made has ended, and nothing is
+    /// recorded after it.
+    @Test func aFailedRecordFailsTheRun() throws {
+        let sink = LoggingSink(failingLevel: 1)
+        let run = LevelTilingRun(zooms: 0...3, identity: Self.identity)
+        #expect(throws: (any Error).self) {
+            _ = try run.build(into: sink) { zoom, _, store in
+                try store(MapTile(zoom: zoom, x: 0, y: 0), [1])
+                return 0
+            }
+        }
+        let log = sink.log.withLock { $0 }
+        #expect(log.contains("record 0 of 1") && !log.contains { $0.hasPrefix("record 2") || $0.hasPrefix("record 3") }, "\(log)")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MeridianFormats
 import MeridianGeometry
 import MeridianTestSupport
+import Synchronization
 import Testing
 @testable import MeridianTiles
 
@@ -29,7 +30,22 @@ import Testing
         }
     }
 
-    /// Every tile of `level`, made whole, then by each of `count` shards.
+    /// Tiles stored from several threads at once (`VectorTiler.runStoringOnWorkers(jobs:level:shard:_:)`),
+    /// and how many were stored by the thread that asked for them.
+    final class StoredTiles: Sendable {
+        let tiles = Mutex<[MapTile: [UInt8]]>([:])
+        let twice = Mutex<[MapTile]>([])
+        let onCallingThread = Mutex(0)
+        let callingThread = Mutex(ObjectIdentifier(Thread.current))
+
+        func store(_ tile: MapTile, _ bytes: [UInt8]) {
+            if tiles.withLock({ $0.updateValue(bytes, forKey: tile) }) != nil { twice.withLock { $0.append(tile) } }
+            if ObjectIdentifier(Thread.current) == callingThread.withLock({ $0 }) { onCallingThread.withLock { $0 += 1 } }
+        }
+    }
+
+    /// Every tile of `level`, made whole (each tile handed to the calling thread), then by each of
+    /// `count` shards (each tile stored by the thread that made it): the same tiles, byte for byte.
     static func compare(_ layers: [(name: String, features: [Feature])], options: VectorTilingOptions, level: Int, count: Int) throws {
         let spill = try VectorFeatureSpill(layers: layers)
         var whole: [MapTile: [UInt8]] = [:]
@@ -37,18 +53,38 @@ import Testing
         var joined: [MapTile: [UInt8]] = [:]
         for index in 0..<count {
             let shard = try #require(TileShardOwnership(index: index, count: count))
-            var made = 0
-            let summary = try VectorTiler(features: spill, options: options).run(jobs: 2, level: level, shard: shard) { tile, bytes in
+            let stored = StoredTiles()
+            let summary = try VectorTiler(features: spill, options: options).runStoringOnWorkers(jobs: 2, level: level, shard: shard, stored.store)
+            #expect(stored.twice.withLock { $0 }.isEmpty, "stored twice: \(stored.twice.withLock { $0 })")
+            let made = stored.tiles.withLock { $0 }
+            for (tile, bytes) in made {
                 #expect(shard.owns(tile), "shard \(shard) made \(tile), another's")
                 #expect(joined.updateValue(bytes, forKey: tile) == nil, "\(tile) made twice")
-                made += 1
             }
-            #expect(summary.tiles == made)
+            let madeCount = made.count
+            #expect(summary.tiles == madeCount)
             // About 1/N of the level (levels of a few tiles aside).
-            if whole.count >= 40 { #expect(Double(made) < 2.0 * Double(whole.count) / Double(count), "shard \(shard): \(made) of \(whole.count)") }
+            if whole.count >= 40 { #expect(Double(madeCount) < 2.0 * Double(whole.count) / Double(count), "shard \(shard): \(madeCount) of \(whole.count)") }
         }
         #expect(joined.count == whole.count, "zoom \(level): shards made \(joined.count) tiles, one run \(whole.count)")
         for (tile, bytes) in whole { #expect(joined[tile] == bytes, "\(tile) differs") }
+    }
+
+    /// Stored by the threads that make them, a level's tiles are the very bytes handed to the
+    /// calling thread, each once, and none is stored by the calling thread (which only counts
+    /// them) unless the level is made again from a scratch file.
+    @Test func tilesStoredByTheThreadsThatMakeThemAreTheCallingThreadsTiles() throws {
+        let spill = try VectorFeatureSpill(layers: [("countries", try Self.features("geojson/ne_10m_countries_sample.geojson"))])
+        let options = VectorTilingOptions(zooms: 0...5)
+        var whole: [MapTile: [UInt8]] = [:]
+        let summary = try VectorTiler(features: spill, options: options).run(jobs: 2) { whole[$0] = $1 }
+        let stored = StoredTiles()
+        let storedSummary = try VectorTiler(features: spill, options: options).runStoringOnWorkers(jobs: 2, stored.store)
+        #expect(stored.twice.withLock { $0 }.isEmpty)
+        #expect(stored.onCallingThread.withLock { $0 } == 0)
+        #expect(storedSummary.tilesPerZoom == summary.tilesPerZoom)
+        #expect(whole.count > 50)
+        #expect(stored.tiles.withLock { $0 } == whole)
     }
 
     @Test(arguments: [2, 3])

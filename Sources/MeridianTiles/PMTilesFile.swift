@@ -56,6 +56,8 @@ public final class PMTilesFile {
     private let tileIDs: Range<UInt64>
     private let root: [Entry]
     private var leaves: [UInt64: [Entry]] = [:]
+    /// ``tileExtent()`` once found: `pyramidMetadata()` and `statedCenter()` each ask for it.
+    private var foundExtent: TileExtent??
 
     /// Opens the archive and reads its header, root directory and metadata.
     /// - Throws: `MeridianError` (input unavailable) when the file cannot be opened, (bad input)
@@ -307,6 +309,7 @@ public final class PMTilesFile {
     /// header's zooms and bounds are only what it states.
     /// - Throws: `MeridianError` (bad input) when the archive is damaged or holds too many tiles.
     public func tileExtent() throws -> TileExtent? {
+        if let foundExtent { return foundExtent }
         var total = 0, low: Int?, deepest = -1, columns = (Int.max, Int.min), rows = (Int.max, Int.min)
         try forEachRun(within: tileIDs) { run in
             total += run.count
@@ -323,8 +326,9 @@ public final class PMTilesFile {
                 rows = (min(rows.0, tile.y), max(rows.1, tile.y))
             }
         }
-        guard let low, deepest >= 0 else { return nil }
-        return TileExtent(zooms: low...deepest, columns: columns.0...columns.1, rows: rows.0...rows.1)
+        let extent = low.map { TileExtent(zooms: $0...deepest, columns: columns.0...columns.1, rows: rows.0...rows.1) }
+        foundExtent = .some(extent)
+        return extent
     }
 
     /// Walks the directories from the root, handing `body` each run of tile ids that stored

@@ -239,6 +239,8 @@ public final class TileFolderReader: TilePyramidReader {
     private let readFromDisk: Bool
     /// Whether `metadata.json` states bounds (four numbers).
     private let boundsStated: Bool
+    /// ``tileExtent()`` once found: `pyramidMetadata()` and `statedCenter()` each ask for it.
+    private var foundExtent: TileExtent??
 
     /// Opens the folder and reads its `metadata.json`.
     /// - Parameters:
@@ -351,11 +353,15 @@ public final class TileFolderReader: TilePyramidReader {
     /// The levels that hold tile files, and the extent of the deepest's (links refused, as
     /// ``tileAddresses(zooms:)`` does); nil when the folder holds no tile.
     public func tileExtent() throws -> TileExtent? {
+        if let foundExtent { return foundExtent }
         let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
-        guard let low = try levels.first(where: { try !tileAddresses(zooms: $0...$0).isEmpty }),
-              let deepest = try levels.reversed().first(where: { try !tileAddresses(zooms: $0...$0).isEmpty }) else { return nil }
-        var extent = TileExtent(try tileAddresses(zooms: deepest...deepest))
-        extent?.zooms = low...deepest
+        var extent: TileExtent?
+        if let low = try levels.first(where: { try !tileAddresses(zooms: $0...$0).isEmpty }),
+           let deepest = try levels.reversed().first(where: { try !tileAddresses(zooms: $0...$0).isEmpty }) {
+            extent = TileExtent(try tileAddresses(zooms: deepest...deepest))
+            extent?.zooms = low...deepest
+        }
+        foundExtent = .some(extent)
         return extent
     }
 

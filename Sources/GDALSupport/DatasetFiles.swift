@@ -13,9 +13,11 @@ import MeridianFormats
 ///   file or a folder (``checkRegularFiles(opening:name:)``): a named pipe, device or socket
 ///   there would hold GDAL's open for ever;
 /// - before GDAL opens the input, the files a driver reads while opening because the input's
-///   own files name them: a VRT's sources (``VRTSources``) and a GML file's XML schema (the
+///   own files name them: a VRT's sources (``VRTSources``), a GML file's XML schema (the
 ///   `.xsd` beside it, which GDAL's GML driver reads with every `include` it names, any path:
-///   ``checkSchemaIncludes(ofGML:name:)``);
+///   ``checkSchemaIncludes(ofGML:name:)``), and any named pipe, device or socket a label or
+///   header names under a name of its own (a PDS label's `^IMAGE`), found by its name among
+///   the words of the input and its companions (``checkRegularFiles(opening:name:)``);
 /// - once it is open, every file GDAL's own list for the dataset names (GDALGetFileList: a
 ///   label's data file, a shapefile's companions, a CSV's `.csvt`, a GML's `.gfs` and `.xsd`):
 ///   ``checkStayInFolder(_:openPath:name:hint:)``.
@@ -64,11 +66,14 @@ public enum DatasetFiles {
                           at: SourceLocation(file: name), hint: "keep only regular files beside a dataset under its name")
         }
         let entries: [(path: String, shown: String)]
+        // The input's folder as listed once (nil: the input is a folder).
+        var listing: [(name: String, kind: LinkFreeReading.Kind)]?
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             let folder = folderOf(path), fileName = String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...])
             let stem = withoutExtension(fileName).lowercased()
-            entries = LinkFreeReading.entries(of: folder).compactMap { entry in
+            listing = LinkFreeReading.entries(of: folder)
+            entries = (listing ?? []).compactMap { entry in
                 let lower = entry.name.lowercased()
                 guard entry.name != fileName, lower == stem || lower.hasPrefix(stem + ".") else { return nil }
                 return (folder + "/" + entry.name, folder == "." ? entry.name : folder + "/" + entry.name)
@@ -79,18 +84,112 @@ public enum DatasetFiles {
             throw refused(name, kind(info))
         }
         for entry in entries {
-            var found = stat()
-            guard lstat(entry.path, &found) == 0 else { continue }
-            switch found.st_mode & S_IFMT {
-            case S_IFREG, S_IFDIR: continue
-            case S_IFLNK:
-                var target = stat()
-                guard stat(entry.path, &target) == 0 else { continue }  // a dangling link: nothing to open
-                guard [S_IFREG, S_IFDIR].contains(target.st_mode & S_IFMT) else { throw refused(entry.shown, "a symbolic link to " + kind(target)) }
-            default:
-                throw refused(entry.shown, kind(found))
-            }
+            if let what = notRegular(entry.path) { throw refused(entry.shown, what) }
         }
+        // The input and its companions name other files (a PDS label's ^IMAGE, an ENVI header's
+        // or an .aux.xml's file names): those GDAL opens by the name stated, under any name.
+        if let listing {
+            try checkNamedFiles(in: [(path, name)] + entries.map { ($0.path, $0.shown) }, folder: folderOf(path), listing: listing)
+        }
+    }
+
+    /// What the entry at `path` is when it is neither a regular file nor a folder, as lstat(2)
+    /// sees it and, for a symbolic link, as what it points to ("a symbolic link to a named
+    /// pipe"); nil for a regular file, a folder, a link to one, a dangling link or nothing.
+    private static func notRegular(_ path: String) -> String? {
+        var found = stat()
+        guard lstat(path, &found) == 0 else { return nil }
+        switch found.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFLNK:
+            var target = stat()
+            guard stat(path, &target) == 0 else { return nil }  // a dangling link: nothing to open
+            return [S_IFREG, S_IFDIR].contains(target.st_mode & S_IFMT) ? nil : "a symbolic link to " + kind(target)
+        default:
+            return kind(found)
+        }
+    }
+
+    /// How much of the input is read for the names it states (an attached label comes first,
+    /// as a raster's header does), and of each companion (a detached label, a header, an .aux.xml).
+    public static let namedFilesScanBytes = (input: 64 << 10, companion: 1 << 20)
+
+    /// Refuses, before GDAL opens the dataset, a named pipe, device or socket (or a link to one)
+    /// that one of `files` (the input, then its companions) names, as a word of its first
+    /// ``namedFilesScanBytes``: a name of an entry of `folder` (compared without case, as
+    /// GDAL tries `X.IMG` and `x.img`), or a path with a slash (from `folder`, or absolute).
+    /// A PDS label's `^IMAGE = "x.img"` made GDAL wait for ever on a named pipe `x.img`, which
+    /// shares no name with the label. Regular files a name reaches outside the folder are
+    /// ``checkStayInFolder(_:openPath:name:hint:)``'s, once GDAL lists them.
+    /// - Throws: `MeridianError` (bad input) naming the file, line and column of the name.
+    static func checkNamedFiles(in files: [(path: String, shown: String)], folder: String,
+                                listing: [(name: String, kind: LinkFreeReading.Kind)]) throws {
+        // The folder's entries GDAL could wait on, by their names in lower case.
+        var hazards: [String: String] = [:]
+        for entry in listing where entry.kind != .file && entry.kind != .folder {
+            if let what = notRegular(folder + "/" + entry.name) { hazards[entry.name.lowercased()] = what }
+        }
+        var pathsLookedAt = 0
+        for (index, file) in files.enumerated() {
+            let scanned = index == 0 ? namedFilesScanBytes.input : namedFilesScanBytes.companion
+            guard let bytes = leadingBytes(ofRegularFile: file.path, count: scanned) else { continue }
+            var start = 0
+            func word(_ range: Range<Int>) throws {
+                guard !range.isEmpty, range.count <= 4096 else { return }
+                // Most words are neither paths nor names of a hazard: no text is made of them.
+                let isPath = bytes[range].contains(UInt8(ascii: "/"))
+                guard isPath || !hazards.isEmpty else { return }
+                let text = String(decoding: bytes[range], as: UTF8.self)
+                var what = hazards[text.lowercased()]
+                if what == nil, isPath, pathsLookedAt < 10_000 {
+                    pathsLookedAt += 1
+                    what = notRegular(text.hasPrefix("/") ? text : folder + "/" + text)
+                }
+                guard let what else { return }
+                let before = bytes[..<range.lowerBound]
+                let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+                let column = range.lowerBound - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+                throw MeridianError(.badInput, "it names \"\(text.prefix(200))\", which is \(what), not a regular file: GDAL could wait on it for ever",
+                                    at: SourceLocation(file: file.shown, line: line, column: column),
+                                    hint: "name only regular files in a dataset's labels and headers")
+            }
+            for (index, byte) in bytes.enumerated() where !isNameByte(byte) {
+                try word(start..<index)
+                start = index + 1
+            }
+            try word(start..<bytes.count)
+        }
+    }
+
+    /// Whether `byte` may be part of a file name as labels and headers write them: letters,
+    /// digits, `.`, `_`, `-`, `/`, `~`, `+`, and any byte of a UTF-8 sequence.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: "~"), UInt8(ascii: "+"), 0x80...0xFF:
+            true
+        default:
+            false
+        }
+    }
+
+    /// Up to `count` first bytes of the regular file at `path`, opened without following a link
+    /// and without waiting; nil when it is no regular file or cannot be read.
+    private static func leadingBytes(ofRegularFile path: String, count: Int) -> [UInt8]? {
+        let fd = Platform.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let size = min(count, Int(clamping: info.st_size))
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
+            guard got > 0 else { break }
+            done += got
+        }
+        return Array(bytes[..<done])
     }
 
     /// Checks, before GDAL opens `path` as GML, the XML schema GDAL's GML driver would read for

@@ -55,16 +55,28 @@ public struct LevelTilingRun: Sendable {
     /// the whole level (a level-by-level run has no smaller unit of work).
     public static func levelMark(_ zoom: Int) -> MapTile { MapTile(zoom: zoom, x: 0, y: 0) }
 
-    /// The levels `sink` records completed, each checked to be one of the run's levels with no
-    /// more tiles than the level has (a state file is text anyone may change: counts of
-    /// 2^63 - 1 made the sum of kept tiles overflow, and a count beyond the level's was summed up as kept).
+    /// The levels `sink` records completed that still hold what the record says: each checked
+    /// to be one of the run's levels with no more tiles than the level has (a state file is text
+    /// anyone may change: counts of 2^63 - 1 made the sum of kept tiles overflow), then against
+    /// the tiles the sink holds at that level (`shard`'s own): a level holding fewer (tiles
+    /// removed since, a count changed down) is left out, to be made again whole; one holding more
+    /// is refused, as tiles the run did not store are in it.
     /// - Throws: `MeridianError` (bad input) naming the state's file (and line) when not.
-    func checkedCompletedLevels(of sink: TileSink) throws -> [MapTile: Int] {
-        let completed = sink.completedBlocks
-        for (block, tiles) in completed {
+    func checkedCompletedLevels(of sink: TileSink, shard: TileShard? = nil) throws -> [MapTile: Int] {
+        var completed = sink.completedBlocks
+        let ownership = shard.flatMap { TileShardOwnership(index: $0.index, count: $0.count) }
+        for (block, tiles) in completed.sorted(by: { $0.key.zoom < $1.key.zoom }) {
             let level = zooms.contains(block.zoom) && block == Self.levelMark(block.zoom)
             let most = level ? 1 << (2 * block.zoom) : 0
-            let why = !level ? "which is not one of this run's levels" : !(0...most).contains(tiles) ? "which holds 0 to \(most)" : nil
+            var why = !level ? "which is not one of this run's levels" : !(0...most).contains(tiles) ? "which holds 0 to \(most)" : nil
+            if why == nil {
+                let held = try sink.storedTileCount(zoom: block.zoom) { ownership?.owns($0) ?? true }
+                if held < tiles {
+                    completed[block] = nil
+                } else if held > tiles {
+                    why = "and the output holds \(held) tiles of that level: tiles this run did not store"
+                }
+            }
             if let why {
                 throw MeridianError(.badInput, "the run's state is damaged: it records \(tiles) tiles stored in level mark \(block.zoom)/\(block.x)/\(block.y), \(why)",
                                     at: sink.location(ofCompleted: block), hint: "remove the output and tile again")
@@ -90,7 +102,7 @@ public struct LevelTilingRun: Sendable {
     /// - Returns: The tiles stored now, and the tiles the completed levels held before.
     /// - Throws: What `produce` and the sink throw.
     public func build(into sink: TileSink, shard: TileShard? = nil, produce: Producer) throws -> LevelTilingSummary {
-        let completed = try checkedCompletedLevels(of: sink)
+        let completed = try checkedCompletedLevels(of: sink, shard: shard)
         var summary = LevelTilingSummary(zooms: zooms)
         var recording: LevelRecording?
         do {

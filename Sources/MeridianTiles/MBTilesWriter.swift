@@ -296,6 +296,20 @@ public final class MBTilesWriter {
         }
     }
 
+    /// How many rows of level `zoom` address a valid tile that `counted` takes.
+    public func storedTileCount(zoom: Int, where counted: (MapTile) -> Bool) throws -> Int {
+        guard MapTile.zoomLevels.contains(zoom) else { return 0 }
+        var count = 0
+        try storing("cannot read the MBTiles file") {
+            try database.forEachRow("SELECT tile_column, tile_row FROM tiles WHERE zoom_level = \(zoom)") { row in
+                let x = row.int(0), tmsY = row.int(1)
+                guard (0..<(1 << zoom)).contains(x), (0..<(1 << zoom)).contains(tmsY) else { return }
+                if counted(MapTile(zoom: zoom, x: x, tmsY: tmsY)) { count += 1 }
+            }
+        }
+        return count
+    }
+
     /// The lowest and highest zoom levels that hold a tile (nil when none does).
     public func zoomsWithTiles() throws -> ClosedRange<Int>? {
         var range: ClosedRange<Int>?

@@ -56,6 +56,8 @@ public final class PMTilesFile {
     private let tileIDs: Range<UInt64>
     private let root: [Entry]
     private var leaves: [UInt64: [Entry]] = [:]
+    /// ``tileExtent()`` once found: `pyramidMetadata()` and `statedCenter()` each ask for it.
+    private var foundExtent: TileExtent??
 
     /// Opens the archive and reads its header, root directory and metadata.
     /// - Throws: `MeridianError` (input unavailable) when the file cannot be opened, (bad input)
@@ -299,6 +301,34 @@ public final class PMTilesFile {
             }
         }
         return counts
+    }
+
+    /// What the directories' runs say: the levels holding tiles, and the extent of the deepest
+    /// level's tiles (each id there turned into its tile, within ``TileInputLimits/tileAddresses``
+    /// ids in all, as ``tileCounts()`` counts them); nil when the archive holds no tile. The
+    /// header's zooms and bounds are only what it states.
+    /// - Throws: `MeridianError` (bad input) when the archive is damaged or holds too many tiles.
+    public func tileExtent() throws -> TileExtent? {
+        if let foundExtent { return foundExtent }
+        var total = 0, low: Int?, deepest = -1, columns = (Int.max, Int.min), rows = (Int.max, Int.min)
+        try forEachRun(within: tileIDs) { run in
+            total += run.count
+            try TileInputLimits.checkAddressCount(total, in: path)
+            guard let first = Self.tile(id: run.lowerBound), let last = Self.tile(id: run.upperBound - 1) else {
+                throw Self.damaged(path, "a tile id past zoom 30")
+            }
+            if low == nil { low = first.zoom }
+            if last.zoom > deepest { (deepest, columns, rows) = (last.zoom, (Int.max, Int.min), (Int.max, Int.min)) }
+            // Runs come in id order, level by level: only the deepest level's ids are placed.
+            for id in max(run.lowerBound, Self.firstID(zoom: deepest))..<run.upperBound {
+                guard let tile = Self.tile(id: id) else { throw Self.damaged(path, "a tile id past zoom 30") }
+                columns = (min(columns.0, tile.x), max(columns.1, tile.x))
+                rows = (min(rows.0, tile.y), max(rows.1, tile.y))
+            }
+        }
+        let extent = low.map { TileExtent(zooms: $0...deepest, columns: columns.0...columns.1, rows: rows.0...rows.1) }
+        foundExtent = .some(extent)
+        return extent
     }
 
     /// Walks the directories from the root, handing `body` each run of tile ids that stored

@@ -57,6 +57,70 @@ extension TileSetMetadata {
     }
 }
 
+/// What a pyramid's tiles say of themselves: the zoom levels that hold them (lowest to
+/// deepest) and, in degrees, the extent of the tiles at the deepest. Every container reader
+/// finds it from its own index (``TilePyramidReader/tileExtent()``), and the metadata any of
+/// them states gives way to it (``TileSetMetadata/agreeing(with:boundsStated:)``): the tiles are
+/// the truth, a header or metadata table only a claim.
+public struct TileExtent: Sendable, Equatable {
+    /// The lowest and deepest zoom levels holding a tile.
+    public var zooms: ClosedRange<Int>
+    /// The extent of the deepest level's tiles, in degrees.
+    public var bounds: BoundingBox
+
+    /// The extent of `zooms` whose deepest level's tiles span the columns `columns` and the
+    /// XYZ rows `rows` (each within the level).
+    public init(zooms: ClosedRange<Int>, columns: ClosedRange<Int>, rows: ClosedRange<Int>) {
+        self.zooms = zooms
+        let northWest = MapTile(zoom: zooms.upperBound, x: columns.lowerBound, y: rows.lowerBound).boundingBox
+        let southEast = MapTile(zoom: zooms.upperBound, x: columns.upperBound, y: rows.upperBound).boundingBox
+        bounds = BoundingBox(west: northWest.west, south: southEast.south, east: southEast.east, north: northWest.north)
+    }
+
+    /// The extent of `tiles` (valid ones), nil when there is none: their zoom levels, and the
+    /// columns and rows of those at the deepest.
+    init?(_ tiles: some Sequence<MapTile>) {
+        var low = Int.max, deepest = -1, columns = (Int.max, Int.min), rows = (Int.max, Int.min)
+        for tile in tiles where tile.isValid {
+            low = min(low, tile.zoom)
+            if tile.zoom > deepest { (deepest, columns, rows) = (tile.zoom, (Int.max, Int.min), (Int.max, Int.min)) }
+            guard tile.zoom == deepest else { continue }
+            columns = (min(columns.0, tile.x), max(columns.1, tile.x))
+            rows = (min(rows.0, tile.y), max(rows.1, tile.y))
+        }
+        guard deepest >= 0 else { return nil }
+        self.init(zooms: low...deepest, columns: columns.0...columns.1, rows: rows.0...rows.1)
+    }
+}
+
+extension TileSetMetadata {
+    /// This stated metadata once the tiles have had their say: the zoom levels are those
+    /// holding tiles, and the bounds those stated within the tiles' extent at the deepest of
+    /// them (the extent itself when none are stated, when they cross the antimeridian, or when
+    /// they miss the tiles). Unchanged for a pyramid without tiles (`extent` nil). The one rule
+    /// for an MBTiles metadata table, a PMTiles header and a folder's metadata.json.
+    public func agreeing(with extent: TileExtent?, boundsStated: Bool) -> TileSetMetadata {
+        guard let extent else { return self }
+        var agreed = self
+        (agreed.minZoom, agreed.maxZoom) = (extent.zooms.lowerBound, extent.zooms.upperBound)
+        agreed.bounds = extent.bounds
+        if boundsStated, bounds.west <= bounds.east {
+            let inside = BoundingBox(west: max(bounds.west, extent.bounds.west), south: max(bounds.south, extent.bounds.south),
+                                     east: min(bounds.east, extent.bounds.east), north: min(bounds.north, extent.bounds.north))
+            if inside.west <= inside.east && inside.south <= inside.north { agreed.bounds = inside }
+        }
+        return agreed
+    }
+
+    /// A stated `center` when this metadata (as the tiles agreed it) has it: at one of its zoom
+    /// levels and within its bounds; nil when not (the middle of the bounds then stands for it).
+    public func agreeing(center: TileSetCenter?) -> TileSetCenter? {
+        guard let center, (minZoom...maxZoom).contains(center.zoom), (bounds.south...bounds.north).contains(center.latitude),
+              (bounds.west...bounds.east).contains(center.longitude) else { return nil }
+        return center
+    }
+}
+
 /// A tile pyramid opened for reading: a folder of `z/x/y.ext` tiles with its `metadata.json`
 /// (``TileFolderReader``), an MBTiles file (``MBTilesFile``) or a PMTiles archive
 /// (``PMTilesFile``), read the same way. ``TilePyramids/open(_:readingFolderWithoutMetadata:)`` picks the container.
@@ -81,8 +145,12 @@ public protocol TilePyramidReader: AnyObject {
     /// folder's may walk millions of files): an MBTiles file's distinct levels, a PMTiles
     /// archive's header levels, a folder's numbered level folders.
     func zoomLevels() throws -> [Int]
-    /// The center its metadata states, or nil when it states none.
+    /// The center its metadata states, or nil when it states none (or the tiles disagree: a
+    /// center at a level without tiles, or outside ``pyramidMetadata()``'s bounds).
     func statedCenter() throws -> TileSetCenter?
+    /// What its tiles say of themselves, found from its own index (nil when it holds none):
+    /// ``pyramidMetadata()`` states what this agrees with.
+    func tileExtent() throws -> TileExtent?
     /// The bytes it takes: the file's size, or a folder's tiles and metadata files added up.
     func storedBytes() throws -> Int
 }
@@ -166,6 +234,13 @@ public final class TileFolderReader: TilePyramidReader {
     private let fileExtension: String
     /// The numbers of TileJSON's `center`, as written (checked when asked for).
     private let centerNumbers: [Double]?
+    /// Whether the metadata was read from the folder (and gives way to its tiles), not given by
+    /// the run finishing it.
+    private let readFromDisk: Bool
+    /// Whether `metadata.json` states bounds (four numbers).
+    private let boundsStated: Bool
+    /// ``tileExtent()`` once found: `pyramidMetadata()` and `statedCenter()` each ask for it.
+    private var foundExtent: TileExtent??
 
     /// Opens the folder and reads its `metadata.json`.
     /// - Parameters:
@@ -195,6 +270,7 @@ public final class TileFolderReader: TilePyramidReader {
             fileExtension = found
             countsRowsFromBottom = LinkFreeReading.kind(of: path + "/tilemapresource.xml") == .file
             centerNumbers = nil
+            (readFromDisk, boundsStated) = (true, false)
             metadata = TileSetMetadata(format: type, name: "", description: "", bounds: try TileSetMetadata.statedBounds(nil, in: path),
                                        zooms: levels.first!...levels.last!)
             return
@@ -208,6 +284,8 @@ public final class TileFolderReader: TilePyramidReader {
         countsRowsFromBottom = json["scheme"]?.string?.lowercased() == "tms"
         fileExtension = type.fileExtension
         centerNumbers = json["center"]?.elements.map { $0.map { $0.number ?? .nan } }
+        readFromDisk = true
+        boundsStated = json["bounds"]?.elements?.count == 4
         var zooms = try TileSetMetadata.statedZooms(minimum: json["minzoom"]?.number, maximum: json["maxzoom"]?.number, in: file)
         if zooms == nil {
             let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
@@ -229,6 +307,7 @@ public final class TileFolderReader: TilePyramidReader {
         countsRowsFromBottom = scheme == .tms
         fileExtension = metadata.format.fileExtension
         centerNumbers = nil
+        (readFromDisk, boundsStated) = (false, true)
     }
 
     /// The folders in `folder` whose names are whole numbers below `bound`, sorted.
@@ -263,8 +342,28 @@ public final class TileFolderReader: TilePyramidReader {
         }
     }
 
-    /// What `metadata.json` says (zooms from the folder's levels when it does not).
-    public func pyramidMetadata() throws -> TileSetMetadata { metadata }
+    /// What `metadata.json` says (zooms from the folder's levels when it does not), as the
+    /// tiles agree (``TileExtent``): the zoom levels holding tiles, the stated bounds within
+    /// theirs. A folder being finished by its run says what the run gives.
+    public func pyramidMetadata() throws -> TileSetMetadata {
+        guard readFromDisk else { return metadata }
+        return metadata.agreeing(with: try tileExtent(), boundsStated: boundsStated)
+    }
+
+    /// The levels that hold tile files, and the extent of the deepest's (links refused, as
+    /// ``tileAddresses(zooms:)`` does); nil when the folder holds no tile.
+    public func tileExtent() throws -> TileExtent? {
+        if let foundExtent { return foundExtent }
+        let levels = try Self.numberedFolders(path, below: MapTile.zoomLevels.upperBound + 1)
+        var extent: TileExtent?
+        if let low = try levels.first(where: { try !tileAddresses(zooms: $0...$0).isEmpty }),
+           let deepest = try levels.reversed().first(where: { try !tileAddresses(zooms: $0...$0).isEmpty }) {
+            extent = TileExtent(try tileAddresses(zooms: deepest...deepest))
+            extent?.zooms = low...deepest
+        }
+        foundExtent = .some(extent)
+        return extent
+    }
 
     /// A folder.
     public var container: TileContainer { .folder }
@@ -278,7 +377,9 @@ public final class TileFolderReader: TilePyramidReader {
     /// TileJSON's `center`, when it is three numbers.
     /// - Throws: `MeridianError` (bad input) naming `metadata.json` when they are no center.
     public func statedCenter() throws -> TileSetCenter? {
-        try TileSetMetadata.statedCenter(centerNumbers, in: path + "/metadata.json")
+        guard let stated = try TileSetMetadata.statedCenter(centerNumbers, in: path + "/metadata.json") else { return nil }
+        guard readFromDisk, try tileExtent() != nil else { return stated }
+        return try pyramidMetadata().agreeing(center: stated)
     }
 
     /// The sizes of the tile files and of `metadata.json` and `tilemapresource.xml` (those
@@ -338,25 +439,12 @@ extension MBTilesFile: TilePyramidReader {
         }
         let statedZooms = try TileSetMetadata.statedZooms(minimum: metadata["minzoom"].flatMap(Self.number), maximum: metadata["maxzoom"].flatMap(Self.number), in: path)
         let boundsNumbers = metadata["bounds"]?.split(separator: ",", omittingEmptySubsequences: false).map { Self.number(String($0)) ?? .nan }
-        var bounds = try TileSetMetadata.statedBounds(boundsNumbers, in: path)
-        var zooms = statedZooms ?? 0...0
-        if let extent = try tileExtent() {
-            zooms = extent.zooms
-            bounds = Self.bounds(stated: boundsNumbers?.count == 4 ? bounds : nil, within: extent.bounds)
-        }
         let json = metadata["json"].flatMap { try? LocatedJSON.parse(BufferedInput(string: $0)) }
-        return TileSetMetadata(
+        let stated = TileSetMetadata(
             format: type, name: metadata["name"] ?? "", description: metadata["description"] ?? "",
-            bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
-    }
-
-    /// The part of `stated` bounds inside the tiles' `extent`; the extent when none are stated,
-    /// when they cross the antimeridian, or when they miss the tiles.
-    static func bounds(stated: BoundingBox?, within extent: BoundingBox) -> BoundingBox {
-        guard let stated, stated.west <= stated.east else { return extent }
-        let inside = BoundingBox(west: max(stated.west, extent.west), south: max(stated.south, extent.south),
-                                 east: min(stated.east, extent.east), north: min(stated.north, extent.north))
-        return inside.west <= inside.east && inside.south <= inside.north ? inside : extent
+            bounds: try TileSetMetadata.statedBounds(boundsNumbers, in: path), zooms: statedZooms ?? 0...0,
+            vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
+        return stated.agreeing(with: try tileExtent(), boundsStated: boundsNumbers?.count == 4)
     }
 
     /// What the tiles say of themselves, counting only rows that address one of the world's
@@ -364,7 +452,7 @@ extension MBTilesFile: TilePyramidReader {
     /// the tiles at the deepest; nil when the file holds none. Every number SQLite gives back is
     /// checked again before it is used.
     /// - Throws: `MeridianError` (bad input) when the file cannot be read.
-    public func tileExtent() throws -> (zooms: ClosedRange<Int>, bounds: BoundingBox)? {
+    public func tileExtent() throws -> TileExtent? {
         let levels = MapTile.zoomLevels
         let valid = "zoom_level BETWEEN \(levels.lowerBound) AND \(levels.upperBound) AND tile_column >= 0 AND tile_column < (1 << zoom_level) "
             + "AND tile_row >= 0 AND tile_row < (1 << zoom_level)"
@@ -377,17 +465,16 @@ extension MBTilesFile: TilePyramidReader {
         }
         guard let zooms else { return nil }
         let deepest = zooms.upperBound
-        var corners: (MapTile, MapTile)?
+        var extent: TileExtent?
         try rows("SELECT MIN(tile_column), MAX(tile_column), MIN(tile_row), MAX(tile_row) FROM \(tilesSource) WHERE \(valid) AND zoom_level = \(deepest)") { row in
             guard (0..<4).allSatisfy({ !row.isNull(Int32($0)) }) else { return }
             let (west, east, bottom, top) = (row.int(0), row.int(1), row.int(2), row.int(3))
             let side = 0..<(1 << deepest)
             guard [west, east, bottom, top].allSatisfy(side.contains), west <= east, bottom <= top else { return }
-            corners = (MapTile(zoom: deepest, x: west, tmsY: top), MapTile(zoom: deepest, x: east, tmsY: bottom))
+            // TMS rows: the top row is the highest number.
+            extent = TileExtent(zooms: zooms, columns: west...east, rows: ((1 << deepest) - 1 - top)...((1 << deepest) - 1 - bottom))
         }
-        guard let (northWest, southEast) = corners else { return nil }
-        let (first, last) = (northWest.boundingBox, southEast.boundingBox)
-        return (zooms, BoundingBox(west: first.west, south: last.south, east: last.east, north: first.north))
+        return extent
     }
 
     /// An MBTiles file.
@@ -421,11 +508,7 @@ extension MBTilesFile: TilePyramidReader {
         guard let stated = try TileSetMetadata.statedCenter(metadata["center"]?.split(separator: ",", omittingEmptySubsequences: false)
             .map { Self.number(String($0)) ?? .nan }, in: path) else { return nil }
         guard try tileExtent() != nil else { return stated }
-        let pyramid = try pyramidMetadata()
-        let bounds = pyramid.bounds
-        guard pyramid.zooms.contains(stated.zoom), (bounds.south...bounds.north).contains(stated.latitude),
-              (bounds.west...bounds.east).contains(stated.longitude) else { return nil }
-        return stated
+        return try pyramidMetadata().agreeing(center: stated)
     }
 
     /// The file's size.
@@ -463,9 +546,10 @@ extension PMTilesFile: TilePyramidReader {
                                 at: SourceLocation(file: path))
         }
         let json = try? LocatedJSON.parse(BufferedInput(string: metadataJSON))
-        return TileSetMetadata(
+        let stated = TileSetMetadata(
             format: tileType, name: json?["name"]?.string ?? "", description: json?["description"]?.string ?? "",
             bounds: bounds, zooms: zooms, vectorLayersJSON: json?["vector_layers"].map(jsonText), tileStatsJSON: json?["tilestats"].map(jsonText))
+        return stated.agreeing(with: try tileExtent(), boundsStated: true)
     }
 
     /// A PMTiles archive.
@@ -476,7 +560,10 @@ extension PMTilesFile: TilePyramidReader {
     /// The header's center.
     /// - Throws: `MeridianError` (bad input) naming the archive when it is no center.
     public func statedCenter() throws -> TileSetCenter? {
-        try TileSetMetadata.statedCenter([headerCenter.longitude, headerCenter.latitude, Double(headerCenter.zoom)], in: path)
+        guard let stated = try TileSetMetadata.statedCenter([headerCenter.longitude, headerCenter.latitude, Double(headerCenter.zoom)], in: path)
+        else { return nil }
+        guard try tileExtent() != nil else { return stated }
+        return try pyramidMetadata().agreeing(center: stated)
     }
 
     /// The archive's size.

@@ -36,8 +36,8 @@ extension TilePyramidSummary {
         ]
         object["tilesPerZoom"] = .array(tilesPerZoom.map { .object(["zoom": .integer(Int64($0.zoom)), "tiles": .integer(Int64($0.tiles))]) })
         let b = metadata.bounds
-        object["bounds"] = .array([b.west, b.south, b.east, b.north].map(JSONValue.double))
-        object["center"] = .array([.double(center.longitude), .double(center.latitude), .integer(Int64(center.zoom))])
+        object["bounds"] = .array([b.west, b.south, b.east, b.north].map(CoordinateText.json))
+        object["center"] = .array([CoordinateText.json(center.longitude), CoordinateText.json(center.latitude), .integer(Int64(center.zoom))])
         object["centerStated"] = .bool(centerIsStated)
         object["vectorLayers"] = .array(vectorLayers.map { layer in
             var entry: JSONObject = ["id": .string(layer.id)]
@@ -64,9 +64,8 @@ extension TilePyramidSummary {
         lines.append(("zooms", metadata.minZoom == metadata.maxZoom ? "\(metadata.minZoom)" : "\(metadata.minZoom)-\(metadata.maxZoom)"))
         lines.append(("tiles", count(tileCount)))
         for level in tilesPerZoom { lines.append(("  zoom \(level.zoom)", count(level.tiles))) }
-        let b = metadata.bounds
-        lines.append(("bounds", "W \(b.west), S \(b.south), E \(b.east), N \(b.north)"))
-        lines.append(("center", "\(center.longitude), \(center.latitude), zoom \(center.zoom)\(centerIsStated ? "" : " (from the bounds)")"))
+        lines.append(("bounds", CoordinateText.bounds(metadata.bounds)))
+        lines.append(("center", "\(CoordinateText.text(center.longitude)), \(CoordinateText.text(center.latitude)), zoom \(center.zoom)\(centerIsStated ? "" : " (from the bounds)")"))
         if metadata.format == .mvt {
             lines.append(("layers", vectorLayers.isEmpty ? "none listed" : count(vectorLayers.count)))
             for layer in vectorLayers {

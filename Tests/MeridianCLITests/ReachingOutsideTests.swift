@@ -345,6 +345,46 @@ import Testing
         }
     }
 
+    /// A named pipe a label names under a name of its own (a PDS label's `^IMAGE = "DATA.IMG"`,
+    /// which GDAL opens and waits on for ever: the names share nothing), in any case, by a path
+    /// into a subfolder, or through a symbolic link: refused before GDAL opens anything (65,
+    /// naming the label, line and column), each run under `timeout` (a hang is 124). With a
+    /// regular file there, GDAL reads it (and the run goes on to what the data is).
+    @Test func namedPipesALabelNamesAreRefused() throws {
+        try withTemporaryFolder { folder in
+            func meridianWithin(_ arguments: [String]) throws -> RunResult { try run("timeout", ["30", meridianBinary] + arguments) }
+            let label = folder.appendingPathComponent("label.lbl").path
+            func writeLabel(naming image: String) throws {
+                let text = ["PDS_VERSION_ID = PDS3", "RECORD_TYPE = FIXED_LENGTH", "RECORD_BYTES = 4", "FILE_RECORDS = 4",
+                            "^IMAGE = \"\(image)\"", "OBJECT = IMAGE", "  LINES = 4", "  LINE_SAMPLES = 4", "  SAMPLE_TYPE = UNSIGNED_INTEGER",
+                            "  SAMPLE_BITS = 8", "  BANDS = 1", "END_OBJECT = IMAGE", "END"].map { $0 + "\r\n" }.joined()
+                try Data(text.utf8).write(to: URL(fileURLWithPath: label))
+            }
+            let sub = folder.appendingPathComponent("sub")
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+            let outside = FileManager.default.temporaryDirectory.appendingPathComponent("meridian-pipe-\(getpid())").path
+            #expect(mkfifo(outside, 0o600) == 0)
+            defer { unlink(outside) }
+            // (name in the label, entry made, how)
+            for (named, entry, how) in [("DATA.IMG", "data.img", "pipe"), ("sub/pipe.img", "sub/pipe.img", "pipe"), ("LINKED.IMG", "LINKED.IMG", "link")] {
+                try writeLabel(naming: named)
+                let path = folder.appendingPathComponent(entry).path
+                if how == "pipe" { #expect(mkfifo(path, 0o600) == 0) } else { try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: outside) }
+                let output = folder.appendingPathComponent("tiles").path
+                let refused = try meridianWithin(["tile", label, output, "--zoom", "2"])
+                #expect(refused.status == ExitStatus.badInput && refused.stderr.hasPrefix("meridian: error: \(label):5:11: it names \"\(named)\""),
+                        "\(named): \(refused.status) \(refused.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: output))
+                unlink(path)
+            }
+            // A regular file under the name: GDAL reads it (a 4 x 4 image without a place, which tile refuses on its own grounds).
+            try writeLabel(naming: "DATA.IMG")
+            try Data(repeating: 7, count: 16).write(to: folder.appendingPathComponent("data.img"))
+            let read = try meridianWithin(["tile", label, folder.appendingPathComponent("tiles").path, "--zoom", "2"])
+            #expect(read.status != 124 && !read.stderr.contains("wait on it"), "\(read.status) \(read.stderr)")
+        }
+    }
+
     /// A list of inputs names files: a GDAL virtual file system path in it (however escaped) is
     /// refused with the list's line (65), and nothing is requested.
     @Test func listOfInputsNamesOnlyFiles() throws {

@@ -106,6 +106,33 @@ import Testing
         }
     }
 
+    /// One formatting of coordinates across info's outputs: a feature file's bbox and the bounds of
+    /// the pyramid tiled from it, in text and in JSON, are the same numbers of at most 7 decimals
+    /// (the feature file's came with 15 or more, the pyramid's with 7).
+    @Test func coordinatesArePrintedAlikeEverywhere() throws {
+        try withTemporaryFolder { folder in
+            let input = packageRoot.appendingPathComponent("examples/data/microstates.geojson").path
+            #expect(try meridian(["tile", input, "m.pmtiles", "--zoom", "0-1", "-q"], in: folder).status == 0)
+            func value(_ name: String, in text: String) -> String? {
+                text.split(separator: "\n").first { $0.hasPrefix(name + ":") }.map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+            }
+            let features = try meridian(["info", input]), pyramid = try meridian(["info", "m.pmtiles"], in: folder)
+            let bbox = try #require(value("bbox", in: features.stdout)), bounds = try #require(value("bounds", in: pyramid.stdout))
+            #expect(bbox == bounds, "\(bbox) against \(bounds)")
+            let center = try #require(value("center", in: pyramid.stdout))
+            for number in (bbox + " " + center).split(whereSeparator: { " ,WSEN".contains($0) }) where number.contains(".") {
+                #expect(number.split(separator: ".")[1].count <= 7, "\(number) in \(bbox) / \(center)")
+            }
+            let featuresJSON = try meridian(["info", input, "--format", "json"]), pyramidJSON = try meridian(["info", "m.pmtiles", "--format", "json"], in: folder)
+            let box = try JSONSerialization.jsonObject(with: Data(featuresJSON.stdout.utf8)) as? [String: Any]
+            let pyramidBox = try JSONSerialization.jsonObject(with: Data(pyramidJSON.stdout.utf8)) as? [String: Any]
+            let numbers = try #require(box?["bbox"] as? [Double])
+            #expect(numbers == pyramidBox?["bounds"] as? [Double], "\(featuresJSON.stdout)")
+            // The text's numbers are the JSON's, digit for digit.
+            #expect(numbers.map { "\($0)" } == bbox.split(separator: ",").map { String($0.split(separator: " ")[1]) }, "\(numbers) against \(bbox)")
+        }
+    }
+
     /// Options that do nothing for a pyramid are refused (64); a missing one is 66; an archive
     /// whose metadata states a center that is no place, or cut short, is bad input (65) naming
     /// it, with nothing on standard output.

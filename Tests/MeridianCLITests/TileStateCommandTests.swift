@@ -101,6 +101,93 @@ import MeridianCore
         }
     }
 
+    /// A level-by-level run's state (vector tiles of the microstates, a level a block), changed
+    /// at random and fed to `--resume` over a copy of a clean run's folder: cut anywhere, a
+    /// number changed, levels recorded whose tiles were removed since, a tile the run did not
+    /// store put in a recorded level, lines repeated or dropped, another run's identity. Every
+    /// resume either ends with the clean run's files, byte for byte, or is refused: 65 naming
+    /// the state file, or (the identity lines changed: another run's state) 64 saying so. A
+    /// level recorded whose tiles were removed was kept, and the folder finished without them.
+    @Test(.timeLimit(.minutes(10))) func mutatedLevelStateResumesCleanOrIsRefused() throws {
+        try withTemporaryFolder { folder in
+            let input = VectorTileInterruptionTests.microstates
+            let arguments = ["--zoom", "0-7", "--jobs", "1", "-q"]
+            let clean = folder.appendingPathComponent("clean")
+            #expect(try meridian(["tile", input, clean.path] + arguments).status == 0)
+            let cleanFiles = folderContents(clean)
+            // The run's identity as it writes it, and its levels as it records them once complete.
+            let identity = try identityLines([input, folder.appendingPathComponent("identity").path] + arguments,
+                                             output: folder.appendingPathComponent("identity"))
+            var perLevel: [Int: Int] = [:]
+            for name in cleanFiles.keys where name.hasSuffix(".pbf") || name.hasSuffix(".mvt") {
+                perLevel[Int(name.split(separator: "/")[0])!, default: 0] += 1
+            }
+            try #require(perLevel.count == 8, "\(cleanFiles.keys.sorted())")
+            let original = (identity + (0...7).map { "block \($0)/0/0 \(perLevel[$0]!)" }).map { $0 + "\n" }.joined()
+            var random = SplitMix64(seed: 8)
+            var outcomes: [String: Int] = [:]
+            for round in 0..<36 {
+                let output = folder.appendingPathComponent("round-\(round)")
+                try FileManager.default.copyItem(at: clean, to: output)
+                try FileManager.default.removeItem(at: output.appendingPathComponent("metadata.json"))
+                var text = original
+                let tiles = folderContents(output).keys.filter { !$0.hasSuffix(".json") }.sorted()
+                switch round % 6 {
+                case 0:  // cut anywhere (every other time among the block lines)
+                    let blocksStart = identity.map { $0.utf8.count + 1 }.reduce(0, +)
+                    let cut = round % 12 == 0 ? random.below(text.utf8.count + 1) : blocksStart + random.below(text.utf8.count - blocksStart + 1)
+                    text = String(decoding: Array(text.utf8.prefix(cut)), as: UTF8.self)
+                case 1:  // a number changed
+                    var lines = text.split(separator: "\n").map(String.init)
+                    let at = random.below(lines.count)
+                    let numbers = ["0", "1", "2", "-1", "9223372036854775807", "\(perLevel[random.below(8)]! + 1)"]
+                    let words = lines[at].split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+                    lines[at] = (words.dropLast() + [numbers[random.below(numbers.count)]]).joined(separator: " ")
+                    text = lines.map { $0 + "\n" }.joined()
+                case 2:  // recorded levels whose tiles were removed since
+                    for _ in 0...random.below(3) { unlink(output.path + "/" + tiles[random.below(tiles.count)]) }
+                case 3:  // a tile the run did not store, in a recorded level
+                    var stranger: String
+                    repeat {
+                        let level = 1 + random.below(7)
+                        stranger = "\(level)/\(random.below(1 << level))/\(random.below(1 << level)).pbf"
+                    } while cleanFiles[stranger] != nil
+                    try FileManager.default.createDirectory(at: output.appendingPathComponent(stranger).deletingLastPathComponent(),
+                                                            withIntermediateDirectories: true)
+                    _ = FileManager.default.createFile(atPath: output.path + "/" + stranger, contents: Data([1, 2, 3]))
+                case 4:  // block lines dropped or repeated
+                    var lines = text.split(separator: "\n").map(String.init)
+                    let at = identity.count + random.below(8)
+                    if random.below(2) == 0 { lines.remove(at: at) } else { lines.insert(lines[at], at: random.below(lines.count + 1)) }
+                    text = lines.map { $0 + "\n" }.joined()
+                default:  // another run's identity
+                    text = text.replacingOccurrences(of: "zoom 0-7", with: "zoom 0-\(6 + random.below(3) * 2)")
+                }
+                let state = output.appendingPathComponent(".meridian-tiling").path
+                try text.write(toFile: state, atomically: true, encoding: .utf8)
+                let identityChanged = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                    .filter { !$0.isEmpty && !$0.hasPrefix("block ") }.map(String.init) != identity
+                let result = try meridian(["tile", input, output.path, "--resume"] + arguments)
+                outcomes["\(round % 6) -> \(result.status)", default: 0] += 1
+                switch result.status {
+                case 0:
+                    let files = folderContents(output)
+                    #expect(files.keys.sorted() == cleanFiles.keys.sorted(), "round \(round): \(text)")
+                    #expect(files == cleanFiles, "round \(round): not the clean run's tiles")
+                case ExitStatus.badInput:
+                    #expect(result.stderr.hasPrefix("meridian: error: \(state)"), "round \(round): \(result.stderr)")
+                case ExitStatus.usage where identityChanged:
+                    #expect(result.stderr.contains("--resume") && result.stderr.contains(output.path), "round \(round): \(result.stderr)")
+                default:
+                    Issue.record("round \(round): exit \(result.status): \(result.stderr)\n\(text)")
+                }
+            }
+            // Levels whose tiles were removed are made again; a level holding a stranger's tile is refused.
+            #expect(outcomes["2 -> 0"] == 6 && outcomes["3 -> 65"] == 6 && outcomes["5 -> 64"] == 6, "\(outcomes)")
+            #expect(outcomes["0 -> 0"] != nil && outcomes["4 -> 0"] != nil, "\(outcomes)")
+        }
+    }
+
     /// Runs both shards of a two-shard run into `output`.
     func runShards(into output: String) throws {
         for k in 0..<2 {

@@ -93,6 +93,7 @@ import MeridianTiles
             log.withLock { $0.append("record \(block.zoom) of \(tiles.count)") }
         }
         func zoomsWithTiles() throws -> ClosedRange<Int>? { nil }
+        func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int { 0 }
         func finish(metadata: TileSetMetadata) throws {}
         func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {}
         func evidence(sample: MapTile?) -> [String] { [] }

@@ -12,6 +12,65 @@ import Testing
 @Suite struct TilePyramidReaderTests {
     static let bounds = BoundingBox(west: -10, south: 40, east: 5, north: 50)
 
+    /// A PMTiles header and a folder's metadata.json give way to the tiles, as an MBTiles
+    /// metadata table does (one rule, `TileSetMetadata.agreeing(with:boundsStated:)`): over tiles
+    /// 0/0/0 and 1/1/1 (the south-east quarter), zooms 0-14 stated are 0-1, world bounds stated
+    /// are the quarter's, and a center at zoom 12 or outside the tiles is not the pyramid's (the
+    /// header's 0-14 and a center at 100, 10, 12 came back as they were, and tile-copy wrote them on).
+    @Test func headersAndMetadataJSONGiveWayToTheTiles() throws {
+        try withTemporaryFolderPath { folder in
+            let tiles = [MapTile(zoom: 0, x: 0, y: 0), MapTile(zoom: 1, x: 1, y: 1)]
+            let world = BoundingBox(west: -180, south: -85, east: 180, north: 85)
+            let quarter = BoundingBox(west: 0, south: -85, east: 180, north: 0)
+            // PMTiles, its header's zooms 0-14 and its center (header bytes 118-126) set by hand.
+            let archive = folder + "/lying.pmtiles"
+            let writer = try PMTilesWriter(path: archive, format: .png, tilesGzipped: false)
+            for tile in tiles { try writer.write(tile, [0x89, 0x50, UInt8(tile.zoom)]) }
+            try writer.finish(metadataJSON: "{}", bounds: world, zooms: 0...14)
+            func setCenter(_ longitude: Double, _ latitude: Double, _ zoom: UInt8) throws {
+                var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive)))
+                bytes[118] = zoom
+                for (at, value) in [(119, longitude), (123, latitude)] {
+                    withUnsafeBytes(of: Int32((value * 10_000_000).rounded()).littleEndian) { for (i, byte) in $0.enumerated() { bytes[at + i] = byte } }
+                }
+                try Data(bytes).write(to: URL(fileURLWithPath: archive))
+            }
+            try setCenter(100, 10, 12)
+            #expect(try PMTilesFile(path: archive).zooms == 0...14, "the header states 0-14")
+            // A folder whose metadata.json states the same.
+            let tileFolder = folder + "/lying"
+            for tile in tiles {
+                try FileManager.default.createDirectory(atPath: tileFolder + "/\(tile.zoom)/\(tile.x)", withIntermediateDirectories: true)
+                try Data([0x89, 0x50]).write(to: URL(fileURLWithPath: tileFolder + "/\(tile.zoom)/\(tile.x)/\(tile.y).png"))
+            }
+            func setMetadata(center: String) throws {
+                try """
+                    {"tilejson": "3.0.0", "tiles": ["{z}/{x}/{y}.png"], "format": "png", "minzoom": 0, "maxzoom": 14,
+                     "bounds": [-180, -85, 180, 85], "center": [\(center)]}
+                    """.write(toFile: tileFolder + "/metadata.json", atomically: true, encoding: .utf8)
+            }
+            try setMetadata(center: "100, 10, 12")
+            for path in [archive, tileFolder] {
+                let pyramid = try TilePyramids.open(path)
+                let metadata = try pyramid.pyramidMetadata()
+                #expect(metadata.zooms == 0...1, "\(path)")
+                #expect(metadata.bounds == quarter, "\(path): \(metadata.bounds)")
+                #expect(try pyramid.statedCenter() == nil, "\(path)")
+                #expect(try pyramid.tileExtent()?.zooms == 0...1, "\(path)")
+            }
+            try setCenter(5, -5, 1)
+            try setMetadata(center: "5, -5, 1")
+            for path in [archive, tileFolder] {
+                #expect(try TilePyramids.open(path).statedCenter() == TileSetCenter(longitude: 5, latitude: -5, zoom: 1), "\(path)")
+            }
+            // What a copy states is what the tiles hold.
+            let copy = folder + "/copy.mbtiles"
+            _ = try TileSinks.copy(try TilePyramids.open(archive), to: copy)
+            let copied = try MBTilesFile(path: copy)
+            #expect(copied.metadata["maxzoom"] == "1" && copied.metadata["minzoom"] == "0", "\(copied.metadata)")
+        }
+    }
+
     /// Every tile of zooms 0-5 (some sharing content, in runs), in an archive small enough for
     /// one root directory and in one forced into leaf directories.
     @Test(arguments: [16_384, 300])

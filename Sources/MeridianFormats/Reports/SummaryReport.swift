@@ -57,7 +57,7 @@ public struct SummaryReport {
         object["nullGeometries"] = .integer(Int64(summary.nullGeometryCount))
         object["positions"] = .integer(Int64(summary.positionCount))
         object["positionsWithAltitude"] = .integer(Int64(summary.positionsWithAltitude))
-        object["bbox"] = summary.boundingBox.map { .array($0.values.map(JSONValue.double)) } ?? .null
+        object["bbox"] = summary.boundingBox.map { .array($0.values.map(CoordinateText.json)) } ?? .null
         object["properties"] = .array(summary.propertyKeys.map { key, info in
             .object([
                 "name": .string(key),
@@ -85,9 +85,7 @@ public struct SummaryReport {
         if summary.positionsWithAltitude > 0 { positions += " (\(grouped(summary.positionsWithAltitude)) with altitude)" }
         lines.append(("positions", positions))
         if let box = summary.boundingBox {
-            var bounds = "W \(box.west), S \(box.south), E \(box.east), N \(box.north)"
-            if let low = box.minAltitude, let high = box.maxAltitude { bounds += ", altitude \(low) … \(high)" }
-            lines.append(("bbox", bounds))
+            lines.append(("bbox", CoordinateText.bounds(box)))
         } else {
             lines.append(("bbox", "none"))
         }

@@ -95,6 +95,11 @@ public final class MBTilesSink: TileSink, Sendable {
         try file.withLock { try $0.zoomsWithTiles() }
     }
 
+    /// The rows of level `zoom` that address a valid tile `counted` takes.
+    public func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int {
+        try file.withLock { try $0.storedTileCount(zoom: zoom, where: counted) }
+    }
+
     /// Copies every tile of shard `index`'s own MBTiles file into this one, once it has shown
     /// to be that shard's part: its run's identity, tile format and tiles.
     public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {

@@ -54,6 +54,9 @@ public final class PMTilesSink: TileSink, Sendable {
     /// The zoom levels that got a tile.
     public func zoomsWithTiles() throws -> ClosedRange<Int>? { zooms.withLock { $0 } }
 
+    /// None: an archive written in one go is never resumed, so no state claims its tiles.
+    public func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int { 0 }
+
     /// Lays out the archive with its metadata and moves it into place.
     public func finish(metadata m: TileSetMetadata) throws {
         let json = "{\"name\":\(jsonString(m.name)),\"description\":\(jsonString(m.description)),\"type\":\"overlay\","

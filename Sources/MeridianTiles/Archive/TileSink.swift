@@ -27,6 +27,11 @@ public protocol TileSink: AnyObject, Sendable {
     /// The lowest and highest zoom levels that hold a tile (nil when none does), so the metadata
     /// can say what is there: a raster far smaller than a pixel leaves low zooms empty.
     func zoomsWithTiles() throws -> ClosedRange<Int>?
+    /// How many tiles of level `zoom` the sink holds for which `counted` is true (a shard's own,
+    /// say), each a valid tile: what a resumed run checks against the count its state records,
+    /// since the state is a claim and the tiles are the truth (a level whose tiles were removed
+    /// is made again; one holding tiles the run did not store is not this run's).
+    func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int
     /// Writes the metadata and makes the tile set whole.
     func finish(metadata: TileSetMetadata) throws
     /// Takes in the tiles shard `index` of a run split across machines wrote (`--finish`),
@@ -339,6 +344,24 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         let zooms = MapTile.zoomLevels.filter { holdsTile("\(root)/\($0)") }
         guard let low = zooms.first, let high = zooms.last else { return nil }
         return low...high
+    }
+
+    /// The `z/x/y.ext` files of level `zoom` whose names are a valid tile of this folder's
+    /// scheme and format, and that `counted` takes (hidden temporary files and other names are
+    /// not tiles).
+    public func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int {
+        guard MapTile.zoomLevels.contains(zoom) else { return 0 }
+        let manager = FileManager.default, level = "\(root)/\(zoom)", suffix = "." + format.fileExtension
+        var count = 0
+        for column in (try? manager.contentsOfDirectory(atPath: level)) ?? [] {
+            guard let x = Int(column), (0..<(1 << zoom)).contains(x) else { continue }
+            for name in (try? manager.contentsOfDirectory(atPath: level + "/" + column)) ?? [] where name.hasSuffix(suffix) {
+                guard let row = Int(name.dropLast(suffix.count)), (0..<(1 << zoom)).contains(row) else { continue }
+                let tile = scheme == .xyz ? MapTile(zoom: zoom, x: x, y: row) : MapTile(zoom: zoom, x: x, tmsY: row)
+                if counted(tile) { count += 1 }
+            }
+        }
+        return count
     }
 
     /// Writes `metadata.json` (and `tilemapresource.xml` for TMS rows) and removes the state file: the folder is finished.

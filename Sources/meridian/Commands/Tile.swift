@@ -182,7 +182,7 @@ extension Commands {
             _ = try backgroundColour()
             _ = try excludedValues()
             if kml && (isMBTiles || isPMTiles) {
-                throw ValidationError("--kml needs a folder output: Google Earth reads a super-overlay's tiles as image files beside its KML files, not from an \(isMBTiles ? "MBTiles file" : "PMTiles archive")")
+                throw ValidationError("--kml needs a folder output: Google Earth reads a super-overlay's tiles as image files beside its KML files, not from \(isMBTiles ? "an MBTiles file" : "a PMTiles archive")")
             }
             if viewer && isMBTiles {
                 throw ValidationError("--viewer needs a folder output, not an MBTiles file: a page opened from disk cannot read an SQLite file")

@@ -93,8 +93,13 @@ enum TileRunInputs {
     /// a pyramid is read at random. Before, `-` was looked for as a file, not found (66).
     /// A descriptor's path (`/dev/stdin`, `/dev/fd/63` from `<(…)`) is refused the same way
     /// when it is a pipe or anything else that is read once: a file redirected in (`< x.geojson`)
-    /// can be read again, and is taken.
+    /// can be read again, and is taken as a run's input; never as a pyramid, whose container
+    /// its name tells (`.mbtiles`, `.pmtiles`, a folder), and a descriptor's name tells none
+    /// (an MBTiles file redirected in was "not a tile pyramid", 65).
     static func refuseStandardInput(_ inputs: [String], pyramids: Bool) throws {
+        if pyramids, let named = inputs.first(where: { $0 != "-" && DescriptorPaths.descriptor(named: $0) != nil && !isReadOnce($0) }) {
+            throw ValidationError("\(named) names a descriptor, and a tile pyramid is told by its path (a folder, an .mbtiles file or a .pmtiles archive): give its path")
+        }
         guard let stream = inputs.first(where: { $0 == "-" || isReadOnce($0) }) else { return }
         let what = stream == "-" ? "'-' is standard input" : "\(stream) is a stream read once"
         throw ValidationError(pyramids

@@ -89,6 +89,23 @@ import Testing
         }
     }
 
+    /// An archive redirected in as `/dev/stdin` (a regular file, not a pipe) is refused (64,
+    /// naming it) by `tile-copy` and `tile-join`, which tell a pyramid's container by its path:
+    /// it was "not a tile pyramid" (65) for an MBTiles file that is one. Nothing is written.
+    @Test func archiveRedirectedAsStandardInputIsAUsageError() throws {
+        try withTemporaryFolder { folder in
+            let archive = folder.appendingPathComponent("countries.mbtiles").path
+            #expect(try meridian(["tile", countries, archive, "--zoom", "0-1", "-q"]).status == 0)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+            for arguments in [["tile-copy", "/dev/stdin", folder.appendingPathComponent("copy.pmtiles").path],
+                              ["tile-join", "/dev/stdin", "-o", folder.appendingPathComponent("joined.pmtiles").path]] {
+                let refused = try meridian(arguments, stdin: bytes)
+                #expect(refused.status == ExitStatus.usage && refused.stderr.contains("/dev/stdin"), "\(arguments): \(refused.stderr)")
+            }
+            #expect(contents(of: folder) == ["countries.mbtiles"])
+        }
+    }
+
     /// Issue 17: the sample tiled at zooms 2-4, read back at 4 from each container: one feature
     /// per country with its properties, within a tile unit or two of its bounds, about its area.
     @Test func vectorTilesReadBackAsFeatures() throws {

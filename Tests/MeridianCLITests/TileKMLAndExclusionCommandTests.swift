@@ -34,6 +34,9 @@ import MeridianCore
                 #expect(result.stderr.contains("--kml") || result.stderr.contains("--excluded-values"), "\(arguments): \(result.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: out.path), "\(arguments)")
             }
+            // The container is named with its own article ("not from an PMTiles archive" before).
+            let archive = try meridian(["tile", margin, out.path + ".pmtiles", "--kml"])
+            #expect(archive.stderr.contains("not from a PMTiles archive"), "\(archive.stderr)")
         }
     }
 

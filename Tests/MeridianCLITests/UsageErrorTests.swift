@@ -66,6 +66,12 @@ import Testing
         ["tile", "in.tif", "out", "--tile-size", "100"],
         ["tile", "in.tif", "out", "--jobs", "x"],
         ["tile", "in.tif", "out.pmtiles", "--resume"],
+        // Options taken and then ignored by a tile run: TMS rows in a PMTiles archive (its tile ids
+        // count from the top; MBTiles' were refused), --plan-format without --plan, --shards
+        // without --shard auto or --finish.
+        ["tile", "in.tif", "out.pmtiles", "--tms"], ["tile", "in.geojson", "out.pmtiles", "--tms"],
+        ["tile", "in.tif", "out/", "--plan-format", "json"], ["tile", "in.tif", "out/", "--shards", "4"],
+        ["tile", "in.tif", "out/", "--shard", "0/4", "--shards", "4", "--plan-format", "text"],
         ["tile-copy"],
         ["tile-copy", "a.mbtiles", "b.pmtiles", "--bogus"],
         ["tile-join"],

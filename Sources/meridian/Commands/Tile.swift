@@ -182,7 +182,7 @@ extension Commands {
             _ = try backgroundColour()
             _ = try excludedValues()
             if kml && (isMBTiles || isPMTiles) {
-                throw ValidationError("--kml needs a folder output: Google Earth reads a super-overlay's tiles as image files beside its KML files, not from an \(isMBTiles ? "MBTiles file" : "PMTiles archive")")
+                throw ValidationError("--kml needs a folder output: Google Earth reads a super-overlay's tiles as image files beside its KML files, not from \(isMBTiles ? "an MBTiles file" : "a PMTiles archive")")
             }
             if viewer && isMBTiles {
                 throw ValidationError("--viewer needs a folder output, not an MBTiles file: a page opened from disk cannot read an SQLite file")
@@ -199,6 +199,13 @@ extension Commands {
             }
             if (finish || shard != nil) && plan { throw ValidationError("--plan prints the whole run's plan: give it without --shard or --finish") }
             if isMBTiles && scheme == .tms { throw ValidationError("--tms: MBTiles files always count rows TMS-style; give a folder to choose") }
+            if isPMTiles && scheme == .tms {
+                throw ValidationError("--tms: a PMTiles archive always counts rows XYZ-style (its tile ids number them from the top); give a folder to choose")
+            }
+            if planFormatChoice != nil && !plan { throw ValidationError("--plan-format says how --plan prints: give --plan too, or leave it out") }
+            if shards != nil && shard == nil && !finish {
+                throw ValidationError("--shards N counts the shards of a run split with --shard auto, and --finish joins them: give one of them, or leave --shards out")
+            }
             if isPMTiles && resume {
                 throw ValidationError("a PMTiles archive is written in one go: --resume needs a folder or an .mbtiles file (shards, with --shard and --finish, can be joined into an archive)")
             }

@@ -56,6 +56,13 @@ package final class TileBlockSpill: @unchecked Sendable {
         return sizes.keys.sorted { a, b in (sizes[a]!, b.y, b.x) > (sizes[b]!, a.y, a.x) }
     }
 
+    /// A block's records, in the order appended, a chunk at a time (each chunk whole records,
+    /// at most about the buffers' limit): a block of a low zoom level can hold most of the
+    /// data, which its reader then never holds at once.
+    package func forEachChunk(of block: MapTile, _ body: ([UInt8]) throws -> Void) throws {
+        for chunk in chunks[block] ?? [] { try body(try file.read(at: chunk.offset, count: chunk.length)) }
+    }
+
     /// A block's records, in the order appended, one after the other.
     package func records(of block: MapTile) throws -> [UInt8] {
         var bytes: [UInt8] = []

@@ -338,7 +338,7 @@ public struct VectorTiler {
         try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
             let repair = PolygonRepair()
             while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
-                let (items, attributes) = TileItem.read(try blocks.records(of: nodes[index]), thinnedKeptBy: level)
+                let (items, attributes) = try TileItem.read(block: nodes[index], of: blocks, thinnedKeptBy: level)
                 try level.descend(nodes[index], items, to: zoom) { node, items in
                     let items = TileItem.kept(items)
                     if let shard, !shard.owns(node), !Self.mayExceed(budget.limits, items, attributes: attributes, layerNames: level.layerNames) { return }
@@ -624,6 +624,30 @@ struct TileItem: Sendable {
         let wanted = level.map { thinnedPointsKept(records, by: $0) }
         var items: [TileItem] = [], attributes: [TileAttributes] = []
         var index = -1
+        read(records, wanted: wanted, index: &index, into: &items, &attributes)
+        return (items, attributes)
+    }
+
+    /// The pieces of `block` in `blocks`, as ``read(_:thinnedKeptBy:)`` reads a block's records,
+    /// read a chunk at a time (twice with `level`: the thinned points kept, then the pieces),
+    /// so that a block holding most of the points (the whole world's, at zoom 0-3) is never
+    /// in memory as records beside its items.
+    static func read(block: MapTile, of blocks: TileBlockSpill, thinnedKeptBy level: ZoomLevel?) throws -> (items: [TileItem], attributes: [TileAttributes]) {
+        var wanted: Set<Int>?
+        if let level {
+            var lowest: [MapTile: (rank: Double, index: Int)] = [:], recordIndex = -1
+            try blocks.forEachChunk(of: block) { findThinnedPointsKept($0, by: level, index: &recordIndex, lowest: &lowest) }
+            wanted = Set(lowest.values.map(\.index))
+        }
+        var items: [TileItem] = [], attributes: [TileAttributes] = []
+        var index = -1
+        try blocks.forEachChunk(of: block) { read($0, wanted: wanted, index: &index, into: &items, &attributes) }
+        return (items, attributes)
+    }
+
+    /// Appends the pieces in `records` (numbered on from `index`) to `items` and their
+    /// attributes to `attributes`, leaving out thinned points not in `wanted` (with it).
+    private static func read(_ records: [UInt8], wanted: Set<Int>?, index: inout Int, into items: inout [TileItem], _ attributes: inout [TileAttributes]) {
         RecordBatches.forEach(in: records) { record in
             index += 1
             let layer = record.count()
@@ -637,7 +661,6 @@ struct TileItem: Sendable {
             items.append(TileItem(layer: layer, feature: items.count, shape: PlaneShape(points: points, lines: lines, polygons: polygons),
                                   thinning: thinned ? Thinning(rank: ranking.rank) : nil, ranking: ranking))
         }
-        return (items, attributes)
     }
 
     /// The indices of the thinned points in `records` that some leaf tile of `level` may keep:
@@ -647,14 +670,22 @@ struct TileItem: Sendable {
     /// its rect holds (the rects of a node's children lie inside its own), so the point
     /// ``kept(_:)`` chooses for it is among these.
     static func thinnedPointsKept(_ records: [UInt8], by level: ZoomLevel) -> Set<Int> {
-        var lowest: [MapTile: (rank: Double, index: Int)] = [:]
+        var lowest: [MapTile: (rank: Double, index: Int)] = [:], recordIndex = -1
+        findThinnedPointsKept(records, by: level, index: &recordIndex, lowest: &lowest)
+        return Set(lowest.values.map(\.index))
+    }
+
+    /// ``thinnedPointsKept(_:by:)`` over records read in parts: the records in `records`
+    /// (numbered on from `recordIndex`) taken into `lowest`, each leaf's lowest-ranked thinned
+    /// point so far (the first on a tie).
+    private static func findThinnedPointsKept(_ records: [UInt8], by level: ZoomLevel, index recordIndex: inout Int,
+                                              lowest: inout [MapTile: (rank: Double, index: Int)]) {
         let tiles = 1 << level.zoom, width = MapWorld.size / Double(tiles)
         // Clamped before converting: positions may lie off the world.
         func index(_ value: Double) -> Int { Int(max(-2, min(Double(tiles + 1), (value / width).rounded(.down)))) }
         // How many tiles away a tile's rect may hold a point: a point on an edge is in both
         // tiles' rects, and the buffer reaches into neighbours (one, while narrower than a tile).
         let reach = Int(min(Double(tiles), (level.buffer / width).rounded(.down))) + 1
-        var recordIndex = -1
         RecordBatches.forEach(in: records) { record in
             recordIndex += 1
             _ = record.count()
@@ -676,7 +707,6 @@ struct TileItem: Sendable {
                 }
             }
         }
-        return Set(lowest.values.map(\.index))
     }
 }
 
@@ -712,6 +742,9 @@ struct PlaneShape: Sendable {
     }
 
     var isEmpty: Bool { points.isEmpty && lines.isEmpty && polygons.isEmpty }
+
+    /// The point, when the shape is one point and nothing else.
+    var lonePoint: PlanePoint? { points.count == 1 && lines.isEmpty && polygons.isEmpty ? points[0] : nil }
 
     /// How many kinds of part (points, lines, polygons) it has: the tile features it makes at most.
     var kindsOfParts: Int { (points.isEmpty ? 0 : 1) + (lines.isEmpty ? 0 : 1) + (polygons.isEmpty ? 0 : 1) }
@@ -833,6 +866,9 @@ struct ZoomLevel: Sendable {
     /// node of level `depth` that holds something to `body` with its pieces.
     func descend(_ node: MapTile, _ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
         if node.zoom == depth { return try body(node, items) }
+        if shard == nil, items.count > 1, items.allSatisfy({ $0.shape.lonePoint.map { $0.x.isFinite && $0.y.isFinite } ?? false }) {
+            return try descend(points: items, under: node, to: depth, body)
+        }
         for child in node.children where isWanted(child) {
             let rect = rect(child)
             let clipped = items.compactMap { $0.clipped(to: rect) }
@@ -842,10 +878,72 @@ struct ZoomLevel: Sendable {
 
     /// The world's features cut down to the nodes of level `depth`.
     func descend(_ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
+        if items.count == 1, let point = items[0].shape.lonePoint, point.x.isFinite, point.y.isFinite, shard == nil {
+            return try descend(items[0], at: point, to: depth, body)
+        }
         let root = MapTile(zoom: 0, x: 0, y: 0), rect = rect(root)
         guard isWanted(root) else { return }
         let clipped = items.compactMap { $0.clipped(to: rect) }
         if !clipped.isEmpty { try descend(root, clipped, to: depth, body) }
+    }
+
+    /// A lone point's cut down to the nodes of level `depth`, found without walking the tree
+    /// (the cut of a million points walked nine levels of it, clipping at each, per point and
+    /// level): the nodes whose ``rect(_:)`` holds it, each handed `item` itself as
+    /// `TileItem.clipped(to:)` hands a point, in the order the walk reaches them. A node's rect
+    /// lies within its parent's (a child's edges are its parent's or inside them, and widths
+    /// halve exactly), so the nodes whose rect holds the point are those the walk reaches.
+    private func descend(_ item: TileItem, at point: PlanePoint, to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
+        var nodes: [MapTile] = []
+        forEachNode(holding: point, under: MapTile(zoom: 0, x: 0, y: 0), at: depth) { nodes.append($0) }
+        // The walk's order: children top left, top right, bottom left, bottom right, so the
+        // nodes in the order of their quadtree paths, each level's row bit before its column bit.
+        if nodes.count > 1 { nodes.sort { Self.quadtreeOrder($0, before: $1) } }
+        let pieces = [item]
+        for node in nodes { try body(node, pieces) }
+    }
+
+    /// Lone points (finite, already within `node`'s rect) cut down to the nodes of level
+    /// `depth` under `node` as the walk cuts them, without walking: each point goes to the
+    /// nodes whose rect holds it, in the order of `items`, and the nodes are handed to `body`
+    /// in the walk's order.
+    private func descend(points items: [TileItem], under node: MapTile, to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
+        var pieces: [MapTile: [TileItem]] = [:]
+        for item in items {
+            guard let point = item.shape.lonePoint else { continue }
+            forEachNode(holding: point, under: node, at: depth) { pieces[$0, default: []].append(item) }
+        }
+        for leaf in pieces.keys.sorted(by: { Self.quadtreeOrder($0, before: $1) }) { try body(leaf, pieces[leaf]!) }
+    }
+
+    /// Each node of level `depth` under `node` (a node of a level above it, or it) whose
+    /// ``rect(_:)`` holds `point` (finite).
+    private func forEachNode(holding point: PlanePoint, under node: MapTile, at depth: Int, _ body: (MapTile) -> Void) {
+        let tiles = 1 << depth, width = MapWorld.size / Double(tiles), span = 1 << (depth - node.zoom)
+        // The columns (rows) the point and the buffer around it touch, widened by one (the
+        // rect's own comparisons decide), within the node's; clamped before converting: a point
+        // may lie off the world.
+        func candidates(_ value: Double, within first: Int) -> ClosedRange<Int>? {
+            func index(_ value: Double) -> Int { Int(max(-2, min(Double(tiles + 1), (value / width).rounded(.down)))) }
+            let low = max(first, index(value - buffer) - 1), high = min(first + span - 1, index(value + buffer) + 1)
+            return low <= high ? low...high : nil
+        }
+        guard let columns = candidates(point.x, within: node.x * span), let rows = candidates(point.y, within: node.y * span) else { return }
+        for y in rows {
+            for x in columns {
+                let leaf = MapTile(zoom: depth, x: x, y: y)
+                if rect(leaf).contains(point) { body(leaf) }
+            }
+        }
+    }
+
+    /// Whether the walk down the quadtree reaches `a` before `b` (two nodes of one level).
+    static func quadtreeOrder(_ a: MapTile, before b: MapTile) -> Bool {
+        for shift in stride(from: a.zoom - 1, through: 0, by: -1) {
+            let childA = ((a.y >> shift) & 1) << 1 | ((a.x >> shift) & 1), childB = ((b.y >> shift) & 1) << 1 | ((b.x >> shift) & 1)
+            if childA != childB { return childA < childB }
+        }
+        return false
     }
 
     /// The tile of leaf `node` holding `items` (each item's `feature` indexing `attributes`),

@@ -114,4 +114,87 @@ import Testing
             #expect(leaves(reduced) == leaves(whole), "zoom \(zoom)")
         }
     }
+
+    /// The quadtree walk, as `ZoomLevel.descend` walked every item before lone points were
+    /// placed without it: each child's rect clips what its parent holds; the nodes of `depth`
+    /// reached, in order, with the features (indices) each holds, in order.
+    static func walked(_ level: ZoomLevel, from node: MapTile, _ items: [TileItem], to depth: Int) -> [String] {
+        if items.isEmpty { return [] }
+        if node.zoom == depth { return ["\(node): \(items.map(\.feature))"] }
+        return node.children.flatMap { child in
+            let clipped = items.compactMap { $0.clipped(to: level.rect(child)) }
+            return clipped.isEmpty ? [] : walked(level, from: child, clipped, to: depth)
+        }
+    }
+
+    /// Lone points go to the nodes the walk takes them to, in its order: one point cut from the
+    /// world down to a level's blocks, and a block's points down to its tiles. Points on node
+    /// edges, in the buffer on either side, at the world's edges and off the world are among them.
+    @Test func lonePointsGoWhereTheWalkTakesThem() {
+        var generator = SystemRandomNumberGenerator()
+        for (zoom, buffer) in [(0, 64), (3, 64), (6, 300), (11, 64), (14, 4096)] {
+            var options = VectorTilingOptions(zooms: 0...14)
+            options.buffer = buffer
+            let level = ZoomLevel(zoom: zoom, options: options, layerNames: ["a"])
+            let depth = TileBlockSpill.blockZoom(for: zoom), width = MapWorld.size / Double(1 << zoom)
+            // A block near the world's top-left corner, and its points.
+            let block = MapTile(zoom: depth, x: 0, y: 0), span = MapWorld.size / Double(1 << depth)
+            func coordinate() -> Double {
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: Double(Int.random(in: 0...(1 << (zoom - depth)), using: &generator)) * width  // on an edge
+                case 1: Double(Int.random(in: 0...(1 << (zoom - depth)), using: &generator)) * width + level.buffer * [-1, 1, -0.5, 0.5].randomElement(using: &generator)!
+                case 2: [-level.buffer, -level.buffer * 1.5, span + level.buffer, MapWorld.size + level.buffer].randomElement(using: &generator)!
+                default: Double.random(in: -level.buffer...(span + level.buffer), using: &generator)
+                }
+            }
+            var items: [TileItem] = []
+            for i in 0..<2_000 {
+                let item = TileItem(layer: 0, feature: i, shape: PlaneShape(points: [PlanePoint(coordinate(), coordinate())], lines: [], polygons: []))
+                var placed: [String] = []
+                level.descend([item], to: depth) { node, pieces in placed.append("\(node): \(pieces.map(\.feature))") }
+                #expect(placed == Self.walked(level, from: MapTile(zoom: 0, x: 0, y: 0), [item].compactMap { $0.clipped(to: level.rect(MapTile(zoom: 0, x: 0, y: 0))) }, to: depth),
+                        "zoom \(zoom), point \(item.shape.points)")
+                if item.clipped(to: level.rect(block)) != nil { items.append(item) }
+            }
+            var placed: [String] = []
+            level.descend(block, items, to: zoom) { node, pieces in placed.append("\(node): \(pieces.map(\.feature))") }
+            #expect(placed == Self.walked(level, from: block, items, to: zoom), "zoom \(zoom)")
+            #expect(placed.count > (zoom == depth ? 0 : 3), "zoom \(zoom): the block's points reach several tiles")
+        }
+    }
+
+    /// A block read a chunk at a time (what a tile's worker does) gives what its records read
+    /// whole give, with or without its level's thinning: here a block of several chunks.
+    @Test func aBlockReadInChunksIsReadWhole() throws {
+        let options = VectorTilingOptions(zooms: 0...6)
+        let level = ZoomLevel(zoom: 3, options: options, layerNames: ["a"])
+        let blocks = try TileBlockSpill(), block = MapTile(zoom: 3, x: 2, y: 1), other = MapTile(zoom: 3, x: 0, y: 0)
+        let width = MapWorld.size / 8
+        var generator = SystemRandomNumberGenerator()
+        for i in 0..<40_000 {
+            var attributes = RecordWriter()
+            TileAttributes.write(id: UInt64(i), properties: [("name", .string(String(repeating: "n", count: 40 + i % 30)))], to: &attributes)
+            let point = PlanePoint(Double.random(in: 2 * width..<3 * width, using: &generator), Double.random(in: width..<2 * width, using: &generator))
+            let rank = Double(Int.random(in: 0..<1_000, using: &generator)) / 1_000
+            var record = RecordWriter()
+            attributes.bytes.withUnsafeBytes {
+                TileItem.write(layer: 0, attributes: $0, shape: PlaneShape(points: [point], lines: [], polygons: []),
+                               thinning: i % 50 == 0 ? nil : TileItem.Thinning(rank: rank), ranking: FeatureRanking(size: .infinity, rank: rank), to: &record)
+            }
+            try record.bytes.withUnsafeBytes { try blocks.append(i % 4 == 0 ? other : block, $0) }
+        }
+        _ = try blocks.finishWriting()
+        var chunks = 0
+        try blocks.forEachChunk(of: block) { _ in chunks += 1 }
+        #expect(chunks > 1, "the block must come back in several chunks")
+        for thinning in [nil, level] {
+            let whole = TileItem.read(try blocks.records(of: block), thinnedKeptBy: thinning)
+            let chunked = try TileItem.read(block: block, of: blocks, thinnedKeptBy: thinning)
+            #expect(chunked.items.count == whole.items.count && chunked.items.count > 0)
+            #expect(chunked.items.map(\.shape.points) == whole.items.map(\.shape.points))
+            #expect(chunked.items.map { $0.thinning?.rank } == whole.items.map { $0.thinning?.rank })
+            #expect(chunked.items.map(\.feature) == whole.items.map(\.feature))
+            #expect(chunked.attributes.map(\.id) == whole.attributes.map(\.id))
+        }
+    }
 }

@@ -174,14 +174,16 @@ public enum DatasetFiles {
     }
 
     /// Up to `count` first bytes of the regular file at `path`, opened without following a link
-    /// and without waiting; nil when it is no regular file or cannot be read.
-    private static func leadingBytes(ofRegularFile path: String, count: Int) -> [UInt8]? {
+    /// and without waiting (a named pipe put there since it was looked at is not read); nil
+    /// when it is no regular file, cannot be read, or (`whole`) is longer than `count`.
+    private static func leadingBytes(ofRegularFile path: String, count: Int, whole: Bool = false) -> [UInt8]? {
         let fd = Platform.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        let size = min(count, Int(clamping: info.st_size))
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let fileSize = Int(exactly: info.st_size),
+              !whole || fileSize <= count else { return nil }
+        let size = min(count, fileSize)
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < size {
@@ -295,21 +297,9 @@ public enum DatasetFiles {
     }
 
     /// The text of the regular file at `path`, opened without following a link and without
-    /// waiting (a named pipe put there since it was looked at is not read); nil when it cannot be read.
+    /// waiting (a named pipe put there since it was looked at is not read); nil when it cannot be read or is longer than ``maximumSchemaBytes``.
     static func contents(ofRegularFile path: String) -> String? {
-        let fd = Platform.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let size = Int(exactly: info.st_size), size <= maximumSchemaBytes else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
-            guard got > 0 else { break }
-            done += got
-        }
-        return String(decoding: bytes[..<done], as: UTF8.self)
+        leadingBytes(ofRegularFile: path, count: maximumSchemaBytes, whole: true).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The line (from 1) of the first occurrence of `location` in `text`, or nil.

@@ -168,8 +168,9 @@ public struct LevelTilingRun: Sendable {
         guard !workspace.isFinished(run) else { return nil }
         try workspace.checkComplete(count: count, of: run)
         let zooms = self.zooms
+        var joined = LevelTilingSummary(zooms: zooms)
         for index in 0..<count {
-            try sink.adoptShard(index, of: workspace, identity: run.shard(index)) { tile in
+            joined.kept += try sink.adoptShard(index, of: workspace, identity: run.shard(index)) { tile in
                 zooms.contains(tile.zoom) && Self.owner(of: tile, count: count) == index
             }
         }
@@ -177,7 +178,7 @@ public struct LevelTilingRun: Sendable {
         try completing(finished)
         try sink.finish(metadata: finished)
         try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
-        return LevelTilingSummary(zooms: zooms)
+        return joined
     }
 }
 
@@ -321,7 +322,8 @@ public struct LevelTilingSummary: Sendable {
     public var zooms: ClosedRange<Int>
     /// The tiles stored by this run (this shard's, for a shard).
     public var written = 0
-    /// The tiles an interrupted run had stored in the levels it completed, kept.
+    /// The tiles an interrupted run had stored in the levels it completed, kept; joining shards,
+    /// the tiles the shards stored, now in the joined tile set.
     public var kept = 0
     /// The tiles made by this run: ``written`` and those made only to decide something of the
     /// whole level (a shard's tiles of other shards, left unstored). A shard of N makes about

@@ -209,8 +209,9 @@ extension Tiler {
         try checkShardsComplete(count: count, of: run, workspace: workspace)
         let start = Date()
         let split = ShardSplit(tiler: self, count: count)
+        var adopted = 0
         for index in 0..<count {
-            try sink.adoptShard(index, of: workspace, identity: run.shard(index)) { tile in
+            adopted += try sink.adoptShard(index, of: workspace, identity: run.shard(index)) { tile in
                 zooms.contains(tile.zoom) && coverage.contains(tile) && split.shard(writing: tile) == index
             }
         }
@@ -233,7 +234,8 @@ extension Tiler {
             try store(quilt, at: tile, tools: tools, sink: sink, state: state)
             built[tile] = charts
         }
-        let summary = try finish(sink, state: state, start: start, completing: completing)
+        var summary = try finish(sink, state: state, start: start, completing: completing)
+        summary.kept = adopted
         try workspace.markFinished(count: count, run: run, evidence: sink.evidence(sample: nil))
         return summary
     }

@@ -224,15 +224,20 @@ public final class MBTilesWriter {
     /// valid and one `belongs` takes.
     /// - Throws: `MeridianError` (input unavailable) when it cannot be read, (bad input) naming
     ///   it when it is not the part.
-    public func copyTiles(from other: String, run: [RunField], format: String, belongs: (MapTile) -> Bool) throws {
+    /// - Returns: How many tiles were copied.
+    @discardableResult
+    public func copyTiles(from other: String, run: [RunField], format: String, belongs: (MapTile) -> Bool) throws -> Int {
         try Self.checkPartFile(other)
         try commit()
         try storing("cannot read a shard's tiles") { try database.execute("ATTACH DATABASE ? AS shard", binding: [.text(other)]) }
         defer { try? database.execute("DETACH DATABASE shard") }
         try storing("cannot read a shard's tiles") { try Self.checkPart(database, schema: "shard.", path: other, run: run, format: format, belongs: belongs) }
+        var copied = 0
+        try storing("cannot read a shard's tiles") { try database.forEachRow("SELECT count(*) FROM shard.tiles") { copied = $0.int(0) } }
         try begin()
         try execute("INSERT OR REPLACE INTO tiles SELECT zoom_level, tile_column, tile_row, tile_data FROM shard.tiles; COMMIT")
         inTransaction = false
+        return copied
     }
 
     /// Hands every tile of the shard's part at `other` to `body`, its bytes as stored, once it

@@ -90,7 +90,7 @@ public enum TilingJobText {
     public static func summary(_ summary: LevelTilingSummary, _ details: LevelTilingDetails, request: TilingJobRequest, shard: String?, seconds: Double) -> String {
         let output = request.output
         let time = String(format: "%.1f s", seconds), zooms = levels(summary.zooms)
-        if request.finish { return "\(output): shards joined; \(zooms), \(time)" }
+        if request.finish { return "\(output): shards joined: \(tiles(summary.kept)) from the shards; \(zooms), \(time)" }
         if let shard { return "\(output): shard \(shard): \(tiles(summary.written)) written (\(summary.made) made), \(time)" }
         let count = summary.written + summary.kept
         let kept = request.resume ? " (\(summary.written) written now, \(summary.kept) kept from the interrupted run)" : ""

@@ -106,7 +106,7 @@ public struct TilingRunWording {
                 report.messages.append("\(output): shard \(shard): \(summary.tileCount) tiles written, \(time)")
             } else if job.finish {
                 let held = summary.zoomsWithTiles ?? summary.zooms
-                report.messages.append("\(output): shards joined, \(summary.tileCount) tiles built where they meet; zoom \(held.lowerBound)-\(held.upperBound), \(time)")
+                report.messages.append("\(output): shards joined: \(summary.totalTiles) tiles, \(summary.kept) from the shards and \(summary.tileCount) built where they meet; zoom \(held.lowerBound)-\(held.upperBound), \(time)")
             } else {
                 report.messages.append(TilingJobText.summary(summary, output: output, resumed: job.resume))
             }

@@ -95,7 +95,7 @@ import MeridianTiles
         func zoomsWithTiles() throws -> ClosedRange<Int>? { nil }
         func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int { 0 }
         func finish(metadata: TileSetMetadata) throws {}
-        func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {}
+        func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws -> Int { 0 }
         func evidence(sample: MapTile?) -> [String] { [] }
         func discard() {}
     }

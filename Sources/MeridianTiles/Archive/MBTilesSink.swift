@@ -102,7 +102,7 @@ public final class MBTilesSink: TileSink, Sendable {
 
     /// Copies every tile of shard `index`'s own MBTiles file into this one, once it has shown
     /// to be that shard's part: its run's identity, tile format and tiles.
-    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws -> Int {
         try file.withLock {
             try $0.copyTiles(from: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
                              format: format.fileExtension, belongs: belongs)

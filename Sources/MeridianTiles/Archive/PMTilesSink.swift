@@ -68,8 +68,13 @@ public final class PMTilesSink: TileSink, Sendable {
 
     /// Takes in every tile of shard `index`'s own MBTiles part (stored as an archive stores
     /// them: vector tiles gzipped), once it has shown to be that shard's part.
-    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws -> Int {
+        var taken = 0
         try MBTilesWriter.forEachTile(ofPart: workspace.mbtiles(index), run: identity.fields.map { ($0.name, $0.value) },
-                                      format: format.fileExtension, belongs: belongs) { try store($0, $1) }
+                                      format: format.fileExtension, belongs: belongs) {
+            try store($0, $1)
+            taken += 1
+        }
+        return taken
     }
 }

@@ -37,7 +37,10 @@ public protocol TileSink: AnyObject, Sendable {
     /// Takes in the tiles shard `index` of a run split across machines wrote (`--finish`),
     /// after checking that its part is that shard's (`identity`) and holds only tiles for
     /// which `belongs` is true.
-    func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws
+    /// - Returns: How many of the shard's tiles the sink holds now, so that the joining can say
+    ///   what the joined tile set holds.
+    @discardableResult
+    func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws -> Int
     /// Files whose presence proves that what this sink stored is still there, for the mark that
     /// records it done: a shard's (`sample`: a tile it wrote, if any) or a joined run's.
     func evidence(sample: MapTile?) -> [String]
@@ -394,8 +397,10 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
         finished = true
     }
 
-    /// Nothing to take in: the shards wrote their tiles into this folder.
-    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws {}
+    /// Nothing to take in: the shards wrote their tiles into this folder; counts the shard's there.
+    public func adoptShard(_ index: Int, of workspace: ShardWorkspace, identity: TilingRunIdentity, belongs: @Sendable (MapTile) -> Bool) throws -> Int {
+        try MapTile.zoomLevels.reduce(0) { $0 + (try storedTileCount(zoom: $1, where: belongs)) }
+    }
 
     /// Removes the folder if this sink made it, else everything in it (it was empty: a new run
     /// is refused a folder that is not). Not for a resumed or shared folder, which is left as it is.

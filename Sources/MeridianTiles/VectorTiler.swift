@@ -269,7 +269,9 @@ public struct VectorTiler {
         let limits = options.limits
         var count = 0, bytes = features.layerNames.reduce(0) { $0 + Self.bytesPerLayer + $1.utf8.count }
         var batches = try features.batches()
-        while let batch = try batches.next() {
+        // Read only until the bound is past the limits: a million points pass the feature limit
+        // a fifth of the way in, and every level reads them again while the workers wait.
+        while count <= limits.maximumFeatures, bytes <= limits.maximumBytes, let batch = try batches.next() {
             RecordBatches.forEach(in: batch) { record in
                 guard count <= limits.maximumFeatures, bytes <= limits.maximumBytes else { return }
                 let feature = SpilledFeature(&record)

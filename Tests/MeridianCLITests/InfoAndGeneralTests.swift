@@ -28,6 +28,22 @@ import Testing
         #expect(run.stdout.contains("with altitude"))
     }
 
+    @Test func boundsAcrossTheAntimeridianAsRFC7946WritesThem() throws {
+        // Fiji's islands either side of 180°: west > east, not the whole world's width.
+        let fiji = Data(#"""
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[177.2,-17.6]}},
+            {"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[179.9,-16.1],[-179.8,-16.3],[-178.5,-19.2]]}}]}
+            """#.utf8)
+        let json = try meridian(["info", "--format", "json"], stdin: fiji)
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any])
+        #expect(report["bbox"] as? [Double] == [177.2, -19.2, -178.5, -16.1])
+        let text = try meridian(["info"], stdin: fiji)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("W 177.2, S -19.2, E -178.5, N -16.1 (across the antimeridian)"), "\(text.stdout)")
+    }
+
     @Test func readsStandardInput() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: fixture("geojson/sequence.geojsonl")))
         let run = try meridian(["info", "--format", "json"], stdin: data)

@@ -78,6 +78,27 @@ import Testing
         #expect(BoundingBox(values: [1, 2, 3]) == nil)
     }
 
+    @Test func acrossTheAntimeridianOnlyWhenNoPositionIsNearGreenwich() throws {
+        func box(_ longitudes: [Double]) -> BoundingBox? {
+            var accumulator = BoundingBox.Accumulator()
+            for (index, longitude) in longitudes.enumerated() { accumulator.add(Position(longitude: longitude, latitude: Double(-index))) }
+            return accumulator.resultAcrossAntimeridian
+        }
+        // Fiji: both sides of 180°, west > east as RFC 7946 §5.2 writes it.
+        #expect(box([177.2, -179.8, 179.9, -178.5]) == BoundingBox(west: 177.2, south: -3, east: -178.5, north: 0))
+        // One side only, or data within 90° of Greenwich: an ordinary box.
+        #expect(box([170, 175, 180]) == BoundingBox(west: 170, south: -2, east: 180, north: 0))
+        #expect(box([-120, 140, -89.5]) == BoundingBox(west: -120, south: -2, east: 140, north: 0))
+        #expect(box([]) == nil)
+        // `result` never crosses.
+        var accumulator = BoundingBox.Accumulator()
+        accumulator.add(Position(longitude: 179, latitude: 0))
+        accumulator.add(Position(longitude: -179, latitude: 0))
+        #expect(accumulator.result == BoundingBox(west: -179, south: 0, east: 179, north: 0))
+        let line = Geometry.lineString(LineString([.init(longitude: 179, latitude: -16), .init(longitude: -179, latitude: -17)]))
+        #expect(line.boundingBox == BoundingBox(west: 179, south: -17, east: -179, north: -16))
+    }
+
     @Test func union() {
         let a = BoundingBox(west: 0, south: 0, east: 1, north: 1)
         let b = BoundingBox(west: -5, south: 0.5, east: 0.5, north: 3)

@@ -85,7 +85,7 @@ public struct SummaryReport {
         if summary.positionsWithAltitude > 0 { positions += " (\(grouped(summary.positionsWithAltitude)) with altitude)" }
         lines.append(("positions", positions))
         if let box = summary.boundingBox {
-            lines.append(("bbox", CoordinateText.bounds(box)))
+            lines.append(("bbox", CoordinateText.bounds(box) + (box.west > box.east ? " (across the antimeridian)" : "")))
         } else {
             lines.append(("bbox", "none"))
         }

@@ -28,8 +28,9 @@ public struct DatasetSummary: Sendable, Hashable {
     /// Creates an empty summary; ``add(_:)`` each feature in turn.
     public init() {}
 
-    /// The bounds of every position seen, or nil when there were none.
-    public var boundingBox: BoundingBox? { boundingBoxAccumulator.result }
+    /// The bounds of every position seen, or nil when there were none; across the antimeridian
+    /// (`west > east`) when the positions lie about it (``BoundingBox/Accumulator/resultAcrossAntimeridian``).
+    public var boundingBox: BoundingBox? { boundingBoxAccumulator.resultAcrossAntimeridian }
 
     /// Counts one feature: its geometry type, positions, bounds and property keys.
     public mutating func add(_ feature: Feature) {

@@ -1,7 +1,9 @@
 /// An axis-aligned box in longitude/latitude (and altitude, when every position has one).
 ///
 /// A box that crosses the antimeridian has `west > east`, as RFC 7946 §5.2 writes it.
-/// `Accumulator` only ever grows a box, so a box it produces has `west <= east`.
+/// `Accumulator.result` only ever grows a box, so it has `west <= east`;
+/// `Accumulator.resultAcrossAntimeridian` gives the box across the antimeridian when the
+/// positions lie about it (as `meridian info` reports them).
 public struct BoundingBox: Hashable, Sendable {
     /// Westernmost longitude, in degrees (greater than `east` when the box crosses the antimeridian).
     public var west: Double
@@ -68,6 +70,10 @@ public struct BoundingBox: Hashable, Sendable {
         private var minZ = Double.infinity, maxZ = -Double.infinity
         private var count = 0
         private var allHaveAltitude = true
+        /// The easternmost longitude west of Greenwich, the westernmost east of it (from 0), and
+        /// the longitude nearest Greenwich: what tells whether the positions lie about the antimeridian.
+        private var eastmostWestern = -Double.infinity, westmostEastern = Double.infinity
+        private var nearestGreenwich = Double.infinity
 
         /// Creates an empty accumulator; its ``result`` is nil until something is added.
         public init() {}
@@ -82,6 +88,8 @@ public struct BoundingBox: Hashable, Sendable {
         mutating func add(longitude: Double, latitude: Double, altitude: Double?) {
             west = min(west, longitude); east = max(east, longitude)
             south = min(south, latitude); north = max(north, latitude)
+            if longitude < 0 { eastmostWestern = max(eastmostWestern, longitude) } else { westmostEastern = min(westmostEastern, longitude) }
+            nearestGreenwich = min(nearestGreenwich, abs(longitude))
             if let altitude {
                 minZ = min(minZ, altitude); maxZ = max(maxZ, altitude)
             } else {
@@ -105,6 +113,19 @@ public struct BoundingBox: Hashable, Sendable {
             return BoundingBox(west: west, south: south, east: east, north: north,
                                minAltitude: allHaveAltitude ? minZ : nil,
                                maxAltitude: allHaveAltitude ? maxZ : nil)
+        }
+
+        /// The box so far, across the antimeridian (`west > east`, RFC 7946 §5.2) when the
+        /// positions lie on both sides of it and none is within 90° of Greenwich (Fiji, the
+        /// Aleutians, a Pacific crossing), otherwise ``result``. Positions alone cannot tell
+        /// which way a line between them goes: the 90° rule keeps data that spans Greenwich,
+        /// or the world, in an ordinary box.
+        public var resultAcrossAntimeridian: BoundingBox? {
+            guard var box = result else { return nil }
+            if nearestGreenwich >= 90, eastmostWestern.isFinite, westmostEastern.isFinite {
+                (box.west, box.east) = (westmostEastern, eastmostWestern)
+            }
+            return box
         }
     }
 }

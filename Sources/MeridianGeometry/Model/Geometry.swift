@@ -59,11 +59,13 @@ public enum Geometry: Hashable, Sendable {
         return found
     }
 
-    /// The 2D (and altitude, when every position has one) bounds, or nil for an empty geometry.
+    /// The 2D (and altitude, when every position has one) bounds, or nil for an empty geometry;
+    /// across the antimeridian (`west > east`) when the positions lie about it
+    /// (``BoundingBox/Accumulator/resultAcrossAntimeridian``).
     public var boundingBox: BoundingBox? {
         var box = BoundingBox.Accumulator()
         forEachPosition { box.add($0) }
-        return box.result
+        return box.resultAcrossAntimeridian
     }
 }
 

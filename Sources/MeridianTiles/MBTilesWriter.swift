@@ -64,8 +64,7 @@ public final class MBTilesWriter {
         } else {
             if access(partialPath, F_OK) == 0 {
                 // What an interrupted run left (this run holds the lock, so it is no live run's).
-                throw MeridianError(.cannotCreateOutput, "an interrupted run's partial file is beside the output", at: SourceLocation(file: partialPath),
-                                    hint: "continue that run by resuming it where it can be resumed; otherwise remove \(partialPath)")
+                throw TileOutputError.interruptedRunLeftover(partial: partialPath)
             }
             unlink(partialPath + "-journal")
             // Created here rather than by SQLite, which makes databases 0644 whatever the umask:

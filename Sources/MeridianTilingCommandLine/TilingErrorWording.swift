@@ -49,7 +49,7 @@ extension TileOutputError: WordedForCommandLine {
         case .shardStarted: "--shard: \(message)"
         case .leafletMissing(_, let leaflet): "--viewer needs Leaflet at \(leaflet) (Debian package libjs-leaflet)"
         case .mapLibreMissing: "--viewer: \(message)"
-        case .noShardsStarted, .shardCountMissing: message
+        case .noShardsStarted, .shardCountMissing, .interruptedRunLeftover: message
         }
     }
 
@@ -64,6 +64,9 @@ extension TileOutputError: WordedForCommandLine {
         case .shardStarted: "give --resume to continue it (batch scripts should always give it, so that a retried shard continues)"
         case .resumeMismatch, .leafletMissing, .mapLibreMissing, .shardCountMissing: hint
         case .noShardsStarted: "run the shards with --shard K/N or --shard auto first"
+        // tile-copy and tile-join word it this way too: their runs cannot be resumed.
+        case .interruptedRunLeftover(let partial):
+            "if meridian tile left it, the same command with --resume continues that run; otherwise remove it (rm -- \(shellQuoted(partial))) and run again"
         }
     }
 }

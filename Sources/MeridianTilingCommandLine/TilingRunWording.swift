@@ -4,6 +4,7 @@ import MeridianCore
 import MeridianFormats
 import MeridianRaster
 import MeridianTiling
+import MeridianTiles
 
 /// How one run of `meridian tile` is worded on a terminal: what it says as it ends, what a
 /// failure says about going on, and the note an interruption prints (kept true for what the
@@ -53,6 +54,16 @@ public struct TilingRunWording {
         return "\(clear)meridian: interrupted before any tile was written; nothing was kept. To tile, run again:\n  \(Self.command(request.command))\n"
     }
 
+    /// A failure worded for this run: a killed run's partial file beside the output names the
+    /// command that resumes it (this one, with --resume) and the one that removes it.
+    public func worded(_ failure: any MeridianFailure) -> MeridianError? {
+        guard case TileOutputError.interruptedRunLeftover(let partial) = failure else { return nil }
+        var resuming = request.command
+        if !resuming.contains("--resume") { resuming.append("--resume") }
+        return MeridianError(failure.kind, failure.commandLineWording.message, at: failure.location,
+                             hint: "to continue that run: \(Self.command(resuming)); to start again, remove it first: rm -- \(shellQuoted(partial))")
+    }
+
     /// The warnings for the inputs a raster run skipped and the notes of the rasters it found.
     public func warnings(for found: TileInputs.Found) -> [Diagnostic] {
         found.skipped.map { skipped in
@@ -75,6 +86,7 @@ public struct TilingRunWording {
             if case .rasters(let summary, _) = outcome { line.complete(summary) }
             return outcome
         } catch let failure as any MeridianFailure {
+            if let worded = worded(failure) { throw worded }
             let (message, hint) = failure.commandLineWording
             // Running again helps when the output or a helper failed, not the input or the command line.
             let outputFailed = [.io, .cannotCreateOutput, .unavailable].contains(failure.kind)

@@ -69,7 +69,11 @@ struct TileRun {
                 TemporaryFiles.setInterruptionNote(wording.levelRunNote(started: false))
                 events.levelsStarted = { TemporaryFiles.setInterruptionNote(wording.levelRunNote(started: true)) }
             }
-            outcome = try job.run(events: events)
+            do {
+                outcome = try job.run(events: events)
+            } catch let failure as any MeridianFailure {
+                throw wording.worded(failure) ?? failure
+            }
         }
         let report = wording.report(outcome, seconds: Date().timeIntervalSince(start))
         report.profile.forEach { print($0) }

@@ -248,6 +248,14 @@ func pngCount(_ folder: URL) -> Int {
             #expect(killed, "the run ended before it could be killed")
             #expect(!FileManager.default.fileExists(atPath: resumed.path))
 
+            // A new run (no --resume) would lose what was written: refused, naming both ways on.
+            let before = try Data(contentsOf: partial)
+            let fresh = try meridian(["tile", chart, resumed.path] + arguments)
+            #expect(fresh.status == 73, "\(fresh.stderr)")
+            #expect(fresh.stderr.contains(partial.lastPathComponent), "\(fresh.stderr)")
+            #expect(fresh.stderr.contains("--resume") && fresh.stderr.contains("rm -- "), "\(fresh.stderr)")
+            #expect(try Data(contentsOf: partial) == before)
+
             let again = try meridian(["tile", chart, resumed.path, "--resume"] + arguments)
             #expect(again.status == 0, "\(again.stderr)")
             let a = try MBTilesFile(path: clean.path), b = try MBTilesFile(path: resumed.path)

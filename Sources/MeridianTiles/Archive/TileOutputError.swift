@@ -21,11 +21,14 @@ public enum TileOutputError: MeridianFailure, Equatable {
     case noShardsStarted(output: String, workspace: String)
     /// The shards' folder records no number of shards a run can have (its `run` file, at `path`, is damaged).
     case shardCountMissing(path: String)
+    /// A new run's MBTiles output has a killed run's partial file beside it (at `partial`),
+    /// which a new run would overwrite: resuming that run continues it.
+    case interruptedRunLeftover(partial: String)
 
     /// Usage for a resume that cannot continue; unavailable for a missing map library; cannot-create-output otherwise.
     public var kind: MeridianError.Kind {
         switch self {
-        case .folderNotEmpty, .leafletMissing: .cannotCreateOutput
+        case .folderNotEmpty, .leafletMissing, .interruptedRunLeftover: .cannotCreateOutput
         case .nothingToResume, .resumeMismatch, .shardStarted: .usage
         case .mapLibreMissing: .unavailable
         case .noShardsStarted: .inputUnavailable
@@ -39,7 +42,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
         case .folderNotEmpty(let path), .nothingToResume(let path), .resumeMismatch(let path, _), .shardStarted(let path): SourceLocation(file: path)
         case .leafletMissing(let folder, _), .mapLibreMissing(let folder, _): SourceLocation(file: folder)
         case .noShardsStarted(let output, _): SourceLocation(file: output)
-        case .shardCountMissing(let path): SourceLocation(file: path)
+        case .shardCountMissing(let path), .interruptedRunLeftover(let path): SourceLocation(file: path)
         }
     }
 
@@ -57,6 +60,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
             "the viewer of vector tiles needs MapLibre GL JS (maplibre-gl.js and maplibre-gl.css), in none of \(searched.joined(separator: ", "))"
         case .noShardsStarted(_, let workspace): "no shards of this run have started (there is no \(workspace))"
         case .shardCountMissing: "the shards' folder records no number of shards from 1 to \(TileShard.maximumCount)"
+        case .interruptedRunLeftover: "an interrupted run's partial file is beside the output"
         }
     }
 
@@ -72,6 +76,7 @@ public enum TileOutputError: MeridianFailure, Equatable {
             "Scripts/bootstrap fetches it (the two files of PyPI's maplibre wheel, maplibre/srcjs/) into \(searched.first ?? "share/meridian/maplibre-gl")"
         case .noShardsStarted: "run the shards first"
         case .shardCountMissing: "the shards' folder is damaged: run the shards again into a new output"
+        case .interruptedRunLeftover: "resuming the run that left it continues it; otherwise remove it and run again"
         }
     }
 }

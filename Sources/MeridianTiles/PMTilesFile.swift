@@ -303,6 +303,20 @@ public final class PMTilesFile {
         return counts
     }
 
+    /// The levels the directories' runs hold tiles at, lowest first: a run holds every level
+    /// from its first id's to its last's (ids are numbered level by level).
+    /// - Throws: `MeridianError` (bad input) when the archive is damaged.
+    func heldZoomLevels() throws -> [Int] {
+        var levels = Set<Int>()
+        try forEachRun(within: tileIDs) { run in
+            guard let first = Self.tile(id: run.lowerBound), let last = Self.tile(id: run.upperBound - 1) else {
+                throw Self.damaged(path, "a tile id past zoom 30")
+            }
+            levels.formUnion(first.zoom...last.zoom)
+        }
+        return levels.sorted()
+    }
+
     /// What the directories' runs say: the levels holding tiles, and the extent of the deepest
     /// level's tiles (each id there turned into its tile, within ``TileInputLimits/tileAddresses``
     /// ids in all, as ``tileCounts()`` counts them); nil when the archive holds no tile. The

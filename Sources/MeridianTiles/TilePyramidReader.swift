@@ -569,9 +569,11 @@ extension PMTilesFile: TilePyramidReader {
     /// The archive's size.
     public func storedBytes() throws -> Int { try fileSize(path) }
 
-    /// The levels from the header's minimum zoom to its maximum, read without walking the
-    /// directories (an archive of the world holds more tiles than one listing may give).
-    public func zoomLevels() throws -> [Int] { Array(zooms) }
+    /// The levels its directories' runs hold tiles at (the header's minimum and maximum zoom
+    /// are only what it states, and levels between may be empty). Runs are not counted out
+    /// tile by tile, so an archive of the world is walked within its directories' size.
+    /// - Throws: `MeridianError` (bad input) when the archive is damaged.
+    public func zoomLevels() throws -> [Int] { try heldZoomLevels() }
 }
 
 /// The size of the file at `path`.

@@ -57,7 +57,16 @@ import Testing
                 #expect(metadata.bounds == quarter, "\(path): \(metadata.bounds)")
                 #expect(try pyramid.statedCenter() == nil, "\(path)")
                 #expect(try pyramid.tileExtent()?.zooms == 0...1, "\(path)")
+                #expect(try pyramid.zoomLevels() == [0, 1], "\(path)")
             }
+            // Levels between the lowest and the deepest may be empty.
+            let gap = folder + "/gap.pmtiles"
+            let gapWriter = try PMTilesWriter(path: gap, format: .png, tilesGzipped: false)
+            for tile in [MapTile(zoom: 2, x: 1, y: 1), MapTile(zoom: 4, x: 3, y: 3), MapTile(zoom: 4, x: 9, y: 2)] {
+                try gapWriter.write(tile, [0x89, 0x50, UInt8(tile.x)])
+            }
+            try gapWriter.finish(metadataJSON: "{}", bounds: world, zooms: 0...14)
+            #expect(try PMTilesFile(path: gap).zoomLevels() == [2, 4])
             try setCenter(5, -5, 1)
             try setMetadata(center: "5, -5, 1")
             for path in [archive, tileFolder] {

@@ -330,6 +330,12 @@ public struct VectorTiler {
     /// With `store`, the thread that made a tile of the shard's (not empty) hands its bytes to
     /// `store` itself, and `consume` gets it marked ``BuiltTile/stored``, without its bytes.
     ///
+    /// A thread hands its tiles over in batches (``handOffTiles`` tiles or ``handOffBytes``
+    /// bytes), each walked by `consume` in the order the thread made them: a hand-off per tile
+    /// (a semaphore post and a wake of the calling thread) cost a million points at zoom 14
+    /// over two million context switches. With one thread, `consume` sees the tiles in the
+    /// order they were made, as before; with several, each thread's in its order, as before.
+    ///
     /// With `shard`, the level is made whole to know its threshold, but a tile of another shard
     /// that cannot go over the limits (``mayExceed(_:_:attributes:layerNames:)``) needs no threshold
     /// and is not made: a shard makes its own tiles and the dense ones, not the whole level.
@@ -337,8 +343,10 @@ public struct VectorTiler {
                    threshold: DropThreshold?, ownedBy shard: TileShardOwnership? = nil,
                    storing store: (@Sendable (MapTile, [UInt8]) throws -> Void)? = nil, consume: (BuiltTile) throws -> Void) throws {
         let next = Atomic<Int>(0), zoom = level.zoom
-        try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: (BuiltTile) throws -> Void) in
+        try WorkerThreads.run(threads: min(jobs, nodes.count)) { [options] (emit: ([BuiltTile]) throws -> Void) in
             let repair = PolygonRepair()
+            var batch: [BuiltTile] = [], batchBytes = 0
+            batch.reserveCapacity(Self.handOffTiles)
             while case let index = next.add(1, ordering: .relaxed).oldValue, index < nodes.count {
                 let (items, attributes) = try TileItem.read(block: nodes[index], of: blocks, thinnedKeptBy: level)
                 try level.descend(nodes[index], items, to: zoom) { node, items in
@@ -376,13 +384,27 @@ public struct VectorTiler {
                         try store(node, built.bytes)
                         (built.bytes, built.stored) = ([], true)
                     }
-                    try emit(built)
+                    batchBytes += built.bytes.count
+                    batch.append(built)
+                    if batch.count >= Self.handOffTiles || batchBytes >= Self.handOffBytes {
+                        try emit(batch)
+                        batch.removeAll(keepingCapacity: true)
+                        batchBytes = 0
+                    }
                 }
             }
-        } consume: { built in
-            try consume(built)
+            if !batch.isEmpty { try emit(batch) }
+        } consume: { batch in
+            for built in batch { try consume(built) }
         }
     }
+
+    /// The most tiles a thread of ``makeTiles(_:from:_:jobs:budget:threshold:ownedBy:storing:consume:)``
+    /// hands over at once: enough that the hand-offs cost little beside the tiles.
+    static let handOffTiles = 256
+    /// The most bytes of tiles (beyond the one that passes it) a thread hands over at once, so
+    /// that the batches waiting for the calling thread (a few per thread) stay a few megabytes.
+    static let handOffBytes = 512 << 10
 
     /// Streams the features from the spill (in batches, on `jobs` threads), simplifies each at
     /// one tile unit of `level`, cuts it down to the level's blocks and appends the pieces to
@@ -428,10 +450,26 @@ public struct VectorTiler {
                     }
                     guard !shape.isEmpty else { return }
                     let ranking = FeatureRanking(size: shape.size, rank: rank)
+                    // The piece's record, written after the batch's others: its bytes in them.
+                    func written(_ piece: PlaneShape) -> Range<Int> {
+                        let start = cut.records.bytes.count
+                        TileItem.write(layer: feature.layer, attributes: attributes, shape: piece, thinning: thinning, ranking: ranking, to: &cut.records)
+                        return start..<cut.records.bytes.count
+                    }
+                    if let point = shape.lonePoint, level.findsNodesDirectly(holdingLonePoint: point) {
+                        // A lone point lies whole in every block whose rect holds it (as the walk
+                        // hands it down, unclipped): its record is written once, when a block
+                        // holds it, and shared by them.
+                        var shared: Range<Int>?
+                        level.forEachNode(holdingLonePoint: point, at: depth) { block in
+                            let record = shared ?? written(shape)
+                            shared = record
+                            cut.pieces.append((block, record))
+                        }
+                        return
+                    }
                     level.descend([TileItem(layer: feature.layer, feature: 0, shape: shape, thinning: thinning, ranking: ranking)], to: depth) { node, items in
-                        var piece = RecordWriter()
-                        TileItem.write(layer: feature.layer, attributes: attributes, shape: items[0].shape, thinning: thinning, ranking: ranking, to: &piece)
-                        cut.pieces.append((node, piece.bytes))
+                        cut.pieces.append((node, written(items[0].shape)))
                     }
                 }
                 try emit(cut)
@@ -439,8 +477,10 @@ public struct VectorTiler {
         } consume: { cut in
             waiting[cut.sequence] = cut
             while let cut = waiting.removeValue(forKey: nextToAppend) {
-                for (block, piece) in cut.pieces {
-                    try piece.withUnsafeBytes { try blocks.append(block, $0) }
+                try cut.records.bytes.withUnsafeBytes { records in
+                    for (block, range) in cut.pieces {
+                        try blocks.append(block, UnsafeRawBufferPointer(rebasing: records[range]))
+                    }
                 }
                 tooSmall += cut.tooSmall
                 nextToAppend += 1
@@ -460,12 +500,16 @@ public struct VectorTiler {
         return positions
     }
 
-    /// A batch of spilled features cut into a level's blocks by a worker: each piece's block and
-    /// its record as the block holds it (encoded on the worker: the calling thread only appends),
-    /// and how many features simplified to nothing.
+    /// A batch of spilled features cut into a level's blocks by a worker: the pieces' records as
+    /// the blocks hold them, one after the other in one buffer (encoded on the worker: the
+    /// calling thread only appends), each piece's block and its record's bytes in it (a lone
+    /// point's one record shared by its blocks), and how many features simplified to nothing.
+    /// One buffer, not an array per piece: an array per piece was an allocation (and a free on
+    /// the calling thread) per point and level.
     struct CutBatch: Sendable {
         let sequence: Int
-        var pieces: [(block: MapTile, record: [UInt8])] = []
+        var records = RecordWriter()
+        var pieces: [(block: MapTile, record: Range<Int>)] = []
         var tooSmall = 0
     }
 
@@ -880,7 +924,7 @@ struct ZoomLevel: Sendable {
 
     /// The world's features cut down to the nodes of level `depth`.
     func descend(_ items: [TileItem], to depth: Int, _ body: (MapTile, [TileItem]) throws -> Void) rethrows {
-        if items.count == 1, let point = items[0].shape.lonePoint, point.x.isFinite, point.y.isFinite, shard == nil {
+        if items.count == 1, let point = items[0].shape.lonePoint, findsNodesDirectly(holdingLonePoint: point) {
             return try descend(items[0], at: point, to: depth, body)
         }
         let root = MapTile(zoom: 0, x: 0, y: 0), rect = rect(root)
@@ -903,6 +947,21 @@ struct ZoomLevel: Sendable {
         if nodes.count > 1 { nodes.sort { Self.quadtreeOrder($0, before: $1) } }
         let pieces = [item]
         for node in nodes { try body(node, pieces) }
+    }
+
+    /// Whether ``forEachNode(holdingLonePoint:at:_:)`` finds the nodes the walk takes a lone
+    /// point to: when it is finite, and every tile of the level is made (a shard's walk leaves
+    /// out the nodes none of whose tiles is the shard's).
+    func findsNodesDirectly(holdingLonePoint point: PlanePoint) -> Bool {
+        shard == nil && point.x.isFinite && point.y.isFinite
+    }
+
+    /// Each node of level `depth` to which the walk down from the world takes a lone point
+    /// (one for which ``findsNodesDirectly(holdingLonePoint:)``), found without walking: the
+    /// nodes whose ``rect(_:)`` holds it, in rows from the top, each row from the left (not
+    /// the walk's order: what a node is handed does not depend on the other nodes).
+    func forEachNode(holdingLonePoint point: PlanePoint, at depth: Int, _ body: (MapTile) -> Void) {
+        forEachNode(holding: point, under: MapTile(zoom: 0, x: 0, y: 0), at: depth, body)
     }
 
     /// Lone points (finite, already within `node`'s rect) cut down to the nodes of level

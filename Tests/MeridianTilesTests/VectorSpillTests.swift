@@ -128,9 +128,11 @@ import Testing
     }
 
     /// Lone points go to the nodes the walk takes them to, in its order: one point cut from the
-    /// world down to a level's blocks, and a block's points down to its tiles. Points on node
-    /// edges, in the buffer on either side, at the world's edges and off the world are among them.
-    @Test func lonePointsGoWhereTheWalkTakesThem() {
+    /// world down to a level's blocks (also as the cut finds them, by
+    /// `ZoomLevel.forEachNode(holdingLonePoint:at:_:)`), and a block's points down to its tiles.
+    /// Points on node edges, in the buffer on either side, at the world's edges and off the
+    /// world are among them.
+    @Test func lonePointsGoWhereTheWalkTakesThem() throws {
         var generator = SystemRandomNumberGenerator()
         for (zoom, buffer) in [(0, 64), (3, 64), (6, 300), (11, 64), (14, 4096)] {
             var options = VectorTilingOptions(zooms: 0...14)
@@ -154,6 +156,12 @@ import Testing
                 level.descend([item], to: depth) { node, pieces in placed.append("\(node): \(pieces.map(\.feature))") }
                 #expect(placed == Self.walked(level, from: MapTile(zoom: 0, x: 0, y: 0), [item].compactMap { $0.clipped(to: level.rect(MapTile(zoom: 0, x: 0, y: 0))) }, to: depth),
                         "zoom \(zoom), point \(item.shape.points)")
+                // The blocks the cut finds for a lone point without the walk (in another order).
+                let point = try #require(item.shape.lonePoint)
+                #expect(level.findsNodesDirectly(holdingLonePoint: point))
+                var found: [String] = []
+                level.forEachNode(holdingLonePoint: point, at: depth) { found.append("\($0): [\(i)]") }
+                #expect(found.sorted() == placed.sorted(), "zoom \(zoom), point \(point)")
                 if item.clipped(to: level.rect(block)) != nil { items.append(item) }
             }
             var placed: [String] = []

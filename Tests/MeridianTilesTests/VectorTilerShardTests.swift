@@ -139,6 +139,52 @@ import Testing
         }
     }
 
+    /// A level of 1,600 tiles, one point at the centre of each, made on two threads: each
+    /// thread hands its tiles over in several batches (`VectorTiler.handOffTiles` tiles, or
+    /// `handOffBytes` bytes of tiles with large properties), and every tile is handed over
+    /// once, to the calling thread and by the threads that store them alike, the same bytes as
+    /// one thread makes. With the smaller properties the level may go over the limits: its
+    /// tiles then wait in a scratch file before they are handed over.
+    @Test(arguments: [(propertyBytes: 0, maximumTileBytes: 500_000), (propertyBytes: 4_000, maximumTileBytes: 100_000_000)])
+    func everyTileOfSeveralHandOffsIsHandedOverOnce(propertyBytes: Int, maximumTileBytes: Int) throws {
+        let zoom = 10
+        var expected: Set<MapTile> = []
+        var points: [Feature] = []
+        for column in 0..<40 {
+            for row in 0..<40 {
+                let tile = MapTile(zoom: zoom, x: 8 * column + 3, y: 8 * row + 300), rect = tile.mapRect
+                expected.insert(tile)
+                let centre = MapPoint(x: (rect.minX + rect.maxX) / 2, y: (rect.minY + rect.maxY) / 2).position
+                points.append(Feature(geometry: .point(Point(centre)),
+                                      properties: ["n": .integer(Int64(points.count)), "text": .string(String(repeating: "x", count: propertyBytes))]))
+            }
+        }
+        let spill = try VectorFeatureSpill(layers: [("points", points)])
+        let tiler = VectorTiler(features: spill, options: VectorTilingOptions(zooms: 0...zoom, maximumTileBytes: maximumTileBytes))
+        #expect(try tiler.levelMayExceedLimits(zoom: zoom) == (maximumTileBytes < 1_000_000))
+        // Each thread's share is several hand-offs, whichever limit ends them.
+        #expect(expected.count > 4 * VectorTiler.handOffTiles)
+        if propertyBytes > 0 { #expect(expected.count * propertyBytes > 4 * VectorTiler.handOffBytes) }
+
+        var oneThread: [MapTile: [UInt8]] = [:]
+        _ = try tiler.run(jobs: 1, level: zoom) { oneThread[$0] = $1 }
+        #expect(Set(oneThread.keys) == expected)
+
+        var handedOver: [MapTile: [UInt8]] = [:], twice: [MapTile] = []
+        let summary = try tiler.run(jobs: 2, level: zoom) { tile, bytes in
+            if handedOver.updateValue(bytes, forKey: tile) != nil { twice.append(tile) }
+        }
+        #expect(twice.isEmpty, "handed over twice: \(twice)")
+        #expect(summary.tilesPerZoom[zoom] == expected.count)
+        #expect(handedOver == oneThread)
+
+        let stored = StoredTiles()
+        let storedSummary = try tiler.runStoringOnWorkers(jobs: 2, level: zoom, stored.store)
+        #expect(stored.twice.withLock { $0 }.isEmpty, "stored twice: \(stored.twice.withLock { $0 })")
+        #expect(storedSummary.tilesPerZoom[zoom] == expected.count)
+        #expect(stored.tiles.withLock { $0 } == oneThread)
+    }
+
     @Test func levelsThatCannotGoOverTheLimitsAreMadeOnce() throws {
         let countries = try Self.features("geojson/ne_10m_countries_sample.geojson")
         let spill = try VectorFeatureSpill(layers: [("countries", countries)])

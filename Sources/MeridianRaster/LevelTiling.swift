@@ -114,8 +114,8 @@ public struct LevelTilingRun: Sendable {
                 let (stored, made) = try produceLevel(zoom, into: sink, shard: shard, produce: produce)
                 try recording?.finish()
                 let mark = Self.levelMark(zoom)
-                recording = try LevelRecording { try sink.markCompleted(block: mark, tiles: stored) }
-                summary.written += stored.count
+                recording = try LevelRecording { try sink.markCompleted(levelOf: mark, tiles: stored) }
+                summary.written += stored
                 summary.made += made
             }
             try recording?.finish()
@@ -128,9 +128,10 @@ public struct LevelTilingRun: Sendable {
     }
 
     /// Makes level `zoom`'s tiles with `produce` and stores those `shard` owns in `sink`.
-    /// - Returns: The tiles stored, and how many were made (stored or not).
-    private func produceLevel(_ zoom: Int, into sink: TileSink, shard: TileShard?, produce: Producer) throws -> (stored: [MapTile], made: Int) {
-        let stored = Mutex<[MapTile]>([]), made = Atomic<Int>(0)
+    /// - Returns: How many tiles were stored (counted, not listed: a level of a million tiles
+    ///   is recorded by its count), and how many were made (stored or not).
+    private func produceLevel(_ zoom: Int, into sink: TileSink, shard: TileShard?, produce: Producer) throws -> (stored: Int, made: Int) {
+        let stored = Atomic<Int>(0), made = Atomic<Int>(0)
         let ownership = shard.flatMap { TileShardOwnership(index: $0.index, count: $0.count) }
         let madeUnstored = try produce(zoom, ownership) { tile, bytes in
             // A run stopped in order (an archive written in one go) stops here.
@@ -138,9 +139,9 @@ public struct LevelTilingRun: Sendable {
             made.add(1, ordering: .relaxed)
             if let ownership, !ownership.owns(tile) { return }
             try sink.write(tile, data: bytes)
-            stored.withLock { $0.append(tile) }
+            stored.add(1, ordering: .relaxed)
         }
-        return (stored.withLock { $0 }, made.load(ordering: .relaxed) + madeUnstored)
+        return (stored.load(ordering: .relaxed), made.load(ordering: .relaxed) + madeUnstored)
     }
 
     /// Runs shard `shard` of this run into `sink` (the shared folder, or the shard's own MBTiles
@@ -182,7 +183,7 @@ public struct LevelTilingRun: Sendable {
     }
 }
 
-/// A level's completion being recorded (`TileSink.markCompleted(block:tiles:)`) on a thread of
+/// A level's completion being recorded (`TileSink.markCompleted(levelOf:tiles:)`) on a thread of
 /// its own, while the next level is made.
 private final class LevelRecording: @unchecked Sendable {
     /// What the record threw: set by its thread, read only after joining it.

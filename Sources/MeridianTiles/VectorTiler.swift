@@ -1,4 +1,5 @@
 import Foundation
+import MeridianCore
 import MeridianFormats
 import MeridianGeometry
 import Synchronization
@@ -196,7 +197,7 @@ public struct VectorTiler {
             var threshold: DropThreshold?
             var pass = 0, lostFeatures = false
             while true {
-                let staging = thinnedWhole && pass + 1 < Self.levelPasses ? try LevelTileStaging() : nil
+                let staging = thinnedWhole && pass + 1 < Self.levelPasses ? try LevelTileStaging(zoom: zoom) : nil
                 var made = VectorTilingSummary(), madeForOthers = 0
                 var raised: DropThreshold?, levelLostFeatures = false
                 try makeTiles(level, from: blocks, nodes, jobs: jobs, budget: budget, threshold: threshold,
@@ -546,52 +547,169 @@ public struct VectorTiler {
 
     /// A level's tiles set aside in a scratch file, in the order made, until the level is known
     /// not to be made again; then handed on in that order, or by several threads at once.
+    ///
+    /// A million points at zoom 14 stage more than a million tiles at once, so the index is
+    /// compact (16 bytes a tile, in chunks of 1 MiB that never copy as they grow) and the tiles
+    /// are read back in runs of about 1 MiB, one pread(2) for many tiles.
     // Appended to by the calling thread only; read from several threads only in
     // `forEach(threads:_:)`, once nothing is appended.
     final class LevelTileStaging: @unchecked Sendable {
+        /// A staged tile: its column and row, and where its bytes start in the scratch file.
+        /// They end where the next tile's start (tiles are written one after another), so the
+        /// length need not be kept.
+        struct Entry {
+            let x: UInt32, y: UInt32
+            let offset: UInt64
+        }
+
+        /// The entries a chunk holds: 1 MiB of them.
+        static let entriesPerChunk = (1 << 20) / MemoryLayout<Entry>.stride
+        /// How much one read takes in at most, unless one tile is larger.
+        static let readSize = 1 << 20
+        /// The most bytes of other tiles a read takes in between two of the tiles it is for:
+        /// a thread's columns are interleaved in the file with others' (the workers that made
+        /// them took turns), and reading past a little is cheaper than another pread.
+        static let largestGapRead = 64 << 10
+
+        /// The level all the staged tiles are of.
+        let zoom: Int
         private let file: ScratchFile
-        private var tiles: [(tile: MapTile, offset: Int, length: Int)] = []
+        private var chunks: [[Entry]] = []
+        /// How many tiles are staged.
+        private(set) var count = 0
         private var written = 0
 
-        init() throws { file = try ScratchFile(unlinked: "tile-level") }
+        /// An empty staging for tiles of level `zoom`.
+        /// - Throws: `MeridianError` (`io`) when no scratch file can be made.
+        init(zoom: Int) throws {
+            self.zoom = zoom
+            file = try ScratchFile(unlinked: "tile-level")
+        }
 
+        /// Sets `bytes` aside as `tile`'s.
+        /// - Throws: `MeridianError` (`io`) when the scratch file cannot be written, (unavailable)
+        ///   when `tile` is not of the level or the level holds more tiles than an index counts.
         func append(_ tile: MapTile, _ bytes: [UInt8]) throws {
+            guard tile.zoom == zoom, let x = UInt32(exactly: tile.x), let y = UInt32(exactly: tile.y) else {
+                throw MeridianError(.unavailable, "tile \(tile) cannot be staged with the tiles of level \(zoom)")
+            }
+            // Tiles are told apart by a 32-bit index in `forEach(threads:_:)`.
+            guard count < Int(UInt32.max) else {
+                throw MeridianError(.unavailable, "level \(zoom) holds more than \(UInt32.max) tiles, more than can be staged")
+            }
+            if count % Self.entriesPerChunk == 0 {
+                chunks.append([])
+                chunks[chunks.count - 1].reserveCapacity(Self.entriesPerChunk)
+            }
+            chunks[chunks.count - 1].append(Entry(x: x, y: y, offset: UInt64(written)))
             bytes.withUnsafeBytes { file.sink.write($0) }
-            tiles.append((tile, written, bytes.count))
+            count += 1
             written += bytes.count
             try file.sink.checkForErrors()
+        }
+
+        /// The staged tile `index` (in the order appended), and where its bytes are.
+        private func tile(_ index: Int) -> (tile: MapTile, bytes: Range<Int>) {
+            let entry = chunks[index / Self.entriesPerChunk][index % Self.entriesPerChunk]
+            let end = index + 1 < count ? Int(chunks[(index + 1) / Self.entriesPerChunk][(index + 1) % Self.entriesPerChunk].offset) : written
+            return (MapTile(zoom: zoom, x: Int(entry.x), y: Int(entry.y)), Int(entry.offset)..<end)
         }
 
         /// Each tile set aside, to `body`, in order.
         func forEach(_ body: (MapTile, [UInt8]) throws -> Void) throws {
             try file.sink.flush()
-            for tile in tiles { try body(tile.tile, try file.read(at: tile.offset, count: tile.length)) }
+            var reader = RunReader(file: file)
+            try reader.forEach(0..<count, tile) { try body($0, $1) }
         }
 
-        /// Each tile set aside, to `store`, from `threads` threads at once, in no order: each
-        /// thread takes the next column of tiles (`z/x`) not taken yet and stores its tiles.
-        /// A column to one thread: two threads creating files in one folder at once contend for
-        /// its lock in the kernel (handed out tile by tile, the level's tiles took several
-        /// times the CPU of one thread storing them all).
+        /// Each tile set aside, to `store`, from `threads` threads at once, in no order. The
+        /// tiles are cut into ranges of whole columns (`z/x`), about eight a thread, and each
+        /// thread takes the next range not taken yet and stores its tiles in the order they
+        /// were written (reading them in runs). Whole columns to one thread: two threads
+        /// creating files in one folder at once contend for its lock in the kernel (handed out
+        /// tile by tile, the level's tiles took several times the CPU of one thread storing
+        /// them all).
         func forEach(threads: Int, _ store: @escaping @Sendable (MapTile, [UInt8]) throws -> Void) throws {
             try file.sink.flush()
-            var columnIndex: [SIMD2<Int>: Int] = [:], columns: [[Int]] = []
-            for (index, tile) in tiles.enumerated() {
-                let key = SIMD2(tile.tile.zoom, tile.tile.x)
-                if let column = columnIndex[key] { columns[column].append(index) } else {
-                    columnIndex[key] = columns.count
-                    columns.append([index])
-                }
-            }
-            let next = Atomic<Int>(0), taken = columns
-            try WorkerThreads.run(threads: min(threads, taken.count)) { (_: (Int) throws -> Void) in
-                while case let column = next.add(1, ordering: .relaxed).oldValue, column < taken.count {
-                    for index in taken[column] {
-                        let tile = self.tiles[index]
-                        try store(tile.tile, try self.file.read(at: tile.offset, count: tile.length))
+            guard count > 0 else { return }
+            // The tiles by column, then in the order written: the makers' threads took turns,
+            // so a column's tiles are spread over the file among other columns'.
+            var order = [UInt64](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var index = 0
+                for chunk in chunks {
+                    for entry in chunk {
+                        buffer[index] = UInt64(entry.x) << 32 | UInt64(index)
+                        index += 1
                     }
                 }
+                initialized = index
+            }
+            order.sort()
+            let ranges = Self.columnRanges(order, parts: max(1, threads) * 8)
+            let next = Atomic<Int>(0), taken = order
+            try WorkerThreads.run(threads: min(threads, ranges.count)) { (_: (Int) throws -> Void) in
+                var reader = RunReader(file: self.file)
+                while case let range = next.add(1, ordering: .relaxed).oldValue, range < ranges.count {
+                    // In the order written, to read them in runs.
+                    let tiles = taken[ranges[range]].map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }.sorted()
+                    try reader.forEach(tiles, self.tile) { try store($0, $1) }
+                }
             } consume: { _ in }
+        }
+
+        /// `order` (a column in its high 32 bits, sorted) cut into about `parts` ranges of
+        /// about equal numbers of tiles, each of whole columns.
+        static func columnRanges(_ order: [UInt64], parts: Int) -> [Range<Int>] {
+            let size = max(1, order.count / parts)
+            var ranges: [Range<Int>] = [], start = 0
+            while start < order.count {
+                var end = min(start + size, order.count)
+                // The range goes on to the end of its last column.
+                while end < order.count, order[end] >> 32 == order[end - 1] >> 32 { end += 1 }
+                ranges.append(start..<end)
+                start = end
+            }
+            return ranges
+        }
+
+        /// Reads staged tiles back in runs: each pread takes in, into one buffer used again,
+        /// the tile asked for and those after it asked for next, up to ``readSize`` (and gaps
+        /// of other tiles up to ``largestGapRead``).
+        struct RunReader {
+            let file: ScratchFile
+            private var buffer: [UInt8] = []
+            /// Where in the file `buffer`'s bytes are.
+            private var held = 0..<0
+
+            init(file: ScratchFile) { self.file = file }
+
+            /// Each of `tiles` (indices in the order written, ascending) with its bytes, to
+            /// `body`; `locate` gives a tile's address and bytes' place in the file.
+            mutating func forEach<Tiles: Collection<Int>>(_ tiles: Tiles, _ locate: (Int) -> (tile: MapTile, bytes: Range<Int>),
+                                                           _ body: (MapTile, [UInt8]) throws -> Void) throws {
+                var position = tiles.startIndex
+                while position != tiles.endIndex {
+                    let (tile, bytes) = locate(tiles[position])
+                    if !(held.lowerBound <= bytes.lowerBound && bytes.upperBound <= held.upperBound) {
+                        // The run: this tile, and the next while they fit and lie close after it.
+                        var end = bytes.upperBound, ahead = tiles.index(after: position)
+                        while ahead != tiles.endIndex {
+                            let after = locate(tiles[ahead]).bytes
+                            guard after.lowerBound >= end, after.lowerBound - end <= LevelTileStaging.largestGapRead,
+                                  after.upperBound - bytes.lowerBound <= LevelTileStaging.readSize else { break }
+                            end = after.upperBound
+                            ahead = tiles.index(after: ahead)
+                        }
+                        let length = end - bytes.lowerBound, file = file
+                        if buffer.count < length { buffer = [UInt8](repeating: 0, count: max(length, LevelTileStaging.readSize)) }
+                        try buffer.withUnsafeMutableBytes { try file.read(at: bytes.lowerBound, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<length])) }
+                        held = bytes.lowerBound..<end
+                    }
+                    let start = bytes.lowerBound - held.lowerBound
+                    try body(tile, Array(buffer[start..<(start + bytes.count)]))
+                    position = tiles.index(after: position)
+                }
+            }
         }
     }
 }

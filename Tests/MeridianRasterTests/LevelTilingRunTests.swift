@@ -73,6 +73,43 @@ import MeridianTiles
         }
     }
 
+    /// A level is recorded by its count of tiles, not a list of them: a resumed run keeps the
+    /// levels whose tiles are all still there and makes again, whole, a level that lost a tile
+    /// since (what the state says was done must still be there).
+    @Test func aResumedRunKeepsTheLevelsItsCountsProveAndRemakesTheOthers() throws {
+        try withTemporaryFolderPath { folder in
+            let output = folder + "/tiles"
+            let run = LevelTilingRun(zooms: 0...2, identity: Self.identity)
+            let metadata: (ClosedRange<Int>?) -> TileSetMetadata = { zooms in
+                TileSetMetadata(format: .png, name: "test", description: "", bounds: BoundingBox(west: -1, south: -1, east: 1, north: 1), zooms: zooms ?? 0...2)
+            }
+            struct Stopped: Error {}
+            var levels: [Int] = []
+            func produce(stoppingAt stop: Int?) -> LevelTilingRun.Producer {
+                { zoom, _, store in
+                    if zoom == stop { throw Stopped() }
+                    levels.append(zoom)
+                    for x in 0..<(1 << zoom) { try store(MapTile(zoom: zoom, x: x, y: 0), [0x89, 0x50, UInt8(x)]) }
+                    return 0
+                }
+            }
+            #expect(throws: Stopped.self) {
+                _ = try run.run(into: output, format: .png, scheme: .xyz, mode: .run(resume: false), metadata: metadata, produce: produce(stoppingAt: 2))
+            }
+            let state = try String(contentsOfFile: output + "/.meridian-tiling", encoding: .utf8)
+            #expect(state.hasSuffix("block 0/0/0 1\nblock 1/0/0 2\n"), "\(state)")
+            try FileManager.default.removeItem(atPath: output + "/1/1/0.png")
+            levels = []
+            let outcome = try run.run(into: output, format: .png, scheme: .xyz, mode: .run(resume: true), metadata: metadata, produce: produce(stoppingAt: nil))
+            guard case .done(let summary) = outcome else {
+                Issue.record("\(outcome)")
+                return
+            }
+            #expect(levels == [1, 2] && summary.kept == 1 && summary.written == 6, "\(levels) \(summary)")
+            #expect(FileManager.default.fileExists(atPath: output + "/1/1/0.png"))
+        }
+    }
+
     /// A sink that logs, in order, each tile written and each level's record begun and ended
     /// (its record takes a while, as a folder's syncfs does).
     final class LoggingSink: TileSink, Sendable {
@@ -91,6 +128,13 @@ import MeridianTiles
             struct Failed: Error {}
             if block.zoom == failingLevel { throw Failed() }
             log.withLock { $0.append("record \(block.zoom) of \(tiles.count)") }
+        }
+        func markCompleted(levelOf mark: MapTile, tiles: Int) throws {
+            log.withLock { $0.append("record \(mark.zoom) begun") }
+            usleep(200_000)
+            struct Failed: Error {}
+            if mark.zoom == failingLevel { throw Failed() }
+            log.withLock { $0.append("record \(mark.zoom) of \(tiles)") }
         }
         func zoomsWithTiles() throws -> ClosedRange<Int>? { nil }
         func storedTileCount(zoom: Int, where counted: @Sendable (MapTile) -> Bool) throws -> Int { 0 }

@@ -117,6 +117,24 @@ public final class ScratchFile {
         return bytes
     }
 
+    /// Fills `buffer` with the bytes written at `offset`: one pread(2) for many records read
+    /// back together (a level's staged tiles), into memory the caller keeps for the next read,
+    /// where ``read(at:count:)`` makes an array per read. It does not flush: the caller flushes
+    /// `sink` once before reading, as threads reading at once must not touch the sink.
+    /// - Throws: `MeridianError` (`io`) when the file cannot be read or ends before the buffer is full.
+    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws {
+        var filled = 0
+        while filled < buffer.count {
+            let got = pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset + filled))
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                let reason = got == 0 ? "it ends before what was written" : String(cString: strerror(errno))
+                throw MeridianError(.io, "cannot read back a temporary file: \(reason)", at: SourceLocation(file: path))
+            }
+            filled += got
+        }
+    }
+
     /// Appends what was written to `destination`, read through the descriptor.
     public func copy(to destination: OutputSink) throws {
         try sink.flush()

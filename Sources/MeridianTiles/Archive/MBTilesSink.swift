@@ -83,6 +83,12 @@ public final class MBTilesSink: TileSink, Sendable {
         try file.withLock { try $0.markCompleted(block: block, tiles: tiles.count) }
     }
 
+    /// Records the level as completed (as the block `mark`, with its count of tiles) in the
+    /// partial file, in the transaction of its tiles.
+    public func markCompleted(levelOf mark: MapTile, tiles: Int) throws {
+        try file.withLock { try $0.markCompleted(block: mark, tiles: tiles) }
+    }
+
     /// The file (its table of blocks has no lines to name).
     public func location(ofCompleted block: MapTile) -> SourceLocation { SourceLocation(file: path) }
 

@@ -45,6 +45,9 @@ public final class PMTilesSink: TileSink, Sendable {
     /// Nothing to record: an interrupted archive is started again.
     public func markCompleted(block: MapTile, tiles: [MapTile]) throws {}
 
+    /// Nothing to record: an interrupted archive is started again.
+    public func markCompleted(levelOf mark: MapTile, tiles: Int) throws {}
+
     /// The archive (it records no blocks).
     public func location(ofCompleted block: MapTile) -> SourceLocation { SourceLocation(file: path) }
 

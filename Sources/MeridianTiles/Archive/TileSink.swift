@@ -24,6 +24,13 @@ public protocol TileSink: AnyObject, Sendable {
     /// Records that every tile of `block` is stored: `tiles` (empty ones are not), after making
     /// them durable, so that a power loss never leaves the record without its tiles.
     func markCompleted(block: MapTile, tiles: [MapTile]) throws
+    /// Records that every tile of a zoom level is stored, as the block `mark` (the level's
+    /// mark in a run made level by level): `tiles` of them (empty ones are not), after making
+    /// them durable, so that a power loss never leaves the record without its tiles. A count,
+    /// not a list: a level of a million tiles is recorded without holding their addresses, and
+    /// a resumed run checks the count against the tiles the level holds
+    /// (``storedTileCount(zoom:where:)``).
+    func markCompleted(levelOf mark: MapTile, tiles: Int) throws
     /// The lowest and highest zoom levels that hold a tile (nil when none does), so the metadata
     /// can say what is there: a raster far smaller than a pixel leaves low zooms empty.
     func zoomsWithTiles() throws -> ClosedRange<Int>?
@@ -299,19 +306,62 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
     /// system, elsewhere (or if it fails) an fsync of each tile, column and level folder.
     public func markCompleted(block: MapTile, tiles: [MapTile]) throws {
         guard staging == nil else { return }  // nothing to resume: the folder appears whole or not at all
-        #if os(Linux)
-        // One syncfs of the folder's file system makes every tile and folder durable at once.
-        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
-        if folder >= 0 {
-            let synced = syncfs(folder) == 0
-            close(folder)
-            if synced { return try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles.count)\n") }
+        if !syncFileSystem() {
+            let files = tiles.map(tilePath)
+            let columns = Set(files.map { ($0 as NSString).deletingLastPathComponent })
+            let levels = Set(columns.map { ($0 as NSString).deletingLastPathComponent })
+            try Self.fsyncEach(files + columns.sorted() + levels.sorted() + [path])
         }
+        try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles.count)\n")
+    }
+
+    /// Appends the level's line (`block` `mark` and its count of tiles) to the state file once
+    /// the level's tiles and folders are on disk: on Linux one syncfs of the folder's file
+    /// system, elsewhere (or if it fails) an fsync of every file in the level's folder (a
+    /// shared folder's other shards' tiles too: no list of the level's tiles is kept), of its
+    /// column folders, the level folder and the tile folder.
+    public func markCompleted(levelOf mark: MapTile, tiles: Int) throws {
+        guard staging == nil else { return }  // nothing to resume: the folder appears whole or not at all
+        if !syncFileSystem() { try makeLevelDurable(zoom: mark.zoom) }
+        try append("block \(mark.zoom)/\(mark.x)/\(mark.y) \(tiles)\n")
+    }
+
+    /// fsync(2)s every file in level `zoom`'s folder, each column folder, the level folder and
+    /// the tile folder: what a level's record needs on disk where syncfs(2) is not there.
+    /// Temporary files (hidden names: another shard's tile in flight among them) are not tiles
+    /// and are passed over.
+    /// - Throws: `MeridianError` (`io`) naming the first file that cannot be opened or synced.
+    func makeLevelDurable(zoom: Int) throws {
+        let level = "\(root)/\(zoom)", manager = FileManager.default
+        // A level that got no tile has no folder: nothing of it to make durable.
+        if let columns = try? manager.contentsOfDirectory(atPath: level) {
+            for column in columns.sorted() where !column.hasPrefix(".") {
+                let folder = level + "/" + column
+                let names = ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
+                try Self.fsyncEach(names.map { folder + "/" + $0 } + [folder])
+            }
+            try Self.fsyncEach([level])
+        }
+        try Self.fsyncEach([path])
+    }
+
+    /// Whether one syncfs(2) of the folder's file system made every tile and folder durable at
+    /// once (Linux); false elsewhere or when it failed, and each file must be fsynced.
+    private func syncFileSystem() -> Bool {
+        #if os(Linux)
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+        guard folder >= 0 else { return false }
+        defer { close(folder) }
+        return syncfs(folder) == 0
+        #else
+        return false
         #endif
-        let files = tiles.map(tilePath)
-        let columns = Set(files.map { ($0 as NSString).deletingLastPathComponent })
-        let levels = Set(columns.map { ($0 as NSString).deletingLastPathComponent })
-        for file in files + columns.sorted() + levels.sorted() + [path] {
+    }
+
+    /// fsync(2)s each of `files` (tiles or folders), in order.
+    /// - Throws: `MeridianError` (`io`) naming the first that cannot be opened or synced.
+    private static func fsyncEach(_ files: [String]) throws {
+        for file in files {
             let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard fd >= 0, fsync(fd) == 0 else {
                 let reason = String(cString: strerror(errno))
@@ -320,7 +370,6 @@ public final class FolderTileSink: TileSink, @unchecked Sendable {
             }
             close(fd)
         }
-        try append("block \(block.zoom)/\(block.x)/\(block.y) \(tiles.count)\n")
     }
 
     /// The state file and line that record `block` completed.

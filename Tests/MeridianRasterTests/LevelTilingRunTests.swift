@@ -31,6 +31,16 @@ import MeridianTiles
         }
     }
 
+    /// The test runs' metadata: PNG tiles over a small box, at the zooms a run reports or `fallback`.
+    static func metadata(unlessZooms fallback: ClosedRange<Int>) -> (ClosedRange<Int>?) -> TileSetMetadata {
+        { zooms in
+            TileSetMetadata(format: .png, name: "test", description: "", bounds: BoundingBox(west: -1, south: -1, east: 1, north: 1), zooms: zooms ?? fallback)
+        }
+    }
+
+    /// What a producer throws to stop a run part-way, as an interruption would.
+    struct Stopped: Error {}
+
     /// A resumed run's state file is text anyone may change: a level recorded complete with more
     /// tiles than it has (2^63 - 1 twice made the sum of kept tiles trap), or a level the run
     /// does not have, is bad data naming the state file and its line (65), not a summary of
@@ -39,10 +49,7 @@ import MeridianTiles
         try withTemporaryFolderPath { folder in
             let output = folder + "/tiles"
             let run = LevelTilingRun(zooms: 0...2, identity: Self.identity)
-            let metadata: (ClosedRange<Int>?) -> TileSetMetadata = { zooms in
-                TileSetMetadata(format: .png, name: "test", description: "", bounds: BoundingBox(west: -1, south: -1, east: 1, north: 1), zooms: zooms ?? 0...2)
-            }
-            struct Stopped: Error {}
+            let metadata = Self.metadata(unlessZooms: 0...2)
             #expect(throws: Stopped.self) {
                 _ = try run.run(into: output, format: .png, scheme: .xyz, mode: .run(resume: false), metadata: metadata) { zoom, _, store in
                     if zoom == 1 { throw Stopped() }
@@ -80,10 +87,7 @@ import MeridianTiles
         try withTemporaryFolderPath { folder in
             let output = folder + "/tiles"
             let run = LevelTilingRun(zooms: 0...2, identity: Self.identity)
-            let metadata: (ClosedRange<Int>?) -> TileSetMetadata = { zooms in
-                TileSetMetadata(format: .png, name: "test", description: "", bounds: BoundingBox(west: -1, south: -1, east: 1, north: 1), zooms: zooms ?? 0...2)
-            }
-            struct Stopped: Error {}
+            let metadata = Self.metadata(unlessZooms: 0...2)
             var levels: [Int] = []
             func produce(stoppingAt stop: Int?) -> LevelTilingRun.Producer {
                 { zoom, _, store in
